@@ -1,0 +1,54 @@
+package dev.sluice.api;
+
+import dev.sluice.api.upstream.UpstreamHttp;
+import java.time.InstantSource;
+import java.util.Optional;
+
+/**
+ * What the runtime hands to plugin code (SPEC PA-4): the shared upstream HTTP client, the clock,
+ * the plugin's own settings view, a logger, and the runtime's built-in executors so that plugins
+ * reuse them instead of copying them.
+ */
+public interface HostContext {
+
+    /** Name of the built-in OpenAI-compatible executor ({@code /chat/completions}, {@code /embeddings}). */
+    String OPENAI_COMPATIBLE = "openai-compatible";
+
+    /**
+     * The runtime's upstream HTTP client (keep-alive, bounded timeouts). Plugins never open their
+     * own clients.
+     *
+     * @return the HTTP client
+     */
+    UpstreamHttp http();
+
+    /**
+     * The clock; tests control it. Plugins never read the system time directly.
+     *
+     * @return the clock
+     */
+    InstantSource clock();
+
+    /**
+     * The settings of this plugin only ({@code plugins.<name>.*} in {@code conf/sluice.yaml}).
+     *
+     * @return the settings view
+     */
+    PluginSettings settings();
+
+    /**
+     * A logger named after the plugin. Never log secrets.
+     *
+     * @return the logger
+     */
+    System.Logger logger();
+
+    /**
+     * A built-in executor by name, e.g. {@link #OPENAI_COMPATIBLE}, for plugins whose providers
+     * speak a protocol the runtime already implements.
+     *
+     * @param name executor name
+     * @return the executor, or empty when there is no built-in executor of that name
+     */
+    Optional<ProviderExecutor> builtinExecutor(String name);
+}

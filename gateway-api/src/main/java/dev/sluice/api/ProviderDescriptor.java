@@ -1,0 +1,108 @@
+package dev.sluice.api;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Describes one provider: how it is addressed ({@code id/model}), its default class and base URL,
+ * the executor that calls it, the models it is known to serve, and its opt-ins to provider error
+ * rule handling (SPEC ER-6).
+ *
+ * @param id provider id: lower case letters, digits, {@code .}, {@code _} and {@code -}, starting
+ *     with a letter or digit (e.g. {@code agentrouter}, {@code opencode-go})
+ * @param displayName human-readable name
+ * @param defaultClass class used when a connection does not say otherwise
+ * @param defaultBaseUrl base URL following the provider's official SDK (SPEC DM-1b); every
+ *     connection may override it
+ * @param executor name of the executor that calls this provider: {@value HostContext#OPENAI_COMPATIBLE}
+ *     for the built-in OpenAI-compatible executor, or the {@link ExecutorFactory#name()} of a
+ *     factory the same plugin contributes
+ * @param models models known to be served; listed by {@code GET /v1/models}
+ * @param passthroughModels when true, any model name is forwarded upstream as given, not only
+ *     the listed ones
+ * @param fullTextErrorRules membership of the full-text rule list (SPEC ER-2): error rules see
+ *     the full upstream error text instead of only the structured error
+ * @param honorsRuleScope membership of the honour-scope list (SPEC ER-3): a matched rule's
+ *     {@code scope} is acted on end to end
+ */
+public record ProviderDescriptor(
+        String id,
+        String displayName,
+        ProviderClass defaultClass,
+        String defaultBaseUrl,
+        String executor,
+        List<ModelInfo> models,
+        boolean passthroughModels,
+        boolean fullTextErrorRules,
+        boolean honorsRuleScope) {
+
+    private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+    /** Validates the fields and copies the model list. */
+    public ProviderDescriptor {
+        requireNonNull(id, "id is null");
+        requireNonNull(displayName, "displayName is null");
+        requireNonNull(defaultClass, "defaultClass is null");
+        requireNonNull(defaultBaseUrl, "defaultBaseUrl is null");
+        requireNonNull(executor, "executor is null");
+        if (!ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("invalid provider id '" + id + "': use [a-z0-9][a-z0-9._-]*, at most 64 characters");
+        }
+        if (!defaultBaseUrl.startsWith("http://") && !defaultBaseUrl.startsWith("https://")) {
+            throw new IllegalArgumentException("defaultBaseUrl of provider '" + id + "' is not an http(s) URL");
+        }
+        models = List.copyOf(models);
+    }
+
+    /**
+     * Checks whether a string is a valid provider id.
+     *
+     * @param id candidate id
+     * @return true when valid
+     */
+    public static boolean isValidId(String id) {
+        return id != null && ID.matcher(id).matches();
+    }
+
+    /**
+     * A provider served by the built-in OpenAI-compatible executor, with passthrough models and
+     * no error-rule opt-ins.
+     *
+     * @param id provider id
+     * @param displayName human-readable name
+     * @param defaultClass default connection class
+     * @param defaultBaseUrl base URL including the version path (e.g. {@code https://api.openai.com/v1})
+     * @param models known models
+     * @return the descriptor
+     */
+    public static ProviderDescriptor openAiCompatible(
+            String id, String displayName, ProviderClass defaultClass, String defaultBaseUrl, List<ModelInfo> models) {
+        return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl,
+                HostContext.OPENAI_COMPATIBLE, models, true, false, false);
+    }
+
+    /**
+     * Copy with another executor.
+     *
+     * @param executorName executor name
+     * @return the copy
+     */
+    public ProviderDescriptor withExecutor(String executorName) {
+        return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executorName, models,
+                passthroughModels, fullTextErrorRules, honorsRuleScope);
+    }
+
+    /**
+     * Copy with the error-rule opt-ins of SPEC ER-6.
+     *
+     * @param fullText see {@link #fullTextErrorRules()}
+     * @param honorScope see {@link #honorsRuleScope()}
+     * @return the copy
+     */
+    public ProviderDescriptor withErrorRuleOptIns(boolean fullText, boolean honorScope) {
+        return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models,
+                passthroughModels, fullText, honorScope);
+    }
+}

@@ -1,0 +1,44 @@
+package dev.sluice.api;
+
+/**
+ * Calls one upstream provider for one attempt: translates the canonical request into the
+ * provider's protocol, sends it through {@link HostContext#http()}, and translates the answer
+ * back. The runtime decides which connection to use and what to do with a failure; an executor
+ * never retries on another connection and never throws for an upstream failure: it returns
+ * {@link ChatOutcome.Failed}.
+ *
+ * <p>Executors are shared by all requests and must be thread-safe (each request runs on its own
+ * virtual thread; blocking I/O is expected).
+ */
+public interface ProviderExecutor {
+
+    /**
+     * Sends one chat attempt. For a streaming request the executor returns
+     * {@link ChatOutcome.Streaming} as soon as the upstream answered with a success status, before
+     * any chunk is read, so the runtime can relay chunks as they arrive.
+     *
+     * @param call the request, the connection to use and the request id
+     * @return the outcome; never null
+     */
+    ChatOutcome chat(ChatCall call);
+
+    /**
+     * Whether {@link #embed(EmbeddingCall)} is implemented.
+     *
+     * @return true when the executor serves embeddings
+     */
+    default boolean supportsEmbeddings() {
+        return false;
+    }
+
+    /**
+     * Sends one embeddings attempt. The runtime calls it only when {@link #supportsEmbeddings()}
+     * is true.
+     *
+     * @param call the request and the connection to use
+     * @return the outcome; never null
+     */
+    default EmbeddingOutcome embed(EmbeddingCall call) {
+        throw new IllegalStateException(getClass().getName() + " does not serve embeddings");
+    }
+}

@@ -1,0 +1,92 @@
+package dev.sluice.api;
+
+import dev.sluice.api.rules.EgressBucketing;
+import dev.sluice.api.rules.ErrorRule;
+import dev.sluice.api.rules.RestatementRule;
+import java.util.List;
+
+/**
+ * The one service a Sluice plugin provides ({@code provides dev.sluice.api.ProviderPlugin with ...}
+ * in its {@code module-info.java}).
+ *
+ * <p>Every contribution method has a default returning an empty list, so a plugin overrides only
+ * what it contributes. The runtime calls these methods once, at start-up, in a defined order
+ * (plugins sorted by file name); a plugin that throws from any of them is skipped as a whole.
+ *
+ * <p>Implementations must be stateless with respect to requests: no static mutable state, no
+ * threads of their own. Everything they need at run time comes from the {@link HostContext} that
+ * the runtime passes to {@link ExecutorFactory#create(HostContext)}.
+ */
+public interface ProviderPlugin {
+
+    /**
+     * The SPI version this copy of {@code gateway-api} defines. A plugin returns this constant
+     * from {@link #spiVersion()}; because it is a compile-time constant, the value is compiled
+     * into the plugin, and the runtime can tell which SPI the plugin was built against.
+     */
+    int SPI_VERSION = 1;
+
+    /**
+     * Stable, unique plugin name (lower case, e.g. {@code agentrouter}); used in logs, in
+     * {@code GET /api/plugins} and as the key of the plugin's settings view.
+     *
+     * @return the plugin name
+     */
+    String name();
+
+    /**
+     * The SPI version the plugin was compiled against. Implement as
+     * {@code return ProviderPlugin.SPI_VERSION;}. The runtime refuses a plugin whose version it
+     * does not support, naming the plugin and both versions.
+     *
+     * @return the SPI version compiled into the plugin
+     */
+    int spiVersion();
+
+    /**
+     * Providers this plugin defines. A provider id may be claimed by one plugin only.
+     *
+     * @return provider descriptors, never null
+     */
+    default List<ProviderDescriptor> providers() {
+        return List.of();
+    }
+
+    /**
+     * Executors (how to call a provider). A descriptor names its executor by
+     * {@link ExecutorFactory#name()}; the built-in {@value HostContext#OPENAI_COMPATIBLE} executor
+     * needs no factory.
+     *
+     * @return executor factories, never null
+     */
+    default List<ExecutorFactory> executors() {
+        return List.of();
+    }
+
+    /**
+     * Upstream status restatement rules (SPEC §16.1), applied before failure classification.
+     *
+     * @return restatement rules, never null
+     */
+    default List<RestatementRule> restatementRules() {
+        return List.of();
+    }
+
+    /**
+     * Provider error-classification rules (SPEC §16.2), consulted by the failure classifier.
+     *
+     * @return error rules, never null
+     */
+    default List<ErrorRule> errorRules() {
+        return List.of();
+    }
+
+    /**
+     * Egress-bucketing hooks (SPEC §16.3) for providers whose limits apply per egress IP.
+     *
+     * @return egress-bucketing hooks, never null
+     */
+    default List<EgressBucketing> egressBucketing() {
+        return List.of();
+    }
+}

@@ -1,0 +1,50 @@
+package dev.sluice.api.chat;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+
+/**
+ * One message of a conversation.
+ *
+ * @param role author
+ * @param content content parts (empty for an assistant message that only calls tools)
+ * @param name optional participant name, or null
+ * @param toolCalls tool calls made by an assistant message
+ * @param toolCallId for a {@link Role#TOOL} message: the call it answers, else null
+ */
+public record ChatMessage(Role role, List<ContentPart> content, String name, List<ToolCall> toolCalls, String toolCallId) {
+
+    /** Validates the fields and copies the lists. */
+    public ChatMessage {
+        requireNonNull(role, "role is null");
+        content = content == null ? List.of() : List.copyOf(content);
+        toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
+    }
+
+    /**
+     * A text-only message.
+     *
+     * @param role author
+     * @param text the text
+     * @return the message
+     */
+    public static ChatMessage text(Role role, String text) {
+        return new ChatMessage(role, List.of(new ContentPart.Text(text)), null, List.of(), null);
+    }
+
+    /**
+     * The concatenated text parts.
+     *
+     * @return the text, empty when there is none
+     */
+    public String textContent() {
+        StringBuilder sb = new StringBuilder();
+        for (ContentPart p : content) {
+            if (p instanceof ContentPart.Text t) {
+                sb.append(t.text());
+            }
+        }
+        return sb.toString();
+    }
+}
