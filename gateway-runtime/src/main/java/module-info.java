@@ -1,0 +1,20 @@
+/**
+ * The Sluice server: Helidon SE web server, client and admin APIs, routing, resilience,
+ * persistence and the plugin loader. Exports nothing; plugins see only {@code sluice.api}.
+ */
+module sluice.runtime {
+    requires sluice.api;
+    requires io.helidon.webserver;
+    requires io.helidon.webclient.api;
+    requires io.helidon.webclient.http1;
+    requires io.helidon.http;
+    requires io.helidon.common;
+    requires io.helidon.common.socket;
+    requires io.helidon.config;
+    requires io.helidon.config.yaml;
+    requires com.fasterxml.jackson.databind;
+    requires java.sql;
+    requires org.xerial.sqlitejdbc;
+
+    uses dev.sluice.api.ProviderPlugin;
+}
