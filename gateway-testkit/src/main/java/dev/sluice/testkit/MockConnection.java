@@ -1,0 +1,287 @@
+package dev.sluice.testkit;
+
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One accepted connection of a {@link MockUpstream}, served by its own virtual thread: parses
+ * HTTP/1.1 requests (Content-Length or chunked bodies) in a keep-alive loop and writes the
+ * scripted responses. Client disconnects end the loop quietly.
+ */
+final class MockConnection implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger(MockConnection.class.getName());
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(ISO_8859_1);
+
+    private final MockUpstream server;
+    private final Socket socket;
+    private final byte[] buf = new byte[16 * 1024];
+    private int pos;
+    private int lim;
+    private InputStream in;
+    private OutputStream out;
+    volatile Thread thread;
+
+    MockConnection(MockUpstream server, Socket socket) {
+        this.server = server;
+        this.socket = socket;
+    }
+
+    /** Closes the socket, which unblocks any read or write of the serving thread. */
+    void abort() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    @Override
+    public void run() {
+        try (socket) {
+            in = socket.getInputStream();
+            out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
+            boolean keepAlive = true;
+            while (keepAlive && !server.isClosed()) {
+                String requestLine = readLine();
+                if (requestLine == null) {
+                    return; // the client closed between requests
+                }
+                if (requestLine.isEmpty()) {
+                    continue; // a stray CRLF between requests is allowed
+                }
+                keepAlive = serve(requestLine);
+            }
+        } catch (IOException | RuntimeException e) {
+            // disconnects, resets and close() all end up here; none is the test's business
+            LOG.log(System.Logger.Level.DEBUG, "mock upstream connection ended: {0}", e.toString());
+        } finally {
+            server.unregister(this);
+        }
+    }
+
+    /** Reads the rest of one request, records it, answers it; returns whether to keep the connection. */
+    private boolean serve(String requestLine) throws IOException {
+        int sp1 = requestLine.indexOf(' ');
+        int sp2 = requestLine.lastIndexOf(' ');
+        if (sp1 <= 0 || sp2 <= sp1) {
+            throw new IOException("malformed request line");
+        }
+        String version = requestLine.substring(sp2 + 1);
+        Map<String, String> headers = new HashMap<>();
+        for (String line = readLine(); line != null && !line.isEmpty(); line = readLine()) {
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                headers.putIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+            }
+        }
+        if ("100-continue".equalsIgnoreCase(headers.get("expect"))) {
+            out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(ISO_8859_1));
+            out.flush();
+        }
+        String body = readBody(headers);
+        RecordedRequest request = new RecordedRequest(requestLine.substring(0, sp1), requestLine.substring(sp1 + 1, sp2),
+                headers, body);
+        server.record(request);
+        String connection = headers.getOrDefault("connection", "").toLowerCase(Locale.ROOT);
+        boolean keepAlive = version.equals("HTTP/1.0") ? connection.contains("keep-alive") : !connection.contains("close");
+        return respond(server.nextResponse(), request, keepAlive);
+    }
+
+    private String readBody(Map<String, String> headers) throws IOException {
+        String te = headers.get("transfer-encoding");
+        if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            for (int size; (size = chunkSize(readLine())) > 0; ) {
+                body.write(readBytes(size));
+                readLine(); // the CRLF after the chunk data
+            }
+            for (String trailer = readLine(); trailer != null && !trailer.isEmpty(); trailer = readLine()) {
+                // trailers are ignored
+            }
+            return body.toString(UTF_8);
+        }
+        String length = headers.get("content-length");
+        if (length == null) {
+            return "";
+        }
+        try {
+            return new String(readBytes(Integer.parseInt(length)), UTF_8);
+        } catch (NumberFormatException e) {
+            throw new IOException("bad Content-Length: " + length);
+        }
+    }
+
+    private static int chunkSize(String line) throws IOException {
+        if (line == null) {
+            throw new IOException("end of stream inside a chunked body");
+        }
+        int semicolon = line.indexOf(';');
+        try {
+            return Integer.parseInt((semicolon < 0 ? line : line.substring(0, semicolon)).trim(), 16);
+        } catch (NumberFormatException e) {
+            throw new IOException("bad chunk size: " + line);
+        }
+    }
+
+    private boolean respond(MockResponse r, RecordedRequest request, boolean keepAlive) throws IOException {
+        if (r.delay.isPositive() && server.awaitClosed(r.delay)) {
+            return false;
+        }
+        switch (r.action) {
+            case HANG -> {
+                server.awaitClose();
+                return false;
+            }
+            case RESET -> {
+                resetConnection();
+                return false;
+            }
+            default -> {
+                // RESPOND and RESET_AFTER_HEADERS write below
+            }
+        }
+        keepAlive &= !r.hasHeader("connection", "close");
+        StringBuilder head = new StringBuilder(256).append("HTTP/1.1 ").append(r.status).append(' ')
+                .append(reason(r.status)).append("\r\n");
+        if (!r.hasHeader("content-type", null)) {
+            head.append("Content-Type: ").append(r.contentType).append("\r\n");
+        }
+        for (String[] h : r.headers) {
+            head.append(h[0]).append(": ").append(h[1]).append("\r\n");
+        }
+        if (!keepAlive) {
+            head.append("Connection: close\r\n");
+        }
+        if (r.events == null) {
+            byte[] body = r.body.apply(request).getBytes(UTF_8);
+            out.write(head.append("Content-Length: ").append(body.length).append("\r\n\r\n").toString().getBytes(ISO_8859_1));
+            out.write(body);
+            out.flush();
+            return keepAlive;
+        }
+        out.write(head.append("Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n").toString().getBytes(ISO_8859_1));
+        List<String> events = r.events.apply(request);
+        for (int i = 0; i < events.size(); i++) {
+            if (i > 0 && r.eventDelay.isPositive() && server.awaitClosed(r.eventDelay)) {
+                return false;
+            }
+            byte[] event = ("data: " + events.get(i) + "\n\n").getBytes(UTF_8);
+            out.write(Integer.toHexString(event.length).getBytes(ISO_8859_1));
+            out.write(CRLF);
+            out.write(event);
+            out.write(CRLF);
+            out.flush();
+        }
+        if (r.action == MockResponse.Action.RESET_AFTER_HEADERS) {
+            // give the event a moment to reach the client before the abort
+            server.awaitClosed(Duration.ofMillis(20));
+            resetConnection();
+            return false;
+        }
+        out.write(LAST_CHUNK);
+        out.flush();
+        return keepAlive;
+    }
+
+    /** SO_LINGER 0 turns close() into an abortive close: the peer gets a RST, not a FIN. */
+    private void resetConnection() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
+    }
+
+    /** A line without its CRLF, as ISO-8859-1; null at a clean end of stream before any byte. */
+    private String readLine() throws IOException {
+        int start = pos;
+        while (true) {
+            for (int i = start; i < lim; i++) {
+                if (buf[i] == '\n') {
+                    int end = i > pos && buf[i - 1] == '\r' ? i - 1 : i;
+                    String line = new String(buf, pos, end - pos, ISO_8859_1);
+                    pos = i + 1;
+                    return line;
+                }
+            }
+            start = lim - pos;
+            if (!fill()) {
+                if (lim == pos) {
+                    return null;
+                }
+                throw new IOException("end of stream inside a line");
+            }
+            start = pos + start;
+        }
+    }
+
+    /** Reads more bytes, compacting the buffer first; false at end of stream. */
+    private boolean fill() throws IOException {
+        if (pos > 0) {
+            System.arraycopy(buf, pos, buf, 0, lim - pos);
+            lim -= pos;
+            pos = 0;
+        }
+        if (lim == buf.length) {
+            throw new IOException("header line longer than " + buf.length + " bytes");
+        }
+        int n = in.read(buf, lim, buf.length - lim);
+        if (n < 0) {
+            return false;
+        }
+        lim += n;
+        return true;
+    }
+
+    private byte[] readBytes(int n) throws IOException {
+        if (n < 0) {
+            throw new IOException("negative length");
+        }
+        byte[] bytes = new byte[n];
+        int have = Math.min(n, lim - pos);
+        System.arraycopy(buf, pos, bytes, 0, have);
+        pos += have;
+        while (have < n) {
+            int r = in.read(bytes, have, n - have);
+            if (r < 0) {
+                throw new IOException("end of stream inside a body");
+            }
+            have += r;
+        }
+        return bytes;
+    }
+
+    private static String reason(int status) {
+        return switch (status) {
+            case 200 -> "OK";
+            case 201 -> "Created";
+            case 204 -> "No Content";
+            case 400 -> "Bad Request";
+            case 401 -> "Unauthorized";
+            case 402 -> "Payment Required";
+            case 403 -> "Forbidden";
+            case 404 -> "Not Found";
+            case 408 -> "Request Timeout";
+            case 409 -> "Conflict";
+            case 413 -> "Content Too Large";
+            case 422 -> "Unprocessable Content";
+            case 429 -> "Too Many Requests";
+            case 500 -> "Internal Server Error";
+            case 502 -> "Bad Gateway";
+            case 503 -> "Service Unavailable";
+            case 504 -> "Gateway Timeout";
+            default -> "Status " + status;
+        };
+    }
+}

@@ -1,0 +1,324 @@
+package dev.sluice.testkit;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A scriptable fake OpenAI-compatible upstream: a real HTTP/1.1 server on {@code 127.0.0.1}, one
+ * virtual thread per connection, keep-alive. Every request, on any path and with any method, is
+ * recorded and then answered with the next {@linkplain #enqueue enqueued} response, or with the
+ * {@linkplain #setDefault default} ({@link MockResponse#echoCompletion()} initially) when the
+ * script is empty.
+ *
+ * <pre>{@code
+ * try (MockUpstream upstream = MockUpstream.start()) {
+ *     upstream.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\"}}"));
+ *     // ... point the gateway at upstream.baseUrl() ...
+ *     RecordedRequest first = upstream.takeRequest(Duration.ofSeconds(5));
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. {@link #close()} closes every socket and thread the server opened.
+ */
+public final class MockUpstream implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(MockUpstream.class.getName());
+    private static final int MAX_RECORDED = 10_000;
+    private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(5);
+
+    private final ServerSocket serverSocket;
+    private final Thread acceptor;
+    private final Set<MockConnection> connections = ConcurrentHashMap.newKeySet();
+    private final Queue<MockResponse> script = new ConcurrentLinkedQueue<>();
+    private volatile MockResponse defaultResponse = MockResponse.echoCompletion();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CountDownLatch closedLatch = new CountDownLatch(1);
+
+    // A lock rather than synchronized: virtual threads must not pin a carrier on Java 21.
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition recordedOne = lock.newCondition();
+    private final ArrayDeque<RecordedRequest> recorded = new ArrayDeque<>();
+    private final ArrayDeque<RecordedRequest> untaken = new ArrayDeque<>();
+    private int count;
+
+    private MockUpstream(ServerSocket serverSocket) {
+        this.serverSocket = serverSocket;
+        this.acceptor = Thread.ofVirtual().name("mock-upstream-accept-" + port()).unstarted(this::acceptLoop);
+    }
+
+    /**
+     * Starts a server on {@code 127.0.0.1} with an ephemeral port.
+     *
+     * @return the running server
+     */
+    public static MockUpstream start() {
+        return start(0);
+    }
+
+    /**
+     * Starts a server on {@code 127.0.0.1}.
+     *
+     * @param port the port, or 0 for an ephemeral one
+     * @return the running server
+     * @throws UncheckedIOException if the port cannot be bound
+     */
+    public static MockUpstream start(int port) {
+        ServerSocket socket = null;
+        try {
+            socket = new ServerSocket();
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), port), 1024);
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new UncheckedIOException("cannot bind mock upstream to 127.0.0.1:" + port, e);
+        }
+        MockUpstream upstream = new MockUpstream(socket);
+        upstream.acceptor.start();
+        return upstream;
+    }
+
+    /**
+     * The bound port.
+     *
+     * @return the port
+     */
+    public int port() {
+        return serverSocket.getLocalPort();
+    }
+
+    /**
+     * The base URL, without a trailing slash.
+     *
+     * @return {@code http://127.0.0.1:<port>}
+     */
+    public String baseUrl() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    /**
+     * Appends a response to the script: the next request without a scripted answer gets it.
+     *
+     * @param response the response
+     * @return this server
+     */
+    public MockUpstream enqueue(MockResponse response) {
+        script.add(requireNonNull(response, "response is null"));
+        return this;
+    }
+
+    /**
+     * Sets the answer used while the script is empty.
+     *
+     * @param response the response
+     * @return this server
+     */
+    public MockUpstream setDefault(MockResponse response) {
+        defaultResponse = requireNonNull(response, "response is null");
+        return this;
+    }
+
+    /**
+     * The recorded requests in arrival order; only the last 10,000 are kept.
+     *
+     * @return an immutable snapshot
+     */
+    public List<RecordedRequest> requests() {
+        lock.lock();
+        try {
+            return List.copyOf(recorded);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits for the next recorded request not yet taken (each request is taken at most once).
+     *
+     * @param timeout how long to wait at most
+     * @return the request, or null if none arrived in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public RecordedRequest takeRequest(Duration timeout) throws InterruptedException {
+        long nanos = timeout.toNanos();
+        lock.lock();
+        try {
+            while (untaken.isEmpty()) {
+                if (nanos <= 0) {
+                    return null;
+                }
+                nanos = recordedOne.awaitNanos(nanos);
+            }
+            return untaken.poll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The number of requests received since start or the last {@link #clear()}, including those
+     * beyond the 10,000 kept.
+     *
+     * @return the count
+     */
+    public int requestCount() {
+        lock.lock();
+        try {
+            return count;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Empties the script and the recorded requests, and resets the default to {@link MockResponse#echoCompletion()}. */
+    public void clear() {
+        script.clear();
+        defaultResponse = MockResponse.echoCompletion();
+        lock.lock();
+        try {
+            recorded.clear();
+            untaken.clear();
+            count = 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Stops accepting, closes every open connection (hanging and delayed answers included) and
+     * returns once all server threads have ended. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        closedLatch.countDown();
+        closeQuietly(serverSocket);
+        boolean interrupted = join(acceptor);
+        // the acceptor has ended, so the set can no longer grow
+        List<MockConnection> open = List.copyOf(connections);
+        open.forEach(MockConnection::abort);
+        for (MockConnection c : open) {
+            interrupted |= join(c.thread);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed.get()) {
+            Socket socket;
+            try {
+                socket = serverSocket.accept();
+            } catch (IOException e) {
+                if (!closed.get()) {
+                    LOG.log(System.Logger.Level.DEBUG, "mock upstream accept failed: {0}", e.toString());
+                    awaitClosed(Duration.ofMillis(10)); // don't spin on a persistent failure
+                }
+                continue;
+            }
+            try {
+                socket.setTcpNoDelay(true);
+            } catch (SocketException ignored) {
+                // the client is already gone; the connection loop will notice
+            }
+            MockConnection connection = new MockConnection(this, socket);
+            connection.thread = Thread.ofVirtual().name("mock-upstream-conn-" + port()).unstarted(connection);
+            connections.add(connection);
+            connection.thread.start();
+        }
+    }
+
+    void record(RecordedRequest request) {
+        lock.lock();
+        try {
+            count++;
+            addBounded(recorded, request);
+            addBounded(untaken, request);
+            recordedOne.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static void addBounded(ArrayDeque<RecordedRequest> deque, RecordedRequest request) {
+        if (deque.size() == MAX_RECORDED) {
+            deque.poll();
+        }
+        deque.add(request);
+    }
+
+    MockResponse nextResponse() {
+        MockResponse scripted = script.poll();
+        return scripted != null ? scripted : defaultResponse;
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Sleeps up to {@code d}, waking early on close; returns whether the server is closed. */
+    boolean awaitClosed(Duration d) {
+        try {
+            return closedLatch.await(d.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+
+    /** Blocks until the server is closed. */
+    void awaitClose() {
+        try {
+            closedLatch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    void unregister(MockConnection connection) {
+        connections.remove(connection);
+    }
+
+    /** Joins a thread for a bounded time; returns whether the caller was interrupted. */
+    private static boolean join(Thread thread) {
+        try {
+            if (!thread.join(JOIN_TIMEOUT)) {
+                LOG.log(System.Logger.Level.WARNING, "mock upstream thread {0} did not end within {1}", thread, JOIN_TIMEOUT);
+            }
+            return false;
+        } catch (InterruptedException e) {
+            return true;
+        }
+    }
+
+    private static void closeQuietly(ServerSocket socket) {
+        if (socket != null) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // nothing to do
+            }
+        }
+    }
+}
