@@ -1,0 +1,148 @@
+package dev.sluice.runtime.plugin;
+
+import dev.sluice.api.ExecutorFactory;
+import dev.sluice.api.HostContext;
+import dev.sluice.api.ProviderDescriptor;
+import dev.sluice.api.ProviderPlugin;
+import dev.sluice.api.rules.EgressBucketing;
+import dev.sluice.api.rules.ErrorRule;
+import dev.sluice.api.rules.RestatementRule;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Instantiates one plugin and reads everything it contributes, exactly once. Every call into
+ * plugin code happens here and is guarded, because a plugin is third-party code: whatever it
+ * throws must cost that plugin its place, not the server its start.
+ */
+final class PluginReader {
+
+    private PluginReader() {
+    }
+
+    /**
+     * Reads and checks one plugin on its own, without regard to other plugins.
+     *
+     * @param provider the service provider found in the plugin's layer
+     * @param source the source the plugin came from
+     * @return the candidate
+     * @throws PluginRefusedException when the plugin throws, is built for another SPI version, or
+     *     contributes something invalid
+     */
+    static PluginCandidate read(ServiceLoader.Provider<ProviderPlugin> provider, String source) throws PluginRefusedException {
+        String byClass = "plugin class " + provider.type().getName();
+        ProviderPlugin plugin = call(byClass, "its constructor", provider::get);
+        String name = call(byClass, "name()", plugin::name);
+        if (name == null || name.isBlank()) {
+            throw new PluginRefusedException(byClass + " returned a blank name()");
+        }
+        String who = "plugin '" + name + "'";
+        int spiVersion = call(who, "spiVersion()", plugin::spiVersion);
+        // Checked before any contribution is read: a plugin built for another SPI may not even
+        // link against this one, and its answers would mean something else.
+        if (spiVersion != ProviderPlugin.SPI_VERSION) {
+            throw new PluginRefusedException(who + " was built for SPI version " + spiVersion
+                    + ", but this runtime supports SPI version " + ProviderPlugin.SPI_VERSION
+                    + " only; rebuild the plugin against the sluice-api of this release");
+        }
+        List<String> problems = new ArrayList<>();
+        List<ProviderDescriptor> providers = list(problems, call(who, "providers()", plugin::providers), "providers()");
+        List<ExecutorFactory> executors = list(problems, call(who, "executors()", plugin::executors), "executors()");
+        List<RestatementRule> restatementRules =
+                list(problems, call(who, "restatementRules()", plugin::restatementRules), "restatementRules()");
+        List<ErrorRule> errorRules = list(problems, call(who, "errorRules()", plugin::errorRules), "errorRules()");
+        List<EgressBucketing> egressBucketing =
+                list(problems, call(who, "egressBucketing()", plugin::egressBucketing), "egressBucketing()");
+
+        List<String> executorNames = names(who, problems, executors, "executor", ExecutorFactory::name);
+        List<String> egressNames = names(who, problems, egressBucketing, "egress-bucketing hook", EgressBucketing::name);
+        checkProviders(problems, providers, executorNames);
+        checkRuleIds(problems, restatementRules, "restatement rule", RestatementRule::provider, RestatementRule::id);
+        checkRuleIds(problems, errorRules, "error rule", ErrorRule::provider, ErrorRule::id);
+        if (!problems.isEmpty()) {
+            throw new PluginRefusedException(who + " contributes invalid values: " + String.join("; ", problems));
+        }
+        LoadedPlugin loaded = new LoadedPlugin(name, spiVersion, source, providers, executors, restatementRules, errorRules,
+                egressBucketing);
+        return new PluginCandidate(loaded, executorNames, egressNames);
+    }
+
+    private static <T> T call(String who, String what, Supplier<T> call) throws PluginRefusedException {
+        try {
+            return call.get();
+        } catch (ServiceConfigurationError e) {
+            // ServiceLoader wraps the constructor's own exception; the operator wants that one.
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new PluginRefusedException(who + " threw from " + what + ": " + cause, cause);
+        } catch (Exception | LinkageError e) {
+            throw new PluginRefusedException(who + " threw from " + what + ": " + e, e);
+        }
+    }
+
+    /** Null lists and null elements are recorded as problems so one report shows them all. */
+    private static <T> List<T> list(List<String> problems, List<T> returned, String method) {
+        if (returned == null) {
+            problems.add(method + " returned null instead of a list");
+            return List.of();
+        }
+        List<T> copy = new ArrayList<>(returned.size());
+        for (T element : returned) {
+            if (element == null) {
+                problems.add(method + " returned a null element");
+            } else {
+                copy.add(element);
+            }
+        }
+        return List.copyOf(copy);
+    }
+
+    private static <T> List<String> names(String who, List<String> problems, List<T> contributions, String kind,
+            Function<T, String> nameOf) throws PluginRefusedException {
+        List<String> names = new ArrayList<>(contributions.size());
+        Set<String> seen = new HashSet<>();
+        for (T contribution : contributions) {
+            String name = call(who, "name() of " + kind + " " + contribution.getClass().getName(),
+                    () -> nameOf.apply(contribution));
+            if (name == null || name.isBlank()) {
+                problems.add(kind + " " + contribution.getClass().getName() + " has a blank name()");
+            } else if (!seen.add(name)) {
+                problems.add(kind + " name '" + name + "' is contributed twice");
+            }
+            names.add(name == null ? "" : name);
+        }
+        return names;
+    }
+
+    private static void checkProviders(List<String> problems, List<ProviderDescriptor> providers, List<String> executorNames) {
+        Set<String> ids = new HashSet<>();
+        for (ProviderDescriptor descriptor : providers) {
+            if (!ids.add(descriptor.id())) {
+                problems.add("provider id '" + descriptor.id() + "' is contributed twice");
+            }
+            String executor = descriptor.executor();
+            if (!executor.equals(HostContext.OPENAI_COMPATIBLE) && !executorNames.contains(executor)) {
+                problems.add("provider '" + descriptor.id() + "' names executor '" + executor + "', which is neither the built-in '"
+                        + HostContext.OPENAI_COMPATIBLE + "' nor an executor of this plugin "
+                        + (executorNames.isEmpty() ? "(it contributes none)" : "(it contributes " + executorNames + ")"));
+            }
+        }
+    }
+
+    private static <R> void checkRuleIds(List<String> problems, List<R> rules, String kind, Function<R, String> provider,
+            Function<R, String> id) {
+        Set<String> seen = new HashSet<>();
+        for (R rule : rules) {
+            if (id.apply(rule).isBlank()) {
+                problems.add(kind + " of provider '" + provider.apply(rule) + "' has a blank id");
+            } else if (!seen.add(provider.apply(rule) + '\u0000' + id.apply(rule))) {
+                problems.add(kind + " '" + id.apply(rule) + "' of provider '" + provider.apply(rule) + "' is contributed twice");
+            }
+        }
+    }
+}
