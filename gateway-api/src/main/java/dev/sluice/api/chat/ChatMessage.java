@@ -12,8 +12,11 @@ import java.util.List;
  * @param name optional participant name, or null
  * @param toolCalls tool calls made by an assistant message
  * @param toolCallId for a {@link Role#TOOL} message: the call it answers, else null
+ * @param reasoningContent the model's visible reasoning ({@code reasoning_content}, Claude
+ *     thinking), or null
  */
-public record ChatMessage(Role role, List<ContentPart> content, String name, List<ToolCall> toolCalls, String toolCallId) {
+public record ChatMessage(Role role, List<ContentPart> content, String name, List<ToolCall> toolCalls, String toolCallId,
+        String reasoningContent) {
 
     /** Validates the fields and copies the lists. */
     public ChatMessage {
@@ -30,7 +33,7 @@ public record ChatMessage(Role role, List<ContentPart> content, String name, Lis
      * @return the message
      */
     public static ChatMessage text(Role role, String text) {
-        return new ChatMessage(role, List.of(new ContentPart.Text(text)), null, List.of(), null);
+        return new ChatMessage(role, List.of(new ContentPart.Text(text)), null, List.of(), null, null);
     }
 
     /**

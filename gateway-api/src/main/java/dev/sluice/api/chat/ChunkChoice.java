@@ -10,8 +10,10 @@ import java.util.List;
  * @param contentDelta the next piece of text, or null
  * @param toolCalls tool-call pieces
  * @param finishReason why generation stopped, on the last chunk only, else null
+ * @param reasoningDelta the next piece of visible reasoning, or null
  */
-public record ChunkChoice(int index, Role role, String contentDelta, List<ToolCallDelta> toolCalls, String finishReason) {
+public record ChunkChoice(int index, Role role, String contentDelta, List<ToolCallDelta> toolCalls, String finishReason,
+        String reasoningDelta) {
 
     /** Copies the list. */
     public ChunkChoice {

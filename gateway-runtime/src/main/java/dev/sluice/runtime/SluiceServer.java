@@ -1,0 +1,199 @@
+package dev.sluice.runtime;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.api.ExecutorFactory;
+import dev.sluice.api.HostContext;
+import dev.sluice.api.ProviderDescriptor;
+import dev.sluice.api.ProviderExecutor;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.http.HttpApi;
+import dev.sluice.runtime.openai.OpenAiCodec;
+import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
+import dev.sluice.runtime.plugin.DefaultHostContext;
+import dev.sluice.runtime.plugin.LoadedPlugin;
+import dev.sluice.runtime.plugin.PluginLoader;
+import dev.sluice.runtime.plugin.PluginRegistry;
+import dev.sluice.runtime.resilience.FailureClassifier;
+import dev.sluice.runtime.routing.BuiltinProviders;
+import dev.sluice.runtime.routing.ChatRouter;
+import dev.sluice.runtime.routing.ConnectionSelector;
+import dev.sluice.runtime.routing.Dispatcher;
+import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.routing.Provider;
+import dev.sluice.runtime.routing.ProviderCatalog;
+import dev.sluice.runtime.security.AdminKeys;
+import dev.sluice.runtime.security.SecretBox;
+import dev.sluice.runtime.store.ConnectionStore;
+import dev.sluice.runtime.store.Database;
+import dev.sluice.runtime.store.ProxyLogStore;
+import dev.sluice.runtime.store.ProxyLogWriter;
+import dev.sluice.runtime.store.SqliteApiKeyStore;
+import dev.sluice.runtime.store.SqliteConnectionStore;
+import dev.sluice.runtime.store.SqliteProxyLogStore;
+import dev.sluice.runtime.store.SqliteSettingsStore;
+import dev.sluice.runtime.upstream.HelidonUpstreamHttp;
+import io.helidon.webserver.WebServer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * One running Sluice: wires configuration, storage, plugins, routing and the web server. Tests
+ * start it in-process with their own clock and data folder.
+ */
+public final class SluiceServer implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(SluiceServer.class.getName());
+    /** Server writes queued per connection before the writer blocks (doubled streaming throughput). */
+    static final int WRITE_QUEUE_LENGTH = 32;
+
+    private final WebServer web;
+    private final Database database;
+    private final ProxyLogWriter logWriter;
+    private final ConnectionStore connections;
+    private final ProxyLogStore proxyLogs;
+    private final PluginRegistry plugins;
+
+    private SluiceServer(WebServer web, Database database, ProxyLogWriter logWriter, ConnectionStore connections,
+            ProxyLogStore proxyLogs, PluginRegistry plugins) {
+        this.web = web;
+        this.database = database;
+        this.logWriter = logWriter;
+        this.connections = connections;
+        this.proxyLogs = proxyLogs;
+        this.plugins = plugins;
+    }
+
+    /**
+     * Starts a server and prints {@code Sluice listening on http://HOST:PORT} once it accepts requests.
+     *
+     * @param config the configuration
+     * @param clock the clock
+     * @param pluginParent the module layer plugins resolve against (the boot layer in production)
+     * @param console where the ready line and a generated admin key go
+     * @return the running server
+     */
+    public static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console) {
+        Database db = Database.open(config.dataDir());
+        try {
+            return start(config, clock, pluginParent, console, db);
+        } catch (RuntimeException e) {
+            db.close();
+            throw e;
+        }
+    }
+
+    private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
+            Database db) {
+        ObjectMapper mapper = new ObjectMapper();
+        SecretBox box = SecretBox.open(config.secretKey(), config.dataDir());
+        SqliteConnectionStore connections = new SqliteConnectionStore(db, box, clock);
+        SqliteApiKeyStore keys = new SqliteApiKeyStore(db, clock);
+        SqliteSettingsStore settings = new SqliteSettingsStore(db, clock);
+        SqliteProxyLogStore proxyLogs = new SqliteProxyLogStore(db);
+        String adminHash = AdminKeys.resolveHash(config.adminKey(), settings, console);
+
+        HelidonUpstreamHttp http = new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout());
+        OpenAiCodec codec = new OpenAiCodec();
+        OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
+        Map<String, ProviderExecutor> builtinExecutors = Map.of(HostContext.OPENAI_COMPATIBLE, openAi);
+
+        Set<String> builtinIds = BuiltinProviders.ALL.stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
+        PluginRegistry registry = PluginLoader.create(config.pluginsDir(), pluginParent, PluginLoader.class.getClassLoader())
+                .load(builtinIds, config.strictPlugins());
+        registry.failures().forEach(f -> LOG.log(System.Logger.Level.WARNING, "plugin skipped: " + f));
+
+        List<Provider> providers = new ArrayList<>();
+        for (ProviderDescriptor d : BuiltinProviders.ALL) {
+            providers.add(new Provider(d, openAi, Provider.BUILT_IN));
+        }
+        for (LoadedPlugin p : registry.plugins()) {
+            HostContext host = new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
+                    builtinExecutors);
+            Map<String, ProviderExecutor> own = new HashMap<>();
+            for (ExecutorFactory f : p.executors()) {
+                own.put(f.name(), f.create(host));
+            }
+            for (ProviderDescriptor d : p.providers()) {
+                ProviderExecutor e = own.containsKey(d.executor()) ? own.get(d.executor()) : builtinExecutors.get(d.executor());
+                providers.add(new Provider(d, e, p.name()));
+            }
+        }
+        ProviderCatalog catalog = new ProviderCatalog(providers, openAi, connections);
+
+        ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
+        FailureClassifier classifier = new FailureClassifier(clock);
+        Dispatcher dispatcher = new Dispatcher(new ConnectionSelector(connections, clock), classifier, logWriter::record, clock,
+                json -> parseObject(mapper, json));
+        Duration attemptTimeout = config.headersTimeout();
+        ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
+
+        HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
+                new ModelResolver(catalog), chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout);
+        WebServer web = WebServer.builder()
+                .host(config.host())
+                .port(config.port())
+                .connectionOptions(o -> o.tcpNoDelay(true))
+                .writeQueueLength(WRITE_QUEUE_LENGTH)
+                .smartAsyncWrites(true)
+                .shutdownHook(false)
+                .routing(HttpApi.routing(deps))
+                .build()
+                .start();
+        console.println("Sluice listening on http://" + config.host() + ":" + web.port());
+        console.flush();
+        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry);
+    }
+
+    private static Map<String, Object> parseObject(ObjectMapper mapper, String json) {
+        try {
+            Map<String, Object> m = mapper.readValue(json, new TypeReference<Map<String, Object>>() { });
+            return m == null ? Map.of() : m;
+        } catch (IOException e) {
+            return Map.of();
+        }
+    }
+
+    /** @return the port the server listens on */
+    public int port() {
+        return web.port();
+    }
+
+    /** @return the connection store (tests inspect and adjust state through it) */
+    public ConnectionStore connections() {
+        return connections;
+    }
+
+    /** @return the proxy log store */
+    public ProxyLogStore proxyLogs() {
+        return proxyLogs;
+    }
+
+    /** @return the proxy log writer (tests flush it) */
+    public ProxyLogWriter proxyLogWriter() {
+        return logWriter;
+    }
+
+    /** @return the plugin registry */
+    public PluginRegistry plugins() {
+        return plugins;
+    }
+
+    /** Stops accepting, flushes logs, closes the database. Idempotent. */
+    @Override
+    public void close() {
+        if (web.isRunning()) {
+            web.stop();
+        }
+        logWriter.close();
+        database.close();
+    }
+}

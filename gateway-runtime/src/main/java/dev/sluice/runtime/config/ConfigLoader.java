@@ -1,0 +1,115 @@
+package dev.sluice.runtime.config;
+
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Reads {@link SluiceConfig} from the YAML file and the environment (SPEC SH-5). The environment
+ * is passed in, so tests need not touch the process environment.
+ */
+public final class ConfigLoader {
+
+    /** Env: listen address. */
+    public static final String ENV_HOST = "SLUICE_HOST";
+    /** Env: listen port, 0 = any free port. */
+    public static final String ENV_PORT = "SLUICE_PORT";
+    /** Env: data folder. */
+    public static final String ENV_DATA_DIR = "SLUICE_DATA_DIR";
+    /** Env: plugins folder. */
+    public static final String ENV_PLUGINS_DIR = "SLUICE_PLUGINS_DIR";
+    /** Env: path of the YAML config file. */
+    public static final String ENV_CONFIG = "SLUICE_CONFIG";
+    /** Env: admin key to accept. */
+    public static final String ENV_ADMIN_KEY = "SLUICE_ADMIN_KEY";
+    /** Env: base64 AES key for credentials at rest. */
+    public static final String ENV_SECRET_KEY = "SLUICE_SECRET_KEY";
+    /** Env: refuse to start when a plugin fails to load. */
+    public static final String ENV_STRICT_PLUGINS = "SLUICE_STRICT_PLUGINS";
+
+    private ConfigLoader() {
+    }
+
+    /**
+     * Loads the configuration.
+     *
+     * @param home the installation folder (relative defaults resolve against it)
+     * @param env the environment
+     * @return the configuration
+     * @throws IllegalArgumentException naming the setting when a value is invalid
+     */
+    public static SluiceConfig load(Path home, Map<String, String> env) {
+        Path configFile = env.containsKey(ENV_CONFIG) && !env.get(ENV_CONFIG).isBlank()
+                ? Path.of(env.get(ENV_CONFIG))
+                : home.resolve("conf").resolve("sluice.yaml");
+        if (env.containsKey(ENV_CONFIG) && !Files.isRegularFile(configFile)) {
+            throw new IllegalArgumentException(ENV_CONFIG + " points to " + configFile + ", which is not a readable file");
+        }
+        Config file = Files.isRegularFile(configFile)
+                ? Config.builder()
+                        .disableEnvironmentVariablesSource()
+                        .disableSystemPropertiesSource()
+                        .addSource(ConfigSources.file(configFile))
+                        .build()
+                : Config.empty();
+
+        String host = pick(env, ENV_HOST, file.get("server.host"), SluiceConfig.DEFAULT_HOST);
+        int port = parseInt(pick(env, ENV_PORT, file.get("server.port"), String.valueOf(SluiceConfig.DEFAULT_PORT)),
+                env.containsKey(ENV_PORT) ? ENV_PORT : "server.port");
+        Path dataDir = home.resolve(pick(env, ENV_DATA_DIR, file.get("storage.dataDir"), "data"));
+        Path pluginsDir = home.resolve(pick(env, ENV_PLUGINS_DIR, file.get("plugins.dir"), "plugins"));
+        boolean strict = Boolean.parseBoolean(pick(env, ENV_STRICT_PLUGINS, file.get("plugins.strict"), "false"));
+        String adminKey = blankToNull(pick(env, ENV_ADMIN_KEY, file.get("security.adminKey"), null));
+        String secretKey = blankToNull(pick(env, ENV_SECRET_KEY, file.get("security.secretKey"), null));
+        long maxBody = parseLong(file.get("server.maxBodyBytes").asString().orElse(String.valueOf(SluiceConfig.DEFAULT_MAX_BODY_BYTES)),
+                "server.maxBodyBytes");
+        Duration connect = Duration.ofMillis(parseLong(file.get("upstream.connectTimeoutMs").asString()
+                .orElse(String.valueOf(SluiceConfig.DEFAULT_CONNECT_TIMEOUT.toMillis())), "upstream.connectTimeoutMs"));
+        Duration headers = Duration.ofMillis(parseLong(file.get("upstream.headersTimeoutMs").asString()
+                .orElse(String.valueOf(SluiceConfig.DEFAULT_HEADERS_TIMEOUT.toMillis())), "upstream.headersTimeoutMs"));
+
+        Map<String, Map<String, String>> pluginSettings = new LinkedHashMap<>();
+        Config settings = file.get("plugins.settings");
+        if (settings.exists()) {
+            for (Config plugin : settings.asNodeList().orElse(java.util.List.of())) {
+                Map<String, String> values = new LinkedHashMap<>();
+                plugin.detach().asMap().orElse(Map.of()).forEach(values::put);
+                pluginSettings.put(plugin.name(), values);
+            }
+        }
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
+                pluginSettings);
+    }
+
+    private static String pick(Map<String, String> env, String envName, Config fileValue, String defaultValue) {
+        String fromEnv = env.get(envName);
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return fromEnv.strip();
+        }
+        return fileValue.asString().orElse(defaultValue);
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    private static int parseInt(String value, String name) {
+        try {
+            return Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer, got '" + value + "'");
+        }
+    }
+
+    private static long parseLong(String value, String name) {
+        try {
+            return Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer, got '" + value + "'");
+        }
+    }
+}

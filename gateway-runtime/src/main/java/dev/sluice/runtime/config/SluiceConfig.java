@@ -1,0 +1,73 @@
+package dev.sluice.runtime.config;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Start-up settings of one Sluice process. Precedence (SPEC SE-2): built-in default &lt; config
+ * file &lt; environment variable.
+ *
+ * @param host listen address
+ * @param port listen port; 0 picks a free port
+ * @param dataDir folder of {@code sluice.db} and the generated secret key
+ * @param pluginsDir folder scanned for plugin JARs
+ * @param strictPlugins when true a plugin that fails to load stops start-up (for CI)
+ * @param adminKey the admin key to accept, or null to generate one on first start
+ * @param secretKey base64 AES key for provider credentials at rest, or null to use/generate
+ *     {@code <dataDir>/secret.key}
+ * @param maxBodyBytes client request body limit (SPEC API-6: 10 MiB)
+ * @param connectTimeout upstream connect timeout (SPEC ST-0: 30 s)
+ * @param headersTimeout upstream response-headers / read timeout (SPEC ST-0: 110 s)
+ * @param pluginSettings per plugin name, its settings
+ */
+public record SluiceConfig(
+        String host,
+        int port,
+        Path dataDir,
+        Path pluginsDir,
+        boolean strictPlugins,
+        String adminKey,
+        String secretKey,
+        long maxBodyBytes,
+        Duration connectTimeout,
+        Duration headersTimeout,
+        Map<String, Map<String, String>> pluginSettings) {
+
+    /** Default listen address: loopback only. */
+    public static final String DEFAULT_HOST = "127.0.0.1";
+    /** Default port, as OmniRoute. */
+    public static final int DEFAULT_PORT = 20128;
+    /** Default request body limit: 10 MiB. */
+    public static final long DEFAULT_MAX_BODY_BYTES = 10L * 1024 * 1024;
+    /** Default upstream connect timeout. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(30);
+    /** Default upstream response-headers timeout. */
+    public static final Duration DEFAULT_HEADERS_TIMEOUT = Duration.ofSeconds(110);
+
+    /** Validates and copies. */
+    public SluiceConfig {
+        requireNonNull(host, "host is null");
+        requireNonNull(dataDir, "dataDir is null");
+        requireNonNull(pluginsDir, "pluginsDir is null");
+        requireNonNull(connectTimeout, "connectTimeout is null");
+        requireNonNull(headersTimeout, "headersTimeout is null");
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " is out of range 0-65535");
+        }
+        if (maxBodyBytes < 1) {
+            throw new IllegalArgumentException("maxBodyBytes must be positive");
+        }
+        pluginSettings = pluginSettings == null ? Map.of() : Map.copyOf(pluginSettings);
+    }
+
+    /** Never shows the keys. */
+    @Override
+    public String toString() {
+        return "SluiceConfig[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", pluginsDir=" + pluginsDir
+                + ", strictPlugins=" + strictPlugins + ", adminKey=" + (adminKey == null ? "generated" : "***")
+                + ", maxBodyBytes=" + maxBodyBytes + "]";
+    }
+}

@@ -1,0 +1,73 @@
+package dev.sluice.runtime.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.runtime.openai.OpenAiCodec;
+import dev.sluice.runtime.plugin.PluginRegistry;
+import dev.sluice.runtime.routing.ChatRouter;
+import dev.sluice.runtime.routing.Dispatcher;
+import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.routing.ProviderCatalog;
+import dev.sluice.runtime.store.ApiKeyStore;
+import dev.sluice.runtime.store.ConnectionStore;
+import dev.sluice.runtime.store.Database;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.time.Duration;
+import java.util.Map;
+
+/** Assembles the routing of every endpoint group; tests reuse it. */
+public final class HttpApi {
+
+    private HttpApi() {
+    }
+
+    /**
+     * Everything the endpoints need.
+     *
+     * @param mapper JSON mapper
+     * @param maxBodyBytes request body limit
+     * @param adminKeyHash hash of the admin key
+     * @param codec OpenAI codec
+     * @param resolver model resolution
+     * @param chatRouter chat routing
+     * @param dispatcher attempt loop (embeddings)
+     * @param catalog providers
+     * @param connections connection store
+     * @param keys API key store
+     * @param plugins plugin registry
+     * @param database the database (readiness)
+     * @param attemptTimeout upstream timeout per attempt
+     */
+    public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
+            ModelResolver resolver, ChatRouter chatRouter, Dispatcher dispatcher, ProviderCatalog catalog,
+            ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database, Duration attemptTimeout) {
+    }
+
+    /**
+     * The routing.
+     *
+     * @param d dependencies
+     * @return a routing builder
+     */
+    public static HttpRouting.Builder routing(Dependencies d) {
+        Json json = new Json(d.mapper(), d.maxBodyBytes());
+        Authenticator auth = new Authenticator(d.keys(), d.adminKeyHash());
+        HttpRouting.Builder routing = HttpRouting.builder();
+        RequestIds.register(routing);
+        new ErrorMapper(json).register(routing);
+        routing.register("/health", new HealthService(json, d.database()));
+        routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.resolver(), d.chatRouter(), d.dispatcher(),
+                d.catalog(), d.connections(), d.attemptTimeout()));
+        routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog())));
+        routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections()));
+        routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
+        routing.any(HttpApi::unknownRoute);
+        return routing;
+    }
+
+    private static void unknownRoute(ServerRequest req, ServerResponse res) {
+        throw new ApiException(404, "invalid_request_error", "unknown_route",
+                "Unknown route: " + req.prologue().method().text() + " " + req.path().path(), null, Map.of());
+    }
+}

@@ -1,0 +1,275 @@
+package dev.sluice.runtime.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.api.EmbeddingCall;
+import dev.sluice.api.EmbeddingOutcome;
+import dev.sluice.api.ModelInfo;
+import dev.sluice.api.ModelKind;
+import dev.sluice.api.chat.ChatRequest;
+import dev.sluice.api.chat.ChunkStream;
+import dev.sluice.api.chat.EmbeddingRequest;
+import dev.sluice.api.chat.StreamChunk;
+import dev.sluice.api.upstream.UpstreamError;
+import dev.sluice.runtime.openai.OpenAiCodec;
+import dev.sluice.runtime.routing.AttemptResult;
+import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.ChatReply;
+import dev.sluice.runtime.routing.ChatRouter;
+import dev.sluice.runtime.routing.DispatchResult;
+import dev.sluice.runtime.routing.Dispatcher;
+import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.routing.Provider;
+import dev.sluice.runtime.routing.ProviderCatalog;
+import dev.sluice.runtime.routing.Route;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.ConnectionStore;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderName;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The OpenAI-compatible client API under {@code /v1}: chat completions (API-1), models (API-2)
+ * and embeddings (API-4). Every routed answer carries the API-5 headers.
+ */
+final class OpenAiApiService implements HttpService {
+
+    static final HeaderName CONNECTION_ID = HeaderNames.create("X-Sluice-Connection-Id");
+    static final HeaderName PROVIDER = HeaderNames.create("X-Sluice-Provider");
+    static final HeaderName MODEL = HeaderNames.create("X-Sluice-Model");
+
+    private static final System.Logger LOG = System.getLogger(OpenAiApiService.class.getName());
+    private static final io.helidon.http.Header SSE = HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
+    private static final io.helidon.http.Header NO_CACHE = HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache");
+    private static final io.helidon.http.Header NO_BUFFERING = HeaderValues.create(HeaderNames.create("X-Accel-Buffering"), "no");
+
+    private final Json json;
+    private final Authenticator auth;
+    private final OpenAiCodec codec;
+    private final ModelResolver resolver;
+    private final ChatRouter chatRouter;
+    private final Dispatcher dispatcher;
+    private final ProviderCatalog catalog;
+    private final ConnectionStore connections;
+    private final Duration attemptTimeout;
+
+    OpenAiApiService(Json json, Authenticator auth, OpenAiCodec codec, ModelResolver resolver, ChatRouter chatRouter,
+            Dispatcher dispatcher, ProviderCatalog catalog, ConnectionStore connections, Duration attemptTimeout) {
+        this.json = json;
+        this.auth = auth;
+        this.codec = codec;
+        this.resolver = resolver;
+        this.chatRouter = chatRouter;
+        this.dispatcher = dispatcher;
+        this.catalog = catalog;
+        this.connections = connections;
+        this.attemptTimeout = attemptTimeout;
+    }
+
+    @Override
+    public void routing(HttpRules rules) {
+        rules.post("/chat/completions", this::chat)
+                .get("/models", this::models)
+                .post("/embeddings", this::embeddings);
+    }
+
+    private void chat(ServerRequest req, ServerResponse res) {
+        Caller caller = auth.client(req);
+        ChatRequest request = codec.readChatRequest(json.body(req));
+        Route route = resolve(request.model());
+        String requestId = RequestIds.of(req);
+        DispatchResult<ChatReply> result = chatRouter.chat(route, request, caller, requestId);
+        if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
+            throw failure(result, route);
+        }
+        routedHeaders(res, served.connection(), route);
+        switch (served.value()) {
+            case ChatReply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
+            case ChatReply.Stream s -> relay(res, s.first(), s.rest(), route, requestId);
+        }
+    }
+
+    /** Relays a stream chunk by chunk: write, flush, read the next; nothing is buffered. */
+    private void relay(ServerResponse res, StreamChunk first, ChunkStream rest, Route route, String requestId) {
+        res.status(Status.OK_200);
+        res.header(SSE);
+        res.header(NO_CACHE);
+        res.header(NO_BUFFERING);
+        try (rest; OutputStream out = res.outputStream()) {
+            out.write(codec.writeChunkEvent(first));
+            out.flush();
+            StreamChunk chunk;
+            while (true) {
+                try {
+                    chunk = rest.next();
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": upstream stream of "
+                            + route.provider().id() + " failed mid-stream: " + e.getMessage());
+                    out.write(streamError(route, e.getMessage()));
+                    out.flush();
+                    return;
+                }
+                if (chunk == null) {
+                    break;
+                }
+                out.write(codec.writeChunkEvent(chunk));
+                out.flush();
+            }
+            out.write(OpenAiCodec.DONE_EVENT);
+        } catch (IOException | UncheckedIOException e) {
+            // the client went away: closing the upstream stream (try-with-resources) is all there is to do
+            LOG.log(System.Logger.Level.DEBUG, "request " + requestId + ": client disconnected during stream");
+        }
+    }
+
+    private byte[] streamError(Route route, String message) {
+        ObjectNode root = json.object();
+        ObjectNode err = root.putObject("error");
+        err.put("message", "[" + route.provider().id() + "/" + route.upstreamModel() + "] upstream stream failed: " + message);
+        err.put("type", "server_error");
+        err.put("code", "upstream_stream_error");
+        return ("data: " + root + "\n\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private void embeddings(ServerRequest req, ServerResponse res) {
+        Caller caller = auth.client(req);
+        EmbeddingRequest request = codec.readEmbeddingRequest(json.body(req));
+        Route route = resolve(request.model());
+        if (!route.provider().executor().supportsEmbeddings()) {
+            throw ApiException.badRequest("model", "Provider '" + route.provider().id() + "' does not serve embeddings.");
+        }
+        String requestId = RequestIds.of(req);
+        EmbeddingRequest upstream = request.withModel(route.upstreamModel());
+        DispatchResult<String> result = dispatcher.dispatch(route, caller, requestId, target -> {
+            EmbeddingOutcome o = route.provider().executor().embed(new EmbeddingCall(upstream, target, requestId, attemptTimeout));
+            return switch (o) {
+                case EmbeddingOutcome.Completed c -> new AttemptResult.Ok<>(c.bodyJson(), c.head().status());
+                case EmbeddingOutcome.Failed f -> new AttemptResult.Failed<>(f.failure());
+            };
+        });
+        if (!(result instanceof DispatchResult.Served<String> served)) {
+            throw failure(result, route);
+        }
+        routedHeaders(res, served.connection(), route);
+        Json.send(res, 200, served.value().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void models(ServerRequest req, ServerResponse res) {
+        auth.client(req);
+        Set<String> ids = new LinkedHashSet<>();
+        Map<String, String> owner = new HashMap<>();
+        for (Provider p : catalog.withConnections()) {
+            boolean enabled = connections.list().stream().anyMatch(c -> c.provider().equals(p.id()) && c.enabled());
+            if (!enabled) {
+                continue;
+            }
+            for (ModelInfo m : p.descriptor().models()) {
+                String id = p.id() + "/" + m.id();
+                ids.add(id);
+                owner.put(id, p.id());
+            }
+            for (Connection c : connections.list()) {
+                if (c.provider().equals(p.id()) && c.enabled()) {
+                    for (String m : declaredModels(c)) {
+                        String id = p.id() + "/" + m;
+                        ids.add(id);
+                        owner.put(id, p.id());
+                    }
+                }
+            }
+        }
+        ObjectNode root = json.object().put("object", "list");
+        ArrayNode data = root.putArray("data");
+        for (String id : ids) {
+            data.addObject().put("id", id).put("object", "model").put("created", 0).put("owned_by", owner.get(id));
+        }
+        json.send(res, 200, root);
+    }
+
+    /** Models a connection declares in {@code providerSpecificData.models} (custom providers list theirs this way). */
+    private Set<String> declaredModels(Connection c) {
+        Set<String> out = new LinkedHashSet<>();
+        if (c.providerSpecificDataJson() == null) {
+            return out;
+        }
+        try {
+            JsonNode models = json.mapper().readTree(c.providerSpecificDataJson()).get("models");
+            if (models != null && models.isArray()) {
+                models.forEach(m -> {
+                    if (m.isTextual() && !m.asText().isBlank()) {
+                        out.add(m.asText());
+                    }
+                });
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "connection " + c.id() + " has unreadable providerSpecificData");
+        }
+        return out;
+    }
+
+    private Route resolve(String model) {
+        return resolver.resolve(model).orElseThrow(() -> new ApiException(404, "invalid_request_error", "model_not_found",
+                "The model '" + model + "' does not exist or is not routable: use provider/model with a provider that has a"
+                        + " connection (see GET /v1/models).", "model", Map.of()));
+    }
+
+    private static void routedHeaders(ServerResponse res, Connection c, Route route) {
+        res.header(CONNECTION_ID, c.id());
+        res.header(PROVIDER, route.provider().id());
+        res.header(MODEL, route.upstreamModel());
+    }
+
+    /** Maps an unserved dispatch to the API-6 error. */
+    private static ApiException failure(DispatchResult<?> result, Route route) {
+        String target = route.provider().id() + "/" + route.upstreamModel();
+        return switch (result) {
+            case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "model_not_found",
+                    "The model '" + route.requested() + "' is not routable: provider '" + route.provider().id()
+                            + "' has no enabled connection this key may use.", "model", Map.of());
+            case DispatchResult.CoolingDown<?> c -> new ApiException(503, "server_error", "all_targets_cooling_down",
+                    "[" + target + "] every connection is cooling down; retry after " + seconds(c.retryAfterMs()) + " s.",
+                    null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))));
+            case DispatchResult.Failed<?> f -> {
+                int status = f.verdict().status();
+                Map<String, String> headers = new HashMap<>();
+                if (f.verdict().retryAfterMs() != null && (status == 429 || status == 503)) {
+                    headers.put("Retry-After", String.valueOf(seconds(f.verdict().retryAfterMs())));
+                }
+                String code = f.failure() instanceof UpstreamError e && e.errorCode() != null ? e.errorCode()
+                        : f.verdict().reason().wireName();
+                yield new ApiException(status, typeFor(status), code, "[" + target + "] " + f.failure().describe()
+                        + (f.attempts() > 1 ? " (after " + f.attempts() + " attempts)" : ""), null, headers);
+            }
+            case DispatchResult.Served<?> s -> throw new IllegalStateException("served is not a failure");
+        };
+    }
+
+    private static long seconds(long ms) {
+        return Math.max(1, (ms + 999) / 1000);
+    }
+
+    static String typeFor(int status) {
+        return switch (status) {
+            case 401 -> "authentication_error";
+            case 402 -> "billing_error";
+            case 403 -> "permission_error";
+            case 429 -> "rate_limit_error";
+            default -> status >= 500 ? "server_error" : "invalid_request_error";
+        };
+    }
+}

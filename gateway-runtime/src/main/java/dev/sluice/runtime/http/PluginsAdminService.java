@@ -1,0 +1,131 @@
+package dev.sluice.runtime.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.api.ExecutorFactory;
+import dev.sluice.api.ModelInfo;
+import dev.sluice.api.ProviderDescriptor;
+import dev.sluice.api.ProviderPlugin;
+import dev.sluice.api.rules.EgressBucketing;
+import dev.sluice.api.rules.ErrorRule;
+import dev.sluice.api.rules.RestatementRule;
+import dev.sluice.runtime.plugin.LoadedPlugin;
+import dev.sluice.runtime.plugin.PluginFailure;
+import dev.sluice.runtime.plugin.PluginRegistry;
+import dev.sluice.runtime.routing.BuiltinProviders;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+/** {@code GET /api/plugins}: loaded plugins, their SPI version and contributions, and refusals. */
+final class PluginsAdminService implements HttpService {
+
+    private final Json json;
+    private final Authenticator auth;
+    private final PluginRegistry registry;
+
+    PluginsAdminService(Json json, Authenticator auth, PluginRegistry registry) {
+        this.json = json;
+        this.auth = auth;
+        this.registry = registry;
+    }
+
+    @Override
+    public void routing(HttpRules rules) {
+        rules.get("/", this::list);
+    }
+
+    private void list(ServerRequest req, ServerResponse res) {
+        auth.admin(req);
+        ObjectNode root = json.object();
+        root.put("spiVersion", ProviderPlugin.SPI_VERSION);
+        ArrayNode data = root.putArray("data");
+        for (LoadedPlugin p : registry.plugins()) {
+            ObjectNode o = data.addObject();
+            o.put("name", p.name());
+            o.put("spiVersion", p.spiVersion());
+            o.put("source", p.source());
+            ArrayNode providers = o.putArray("providers");
+            p.providers().forEach(d -> providers.add(descriptor(d)));
+            ArrayNode executors = o.putArray("executors");
+            p.executors().stream().map(ExecutorFactory::name).forEach(executors::add);
+            ArrayNode restatement = o.putArray("restatementRules");
+            p.restatementRules().forEach(r -> restatement.add(restatement(r)));
+            ArrayNode errors = o.putArray("errorRules");
+            p.errorRules().forEach(r -> errors.add(errorRule(r)));
+            ArrayNode egress = o.putArray("egressBucketing");
+            p.egressBucketing().forEach(e -> egress.add(egress(e)));
+        }
+        ArrayNode failures = root.putArray("failures");
+        for (PluginFailure f : registry.failures()) {
+            failures.addObject().put("source", f.source()).put("reason", f.reason());
+        }
+        ArrayNode builtins = root.putArray("builtinProviders");
+        BuiltinProviders.ALL.forEach(d -> builtins.add(descriptor(d)));
+        json.send(res, 200, root);
+    }
+
+    private ObjectNode descriptor(ProviderDescriptor d) {
+        ObjectNode o = json.object();
+        o.put("id", d.id());
+        o.put("displayName", d.displayName());
+        o.put("defaultClass", d.defaultClass().wireName());
+        o.put("defaultBaseUrl", d.defaultBaseUrl());
+        o.put("executor", d.executor());
+        ArrayNode models = o.putArray("models");
+        for (ModelInfo m : d.models()) {
+            models.addObject().put("id", m.id()).put("kind", m.kind().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        o.put("passthroughModels", d.passthroughModels());
+        o.put("fullTextErrorRules", d.fullTextErrorRules());
+        o.put("honorsRuleScope", d.honorsRuleScope());
+        return o;
+    }
+
+    private ObjectNode restatement(RestatementRule r) {
+        ObjectNode o = json.object();
+        o.put("id", r.id());
+        o.put("provider", r.provider());
+        ArrayNode from = o.putArray("fromStatuses");
+        r.fromStatuses().stream().sorted().forEach(from::add);
+        o.put("toStatus", r.toStatus());
+        ArrayNode markers = o.putArray("textMarkers");
+        r.textMarkers().forEach(markers::add);
+        ArrayNode excludes = o.putArray("excludeMarkers");
+        r.excludeMarkers().forEach(excludes::add);
+        o.put("defaultRetryAfterMs", r.defaultRetryAfterMs());
+        return o;
+    }
+
+    private ObjectNode errorRule(ErrorRule r) {
+        ObjectNode o = json.object();
+        o.put("id", r.id());
+        o.put("provider", r.provider());
+        if (r.status() == null) {
+            o.putNull("status");
+        } else {
+            o.put("status", r.status());
+        }
+        ObjectNode headers = o.putObject("headers");
+        r.headers().forEach(headers::put);
+        ArrayNode markers = o.putArray("textMarkers");
+        r.textMarkers().forEach(markers::add);
+        o.put("reason", r.reason().wireName());
+        o.put("scope", r.scope().wireName());
+        if (r.baseCooldownMs() == null) {
+            o.putNull("baseCooldownMs");
+        } else {
+            o.put("baseCooldownMs", r.baseCooldownMs());
+        }
+        return o;
+    }
+
+    private ObjectNode egress(EgressBucketing e) {
+        ObjectNode o = json.object();
+        o.put("name", e.name());
+        ArrayNode providers = o.putArray("providers");
+        e.providers().stream().sorted().forEach(providers::add);
+        return o;
+    }
+}

@@ -1,0 +1,152 @@
+package dev.sluice.runtime.openai;
+
+import dev.sluice.api.ChatCall;
+import dev.sluice.api.ChatOutcome;
+import dev.sluice.api.EmbeddingCall;
+import dev.sluice.api.EmbeddingOutcome;
+import dev.sluice.api.ProviderExecutor;
+import dev.sluice.api.UpstreamTarget;
+import dev.sluice.api.upstream.ResponseHead;
+import dev.sluice.api.upstream.TransportError;
+import dev.sluice.api.upstream.TransportErrorKind;
+import dev.sluice.api.upstream.UpstreamHttp;
+import dev.sluice.api.upstream.UpstreamRequest;
+import dev.sluice.api.upstream.UpstreamResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The built-in executor for OpenAI-compatible upstreams ({@code POST {baseUrl}/chat/completions}
+ * and {@code /embeddings}). Upstream headers are built from scratch (SPEC SEC-5): only the
+ * content type, accept, user agent and the connection's own credentials are sent.
+ */
+public final class OpenAiCompatibleExecutor implements ProviderExecutor {
+
+    /** Error bodies are read up to this size. */
+    static final int MAX_ERROR_BODY = 64 * 1024;
+    /** Complete answers are read up to this size. */
+    static final int MAX_ANSWER_BODY = 64 * 1024 * 1024;
+    /** The user agent Sluice announces upstream. */
+    public static final String USER_AGENT = "Sluice/0.1";
+
+    private final UpstreamHttp http;
+    private final OpenAiCodec codec;
+    private final Map<String, String> extraHeaders;
+
+    /**
+     * Creates the executor.
+     *
+     * @param http the upstream client
+     * @param codec the codec
+     */
+    public OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec) {
+        this(http, codec, Map.of());
+    }
+
+    private OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec, Map<String, String> extraHeaders) {
+        this.http = http;
+        this.codec = codec;
+        this.extraHeaders = Map.copyOf(extraHeaders);
+    }
+
+    @Override
+    public ChatOutcome chat(ChatCall call) {
+        boolean stream = call.request().stream();
+        UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/chat/completions"),
+                headers(call.target(), stream), codec.writeChatRequest(call.request()), call.timeout());
+        UpstreamResponse response;
+        try {
+            response = http.send(request);
+        } catch (IOException e) {
+            return new ChatOutcome.Failed(TransportError.of(e));
+        }
+        ResponseHead head = response.head();
+        if (head.status() < 200 || head.status() > 299) {
+            return new ChatOutcome.Failed(readError(response));
+        }
+        if (stream) {
+            return new ChatOutcome.Streaming(new SseChunkStream(response, codec), head);
+        }
+        try (response) {
+            byte[] body = response.body().readNBytes(MAX_ANSWER_BODY);
+            return new ChatOutcome.Completed(codec.readChatResponse(body), head);
+        } catch (IOException e) {
+            return new ChatOutcome.Failed(TransportError.of(e));
+        } catch (InvalidRequestException e) {
+            return new ChatOutcome.Failed(new TransportError(TransportErrorKind.PROTOCOL,
+                    "upstream answered " + head.status() + " with a body that is not a chat completion: " + e.getMessage()));
+        }
+    }
+
+    @Override
+    public boolean supportsEmbeddings() {
+        return true;
+    }
+
+    @Override
+    public EmbeddingOutcome embed(EmbeddingCall call) {
+        UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/embeddings"),
+                headers(call.target(), false), codec.writeEmbeddingRequest(call.request()), call.timeout());
+        UpstreamResponse response;
+        try {
+            response = http.send(request);
+        } catch (IOException e) {
+            return new EmbeddingOutcome.Failed(TransportError.of(e));
+        }
+        ResponseHead head = response.head();
+        if (head.status() < 200 || head.status() > 299) {
+            return new EmbeddingOutcome.Failed(readError(response));
+        }
+        try (response) {
+            byte[] body = response.body().readNBytes(MAX_ANSWER_BODY);
+            return new EmbeddingOutcome.Completed(new String(body, StandardCharsets.UTF_8), head);
+        } catch (IOException e) {
+            return new EmbeddingOutcome.Failed(TransportError.of(e));
+        }
+    }
+
+    /**
+     * A copy that also sends fixed headers (e.g. a provider's required client identification).
+     * Credentials still come only from the connection.
+     *
+     * @param headers header name to value
+     * @return the copy
+     */
+    public OpenAiCompatibleExecutor withHeaders(Map<String, String> headers) {
+        Map<String, String> all = new HashMap<>(extraHeaders);
+        all.putAll(headers);
+        return new OpenAiCompatibleExecutor(http, codec, all);
+    }
+
+    private dev.sluice.api.upstream.UpstreamFailure readError(UpstreamResponse response) {
+        try (response) {
+            return codec.readError(response.head(), response.bodyText(MAX_ERROR_BODY));
+        } catch (IOException e) {
+            return codec.readError(response.head(), "");
+        }
+    }
+
+    private static URI endpoint(UpstreamTarget target, String path) {
+        String base = target.baseUrl();
+        if (base.endsWith("/")) {
+            base = base.substring(0, base.length() - 1);
+        }
+        return URI.create(base + path);
+    }
+
+    private Map<String, String> headers(UpstreamTarget target, boolean stream) {
+        Map<String, String> h = new HashMap<>(8);
+        h.putAll(extraHeaders);
+        h.put("Content-Type", "application/json");
+        h.put("Accept", stream ? "text/event-stream" : "application/json");
+        h.putIfAbsent("User-Agent", USER_AGENT);
+        String token = target.credentials().bearerToken();
+        if (token != null && !token.isEmpty()) {
+            h.put("Authorization", "Bearer " + token);
+        }
+        return h;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.sluice.runtime.openai;
+
+import dev.sluice.api.chat.ChunkStream;
+import dev.sluice.api.chat.StreamChunk;
+import dev.sluice.api.upstream.UpstreamResponse;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads an OpenAI SSE stream event by event. Each {@link #next()} blocks only until the next
+ * complete event arrived (the reader returns whatever the upstream sent, it does not wait for a
+ * full buffer).
+ */
+final class SseChunkStream implements ChunkStream {
+
+    private final UpstreamResponse response;
+    private final BufferedReader reader;
+    private final OpenAiCodec codec;
+    private boolean done;
+
+    SseChunkStream(UpstreamResponse response, OpenAiCodec codec) {
+        this.response = response;
+        this.reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8), 8192);
+        this.codec = codec;
+    }
+
+    @Override
+    public StreamChunk next() throws IOException {
+        while (!done) {
+            String data = nextData();
+            if (data == null || data.equals("[DONE]")) {
+                done = true;
+                return null;
+            }
+            if (data.isBlank()) {
+                continue;
+            }
+            if (data.startsWith("{\"error\"")) {
+                done = true;
+                throw new IOException("upstream sent an error inside the stream: " + truncate(data));
+            }
+            try {
+                return codec.readChunk(data);
+            } catch (InvalidRequestException e) {
+                done = true;
+                throw new IOException("upstream sent an unreadable stream event: " + e.getMessage());
+            }
+        }
+        return null;
+    }
+
+    /** The data of the next event (multi-line data joined by newlines), or null at end of stream. */
+    private String nextData() throws IOException {
+        StringBuilder data = null;
+        String line;
+        while ((line = reader.readLine()) != null) {
+            if (line.isEmpty()) {
+                if (data != null) {
+                    return data.toString();
+                }
+                continue;
+            }
+            if (line.startsWith("data:")) {
+                String v = line.length() > 5 && line.charAt(5) == ' ' ? line.substring(6) : line.substring(5);
+                if (data == null) {
+                    data = new StringBuilder(v);
+                } else {
+                    data.append('\n').append(v);
+                }
+            }
+            // comments (":"), event:, id: and retry: lines carry nothing the canonical model needs
+        }
+        return data == null ? null : data.toString();
+    }
+
+    private static String truncate(String s) {
+        return s.length() > 300 ? s.substring(0, 300) + "…" : s;
+    }
+
+    @Override
+    public void close() {
+        done = true;
+        response.close();
+    }
+}

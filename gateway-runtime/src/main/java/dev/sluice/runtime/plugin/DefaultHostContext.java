@@ -1,0 +1,77 @@
+package dev.sluice.runtime.plugin;
+
+import dev.sluice.api.HostContext;
+import dev.sluice.api.PluginSettings;
+import dev.sluice.api.ProviderExecutor;
+import dev.sluice.api.upstream.UpstreamHttp;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What the runtime hands one plugin (SPEC PA-4): the shared HTTP client, the clock, that
+ * plugin's settings only, a logger named after it, and the built-in executors.
+ */
+public final class DefaultHostContext implements HostContext {
+
+    private final UpstreamHttp http;
+    private final InstantSource clock;
+    private final PluginSettings settings;
+    private final System.Logger logger;
+    private final Map<String, ProviderExecutor> builtins;
+
+    /**
+     * Creates the context of one plugin.
+     *
+     * @param pluginName the plugin name
+     * @param http the upstream client
+     * @param clock the clock
+     * @param settings the plugin's settings
+     * @param builtins built-in executors by name
+     */
+    public DefaultHostContext(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,
+            Map<String, ProviderExecutor> builtins) {
+        this.http = http;
+        this.clock = clock;
+        Map<String, String> copy = Map.copyOf(settings);
+        this.settings = new PluginSettings() {
+            @Override
+            public Optional<String> get(String key) {
+                return Optional.ofNullable(copy.get(key));
+            }
+
+            @Override
+            public Set<String> keys() {
+                return copy.keySet();
+            }
+        };
+        this.logger = System.getLogger("sluice.plugin." + pluginName);
+        this.builtins = Map.copyOf(builtins);
+    }
+
+    @Override
+    public UpstreamHttp http() {
+        return http;
+    }
+
+    @Override
+    public InstantSource clock() {
+        return clock;
+    }
+
+    @Override
+    public PluginSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public System.Logger logger() {
+        return logger;
+    }
+
+    @Override
+    public Optional<ProviderExecutor> builtinExecutor(String name) {
+        return Optional.ofNullable(builtins.get(name));
+    }
+}

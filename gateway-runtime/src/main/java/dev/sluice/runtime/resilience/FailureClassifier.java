@@ -1,0 +1,91 @@
+package dev.sluice.runtime.resilience;
+
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.upstream.TransportError;
+import dev.sluice.api.upstream.TransportErrorKind;
+import dev.sluice.api.upstream.UpstreamError;
+import dev.sluice.api.upstream.UpstreamFailure;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The one place that turns an upstream failure into a {@link Verdict} (SPEC §5; OmniRoute's
+ * {@code checkFallbackError}). Pure apart from reading the clock for HTTP-date hints.
+ *
+ * <p>Fallback (try the next connection) on: transport failures, 5xx, 408, 429, and the
+ * account-level 401/402/403 (another key of the same provider may work). Request-level errors
+ * (400, 404, 413, 422 …) are answered at once: every connection would refuse them alike.
+ */
+public final class FailureClassifier {
+
+    /** FC-2: body phrases meaning a quota or usage limit, not a rate limit. */
+    static final List<String> QUOTA_PATTERNS = List.of("usage limit reached", "quota exceeded", "exceeded your current quota",
+            "monthly usage limit", "insufficient_quota", "quota_exceeded", "resource_exhausted", "额度不足", "用户额度不足");
+    /** FC-2: body phrases meaning too many concurrent requests. */
+    static final List<String> CONCURRENCY_PATTERNS = List.of("too many concurrent requests", "concurrency limit",
+            "parallel request limit", "并发数过高");
+    /** Body phrases meaning the request exceeds the context window. */
+    static final List<String> CONTEXT_PATTERNS = List.of("context length", "context_length_exceeded", "maximum context",
+            "too many tokens", "prompt is too long");
+
+    private final InstantSource clock;
+
+    /**
+     * Creates the classifier.
+     *
+     * @param clock the clock
+     */
+    public FailureClassifier(InstantSource clock) {
+        this.clock = clock;
+    }
+
+    /**
+     * Classifies a failure.
+     *
+     * @param failure the failure
+     * @return the verdict
+     */
+    public Verdict classify(UpstreamFailure failure) {
+        return switch (failure) {
+            case TransportError t -> t.kind() == TransportErrorKind.TIMEOUT
+                    ? new Verdict(FailureReason.TIMEOUT, 504, true, null)
+                    : new Verdict(FailureReason.NETWORK_ERROR, 502, true, null);
+            case UpstreamError e -> classify(e);
+        };
+    }
+
+    private Verdict classify(UpstreamError e) {
+        int status = e.status();
+        Long hint = RetryHints.fromHeaders(e.head(), clock.millis()).orElse(null);
+        String text = (e.body() + " " + (e.errorCode() == null ? "" : e.errorCode()) + " "
+                + (e.errorType() == null ? "" : e.errorType())).toLowerCase(Locale.ROOT);
+        if (status == 429) {
+            FailureReason reason = containsAny(text, QUOTA_PATTERNS) ? FailureReason.QUOTA_EXHAUSTED
+                    : containsAny(text, CONCURRENCY_PATTERNS) ? FailureReason.CONCURRENCY_LIMITED
+                    : FailureReason.RATE_LIMIT_EXCEEDED;
+            return new Verdict(reason, status, true, hint);
+        }
+        if (status >= 500) {
+            return new Verdict(FailureReason.SERVER_ERROR, status, true, hint);
+        }
+        return switch (status) {
+            case 408 -> new Verdict(FailureReason.TIMEOUT, status, true, hint);
+            case 401 -> new Verdict(FailureReason.AUTH_ERROR, status, true, null);
+            case 402 -> new Verdict(FailureReason.CREDITS_EXHAUSTED, status, true, null);
+            case 403 -> new Verdict(FailureReason.FORBIDDEN, status, true, null);
+            case 404 -> new Verdict(FailureReason.NOT_FOUND, status, false, null);
+            default -> new Verdict(containsAny(text, CONTEXT_PATTERNS) ? FailureReason.CONTEXT_OVERFLOW : FailureReason.BAD_REQUEST,
+                    status, false, null);
+        };
+    }
+
+    private static boolean containsAny(String text, List<String> patterns) {
+        for (String p : patterns) {
+            if (text.contains(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,100 @@
+package dev.sluice.runtime.routing;
+
+import dev.sluice.api.Credentials;
+import dev.sluice.api.UpstreamTarget;
+import dev.sluice.runtime.resilience.FailureClassifier;
+import dev.sluice.runtime.resilience.Verdict;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.ProxyLogRow;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The attempt loop: tries the selected connections in order; after each failure the classifier's
+ * verdict decides whether to try the next one (failure → verdict → decision). Every attempt is
+ * recorded (one {@code proxy_logs} row each). The resilience engine of later issues hooks in at
+ * the verdict.
+ */
+public final class Dispatcher {
+
+    private final ConnectionSelector selector;
+    private final FailureClassifier classifier;
+    private final AttemptRecorder recorder;
+    private final InstantSource clock;
+    private final Function<String, Map<String, Object>> jsonObjectParser;
+
+    /**
+     * Creates the dispatcher.
+     *
+     * @param selector connection selection
+     * @param classifier failure classification
+     * @param recorder attempt log
+     * @param clock the clock
+     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     */
+    public Dispatcher(ConnectionSelector selector, FailureClassifier classifier, AttemptRecorder recorder, InstantSource clock,
+            Function<String, Map<String, Object>> jsonObjectParser) {
+        this.selector = selector;
+        this.classifier = classifier;
+        this.recorder = recorder;
+        this.clock = clock;
+        this.jsonObjectParser = jsonObjectParser;
+    }
+
+    /**
+     * Dispatches a request.
+     *
+     * @param route the resolved model
+     * @param caller the caller
+     * @param requestId the request id
+     * @param attempt sends one attempt to a target
+     * @param <T> the success value
+     * @return how it ended
+     */
+    public <T> DispatchResult<T> dispatch(Route route, Caller caller, String requestId, Function<UpstreamTarget, AttemptResult<T>> attempt) {
+        ConnectionSelector.Selection selection = selector.select(route.provider().id(), caller);
+        if (selection.candidates().isEmpty()) {
+            return selection.eligible() == 0 ? new DispatchResult.NoConnection<>()
+                    : new DispatchResult.CoolingDown<>(selection.soonestRetryMs());
+        }
+        DispatchResult.Failed<T> last = null;
+        int attempts = 0;
+        for (Connection c : selection.candidates()) {
+            attempts++;
+            long startedAt = clock.millis();
+            long t0 = System.nanoTime();
+            AttemptResult<T> result = attempt.apply(target(route, c));
+            long latencyMs = (System.nanoTime() - t0) / 1_000_000;
+            switch (result) {
+                case AttemptResult.Ok<T> ok -> {
+                    recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
+                            ok.status(), latencyMs, null, c.localAddress()));
+                    return new DispatchResult.Served<>(ok.value(), c);
+                }
+                case AttemptResult.Failed<T> failed -> {
+                    Verdict verdict = classifier.classify(failed.failure());
+                    int status = failed.failure() instanceof dev.sluice.api.upstream.UpstreamError e ? e.status() : 0;
+                    recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
+                            status, latencyMs, verdict.reason().wireName(), c.localAddress()));
+                    last = new DispatchResult.Failed<>(failed.failure(), verdict, c, attempts);
+                    if (!verdict.fallback()) {
+                        return last;
+                    }
+                }
+            }
+        }
+        return last;
+    }
+
+    private UpstreamTarget target(Route route, Connection c) {
+        String base = c.baseUrl() != null ? c.baseUrl() : route.provider().descriptor().defaultBaseUrl();
+        if (base.endsWith("/")) {
+            base = base.substring(0, base.length() - 1);
+        }
+        Credentials creds = new Credentials(c.apiKey(), c.oauth() == null ? null : c.oauth().accessToken(),
+                c.oauth() == null ? null : c.oauth().refreshToken(), c.oauth() == null ? null : c.oauth().expiresAt());
+        Map<String, Object> psd = c.providerSpecificDataJson() == null ? Map.of() : jsonObjectParser.apply(c.providerSpecificDataJson());
+        return new UpstreamTarget(c.id(), c.provider(), c.authType(), base, creds, psd);
+    }
+}

@@ -1,0 +1,51 @@
+package dev.sluice.runtime.routing;
+
+import dev.sluice.api.ModelInfo;
+import java.util.Optional;
+
+/**
+ * Resolves the client's {@code model} (SPEC API-1): {@code provider/model} picks the provider
+ * (the model part may itself contain slashes); a bare model id resolves to the first provider,
+ * in listing order, that has connections and lists that model.
+ */
+public final class ModelResolver {
+
+    private final ProviderCatalog catalog;
+
+    /**
+     * Creates the resolver.
+     *
+     * @param catalog the provider catalog
+     */
+    public ModelResolver(ProviderCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    /**
+     * Resolves a model string.
+     *
+     * @param model the client's model string
+     * @return the route, or empty when nothing serves it
+     */
+    public Optional<Route> resolve(String model) {
+        int slash = model.indexOf('/');
+        if (slash > 0 && slash < model.length() - 1) {
+            String providerId = model.substring(0, slash);
+            String upstream = model.substring(slash + 1);
+            Optional<Provider> p = catalog.find(providerId);
+            if (p.isPresent()) {
+                boolean served = p.get().descriptor().passthroughModels()
+                        || p.get().descriptor().models().stream().anyMatch(m -> m.id().equals(upstream));
+                return served ? Optional.of(new Route(p.get(), upstream, model)) : Optional.empty();
+            }
+        }
+        for (Provider p : catalog.withConnections()) {
+            for (ModelInfo m : p.descriptor().models()) {
+                if (m.id().equals(model)) {
+                    return Optional.of(new Route(p, model, model));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}

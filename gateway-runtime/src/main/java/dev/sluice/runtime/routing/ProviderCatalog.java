@@ -1,0 +1,111 @@
+package dev.sluice.runtime.routing;
+
+import dev.sluice.api.ModelInfo;
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.ProviderDescriptor;
+import dev.sluice.api.ProviderExecutor;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.ConnectionStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Every provider Sluice can route to: built-in descriptors, plugin descriptors (each with its
+ * executor resolved once at start-up), and custom OpenAI-compatible providers (SPEC DM-2b: a
+ * connection whose provider id nobody claims but which has a {@code baseUrl}).
+ */
+public final class ProviderCatalog {
+
+    private final Map<String, Provider> declared;
+    private final ProviderExecutor customExecutor;
+    private final ConnectionStore connections;
+
+    /**
+     * Creates the catalog.
+     *
+     * @param declared built-in and plugin providers, in listing order
+     * @param customExecutor the executor for custom providers (the OpenAI-compatible one)
+     * @param connections the connection store
+     */
+    public ProviderCatalog(List<Provider> declared, ProviderExecutor customExecutor, ConnectionStore connections) {
+        Map<String, Provider> map = new LinkedHashMap<>();
+        for (Provider p : declared) {
+            if (map.putIfAbsent(p.id(), p) != null) {
+                throw new IllegalArgumentException("provider id '" + p.id() + "' declared twice");
+            }
+        }
+        this.declared = map;
+        this.customExecutor = customExecutor;
+        this.connections = connections;
+    }
+
+    /**
+     * A provider by id: declared, else custom when a connection defines it.
+     *
+     * @param id provider id
+     * @return the provider, or empty
+     */
+    public Optional<Provider> find(String id) {
+        Provider p = declared.get(id);
+        if (p != null) {
+            return Optional.of(p);
+        }
+        for (Connection c : connections.list()) {
+            if (c.provider().equals(id) && c.baseUrl() != null) {
+                return Optional.of(custom(id, c.baseUrl()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Whether a provider id is declared by a built-in or a plugin.
+     *
+     * @param id provider id
+     * @return true when declared
+     */
+    public boolean isDeclared(String id) {
+        return declared.containsKey(id);
+    }
+
+    /**
+     * Declared providers, in listing order.
+     *
+     * @return the providers
+     */
+    public List<Provider> declared() {
+        return List.copyOf(declared.values());
+    }
+
+    /**
+     * Every provider with at least one connection, declared ones first, then custom ones by first
+     * connection.
+     *
+     * @return the providers
+     */
+    public List<Provider> withConnections() {
+        List<Connection> all = connections.list();
+        List<Provider> out = new ArrayList<>();
+        for (Provider p : declared.values()) {
+            if (all.stream().anyMatch(c -> c.provider().equals(p.id()))) {
+                out.add(p);
+            }
+        }
+        for (Connection c : all) {
+            if (!declared.containsKey(c.provider()) && c.baseUrl() != null
+                    && out.stream().noneMatch(p -> p.id().equals(c.provider()))) {
+                out.add(custom(c.provider(), c.baseUrl()));
+            }
+        }
+        return out;
+    }
+
+    private Provider custom(String id, String baseUrl) {
+        return new Provider(new ProviderDescriptor(id, id, ProviderClass.APIKEY, baseUrl,
+                dev.sluice.api.HostContext.OPENAI_COMPATIBLE, List.<ModelInfo>of(), true, false, false),
+                customExecutor, Provider.CUSTOM);
+    }
+}

@@ -1,0 +1,79 @@
+package dev.sluice.runtime.security;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.HexFormat;
+
+/**
+ * Hashes and generates gateway keys. Keys are 32 random bytes, so a plain SHA-256 is enough (no
+ * password stretching needed); comparisons use {@link MessageDigest#isEqual}, which takes the
+ * same time wherever the inputs differ.
+ */
+public final class KeyHasher {
+
+    /** Prefix of client keys, so they are recognisable in a leaked-secret scan. */
+    public static final String CLIENT_KEY_PREFIX = "sk-sluice-";
+    /** Prefix of generated admin keys. */
+    public static final String ADMIN_KEY_PREFIX = "sk-sluice-admin-";
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private KeyHasher() {
+    }
+
+    /**
+     * SHA-256 of a key, hex encoded.
+     *
+     * @param key the key
+     * @return 64 hex characters
+     */
+    public static String hash(String key) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            return HexFormat.of().formatHex(md.digest(key.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+
+    /**
+     * Constant-time comparison of two hashes.
+     *
+     * @param a a hash
+     * @param b another hash
+     * @return true when equal
+     */
+    public static boolean matches(String a, String b) {
+        if (a == null || b == null) {
+            return false;
+        }
+        return MessageDigest.isEqual(a.getBytes(StandardCharsets.US_ASCII), b.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * A new random key.
+     *
+     * @param prefix the prefix
+     * @return prefix + 43 base64url characters
+     */
+    public static String generate(String prefix) {
+        byte[] bytes = new byte[32];
+        RANDOM.nextBytes(bytes);
+        return prefix + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * The visible start of a key, for listings (never enough to use it).
+     *
+     * @param key the key
+     * @return e.g. {@code sk-sluice-AbCd…}
+     */
+    public static String preview(String key) {
+        int keep = Math.min(key.length(), key.startsWith(ADMIN_KEY_PREFIX) ? ADMIN_KEY_PREFIX.length() + 4
+                : key.startsWith(CLIENT_KEY_PREFIX) ? CLIENT_KEY_PREFIX.length() + 4 : 4);
+        return key.substring(0, keep) + "…";
+    }
+}

@@ -1,0 +1,25 @@
+package dev.sluice.runtime.store;
+
+/**
+ * The resilience fields of a connection (SPEC CC-1).
+ *
+ * @param testStatus {@code active}, {@code unavailable}, {@code banned}, {@code expired} or {@code credits_exhausted}
+ * @param rateLimitedUntil cooldown end, epoch ms, or null
+ * @param lastError last error message, or null
+ * @param lastErrorType last failure reason, or null
+ * @param errorCode last error code, or null
+ * @param backoffLevel cooldown escalation level
+ * @param expiredRetries OAuth expiry retries so far
+ */
+public record ConnectionState(
+        String testStatus,
+        Long rateLimitedUntil,
+        String lastError,
+        String lastErrorType,
+        String errorCode,
+        int backoffLevel,
+        int expiredRetries) {
+
+    /** A healthy connection. */
+    public static final ConnectionState ACTIVE = new ConnectionState("active", null, null, null, null, 0, 0);
+}

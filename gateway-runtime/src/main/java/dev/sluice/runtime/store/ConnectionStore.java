@@ -1,0 +1,61 @@
+package dev.sluice.runtime.store;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Provider connections. Reads come from an in-memory snapshot refreshed on every write, so the
+ * request path never touches the database.
+ */
+public interface ConnectionStore {
+
+    /**
+     * Every connection, in creation order.
+     *
+     * @return an immutable snapshot
+     */
+    List<Connection> list();
+
+    /**
+     * One connection.
+     *
+     * @param id the id
+     * @return the connection, or empty
+     */
+    Optional<Connection> find(String id);
+
+    /**
+     * Stores a new connection, durably, before returning.
+     *
+     * @param fields the fields
+     * @return the stored connection with its id
+     */
+    Connection create(NewConnection fields);
+
+    /**
+     * Replaces the operator-editable fields of a connection; the resilience state is kept.
+     *
+     * @param id the id
+     * @param fields the new fields
+     * @param rateLimitProtection the protection flag to store (RQ-9: only its own write path changes it)
+     * @return the updated connection, or empty when it does not exist
+     */
+    Optional<Connection> update(String id, NewConnection fields, boolean rateLimitProtection);
+
+    /**
+     * Replaces the resilience state of a connection.
+     *
+     * @param id the id
+     * @param state the state
+     * @return the updated connection, or empty when it does not exist
+     */
+    Optional<Connection> updateState(String id, ConnectionState state);
+
+    /**
+     * Deletes a connection.
+     *
+     * @param id the id
+     * @return true when it existed
+     */
+    boolean delete(String id);
+}

@@ -1,0 +1,117 @@
+package dev.sluice.runtime.store;
+
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * Versioned schema migrations, applied in order at start-up, each in its own transaction and
+ * recorded in {@code schema_migrations}. Never edit a published migration: add a new one.
+ */
+final class Migrations {
+
+    record Migration(int version, String description, List<String> statements) {
+    }
+
+    static final List<Migration> ALL = List.of(
+            new Migration(1, "connections, api keys, settings, proxy logs", List.of(
+                    """
+                    CREATE TABLE provider_connections (
+                      id TEXT PRIMARY KEY,
+                      seq INTEGER NOT NULL,
+                      provider TEXT NOT NULL,
+                      name TEXT,
+                      auth_type TEXT NOT NULL,
+                      api_key_enc TEXT,
+                      oauth_access_enc TEXT,
+                      oauth_refresh_enc TEXT,
+                      oauth_expires_at INTEGER,
+                      base_url TEXT,
+                      priority INTEGER NOT NULL DEFAULT 1,
+                      enabled INTEGER NOT NULL DEFAULT 1,
+                      max_concurrent INTEGER,
+                      rate_limit_overrides TEXT,
+                      rate_limit_protection INTEGER NOT NULL DEFAULT 0,
+                      disable_cooling INTEGER NOT NULL DEFAULT 0,
+                      provider_specific_data TEXT,
+                      local_address TEXT,
+                      proxy_url TEXT,
+                      test_status TEXT NOT NULL DEFAULT 'active',
+                      rate_limited_until INTEGER,
+                      last_error TEXT,
+                      last_error_type TEXT,
+                      error_code TEXT,
+                      backoff_level INTEGER NOT NULL DEFAULT 0,
+                      expired_retries INTEGER NOT NULL DEFAULT 0,
+                      created_at INTEGER NOT NULL,
+                      updated_at INTEGER NOT NULL
+                    )""",
+                    "CREATE INDEX idx_connections_provider ON provider_connections(provider, priority, seq)",
+                    """
+                    CREATE TABLE api_keys (
+                      id TEXT PRIMARY KEY,
+                      name TEXT NOT NULL,
+                      key_hash TEXT NOT NULL UNIQUE,
+                      key_preview TEXT NOT NULL,
+                      scopes TEXT NOT NULL,
+                      allowed_connections TEXT NOT NULL,
+                      created_at INTEGER NOT NULL
+                    )""",
+                    """
+                    CREATE TABLE settings (
+                      key TEXT PRIMARY KEY,
+                      value TEXT NOT NULL,
+                      updated_at INTEGER NOT NULL
+                    )""",
+                    """
+                    CREATE TABLE proxy_logs (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      ts INTEGER NOT NULL,
+                      request_id TEXT,
+                      provider TEXT NOT NULL,
+                      connection_id TEXT,
+                      model TEXT,
+                      status INTEGER NOT NULL,
+                      latency_ms INTEGER NOT NULL,
+                      error_type TEXT,
+                      egress_ip TEXT
+                    )""",
+                    "CREATE INDEX idx_proxy_logs_ts ON proxy_logs(ts)",
+                    "CREATE INDEX idx_proxy_logs_connection ON proxy_logs(connection_id, ts)")));
+
+    private Migrations() {
+    }
+
+    static void apply(Database db) {
+        db.withConnection(c -> {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+            }
+            return null;
+        });
+        int current = db.schemaVersion();
+        for (Migration m : ALL) {
+            if (m.version() <= current) {
+                continue;
+            }
+            db.inTransaction(c -> {
+                try (Statement s = c.createStatement()) {
+                    for (String sql : m.statements()) {
+                        s.execute(sql);
+                    }
+                }
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO schema_migrations(version, description, applied_at) VALUES (?,?,strftime('%s','now')*1000)")) {
+                    ps.setInt(1, m.version());
+                    ps.setString(2, m.description());
+                    ps.executeUpdate();
+                }
+                return null;
+            });
+        }
+    }
+
+    static int latestVersion() {
+        return ALL.get(ALL.size() - 1).version();
+    }
+
+}

@@ -1,0 +1,99 @@
+package dev.sluice.runtime.store;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/** {@link ApiKeyStore} on SQLite with an in-memory index by hash. */
+public final class SqliteApiKeyStore implements ApiKeyStore {
+
+    private final Database db;
+    private final InstantSource clock;
+    private volatile List<ApiKey> snapshot;
+    private volatile Map<String, ApiKey> byHash;
+
+    /**
+     * Creates the store and loads the snapshot.
+     *
+     * @param db the database
+     * @param clock the clock
+     */
+    public SqliteApiKeyStore(Database db, InstantSource clock) {
+        this.db = db;
+        this.clock = clock;
+        reload();
+    }
+
+    @Override
+    public List<ApiKey> list() {
+        return snapshot;
+    }
+
+    @Override
+    public Optional<ApiKey> findByHash(String keyHash) {
+        return Optional.ofNullable(byHash.get(keyHash));
+    }
+
+    @Override
+    public ApiKey create(String name, String keyHash, String keyPreview, List<String> scopes, List<String> allowedConnections) {
+        String id = UUID.randomUUID().toString();
+        db.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO api_keys (id, name, key_hash, key_preview, scopes,"
+                    + " allowed_connections, created_at) VALUES (?,?,?,?,?,?,?)")) {
+                ps.setString(1, id);
+                ps.setString(2, name);
+                ps.setString(3, keyHash);
+                ps.setString(4, keyPreview);
+                ps.setString(5, String.join("\n", scopes));
+                ps.setString(6, String.join("\n", allowedConnections));
+                ps.setLong(7, clock.millis());
+                ps.executeUpdate();
+            }
+            return null;
+        });
+        reload();
+        return snapshot.stream().filter(k -> k.id().equals(id)).findFirst().orElseThrow();
+    }
+
+    @Override
+    public boolean delete(String id) {
+        int n = db.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM api_keys WHERE id=?")) {
+                ps.setString(1, id);
+                return ps.executeUpdate();
+            }
+        });
+        reload();
+        return n > 0;
+    }
+
+    private void reload() {
+        List<ApiKey> all = db.withConnection(c -> {
+            List<ApiKey> keys = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, name, key_hash, key_preview, scopes, allowed_connections,"
+                    + " created_at FROM api_keys ORDER BY created_at, id");
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    keys.add(new ApiKey(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                            split(rs.getString(5)), split(rs.getString(6)), rs.getLong(7)));
+                }
+            }
+            return keys;
+        });
+        Map<String, ApiKey> index = new HashMap<>();
+        all.forEach(k -> index.put(k.keyHash(), k));
+        snapshot = List.copyOf(all);
+        byHash = Map.copyOf(index);
+    }
+
+    private static List<String> split(String s) {
+        return s == null || s.isEmpty() ? List.of() : Arrays.asList(s.split("\n"));
+    }
+}

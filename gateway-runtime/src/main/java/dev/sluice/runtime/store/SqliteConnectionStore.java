@@ -1,0 +1,195 @@
+package dev.sluice.runtime.store;
+
+import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.security.SecretBox;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** {@link ConnectionStore} on SQLite, credentials sealed by a {@link SecretBox}. */
+public final class SqliteConnectionStore implements ConnectionStore {
+
+    private static final String COLUMNS = "id, seq, provider, name, auth_type, api_key_enc, oauth_access_enc, oauth_refresh_enc,"
+            + " oauth_expires_at, base_url, priority, enabled, max_concurrent, rate_limit_overrides, rate_limit_protection,"
+            + " disable_cooling, provider_specific_data, local_address, proxy_url, test_status, rate_limited_until, last_error,"
+            + " last_error_type, error_code, backoff_level, expired_retries, created_at, updated_at";
+
+    private final Database db;
+    private final SecretBox box;
+    private final InstantSource clock;
+    private volatile List<Connection> snapshot;
+
+    /**
+     * Creates the store and loads the snapshot.
+     *
+     * @param db the database
+     * @param box credential sealing
+     * @param clock the clock
+     */
+    public SqliteConnectionStore(Database db, SecretBox box, InstantSource clock) {
+        this.db = db;
+        this.box = box;
+        this.clock = clock;
+        reload();
+    }
+
+    @Override
+    public List<Connection> list() {
+        return snapshot;
+    }
+
+    @Override
+    public Optional<Connection> find(String id) {
+        for (Connection c : snapshot) {
+            if (c.id().equals(id)) {
+                return Optional.of(c);
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Connection create(NewConnection f) {
+        String id = UUID.randomUUID().toString();
+        long now = clock.millis();
+        db.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO provider_connections (" + COLUMNS + ") VALUES ("
+                    + "?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM provider_connections), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?,"
+                    + " 'active', NULL, NULL, NULL, NULL, 0, 0, ?, ?)")) {
+                int i = 1;
+                ps.setString(i++, id);
+                i = bindFields(ps, i, f);
+                ps.setLong(i++, now);
+                ps.setLong(i, now);
+                ps.executeUpdate();
+            }
+            return null;
+        });
+        reload();
+        return find(id).orElseThrow();
+    }
+
+    @Override
+    public Optional<Connection> update(String id, NewConnection f, boolean rateLimitProtection) {
+        int n = db.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET provider=?, name=?, auth_type=?,"
+                    + " api_key_enc=?, oauth_access_enc=?, oauth_refresh_enc=?, oauth_expires_at=?, base_url=?, priority=?, enabled=?,"
+                    + " max_concurrent=?, rate_limit_overrides=?, disable_cooling=?, provider_specific_data=?, local_address=?,"
+                    + " proxy_url=?, rate_limit_protection=?, updated_at=? WHERE id=?")) {
+                int i = bindFields(ps, 1, f);
+                ps.setInt(i++, rateLimitProtection ? 1 : 0);
+                ps.setLong(i++, clock.millis());
+                ps.setString(i, id);
+                return ps.executeUpdate();
+            }
+        });
+        reload();
+        return n == 0 ? Optional.empty() : find(id);
+    }
+
+    @Override
+    public Optional<Connection> updateState(String id, ConnectionState s) {
+        int n = db.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET test_status=?, rate_limited_until=?,"
+                    + " last_error=?, last_error_type=?, error_code=?, backoff_level=?, expired_retries=?, updated_at=? WHERE id=?")) {
+                ps.setString(1, s.testStatus());
+                setLong(ps, 2, s.rateLimitedUntil());
+                ps.setString(3, s.lastError());
+                ps.setString(4, s.lastErrorType());
+                ps.setString(5, s.errorCode());
+                ps.setInt(6, s.backoffLevel());
+                ps.setInt(7, s.expiredRetries());
+                ps.setLong(8, clock.millis());
+                ps.setString(9, id);
+                return ps.executeUpdate();
+            }
+        });
+        reload();
+        return n == 0 ? Optional.empty() : find(id);
+    }
+
+    @Override
+    public boolean delete(String id) {
+        int n = db.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM provider_connections WHERE id=?")) {
+                ps.setString(1, id);
+                return ps.executeUpdate();
+            }
+        });
+        reload();
+        return n > 0;
+    }
+
+    private int bindFields(PreparedStatement ps, int start, NewConnection f) throws SQLException {
+        int i = start;
+        ps.setString(i++, f.provider());
+        ps.setString(i++, f.name());
+        ps.setString(i++, f.authType().wireName());
+        ps.setString(i++, box.seal(f.apiKey()));
+        ps.setString(i++, f.oauth() == null ? null : box.seal(f.oauth().accessToken()));
+        ps.setString(i++, f.oauth() == null ? null : box.seal(f.oauth().refreshToken()));
+        setLong(ps, i++, f.oauth() == null ? null : f.oauth().expiresAt());
+        ps.setString(i++, f.baseUrl());
+        ps.setInt(i++, f.priority());
+        ps.setInt(i++, f.enabled() ? 1 : 0);
+        if (f.maxConcurrent() == null) {
+            ps.setNull(i++, Types.INTEGER);
+        } else {
+            ps.setInt(i++, f.maxConcurrent());
+        }
+        ps.setString(i++, f.rateLimitOverridesJson());
+        ps.setInt(i++, f.disableCooling() ? 1 : 0);
+        ps.setString(i++, f.providerSpecificDataJson());
+        ps.setString(i++, f.localAddress());
+        ps.setString(i++, f.proxyUrl());
+        return i;
+    }
+
+    private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
+        if (v == null) {
+            ps.setNull(i, Types.INTEGER);
+        } else {
+            ps.setLong(i, v);
+        }
+    }
+
+    private void reload() {
+        snapshot = db.withConnection(c -> {
+            List<Connection> all = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections ORDER BY seq");
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    all.add(read(rs));
+                }
+            }
+            return List.copyOf(all);
+        });
+    }
+
+    private Connection read(ResultSet rs) throws SQLException {
+        String access = box.open(rs.getString("oauth_access_enc"));
+        OAuthTokens oauth = access == null ? null
+                : new OAuthTokens(access, box.open(rs.getString("oauth_refresh_enc")), getLong(rs, "oauth_expires_at"));
+        Integer maxConcurrent = rs.getObject("max_concurrent") == null ? null : rs.getInt("max_concurrent");
+        ConnectionState state = new ConnectionState(rs.getString("test_status"), getLong(rs, "rate_limited_until"),
+                rs.getString("last_error"), rs.getString("last_error_type"), rs.getString("error_code"),
+                rs.getInt("backoff_level"), rs.getInt("expired_retries"));
+        return new Connection(rs.getString("id"), rs.getLong("seq"), rs.getString("provider"), rs.getString("name"),
+                ProviderClass.fromWireName(rs.getString("auth_type")), box.open(rs.getString("api_key_enc")), oauth,
+                rs.getString("base_url"), rs.getInt("priority"), rs.getInt("enabled") != 0, maxConcurrent,
+                rs.getString("rate_limit_overrides"), rs.getInt("rate_limit_protection") != 0, rs.getInt("disable_cooling") != 0,
+                rs.getString("provider_specific_data"), rs.getString("local_address"), rs.getString("proxy_url"), state,
+                rs.getLong("created_at"), rs.getLong("updated_at"));
+    }
+
+    private static Long getLong(ResultSet rs, String column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
+    }
+}

@@ -1,0 +1,82 @@
+package dev.sluice.runtime.store;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@link ProxyLogStore} on SQLite. */
+public final class SqliteProxyLogStore implements ProxyLogStore {
+
+    private final Database db;
+
+    /**
+     * Creates the store.
+     *
+     * @param db the database
+     */
+    public SqliteProxyLogStore(Database db) {
+        this.db = db;
+    }
+
+    @Override
+    public void append(List<ProxyLogRow> rows) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        db.inTransaction(c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO proxy_logs (ts, request_id, provider, connection_id, model,"
+                    + " status, latency_ms, error_type, egress_ip) VALUES (?,?,?,?,?,?,?,?,?)")) {
+                for (ProxyLogRow r : rows) {
+                    ps.setLong(1, r.timestamp());
+                    ps.setString(2, r.requestId());
+                    ps.setString(3, r.provider());
+                    ps.setString(4, r.connectionId());
+                    ps.setString(5, r.model());
+                    ps.setInt(6, r.status());
+                    ps.setLong(7, r.latencyMs());
+                    ps.setString(8, r.errorType());
+                    ps.setString(9, r.egressIp());
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public List<ProxyLogRow> recent(int limit) {
+        return db.withConnection(c -> {
+            List<ProxyLogRow> rows = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT ts, request_id, provider, connection_id, model, status,"
+                    + " latency_ms, error_type, egress_ip FROM proxy_logs ORDER BY id DESC LIMIT ?")) {
+                ps.setInt(1, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(new ProxyLogRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                                rs.getString(5), rs.getInt(6), rs.getLong(7), rs.getString(8), rs.getString(9)));
+                    }
+                }
+            }
+            return rows;
+        });
+    }
+
+    @Override
+    public int prune(long olderThan, int maxRows) {
+        return db.inTransaction(c -> {
+            int deleted;
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM proxy_logs WHERE ts < ?")) {
+                ps.setLong(1, olderThan);
+                deleted = ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement(
+                    "DELETE FROM proxy_logs WHERE id <= (SELECT COALESCE(MAX(id), 0) FROM proxy_logs) - ?")) {
+                ps.setInt(1, maxRows);
+                deleted += ps.executeUpdate();
+            }
+            return deleted;
+        });
+    }
+}
