@@ -1,0 +1,112 @@
+package dev.sluice.runtime.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.runtime.SluiceServer;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.testkit.TestClock;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * A real Sluice server on an ephemeral loopback port, with its own data folder, a test clock and
+ * an HTTP client. Close it in {@code @AfterEach}.
+ */
+final class SluiceHarness implements AutoCloseable {
+
+    static final String ADMIN_KEY = "sk-test-admin-key-0123456789";
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    final TestClock clock = TestClock.create();
+    final SluiceServer server;
+    final ByteArrayOutputStream console = new ByteArrayOutputStream();
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+
+    SluiceHarness(Path dir) {
+        this(dir, SluiceConfig.DEFAULT_MAX_BODY_BYTES);
+    }
+
+    SluiceHarness(Path dir, long maxBodyBytes) {
+        SluiceConfig config = new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY,
+                null, maxBodyBytes, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of());
+        server = SluiceServer.start(config, clock, ModuleLayer.boot(), new PrintStream(console, true, StandardCharsets.UTF_8));
+    }
+
+    String base() {
+        return "http://127.0.0.1:" + server.port();
+    }
+
+    /** Registers a connection through the admin API and returns its id. */
+    String addConnection(String json) {
+        HttpResponse<String> r = send("POST", "/api/providers", ADMIN_KEY, json);
+        if (r.statusCode() != 201) {
+            throw new AssertionError("connection not created: " + r.statusCode() + " " + r.body());
+        }
+        return read(r.body()).get("id").asText();
+    }
+
+    String addOpenAiCompatible(String provider, String baseUrl, int priority) {
+        return addConnection("{\"provider\":\"" + provider + "\",\"authType\":\"apikey\",\"apiKey\":\"sk-upstream-" + provider + "-" + priority
+                + "-abcdef\",\"baseUrl\":\"" + baseUrl + "\",\"priority\":" + priority + "}");
+    }
+
+    /** Creates a client key through the admin API and returns its secret. */
+    String addKey(String json) {
+        HttpResponse<String> r = send("POST", "/api/keys", ADMIN_KEY, json);
+        if (r.statusCode() != 201) {
+            throw new AssertionError("key not created: " + r.statusCode() + " " + r.body());
+        }
+        return read(r.body()).get("key").asText();
+    }
+
+    HttpResponse<String> send(String method, String path, String key, String body) {
+        return send(method, path, key, body, Map.of());
+    }
+
+    HttpResponse<String> send(String method, String path, String key, String body, Map<String, String> headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (key != null) {
+            b.header("Authorization", "Bearer " + key);
+        }
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        headers.forEach(b::header);
+        try {
+            return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static JsonNode read(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String chatBody(String model, boolean stream) {
+        return "{\"model\":\"" + model + "\",\"stream\":" + stream + ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
