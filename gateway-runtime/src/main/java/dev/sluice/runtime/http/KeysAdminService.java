@@ -59,13 +59,13 @@ final class KeysAdminService implements HttpService {
         List<String> scopes = stringList(body, "scopes");
         for (String s : scopes) {
             if (!SCOPES.contains(s)) {
-                throw ApiException.badRequest("scopes", "unknown scope '" + s + "' (known: admin, lease:exclusive).");
+                throw ApiException.badRequest("scopes", "'scopes' contains unknown scope '" + s + "' (known: admin, lease:exclusive).");
             }
         }
         List<String> allowed = stringList(body, "allowedConnections");
         for (String id : allowed) {
             if (connections.find(id).isEmpty()) {
-                throw ApiException.badRequest("allowedConnections", "connection '" + id + "' does not exist.");
+                throw ApiException.badRequest("allowedConnections", "'allowedConnections' names connection '" + id + "', which does not exist.");
             }
         }
         String secret = KeyHasher.generate(KeyHasher.CLIENT_KEY_PREFIX);

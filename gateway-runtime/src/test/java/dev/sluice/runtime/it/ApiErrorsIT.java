@@ -1,0 +1,161 @@
+package dev.sluice.runtime.it;
+
+import static dev.sluice.runtime.it.SluiceHarness.chatBody;
+import static dev.sluice.runtime.it.SluiceHarness.read;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.ConnectionState;
+import dev.sluice.testkit.MockUpstream;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every error case of SPEC API-6, in the OpenAI envelope, never a 500 or a stack trace. */
+class ApiErrorsIT {
+
+    static final long SMALL_LIMIT = 4096;
+
+    @TempDir
+    Path dir;
+    SluiceHarness sluice;
+    MockUpstream upstream;
+    String clientKey;
+
+    @BeforeEach
+    void start() {
+        sluice = new SluiceHarness(dir, SMALL_LIMIT);
+        upstream = MockUpstream.start();
+        clientKey = sluice.addKey("{\"name\":\"it\"}");
+        sluice.addOpenAiCompatible("mockai", upstream.baseUrl() + "/v1", 1);
+    }
+
+    @AfterEach
+    void stop() {
+        sluice.close();
+        upstream.close();
+    }
+
+    private static JsonNode error(HttpResponse<String> r) {
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/json"));
+        assertThat(r.body()).doesNotContain("Exception").doesNotContain("\tat ");
+        JsonNode err = read(r.body()).get("error");
+        assertThat(err).isNotNull();
+        assertThat(err.has("message") && err.has("type") && err.has("code") && err.has("param")).isTrue();
+        return err;
+    }
+
+    @Test
+    void malformedJsonIs400_API6() {
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, "{\"model\":");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(error(r).get("message").asText()).contains("not valid JSON");
+    }
+
+    @Test
+    void missingFieldIs400NamingTheField_API6() {
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, "{\"model\":\"mockai/x\"}");
+        assertThat(r.statusCode()).isEqualTo(400);
+        JsonNode err = error(r);
+        assertThat(err.get("param").asText()).isEqualTo("messages");
+        assertThat(err.get("message").asText()).contains("messages");
+
+        HttpResponse<String> noModel = sluice.send("POST", "/v1/chat/completions", clientKey, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+        assertThat(noModel.statusCode()).isEqualTo(400);
+        assertThat(error(noModel).get("param").asText()).isEqualTo("model");
+
+        HttpResponse<String> badRole = sluice.send("POST", "/v1/chat/completions", clientKey,
+                "{\"model\":\"mockai/x\",\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}");
+        assertThat(badRole.statusCode()).isEqualTo(400);
+        assertThat(error(badRole).get("param").asText()).isEqualTo("messages[0].role");
+    }
+
+    @Test
+    void unknownModelIs404ModelNotFound_API6() {
+        HttpResponse<String> unknownProvider = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("nosuch/model", false));
+        assertThat(unknownProvider.statusCode()).isEqualTo(404);
+        assertThat(error(unknownProvider).get("code").asText()).isEqualTo("model_not_found");
+
+        HttpResponse<String> bare = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("no-such-model", false));
+        assertThat(bare.statusCode()).isEqualTo(404);
+        assertThat(error(bare).get("code").asText()).isEqualTo("model_not_found");
+
+        HttpResponse<String> noConnection = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("glm/glm-4.6", false));
+        assertThat(noConnection.statusCode()).isEqualTo(404);
+        assertThat(error(noConnection).get("code").asText()).isEqualTo("model_not_found");
+        assertThat(upstream.requestCount()).isZero();
+    }
+
+    @Test
+    void everyConnectionCoolingDownIs503WithRetryAfter_API6() {
+        Connection c = sluice.server.connections().list().get(0);
+        long until = sluice.clock.millis() + 42_500;
+        sluice.server.connections().updateState(c.id(), new ConnectionState("unavailable", until, "rate limited",
+                "rate_limit_exceeded", "429", 1, 0));
+
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/x", false));
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.headers().firstValue("Retry-After")).contains("43");
+        assertThat(error(r).get("code").asText()).isEqualTo("all_targets_cooling_down");
+        assertThat(upstream.requestCount()).isZero();
+
+        sluice.clock.advance(Duration.ofSeconds(43));
+        assertThat(sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/x", false)).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void bodyOverTheLimitIs413_API6() {
+        String big = "{\"model\":\"mockai/x\",\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat((int) SMALL_LIMIT) + "\"}]}";
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, big);
+        assertThat(r.statusCode()).isEqualTo(413);
+        assertThat(error(r).get("code").asText()).isEqualTo("request_too_large");
+        assertThat(upstream.requestCount()).isZero();
+    }
+
+    @Test
+    void missingOrWrongKeyIs401_API6_SEC1() {
+        HttpResponse<String> none = sluice.send("POST", "/v1/chat/completions", null, chatBody("mockai/x", false));
+        assertThat(none.statusCode()).isEqualTo(401);
+        assertThat(error(none).get("type").asText()).isEqualTo("authentication_error");
+
+        HttpResponse<String> wrong = sluice.send("POST", "/v1/chat/completions", clientKey + "x", chatBody("mockai/x", false));
+        assertThat(wrong.statusCode()).isEqualTo(401);
+        assertThat(error(wrong).get("code").asText()).isEqualTo("invalid_api_key");
+
+        HttpResponse<String> models = sluice.send("GET", "/v1/models", "nope", null);
+        assertThat(models.statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void anthropicStyleXApiKeyHeaderAuthenticates_SEC1() {
+        HttpResponse<String> r = sluice.send("GET", "/v1/models", null, null, Map.of("x-api-key", clientKey));
+        assertThat(r.statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void unknownRouteIsA404Envelope() {
+        HttpResponse<String> r = sluice.send("POST", "/v1/nothing-here", clientKey, "{}");
+        assertThat(r.statusCode()).isEqualTo(404);
+        assertThat(error(r).get("code").asText()).isEqualTo("unknown_route");
+    }
+
+    @Test
+    void wrongJsonTypesAre400NotServerErrors_API6() {
+        for (String body : new String[] {"[]", "\"text\"", "{\"model\":5,\"messages\":[]}",
+                "{\"model\":\"mockai/x\",\"messages\":\"hi\"}", "{\"model\":\"mockai/x\",\"messages\":[{\"role\":\"user\",\"content\":5}]}",
+                "{\"model\":\"mockai/x\",\"stream\":\"yes\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+                "{\"model\":\"mockai/x\",\"max_tokens\":-1,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", ""}) {
+            HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, body);
+            assertThat(r.statusCode()).as(body).isEqualTo(400);
+            error(r);
+        }
+        assertThat(upstream.requestCount()).isZero();
+    }
+}
