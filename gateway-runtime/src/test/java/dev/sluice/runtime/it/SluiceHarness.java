@@ -37,8 +37,12 @@ final class SluiceHarness implements AutoCloseable {
     }
 
     SluiceHarness(Path dir, long maxBodyBytes) {
+        this(dir, maxBodyBytes, Map.of());
+    }
+
+    SluiceHarness(Path dir, long maxBodyBytes, Map<String, Map<String, String>> pluginSettings) {
         SluiceConfig config = new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY,
-                null, maxBodyBytes, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of());
+                null, maxBodyBytes, Duration.ofSeconds(5), Duration.ofSeconds(10), pluginSettings);
         server = SluiceServer.start(config, clock, ModuleLayer.boot(), new PrintStream(console, true, StandardCharsets.UTF_8));
     }
 

@@ -27,7 +27,7 @@ import java.util.stream.Stream;
  * {@link java.util.spi.ToolProvider} (in java.base) rather than {@code javax.tools}, because the
  * tests are patched into {@code sluice.runtime}, which does not read {@code java.compiler}.
  */
-final class PluginJars {
+public final class PluginJars {
 
     private static final ToolProvider JAVAC = ToolProvider.findFirst("javac")
             .orElseThrow(() -> new IllegalStateException("no javac in this JDK"));
@@ -35,7 +35,7 @@ final class PluginJars {
     private final Path scratch;
     private int builds;
 
-    PluginJars(Path scratch) {
+    public PluginJars(Path scratch) {
         this.scratch = scratch;
     }
 
@@ -61,7 +61,7 @@ final class PluginJars {
      * @param modulePath JARs the sources compile against, besides sluice.api
      * @return the JAR
      */
-    Path compile(Path jar, Map<String, String> sources, List<Path> modulePath) {
+    public Path compile(Path jar, Map<String, String> sources, List<Path> modulePath) {
         Path build = scratch.resolve("build-" + ++builds);
         Path src = build.resolve("src");
         Path classes = build.resolve("classes");

@@ -1,0 +1,124 @@
+package dev.sluice.runtime.it;
+
+import static dev.sluice.runtime.it.SluiceHarness.ADMIN_KEY;
+import static dev.sluice.runtime.it.SluiceHarness.chatBody;
+import static dev.sluice.runtime.it.SluiceHarness.read;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.plugin.PluginJars;
+import dev.sluice.testkit.MockResponse;
+import dev.sluice.testkit.MockUpstream;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A plugin JAR dropped into {@code plugins/} is loaded at start-up and serves requests through
+ * its own executor, which reuses the built-in OpenAI-compatible executor through the SPI and
+ * reads its settings from the host context (SH-2, PA-1, PA-4).
+ */
+class PluginExecutorIT {
+
+    static final String MODULE_INFO = """
+            module acme.plugin {
+                requires sluice.api;
+                provides dev.sluice.api.ProviderPlugin with acme.AcmePlugin;
+            }
+            """;
+
+    static final String PLUGIN = """
+            package acme;
+
+            import dev.sluice.api.*;
+            import dev.sluice.api.chat.ChatRequest;
+            import java.util.*;
+
+            public final class AcmePlugin implements ProviderPlugin {
+                public AcmePlugin() { }
+                @Override public String name() { return "acme"; }
+                @Override public int spiVersion() { return SPI_VERSION; }
+                @Override public List<ProviderDescriptor> providers() {
+                    return List.of(ProviderDescriptor.openAiCompatible("acme", "Acme", ProviderClass.APIKEY,
+                            "https://api.acme.invalid/v1", List.of(ModelInfo.chat("acme-1"))).withExecutor("acme-tagging"));
+                }
+                @Override public List<ExecutorFactory> executors() {
+                    return List.of(new ExecutorFactory() {
+                        @Override public String name() { return "acme-tagging"; }
+                        @Override public ProviderExecutor create(HostContext host) {
+                            ProviderExecutor base = host.builtinExecutor(HostContext.OPENAI_COMPATIBLE).orElseThrow();
+                            String tag = host.settings().get("tag", "untagged");
+                            return call -> {
+                                ChatRequest r = call.request();
+                                Map<String, String> extra = new HashMap<>(r.extra());
+                                extra.put("user", "\\"" + tag + "\\"");
+                                ChatRequest tagged = new ChatRequest(r.model(), r.messages(), r.tools(), r.toolChoiceJson(),
+                                        r.stream(), r.maxTokens(), r.temperature(), r.topP(), r.stop(), extra);
+                                return base.chat(new ChatCall(tagged, call.target(), call.requestId(), call.timeout()));
+                            };
+                        }
+                    });
+                }
+            }
+            """;
+
+    @TempDir
+    Path dir;
+
+    @TempDir
+    Path scratch;
+
+    @Test
+    void droppedInPluginServesItsProviderThroughItsOwnExecutor_SH2_PA1_PA4() throws Exception {
+        Files.createDirectories(dir.resolve("plugins"));
+        new PluginJars(scratch).compile(dir.resolve("plugins").resolve("acme-plugin.jar"),
+                Map.of("module-info.java", MODULE_INFO, "acme/AcmePlugin.java", PLUGIN), List.of());
+
+        try (MockUpstream upstream = MockUpstream.start();
+                SluiceHarness sluice = new SluiceHarness(dir, SluiceConfig.DEFAULT_MAX_BODY_BYTES, Map.of("acme", Map.of("tag", "blue")))) {
+            String id = sluice.addConnection("{\"provider\":\"acme\",\"authType\":\"apikey\",\"apiKey\":\"sk-acme-0123456789abcdef\","
+                    + "\"baseUrl\":\"" + upstream.baseUrl() + "/v1\"}");
+            upstream.enqueue(MockResponse.completion("from acme"));
+
+            String key = sluice.addKey("{\"name\":\"acme\"}");
+            HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", key, chatBody("acme/acme-1", false));
+
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(read(r.body()).at("/choices/0/message/content").asText()).isEqualTo("from acme");
+            assertThat(r.headers().firstValue("X-Sluice-Connection-Id")).contains(id);
+            JsonNode sent = read(upstream.takeRequest(Duration.ofSeconds(5)).body());
+            assertThat(sent.get("user").asText()).isEqualTo("blue");
+            assertThat(sent.get("model").asText()).isEqualTo("acme-1");
+
+            JsonNode plugins = read(sluice.send("GET", "/api/plugins", ADMIN_KEY, null).body());
+            assertThat(plugins.at("/data/0/name").asText()).isEqualTo("acme");
+            assertThat(plugins.at("/data/0/source").asText()).isEqualTo("acme-plugin.jar");
+            assertThat(plugins.at("/data/0/spiVersion").asInt()).isEqualTo(1);
+            assertThat(plugins.at("/data/0/executors/0").asText()).isEqualTo("acme-tagging");
+            assertThat(plugins.at("/data/0/providers/0/id").asText()).isEqualTo("acme");
+
+            JsonNode models = read(sluice.send("GET", "/v1/models", key, null).body());
+            assertThat(models.toString()).contains("\"acme/acme-1\"");
+        }
+    }
+
+    @Test
+    void brokenPluginIsReportedByFileNameAndTheServerStillStarts_SH2() throws Exception {
+        Files.createDirectories(dir.resolve("plugins"));
+        Files.write(dir.resolve("plugins").resolve("broken.jar"), new byte[] {1, 2, 3, 4});
+
+        try (SluiceHarness sluice = new SluiceHarness(dir)) {
+            JsonNode plugins = read(sluice.send("GET", "/api/plugins", ADMIN_KEY, null).body());
+            assertThat(plugins.get("data").size()).isZero();
+            assertThat(plugins.at("/failures/0/source").asText()).isEqualTo("broken.jar");
+            assertThat(plugins.at("/failures/0/reason").asText()).isNotBlank();
+            assertThat(sluice.send("GET", "/health/ready", null, null).statusCode()).isEqualTo(200);
+        }
+    }
+}
