@@ -12,7 +12,6 @@ import io.helidon.webserver.http.ServerResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.util.Optional;
 
 /** JSON in and out of handlers, with the request body limit (SPEC API-6: 413 past it). */
 final class Json {
@@ -35,24 +34,40 @@ final class Json {
         return mapper.createObjectNode();
     }
 
-    /** Reads the body, refusing more than the limit with 413 before reading it all. */
+    /**
+     * Reads the body, refusing more than the limit with 413. An oversized body is still read
+     * and discarded (up to {@link #MAX_DRAIN_BYTES}) before answering: a client that is still
+     * sending when the server answers and closes would see a connection reset instead of the 413.
+     */
     byte[] body(ServerRequest req) {
-        Optional<Long> declared = req.headers().contentLength().isPresent()
-                ? Optional.of(req.headers().contentLength().getAsLong()) : Optional.empty();
-        if (declared.isPresent() && declared.get() > maxBodyBytes) {
-            throw tooLarge();
-        }
         if (!req.content().hasEntity()) {
             return new byte[0];
         }
         try (InputStream in = req.content().inputStream()) {
-            byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + 1));
-            if (bytes.length > maxBodyBytes) {
-                throw tooLarge();
+            boolean declaredTooLarge = req.headers().contentLength().isPresent()
+                    && req.headers().contentLength().getAsLong() > maxBodyBytes;
+            if (!declaredTooLarge) {
+                byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + 1));
+                if (bytes.length <= maxBodyBytes) {
+                    return bytes;
+                }
             }
-            return bytes;
+            drain(in);
+            throw tooLarge();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Oversized bodies are discarded up to this size; past it the connection is simply closed. */
+    static final long MAX_DRAIN_BYTES = 256L * 1024 * 1024;
+
+    private static void drain(InputStream in) throws IOException {
+        byte[] buf = new byte[64 * 1024];
+        long total = 0;
+        int n;
+        while (total < MAX_DRAIN_BYTES && (n = in.read(buf)) > 0) {
+            total += n;
         }
     }
 

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.api.EmbeddingCall;
 import dev.sluice.api.EmbeddingOutcome;
 import dev.sluice.api.ModelInfo;
-import dev.sluice.api.ModelKind;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.EmbeddingRequest;
@@ -39,6 +38,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -85,6 +86,7 @@ final class OpenAiApiService implements HttpService {
     public void routing(HttpRules rules) {
         rules.post("/chat/completions", this::chat)
                 .get("/models", this::models)
+                .get("/models/{+id}", this::model)
                 .post("/embeddings", this::embeddings);
     }
 
@@ -171,34 +173,47 @@ final class OpenAiApiService implements HttpService {
 
     private void models(ServerRequest req, ServerResponse res) {
         auth.client(req);
-        Set<String> ids = new LinkedHashSet<>();
-        Map<String, String> owner = new HashMap<>();
+        ObjectNode root = json.object().put("object", "list");
+        ArrayNode data = root.putArray("data");
+        routableModels().forEach((id, owner) -> data.add(modelObject(id, owner)));
+        json.send(res, 200, root);
+    }
+
+    /** {@code GET /v1/models/{provider/model}} (the OpenAI SDKs' {@code models.retrieve}). */
+    private void model(ServerRequest req, ServerResponse res) {
+        auth.client(req);
+        String id = req.path().pathParameters().get("id");
+        String owner = routableModels().get(id);
+        if (owner == null) {
+            throw new ApiException(404, "invalid_request_error", "model_not_found",
+                    "The model '" + id + "' does not exist or is not routable.", "model", Map.of());
+        }
+        json.send(res, 200, modelObject(id, owner));
+    }
+
+    private ObjectNode modelObject(String id, String owner) {
+        return json.object().put("id", id).put("object", "model").put("created", 0).put("owned_by", owner);
+    }
+
+    /** Every routable model id ({@code provider/model}) with its provider, in listing order. */
+    private Map<String, String> routableModels() {
+        Map<String, String> models = new LinkedHashMap<>();
+        List<Connection> all = connections.list();
         for (Provider p : catalog.withConnections()) {
-            boolean enabled = connections.list().stream().anyMatch(c -> c.provider().equals(p.id()) && c.enabled());
-            if (!enabled) {
+            List<Connection> enabled = all.stream().filter(c -> c.provider().equals(p.id()) && c.enabled()).toList();
+            if (enabled.isEmpty()) {
                 continue;
             }
             for (ModelInfo m : p.descriptor().models()) {
-                String id = p.id() + "/" + m.id();
-                ids.add(id);
-                owner.put(id, p.id());
+                models.putIfAbsent(p.id() + "/" + m.id(), p.id());
             }
-            for (Connection c : connections.list()) {
-                if (c.provider().equals(p.id()) && c.enabled()) {
-                    for (String m : declaredModels(c)) {
-                        String id = p.id() + "/" + m;
-                        ids.add(id);
-                        owner.put(id, p.id());
-                    }
+            for (Connection c : enabled) {
+                for (String m : declaredModels(c)) {
+                    models.putIfAbsent(p.id() + "/" + m, p.id());
                 }
             }
         }
-        ObjectNode root = json.object().put("object", "list");
-        ArrayNode data = root.putArray("data");
-        for (String id : ids) {
-            data.addObject().put("id", id).put("object", "model").put("created", 0).put("owned_by", owner.get(id));
-        }
-        json.send(res, 200, root);
+        return models;
     }
 
     /** Models a connection declares in {@code providerSpecificData.models} (custom providers list theirs this way). */

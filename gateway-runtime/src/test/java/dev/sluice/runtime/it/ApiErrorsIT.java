@@ -117,6 +117,8 @@ class ApiErrorsIT {
         assertThat(r.statusCode()).isEqualTo(413);
         assertThat(error(r).get("code").asText()).isEqualTo("request_too_large");
         assertThat(upstream.requestCount()).isZero();
+        // the connection stays usable: the oversized body was drained, not left half-read
+        assertThat(sluice.send("GET", "/v1/models", clientKey, null).statusCode()).isEqualTo(200);
     }
 
     @Test

@@ -292,6 +292,14 @@ class ChatCompletionsIT {
         body.get("data").forEach(m -> ids.add(m.get("id").asText()));
         assertThat(ids).contains("openai/gpt-4o-mini", "mockai/m-1", "mockai/m-2").doesNotContain("glm/glm-4.6");
         assertThat(body.at("/data/0/object").asText()).isEqualTo("model");
+
+        HttpResponse<String> one = sluice.send("GET", "/v1/models/mockai/m-2", clientKey, null);
+        assertThat(one.statusCode()).isEqualTo(200);
+        assertThat(read(one.body()).get("id").asText()).isEqualTo("mockai/m-2");
+        assertThat(read(one.body()).get("owned_by").asText()).isEqualTo("mockai");
+        HttpResponse<String> missing = sluice.send("GET", "/v1/models/mockai/nope", clientKey, null);
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(read(missing.body()).at("/error/code").asText()).isEqualTo("model_not_found");
     }
 
     @Test
