@@ -15,6 +15,7 @@ import dev.sluice.runtime.plugin.LoadedPlugin;
 import dev.sluice.runtime.plugin.PluginLoader;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.resilience.FailureClassifier;
+import dev.sluice.runtime.resilience.FailurePolicy;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.ChatRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
@@ -131,7 +132,7 @@ public final class SluiceServer implements AutoCloseable {
 
         ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
         FailureClassifier classifier = new FailureClassifier(clock);
-        Dispatcher dispatcher = new Dispatcher(new ConnectionSelector(connections, clock), classifier, logWriter::record, clock,
+        Dispatcher dispatcher = new Dispatcher(new ConnectionSelector(connections, clock), new FailurePolicy(classifier), logWriter::record, clock,
                 json -> parseObject(mapper, json));
         Duration attemptTimeout = config.headersTimeout();
         ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);

@@ -2,7 +2,7 @@ package dev.sluice.runtime.routing;
 
 import dev.sluice.api.Credentials;
 import dev.sluice.api.UpstreamTarget;
-import dev.sluice.runtime.resilience.FailureClassifier;
+import dev.sluice.runtime.resilience.FailurePolicy;
 import dev.sluice.runtime.resilience.Verdict;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ProxyLogRow;
@@ -19,7 +19,7 @@ import java.util.function.Function;
 public final class Dispatcher {
 
     private final ConnectionSelector selector;
-    private final FailureClassifier classifier;
+    private final FailurePolicy policy;
     private final AttemptRecorder recorder;
     private final InstantSource clock;
     private final Function<String, Map<String, Object>> jsonObjectParser;
@@ -28,15 +28,15 @@ public final class Dispatcher {
      * Creates the dispatcher.
      *
      * @param selector connection selection
-     * @param classifier failure classification
+     * @param policy failure classification and the decision after a failure
      * @param recorder attempt log
      * @param clock the clock
      * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
      */
-    public Dispatcher(ConnectionSelector selector, FailureClassifier classifier, AttemptRecorder recorder, InstantSource clock,
+    public Dispatcher(ConnectionSelector selector, FailurePolicy policy, AttemptRecorder recorder, InstantSource clock,
             Function<String, Map<String, Object>> jsonObjectParser) {
         this.selector = selector;
-        this.classifier = classifier;
+        this.policy = policy;
         this.recorder = recorder;
         this.clock = clock;
         this.jsonObjectParser = jsonObjectParser;
@@ -73,12 +73,12 @@ public final class Dispatcher {
                     return new DispatchResult.Served<>(ok.value(), c);
                 }
                 case AttemptResult.Failed<T> failed -> {
-                    Verdict verdict = classifier.classify(failed.failure());
+                    Verdict verdict = policy.classify(failed.failure());
                     int status = failed.failure() instanceof dev.sluice.api.upstream.UpstreamError e ? e.status() : 0;
                     recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                             status, latencyMs, verdict.reason().wireName(), c.localAddress()));
                     last = new DispatchResult.Failed<>(failed.failure(), verdict, c, attempts);
-                    if (!verdict.fallback()) {
+                    if (policy.afterFailure(c.id(), verdict) == FailurePolicy.Decision.GIVE_UP) {
                         return last;
                     }
                 }
