@@ -1,0 +1,305 @@
+package dev.sluice.runtime.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Start-up configuration: defaults, YAML file, environment overrides (SPEC SH-4, SH-5, SE-2, SE-3). */
+class ConfigLoaderTest {
+
+    @TempDir
+    Path home;
+
+    private static final String FULL_YAML = """
+            server:
+              host: 0.0.0.0
+              port: 8080
+              maxBodyBytes: 2048
+            storage:
+              dataDir: var/db
+            plugins:
+              dir: ext
+              strict: true
+              settings:
+                agentrouter:
+                  region: cn
+                  limits:
+                    rpm: 60
+                opencode:
+                  tier: free
+            security:
+              adminKey: file-admin-key
+              secretKey: file-secret
+            upstream:
+              connectTimeoutMs: 1500
+              headersTimeoutMs: 2500
+            """;
+
+    private Path writeConfig(String yaml) throws IOException {
+        Path conf = Files.createDirectories(home.resolve("conf"));
+        return Files.writeString(conf.resolve("sluice.yaml"), yaml);
+    }
+
+    private SluiceConfig load(Map<String, String> env) {
+        return ConfigLoader.load(home, env);
+    }
+
+    // ------------------------------------------------------------------ defaults (SE-3)
+
+    @Test
+    void defaultConstantsHaveTheSpecifiedValues_SE3() {
+        assertThat(SluiceConfig.DEFAULT_HOST).isEqualTo("127.0.0.1");
+        assertThat(SluiceConfig.DEFAULT_PORT).isEqualTo(20128);
+        assertThat(SluiceConfig.DEFAULT_MAX_BODY_BYTES).isEqualTo(10_485_760L);
+        assertThat(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofSeconds(30));
+        assertThat(SluiceConfig.DEFAULT_HEADERS_TIMEOUT).isEqualTo(Duration.ofSeconds(110));
+    }
+
+    @Test
+    void noConfigFileAndNoEnvironmentGivesEveryDefault_SH4_SE3() {
+        SluiceConfig c = load(Map.of());
+
+        assertThat(c.host()).isEqualTo(SluiceConfig.DEFAULT_HOST).isEqualTo("127.0.0.1");
+        assertThat(c.port()).isEqualTo(SluiceConfig.DEFAULT_PORT).isEqualTo(20128);
+        assertThat(c.dataDir()).isEqualTo(home.resolve("data"));
+        assertThat(c.pluginsDir()).isEqualTo(home.resolve("plugins"));
+        assertThat(c.strictPlugins()).isFalse();
+        assertThat(c.adminKey()).isNull();
+        assertThat(c.secretKey()).isNull();
+        assertThat(c.maxBodyBytes()).isEqualTo(SluiceConfig.DEFAULT_MAX_BODY_BYTES).isEqualTo(10L * 1024 * 1024);
+        assertThat(c.connectTimeout()).isEqualTo(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofMillis(30_000));
+        assertThat(c.headersTimeout()).isEqualTo(SluiceConfig.DEFAULT_HEADERS_TIMEOUT).isEqualTo(Duration.ofMillis(110_000));
+        assertThat(c.pluginSettings()).isEmpty();
+    }
+
+    @Test
+    void emptyConfigFileGivesEveryDefault_SE3() throws IOException {
+        writeConfig("# nothing here\n");
+
+        assertThat(load(Map.of())).isEqualTo(load(Map.of("UNRELATED", "x")))
+                .satisfies(c -> {
+                    assertThat(c.host()).isEqualTo("127.0.0.1");
+                    assertThat(c.port()).isEqualTo(20128);
+                    assertThat(c.maxBodyBytes()).isEqualTo(10_485_760L);
+                });
+    }
+
+    // ------------------------------------------------------------------ YAML file
+
+    @Test
+    void valuesComeFromConfSluiceYaml_SE2() throws IOException {
+        writeConfig(FULL_YAML);
+
+        SluiceConfig c = load(Map.of());
+
+        assertThat(c.host()).isEqualTo("0.0.0.0");
+        assertThat(c.port()).isEqualTo(8080);
+        assertThat(c.maxBodyBytes()).isEqualTo(2048);
+        assertThat(c.dataDir()).isEqualTo(home.resolve("var/db"));
+        assertThat(c.pluginsDir()).isEqualTo(home.resolve("ext"));
+        assertThat(c.strictPlugins()).isTrue();
+        assertThat(c.adminKey()).isEqualTo("file-admin-key");
+        assertThat(c.secretKey()).isEqualTo("file-secret");
+        assertThat(c.connectTimeout()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(c.headersTimeout()).isEqualTo(Duration.ofMillis(2500));
+    }
+
+    @Test
+    void absoluteDirectoriesInTheFileAreKeptAsGiven_SE2() throws IOException {
+        Path elsewhere = home.resolve("abs").toAbsolutePath();
+        writeConfig("storage:\n  dataDir: " + elsewhere + "/data\nplugins:\n  dir: " + elsewhere + "/plugins\n");
+
+        SluiceConfig c = load(Map.of());
+
+        assertThat(c.dataDir()).isEqualTo(elsewhere.resolve("data"));
+        assertThat(c.pluginsDir()).isEqualTo(elsewhere.resolve("plugins"));
+    }
+
+    @Test
+    void pluginSettingsSectionIsMappedPerPluginWithFlattenedKeys_PA4() throws IOException {
+        writeConfig(FULL_YAML);
+
+        assertThat(load(Map.of()).pluginSettings()).isEqualTo(Map.of(
+                "agentrouter", Map.of("region", "cn", "limits.rpm", "60"),
+                "opencode", Map.of("tier", "free")));
+    }
+
+    // ------------------------------------------------------------------ environment overrides (SH-5)
+
+    @Test
+    void envHostBeatsTheFile_SH5() throws IOException {
+        writeConfig(FULL_YAML);
+        assertThat(load(Map.of(ConfigLoader.ENV_HOST, "::1")).host()).isEqualTo("::1");
+        assertThat(ConfigLoader.ENV_HOST).isEqualTo("SLUICE_HOST");
+    }
+
+    @Test
+    void envPortBeatsTheFileAndZeroMeansAnyFreePort_SH5() throws IOException {
+        writeConfig(FULL_YAML);
+        assertThat(load(Map.of("SLUICE_PORT", "9090")).port()).isEqualTo(9090);
+        assertThat(load(Map.of("SLUICE_PORT", " 0 ")).port()).isZero();
+        assertThat(ConfigLoader.ENV_PORT).isEqualTo("SLUICE_PORT");
+    }
+
+    @Test
+    void envDataDirBeatsTheFileAndResolvesAgainstHome_SH5() throws IOException {
+        writeConfig(FULL_YAML);
+        assertThat(load(Map.of("SLUICE_DATA_DIR", "state")).dataDir()).isEqualTo(home.resolve("state"));
+        Path abs = home.resolve("x/y").toAbsolutePath();
+        assertThat(load(Map.of("SLUICE_DATA_DIR", abs.toString())).dataDir()).isEqualTo(abs);
+        assertThat(ConfigLoader.ENV_DATA_DIR).isEqualTo("SLUICE_DATA_DIR");
+    }
+
+    @Test
+    void envPluginsDirBeatsTheFile_SH5() throws IOException {
+        writeConfig(FULL_YAML);
+        assertThat(load(Map.of("SLUICE_PLUGINS_DIR", "more-plugins")).pluginsDir()).isEqualTo(home.resolve("more-plugins"));
+        assertThat(ConfigLoader.ENV_PLUGINS_DIR).isEqualTo("SLUICE_PLUGINS_DIR");
+    }
+
+    @Test
+    void envAdminKeyBeatsTheFile_SH5() throws IOException {
+        writeConfig(FULL_YAML);
+        assertThat(load(Map.of("SLUICE_ADMIN_KEY", "env-admin-key")).adminKey()).isEqualTo("env-admin-key");
+        assertThat(ConfigLoader.ENV_ADMIN_KEY).isEqualTo("SLUICE_ADMIN_KEY");
+    }
+
+    @Test
+    void envSecretKeyAndStrictPluginsBeatTheFile_SEC3() throws IOException {
+        writeConfig(FULL_YAML);
+        SluiceConfig c = load(Map.of("SLUICE_SECRET_KEY", "env-secret", "SLUICE_STRICT_PLUGINS", "false"));
+        assertThat(c.secretKey()).isEqualTo("env-secret");
+        assertThat(c.strictPlugins()).isFalse();
+    }
+
+    @Test
+    void blankEnvValuesDoNotOverrideTheFile_SH5() throws IOException {
+        writeConfig(FULL_YAML);
+
+        SluiceConfig c = load(Map.of("SLUICE_HOST", " ", "SLUICE_PORT", "", "SLUICE_ADMIN_KEY", "  "));
+
+        assertThat(c.host()).isEqualTo("0.0.0.0");
+        assertThat(c.port()).isEqualTo(8080);
+        assertThat(c.adminKey()).isEqualTo("file-admin-key");
+    }
+
+    @Test
+    void envConfigPointsToAnotherYamlFile_SH5() throws IOException {
+        writeConfig(FULL_YAML);
+        Path other = Files.writeString(home.resolve("other.yaml"), "server:\n  port: 7000\n");
+
+        SluiceConfig c = load(Map.of("SLUICE_CONFIG", other.toString()));
+
+        assertThat(c.port()).isEqualTo(7000);
+        assertThat(c.host()).as("conf/sluice.yaml is not read when SLUICE_CONFIG is set").isEqualTo("127.0.0.1");
+        assertThat(ConfigLoader.ENV_CONFIG).isEqualTo("SLUICE_CONFIG");
+    }
+
+    @Test
+    void envStillBeatsTheFileNamedBySluiceConfig_SH5() throws IOException {
+        Path other = Files.writeString(home.resolve("other.yaml"), "server:\n  port: 7000\n");
+        assertThat(load(Map.of("SLUICE_CONFIG", other.toString(), "SLUICE_PORT", "7001")).port()).isEqualTo(7001);
+    }
+
+    @Test
+    void envConfigPointingToAMissingFileIsRejectedNamingIt_SH5() {
+        Path missing = home.resolve("nope/sluice.yaml");
+
+        assertThatThrownBy(() -> load(Map.of("SLUICE_CONFIG", missing.toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("SLUICE_CONFIG")
+                .hasMessageContaining(missing.toString());
+    }
+
+    @Test
+    void envConfigPointingToAFolderIsRejected_SH5() {
+        assertThatThrownBy(() -> load(Map.of("SLUICE_CONFIG", home.toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(home.toString());
+    }
+
+    @Test
+    void blankEnvConfigFallsBackToTheDefaultFile_SH5() {
+        assertThat(load(Map.of("SLUICE_CONFIG", "")).port()).isEqualTo(20128);
+    }
+
+    // ------------------------------------------------------------------ invalid values
+
+    @Test
+    void nonNumericPortInTheFileIsRejectedNamingTheSetting_SH5() throws IOException {
+        writeConfig("server:\n  port: eighty\n");
+
+        assertThatThrownBy(() -> load(Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("server.port must be an integer, got 'eighty'");
+    }
+
+    @Test
+    void nonNumericEnvPortIsRejectedNamingTheVariable_SH5() {
+        assertThatThrownBy(() -> load(Map.of("SLUICE_PORT", "http")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("SLUICE_PORT must be an integer, got 'http'");
+    }
+
+    @Test
+    void outOfRangePortIsRejected_SH5() {
+        assertThatThrownBy(() -> load(Map.of("SLUICE_PORT", "70000")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("70000");
+        assertThatThrownBy(() -> load(Map.of("SLUICE_PORT", "-1")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("-1");
+    }
+
+    @Test
+    void outOfRangePortNamesTheSetting_SH5() throws IOException {
+        assertThatThrownBy(() -> load(Map.of("SLUICE_PORT", "70000"))).hasMessageContaining("SLUICE_PORT");
+        writeConfig("server:\n  port: 70000\n");
+        assertThatThrownBy(() -> load(Map.of())).hasMessageContaining("server.port");
+    }
+
+    @Test
+    void nonNumericBodyLimitAndTimeoutsAreRejectedNamingTheSetting_API6() throws IOException {
+        writeConfig("server:\n  maxBodyBytes: 10MiB\n");
+        assertThatThrownBy(() -> load(Map.of())).hasMessage("server.maxBodyBytes must be an integer, got '10MiB'");
+        writeConfig("upstream:\n  connectTimeoutMs: 30s\n");
+        assertThatThrownBy(() -> load(Map.of())).hasMessageContaining("upstream.connectTimeoutMs");
+        writeConfig("upstream:\n  headersTimeoutMs: soon\n");
+        assertThatThrownBy(() -> load(Map.of())).hasMessageContaining("upstream.headersTimeoutMs");
+    }
+
+    @Test
+    void zeroBodyLimitIsRejected_API6() throws IOException {
+        writeConfig("server:\n  maxBodyBytes: 0\n");
+        assertThatThrownBy(() -> load(Map.of())).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxBodyBytes");
+    }
+
+    @Test
+    void nonPositiveTimeoutsAreRejectedNamingTheSetting_SE1() throws IOException {
+        writeConfig("upstream:\n  connectTimeoutMs: -5\n");
+        assertThatThrownBy(() -> load(Map.of())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("upstream.connectTimeoutMs");
+        writeConfig("upstream:\n  headersTimeoutMs: 0\n");
+        assertThatThrownBy(() -> load(Map.of())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("upstream.headersTimeoutMs");
+    }
+
+    // ------------------------------------------------------------------ secrets
+
+    @Test
+    void toStringNeverShowsTheKeys_SEC2() throws IOException {
+        writeConfig(FULL_YAML);
+        String s = load(Map.of()).toString();
+
+        assertThat(s).doesNotContain("file-admin-key").doesNotContain("file-secret").contains("adminKey=***");
+        assertThat(load(Map.of("SLUICE_CONFIG", Files.writeString(home.resolve("e.yaml"), "a: 1\n").toString())).toString())
+                .contains("adminKey=generated");
+    }
+}
