@@ -1,6 +1,7 @@
 package dev.sluice.runtime;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.HostContext;
@@ -94,7 +95,7 @@ public final class SluiceServer implements AutoCloseable {
 
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
             Database db) {
-        ObjectMapper mapper = new ObjectMapper();
+        ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         SecretBox box = SecretBox.open(config.secretKey(), config.dataDir());
         SqliteConnectionStore connections = new SqliteConnectionStore(db, box, clock);
         SqliteApiKeyStore keys = new SqliteApiKeyStore(db, clock);

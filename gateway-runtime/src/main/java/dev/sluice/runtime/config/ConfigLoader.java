@@ -43,10 +43,10 @@ public final class ConfigLoader {
      * @throws IllegalArgumentException naming the setting when a value is invalid
      */
     public static SluiceConfig load(Path home, Map<String, String> env) {
-        Path configFile = env.containsKey(ENV_CONFIG) && !env.get(ENV_CONFIG).isBlank()
-                ? Path.of(env.get(ENV_CONFIG))
-                : home.resolve("conf").resolve("sluice.yaml");
-        if (env.containsKey(ENV_CONFIG) && !Files.isRegularFile(configFile)) {
+        String configEnv = env.get(ENV_CONFIG);
+        boolean explicitConfig = configEnv != null && !configEnv.isBlank();
+        Path configFile = explicitConfig ? Path.of(configEnv.strip()) : home.resolve("conf").resolve("sluice.yaml");
+        if (explicitConfig && !Files.isRegularFile(configFile)) {
             throw new IllegalArgumentException(ENV_CONFIG + " points to " + configFile + ", which is not a readable file");
         }
         Config file = Files.isRegularFile(configFile)
@@ -58,8 +58,11 @@ public final class ConfigLoader {
                 : Config.empty();
 
         String host = pick(env, ENV_HOST, file.get("server.host"), SluiceConfig.DEFAULT_HOST);
-        int port = parseInt(pick(env, ENV_PORT, file.get("server.port"), String.valueOf(SluiceConfig.DEFAULT_PORT)),
-                env.containsKey(ENV_PORT) ? ENV_PORT : "server.port");
+        String portSetting = env.get(ENV_PORT) != null && !env.get(ENV_PORT).isBlank() ? ENV_PORT : "server.port";
+        int port = parseInt(pick(env, ENV_PORT, file.get("server.port"), String.valueOf(SluiceConfig.DEFAULT_PORT)), portSetting);
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException(portSetting + " must be between 0 and 65535 (0 = any free port), got " + port);
+        }
         Path dataDir = home.resolve(pick(env, ENV_DATA_DIR, file.get("storage.dataDir"), "data"));
         Path pluginsDir = home.resolve(pick(env, ENV_PLUGINS_DIR, file.get("plugins.dir"), "plugins"));
         boolean strict = Boolean.parseBoolean(pick(env, ENV_STRICT_PLUGINS, file.get("plugins.strict"), "false"));
@@ -67,10 +70,8 @@ public final class ConfigLoader {
         String secretKey = blankToNull(pick(env, ENV_SECRET_KEY, file.get("security.secretKey"), null));
         long maxBody = parseLong(file.get("server.maxBodyBytes").asString().orElse(String.valueOf(SluiceConfig.DEFAULT_MAX_BODY_BYTES)),
                 "server.maxBodyBytes");
-        Duration connect = Duration.ofMillis(parseLong(file.get("upstream.connectTimeoutMs").asString()
-                .orElse(String.valueOf(SluiceConfig.DEFAULT_CONNECT_TIMEOUT.toMillis())), "upstream.connectTimeoutMs"));
-        Duration headers = Duration.ofMillis(parseLong(file.get("upstream.headersTimeoutMs").asString()
-                .orElse(String.valueOf(SluiceConfig.DEFAULT_HEADERS_TIMEOUT.toMillis())), "upstream.headersTimeoutMs"));
+        Duration connect = positiveMillis(file, "upstream.connectTimeoutMs", SluiceConfig.DEFAULT_CONNECT_TIMEOUT);
+        Duration headers = positiveMillis(file, "upstream.headersTimeoutMs", SluiceConfig.DEFAULT_HEADERS_TIMEOUT);
 
         Map<String, Map<String, String>> pluginSettings = new LinkedHashMap<>();
         Config settings = file.get("plugins.settings");
@@ -91,6 +92,14 @@ public final class ConfigLoader {
             return fromEnv.strip();
         }
         return fileValue.asString().orElse(defaultValue);
+    }
+
+    private static Duration positiveMillis(Config file, String key, Duration defaultValue) {
+        long ms = parseLong(file.get(key).asString().orElse(String.valueOf(defaultValue.toMillis())), key);
+        if (ms < 1) {
+            throw new IllegalArgumentException(key + " must be a positive number of milliseconds, got " + ms);
+        }
+        return Duration.ofMillis(ms);
     }
 
     private static String blankToNull(String s) {

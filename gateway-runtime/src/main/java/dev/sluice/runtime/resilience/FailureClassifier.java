@@ -2,7 +2,6 @@ package dev.sluice.runtime.resilience;
 
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.upstream.TransportError;
-import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
 import java.time.InstantSource;
@@ -48,9 +47,12 @@ public final class FailureClassifier {
      */
     public Verdict classify(UpstreamFailure failure) {
         return switch (failure) {
-            case TransportError t -> t.kind() == TransportErrorKind.TIMEOUT
-                    ? new Verdict(FailureReason.TIMEOUT, 504, true, null)
-                    : new Verdict(FailureReason.NETWORK_ERROR, 502, true, null);
+            case TransportError t -> switch (t.kind()) {
+                case TIMEOUT -> new Verdict(FailureReason.TIMEOUT, 504, true, null);
+                // the upstream answered, but not with a usable answer: the gateway's own 502 (FC-1)
+                case PROTOCOL -> new Verdict(FailureReason.QUALITY_FAILURE, 502, true, null);
+                default -> new Verdict(FailureReason.NETWORK_ERROR, 502, true, null);
+            };
             case UpstreamError e -> classify(e);
         };
     }

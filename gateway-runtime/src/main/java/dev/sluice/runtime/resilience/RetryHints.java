@@ -15,6 +15,9 @@ import java.util.regex.Pattern;
  */
 public final class RetryHints {
 
+    private static final Pattern DECIMAL = Pattern.compile("\\d{1,15}(?:\\.\\d{1,9})?");
+    /** Values of {@code x-ratelimit-reset} above this are epoch milliseconds, else epoch seconds. */
+    private static final long EPOCH_MILLIS_THRESHOLD = 10_000_000_000L;
     private static final Pattern DURATION = Pattern.compile("(?:(\\d+)h)?(?:(\\d+)m(?!s))?(?:(\\d+(?:\\.\\d+)?)s)?(?:(\\d+)ms)?");
 
     private RetryHints() {
@@ -32,13 +35,31 @@ public final class RetryHints {
         if (retryAfter.isPresent()) {
             return retryAfter;
         }
-        for (String h : new String[] {"x-ratelimit-reset-requests", "x-ratelimit-reset-tokens", "x-ratelimit-reset"}) {
+        for (String h : new String[] {"x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"}) {
             Optional<Long> d = head.first(h).flatMap(RetryHints::parseDuration);
             if (d.isPresent()) {
                 return d;
             }
         }
-        return Optional.empty();
+        return head.first("x-ratelimit-reset").flatMap(v -> parseEpochReset(v, nowMillis));
+    }
+
+    /**
+     * Parses an {@code x-ratelimit-reset} value: the epoch time of the reset, in seconds, or in
+     * milliseconds when above 1e10.
+     *
+     * @param value the header value
+     * @param nowMillis the current time
+     * @return ms until the reset (0 when past), or empty when unparseable
+     */
+    public static Optional<Long> parseEpochReset(String value, long nowMillis) {
+        String v = value.strip();
+        if (!DECIMAL.matcher(v).matches()) {
+            return Optional.empty();
+        }
+        double n = Double.parseDouble(v);
+        long at = n > EPOCH_MILLIS_THRESHOLD ? (long) n : (long) (n * 1000);
+        return Optional.of(Math.max(0, at - nowMillis));
     }
 
     /**
@@ -50,16 +71,14 @@ public final class RetryHints {
      */
     public static Optional<Long> parseRetryAfter(String value, long nowMillis) {
         String v = value.strip();
+        if (DECIMAL.matcher(v).matches()) {
+            return Optional.of((long) Math.ceil(Double.parseDouble(v) * 1000));
+        }
         try {
-            double seconds = Double.parseDouble(v);
-            return seconds < 0 || Double.isNaN(seconds) ? Optional.empty() : Optional.of((long) Math.ceil(seconds * 1000));
-        } catch (NumberFormatException notANumber) {
-            try {
-                long at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
-                return Optional.of(Math.max(0, at - nowMillis));
-            } catch (DateTimeParseException notADate) {
-                return Optional.empty();
-            }
+            long at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
+            return Optional.of(Math.max(0, at - nowMillis));
+        } catch (DateTimeParseException notADate) {
+            return Optional.empty();
         }
     }
 
@@ -74,11 +93,8 @@ public final class RetryHints {
         if (v.isEmpty()) {
             return Optional.empty();
         }
-        try {
-            double seconds = Double.parseDouble(v);
-            return seconds < 0 ? Optional.empty() : Optional.of((long) Math.ceil(seconds * 1000));
-        } catch (NumberFormatException ignored) {
-            // not plain seconds: try the unit form
+        if (DECIMAL.matcher(v).matches()) {
+            return Optional.of((long) Math.ceil(Double.parseDouble(v) * 1000));
         }
         Matcher m = DURATION.matcher(v);
         if (!m.matches() || (m.group(1) == null && m.group(2) == null && m.group(3) == null && m.group(4) == null)) {

@@ -81,13 +81,13 @@ public final class ProviderCatalog {
     }
 
     /**
-     * Every provider with at least one connection, declared ones first, then custom ones by first
-     * connection.
+     * Every provider with at least one enabled connection, declared ones first, then custom ones
+     * by first connection.
      *
      * @return the providers
      */
     public List<Provider> withConnections() {
-        List<Connection> all = connections.list();
+        List<Connection> all = connections.list().stream().filter(Connection::enabled).toList();
         List<Provider> out = new ArrayList<>();
         for (Provider p : declared.values()) {
             if (all.stream().anyMatch(c -> c.provider().equals(p.id()))) {

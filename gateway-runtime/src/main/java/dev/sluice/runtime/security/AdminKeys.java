@@ -30,8 +30,11 @@ public final class AdminKeys {
         }
         var stored = settings.get(SETTING);
         if (stored.isPresent()) {
-            String json = stored.get();
-            return json.substring(1, json.length() - 1);
+            String hash = stored.get().strip();
+            if (hash.length() >= 2 && hash.startsWith("\"") && hash.endsWith("\"")) {
+                hash = hash.substring(1, hash.length() - 1);
+            }
+            return hash;
         }
         String key = KeyHasher.generate(KeyHasher.ADMIN_KEY_PREFIX);
         String hash = KeyHasher.hash(key);

@@ -64,18 +64,23 @@ public final class SecretBox {
         Path file = dataDir.resolve("secret.key");
         try {
             if (Files.exists(file)) {
-                return fromBase64(Files.readString(file, StandardCharsets.US_ASCII));
+                try {
+                    return fromBase64(Files.readString(file, StandardCharsets.US_ASCII));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(file + " does not hold a valid key (base64 of 32 bytes)");
+                }
             }
             byte[] bytes = new byte[32];
             RANDOM.nextBytes(bytes);
             Files.createDirectories(dataDir);
-            Files.writeString(file, Base64.getEncoder().encodeToString(bytes), StandardCharsets.US_ASCII,
-                    StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.SYNC);
             try {
-                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-            } catch (UnsupportedOperationException ignored) {
-                // not a POSIX file system: the folder's own permissions apply
+                // created owner-only from the start: no moment where the umask could expose it
+                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } catch (UnsupportedOperationException notPosix) {
+                Files.createFile(file);
             }
+            Files.writeString(file, Base64.getEncoder().encodeToString(bytes), StandardCharsets.US_ASCII,
+                    StandardOpenOption.WRITE, StandardOpenOption.SYNC);
             return new SecretBox(bytes);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read or create " + file, e);

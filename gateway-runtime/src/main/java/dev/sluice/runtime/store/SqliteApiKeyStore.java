@@ -56,9 +56,9 @@ public final class SqliteApiKeyStore implements ApiKeyStore {
                 ps.setLong(7, clock.millis());
                 ps.executeUpdate();
             }
+            reload();
             return null;
         });
-        reload();
         return snapshot.stream().filter(k -> k.id().equals(id)).findFirst().orElseThrow();
     }
 
@@ -67,10 +67,11 @@ public final class SqliteApiKeyStore implements ApiKeyStore {
         int n = db.withConnection(c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM api_keys WHERE id=?")) {
                 ps.setString(1, id);
-                return ps.executeUpdate();
+                int deleted = ps.executeUpdate();
+                reload();
+                return deleted;
             }
         });
-        reload();
         return n > 0;
     }
 
@@ -78,7 +79,7 @@ public final class SqliteApiKeyStore implements ApiKeyStore {
         List<ApiKey> all = db.withConnection(c -> {
             List<ApiKey> keys = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT id, name, key_hash, key_preview, scopes, allowed_connections,"
-                    + " created_at FROM api_keys ORDER BY created_at, id");
+                    + " created_at FROM api_keys ORDER BY rowid");
                     ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     keys.add(new ApiKey(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),

@@ -58,7 +58,7 @@ public final class SqliteConnectionStore implements ConnectionStore {
     public Connection create(NewConnection f) {
         String id = UUID.randomUUID().toString();
         long now = clock.millis();
-        db.withConnection(c -> {
+        writeAndReload(c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO provider_connections (" + COLUMNS + ") VALUES ("
                     + "?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM provider_connections), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?,"
                     + " 'active', NULL, NULL, NULL, NULL, 0, 0, ?, ?)")) {
@@ -71,13 +71,12 @@ public final class SqliteConnectionStore implements ConnectionStore {
             }
             return null;
         });
-        reload();
         return find(id).orElseThrow();
     }
 
     @Override
     public Optional<Connection> update(String id, NewConnection f, boolean rateLimitProtection) {
-        int n = db.withConnection(c -> {
+        int n = writeAndReload(c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET provider=?, name=?, auth_type=?,"
                     + " api_key_enc=?, oauth_access_enc=?, oauth_refresh_enc=?, oauth_expires_at=?, base_url=?, priority=?, enabled=?,"
                     + " max_concurrent=?, rate_limit_overrides=?, disable_cooling=?, provider_specific_data=?, local_address=?,"
@@ -89,13 +88,12 @@ public final class SqliteConnectionStore implements ConnectionStore {
                 return ps.executeUpdate();
             }
         });
-        reload();
         return n == 0 ? Optional.empty() : find(id);
     }
 
     @Override
     public Optional<Connection> updateState(String id, ConnectionState s) {
-        int n = db.withConnection(c -> {
+        int n = writeAndReload(c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET test_status=?, rate_limited_until=?,"
                     + " last_error=?, last_error_type=?, error_code=?, backoff_level=?, expired_retries=?, updated_at=? WHERE id=?")) {
                 ps.setString(1, s.testStatus());
@@ -110,20 +108,30 @@ public final class SqliteConnectionStore implements ConnectionStore {
                 return ps.executeUpdate();
             }
         });
-        reload();
         return n == 0 ? Optional.empty() : find(id);
     }
 
     @Override
     public boolean delete(String id) {
-        int n = db.withConnection(c -> {
+        int n = writeAndReload(c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM provider_connections WHERE id=?")) {
                 ps.setString(1, id);
                 return ps.executeUpdate();
             }
         });
-        reload();
         return n > 0;
+    }
+
+    /**
+     * Writes and refreshes the snapshot under the same database lock, so that concurrent writes
+     * publish their snapshots in write order (an older reload never overwrites a newer one).
+     */
+    private <T> T writeAndReload(Database.Work<T> work) {
+        return db.withConnection(c -> {
+            T result = work.run(c);
+            reload();
+            return result;
+        });
     }
 
     private int bindFields(PreparedStatement ps, int start, NewConnection f) throws SQLException {
