@@ -1,0 +1,109 @@
+package dev.sluice.distribution;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleFinder;
+import java.lang.module.ModuleReference;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SPEC SH-3 boundaries and CONVENTIONS module hygiene, checked on the classes and module
+ * descriptors that ship in the zip's {@code lib/} and {@code plugins/}.
+ */
+class ArchitectureIT {
+
+    static JavaClasses shipped;
+
+    @BeforeAll
+    static void importShippedClasses() {
+        shipped = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.sluice.api", "dev.sluice.runtime", "dev.sluice.plugin");
+        assertThat(shipped.containPackage("dev.sluice.api")).isTrue();
+        assertThat(shipped.containPackage("dev.sluice.runtime.routing")).isTrue();
+        assertThat(shipped.containPackage("dev.sluice.plugin.agentrouter")).isTrue();
+    }
+
+    @Test
+    void theSpiDependsOnNothingButTheJdk_SH3() {
+        classes().that().resideInAPackage("dev.sluice.api..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.sluice.api..")
+                .check(shipped);
+    }
+
+    @Test
+    void pluginsDependOnlyOnTheSpiAndTheJdk_SH3() {
+        classes().that().resideInAPackage("dev.sluice.plugin..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.sluice.api..", "dev.sluice.plugin..")
+                .check(shipped);
+        slices().matching("dev.sluice.plugin.(*)..").should().notDependOnEachOther().check(shipped);
+    }
+
+    @Test
+    void theResilienceAndRoutingCoreDoesNotDependOnTheWebLayer_SH3() {
+        noClasses().that().resideInAnyPackage("dev.sluice.runtime.resilience..", "dev.sluice.runtime.routing..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.sluice.runtime.http..", "io.helidon..")
+                .check(shipped);
+    }
+
+    @Test
+    void onlyTheStoreTalksToTheDatabase_SH3() {
+        noClasses().that().resideOutsideOfPackage("dev.sluice.runtime.store..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "org.sqlite..")
+                .check(shipped);
+    }
+
+    @Test
+    void timeIsReadOnlyThroughTheInjectedClock() {
+        noClasses().that().doNotHaveFullyQualifiedName("dev.sluice.runtime.Main")
+                .should().callMethod(System.class, "currentTimeMillis")
+                .orShould().callMethod(Instant.class, "now")
+                .orShould().callMethod(Clock.class, "systemUTC")
+                .orShould().callMethod(Clock.class, "systemDefaultZone")
+                .check(shipped);
+    }
+
+    @Test
+    void theRuntimeExportsNothingAndEachPluginProvidesOneService(@TempDir Path dir) throws IOException {
+        Path home = Distribution.unpack(dir);
+        Path lib = home.resolve("lib");
+        Path plugins = home.resolve("plugins");
+        ModuleDescriptor runtime = module(lib, "sluice.runtime");
+        assertThat(runtime.exports()).isEmpty();
+        assertThat(runtime.uses()).contains("dev.sluice.api.ProviderPlugin");
+        assertThat(module(lib, "sluice.api").requires()).allSatisfy(r -> assertThat(r.name()).startsWith("java."));
+        List<ModuleDescriptor> pluginModules;
+        try (Stream<Path> jars = Files.list(plugins)) {
+            pluginModules = jars.filter(p -> p.toString().endsWith(".jar")).sorted()
+                    .map(p -> ModuleFinder.of(p).findAll().iterator().next().descriptor()).toList();
+        }
+        assertThat(pluginModules).hasSizeGreaterThanOrEqualTo(2);
+        for (ModuleDescriptor d : pluginModules) {
+            assertThat(d.isAutomatic()).as(d.name()).isFalse();
+            assertThat(d.provides()).as(d.name()).hasSize(1);
+            assertThat(d.provides().iterator().next().service()).isEqualTo("dev.sluice.api.ProviderPlugin");
+            assertThat(d.requires()).as(d.name())
+                    .allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api"));
+        }
+    }
+
+    private static ModuleDescriptor module(Path lib, String name) {
+        return ModuleFinder.of(lib).find(name).map(ModuleReference::descriptor)
+                .orElseThrow(() -> new AssertionError(name + " not found in " + lib));
+    }
+}
