@@ -30,7 +30,7 @@ public interface HostContext {
     InstantSource clock();
 
     /**
-     * The settings of this plugin only ({@code plugins.<name>.*} in {@code conf/sluice.yaml}).
+     * The settings of this plugin only ({@code plugins.settings.<name>.*} in {@code conf/sluice.yaml}).
      *
      * @return the settings view
      */

@@ -96,7 +96,7 @@ public final class SluiceServer implements AutoCloseable {
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
             Database db) {
         ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-        SecretBox box = SecretBox.open(config.secretKey(), config.dataDir());
+        SecretBox box = SecretBox.open(config.secretKey(), config.dataDir(), !SqliteConnectionStore.hasSealedCredentials(db));
         SqliteConnectionStore connections = new SqliteConnectionStore(db, box, clock);
         SqliteApiKeyStore keys = new SqliteApiKeyStore(db, clock);
         SqliteSettingsStore settings = new SqliteSettingsStore(db, clock);
@@ -111,7 +111,6 @@ public final class SluiceServer implements AutoCloseable {
         Set<String> builtinIds = BuiltinProviders.ALL.stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
         PluginRegistry registry = PluginLoader.create(config.pluginsDir(), pluginParent, PluginLoader.class.getClassLoader())
                 .load(builtinIds, config.strictPlugins());
-        registry.failures().forEach(f -> LOG.log(System.Logger.Level.WARNING, "plugin skipped: " + f));
 
         List<Provider> providers = new ArrayList<>();
         for (ProviderDescriptor d : BuiltinProviders.ALL) {
@@ -122,10 +121,18 @@ public final class SluiceServer implements AutoCloseable {
                     builtinExecutors);
             Map<String, ProviderExecutor> own = new HashMap<>();
             for (ExecutorFactory f : p.executors()) {
-                own.put(f.name(), f.create(host));
+                ProviderExecutor created = createExecutor(p, f, host, config.strictPlugins());
+                if (created != null) {
+                    own.put(f.name(), created);
+                }
             }
             for (ProviderDescriptor d : p.providers()) {
                 ProviderExecutor e = own.containsKey(d.executor()) ? own.get(d.executor()) : builtinExecutors.get(d.executor());
+                if (e == null) {
+                    LOG.log(System.Logger.Level.WARNING, "plugin " + p.name() + " (" + p.source() + "): provider '" + d.id()
+                            + "' skipped: its executor '" + d.executor() + "' could not be created");
+                    continue;
+                }
                 providers.add(new Provider(d, e, p.name()));
             }
         }
@@ -153,6 +160,24 @@ public final class SluiceServer implements AutoCloseable {
         console.println("Sluice listening on http://" + config.host() + ":" + web.port());
         console.flush();
         return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry);
+    }
+
+    /** A factory that throws or returns null loses its providers, not the server (SH-2); strict mode stops. */
+    private static ProviderExecutor createExecutor(LoadedPlugin p, ExecutorFactory f, HostContext host, boolean strict) {
+        try {
+            ProviderExecutor e = f.create(host);
+            if (e == null) {
+                throw new IllegalStateException("ExecutorFactory.create returned null");
+            }
+            return e;
+        } catch (RuntimeException | LinkageError e) {
+            String message = "plugin " + p.name() + " (" + p.source() + "): executor '" + f.name() + "' failed to start: " + e;
+            if (strict) {
+                throw new IllegalStateException(message, e);
+            }
+            LOG.log(System.Logger.Level.WARNING, message);
+            return null;
+        }
     }
 
     private static Map<String, Object> parseObject(ObjectMapper mapper, String json) {

@@ -3,6 +3,7 @@ package dev.sluice.api.chat;
 import static java.util.Objects.requireNonNull;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * One message of a conversation.
@@ -14,15 +15,33 @@ import java.util.List;
  * @param toolCallId for a {@link Role#TOOL} message: the call it answers, else null
  * @param reasoningContent the model's visible reasoning ({@code reasoning_content}, Claude
  *     thinking), or null
+ * @param extra other fields of the message (e.g. {@code refusal}, {@code annotations}), by name,
+ *     as raw JSON, kept verbatim
  */
 public record ChatMessage(Role role, List<ContentPart> content, String name, List<ToolCall> toolCalls, String toolCallId,
-        String reasoningContent) {
+        String reasoningContent, Map<String, String> extra) {
 
-    /** Validates the fields and copies the lists. */
+    /** Validates the fields and copies the collections. */
     public ChatMessage {
         requireNonNull(role, "role is null");
         content = content == null ? List.of() : List.copyOf(content);
         toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
+        extra = extra == null ? Map.of() : Map.copyOf(extra);
+    }
+
+    /**
+     * A message without extra fields.
+     *
+     * @param role author
+     * @param content content parts
+     * @param name participant name, or null
+     * @param toolCalls tool calls
+     * @param toolCallId the call a tool message answers, or null
+     * @param reasoningContent visible reasoning, or null
+     */
+    public ChatMessage(Role role, List<ContentPart> content, String name, List<ToolCall> toolCalls, String toolCallId,
+            String reasoningContent) {
+        this(role, content, name, toolCalls, toolCallId, reasoningContent, Map.of());
     }
 
     /**

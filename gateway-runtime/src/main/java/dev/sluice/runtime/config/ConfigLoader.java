@@ -65,7 +65,8 @@ public final class ConfigLoader {
         }
         Path dataDir = home.resolve(pick(env, ENV_DATA_DIR, file.get("storage.dataDir"), "data"));
         Path pluginsDir = home.resolve(pick(env, ENV_PLUGINS_DIR, file.get("plugins.dir"), "plugins"));
-        boolean strict = Boolean.parseBoolean(pick(env, ENV_STRICT_PLUGINS, file.get("plugins.strict"), "false"));
+        boolean strict = parseBoolean(pick(env, ENV_STRICT_PLUGINS, file.get("plugins.strict"), "false"),
+                env.get(ENV_STRICT_PLUGINS) != null ? ENV_STRICT_PLUGINS : "plugins.strict");
         String adminKey = blankToNull(pick(env, ENV_ADMIN_KEY, file.get("security.adminKey"), null));
         String secretKey = blankToNull(pick(env, ENV_SECRET_KEY, file.get("security.secretKey"), null));
         long maxBody = parseLong(file.get("server.maxBodyBytes").asString().orElse(String.valueOf(SluiceConfig.DEFAULT_MAX_BODY_BYTES)),
@@ -92,6 +93,14 @@ public final class ConfigLoader {
             return fromEnv.strip();
         }
         return fileValue.asString().orElse(defaultValue);
+    }
+
+    private static boolean parseBoolean(String value, String name) {
+        return switch (value.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "true", "1", "yes", "on" -> true;
+            case "false", "0", "no", "off", "" -> false;
+            default -> throw new IllegalArgumentException(name + " must be true or false, got '" + value + "'");
+        };
     }
 
     private static Duration positiveMillis(Config file, String key, Duration defaultValue) {

@@ -92,7 +92,7 @@ final class ConnectionJson {
 
     /** Applies a PATCH: only the fields present change. */
     NewConnection merge(ObjectNode patch, Connection c) {
-        ObjectNode full = render(c, false);
+        ObjectNode full = render(c);
         full.remove("apiKey");
         full.remove("oauth");
         Iterator<Map.Entry<String, JsonNode>> it = patch.fields();
@@ -104,7 +104,7 @@ final class ConnectionJson {
     }
 
     /** Renders a connection; secrets masked. */
-    ObjectNode render(Connection c, boolean masked) {
+    ObjectNode render(Connection c) {
         ObjectNode o = json.object();
         o.put("id", c.id());
         o.put("provider", c.provider());

@@ -119,10 +119,12 @@ final class OpenAiApiService implements HttpService {
             while (true) {
                 try {
                     chunk = rest.next();
-                } catch (IOException e) {
+                } catch (IOException | RuntimeException e) {
+                    // an upstream (or plugin) failure after the first byte: the stream is never replayed,
+                    // the client is told in-band (OpenAI SDKs raise on an error event)
                     LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": upstream stream of "
                             + route.provider().id() + " failed mid-stream: " + e.getMessage());
-                    out.write(streamError(route, e.getMessage()));
+                    out.write(streamError(route, String.valueOf(e.getMessage())));
                     out.flush();
                     return;
                 }

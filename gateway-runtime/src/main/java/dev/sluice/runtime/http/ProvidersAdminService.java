@@ -40,7 +40,7 @@ final class ProvidersAdminService implements HttpService {
         ObjectNode root = json.object();
         ArrayNode data = root.putArray("data");
         for (Connection c : store.list()) {
-            data.add(mapping.render(c, true));
+            data.add(mapping.render(c));
         }
         json.send(res, 200, root);
     }
@@ -48,12 +48,12 @@ final class ProvidersAdminService implements HttpService {
     private void create(ServerRequest req, ServerResponse res) {
         auth.admin(req);
         NewConnection fields = mapping.parse(json.objectBody(req), null);
-        json.send(res, 201, mapping.render(store.create(fields), true));
+        json.send(res, 201, mapping.render(store.create(fields)));
     }
 
     private void get(ServerRequest req, ServerResponse res) {
         auth.admin(req);
-        json.send(res, 200, mapping.render(existing(req), true));
+        json.send(res, 200, mapping.render(existing(req)));
     }
 
     private void replace(ServerRequest req, ServerResponse res) {
@@ -61,14 +61,14 @@ final class ProvidersAdminService implements HttpService {
         Connection c = existing(req);
         NewConnection fields = mapping.parse(json.objectBody(req), c);
         // RQ-9: PUT never changes rateLimitProtection; POST /api/rate-limits is its only write path
-        json.send(res, 200, mapping.render(store.update(c.id(), fields, c.rateLimitProtection()).orElseThrow(() -> notFound(c.id())), true));
+        json.send(res, 200, mapping.render(store.update(c.id(), fields, c.rateLimitProtection()).orElseThrow(() -> notFound(c.id()))));
     }
 
     private void patch(ServerRequest req, ServerResponse res) {
         auth.admin(req);
         Connection c = existing(req);
         NewConnection fields = mapping.merge(json.objectBody(req), c);
-        json.send(res, 200, mapping.render(store.update(c.id(), fields, c.rateLimitProtection()).orElseThrow(() -> notFound(c.id())), true));
+        json.send(res, 200, mapping.render(store.update(c.id(), fields, c.rateLimitProtection()).orElseThrow(() -> notFound(c.id()))));
     }
 
     private void delete(ServerRequest req, ServerResponse res) {

@@ -43,6 +43,12 @@ public final class OpenAiCodec {
             "max_tokens", "temperature", "top_p", "stop");
     private static final Set<String> RESPONSE_FIELDS = Set.of("id", "object", "created", "model", "choices", "usage");
     private static final Set<String> EMBEDDING_FIELDS = Set.of("model", "input");
+    private static final Set<String> MESSAGE_FIELDS = Set.of("role", "content", "name", "tool_calls", "tool_call_id",
+            "reasoning_content");
+    private static final Set<String> CHOICE_FIELDS = Set.of("index", "message", "delta", "finish_reason");
+    private static final Set<String> DELTA_FIELDS = Set.of("role", "content", "tool_calls", "reasoning_content");
+    private static final Set<String> USAGE_FIELDS = Set.of("prompt_tokens", "completion_tokens", "total_tokens");
+    private static final Set<String> FUNCTION_FIELDS = Set.of("name", "description", "parameters");
 
     private final ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private final JsonFactory factory = mapper.getFactory();
@@ -119,6 +125,7 @@ public final class OpenAiCodec {
                         g.writeFieldName("parameters");
                         g.writeRawValue(t.parametersJson());
                     }
+                    writeExtras(g, t.extra());
                     g.writeEndObject();
                     g.writeEndObject();
                 }
@@ -209,7 +216,8 @@ public final class OpenAiCodec {
             JsonNode msg = c.get("message");
             ChatMessage message = msg == null || !msg.isObject() ? ChatMessage.text(Role.ASSISTANT, "")
                     : readMessage(msg, "choices[" + i + "].message");
-            choices.add(new Choice(c.path("index").asInt(i), message, textOrNull(c.get("finish_reason"))));
+            choices.add(new Choice(c.path("index").asInt(i), message, textOrNull(c.get("finish_reason")),
+                    c.isObject() ? extras((ObjectNode) c, CHOICE_FIELDS) : Map.of()));
         }
         return new ChatResponse(root.path("id").asText(""), root.path("model").asText(""), root.path("created").asLong(0),
                 choices, readUsage(root.get("usage")), extras(root, RESPONSE_FIELDS));
@@ -235,6 +243,7 @@ public final class OpenAiCodec {
                 g.writeFieldName("message");
                 writeMessage(g, c.message());
                 writeNullableString(g, "finish_reason", c.finishReason());
+                writeExtras(g, c.extra());
                 g.writeEndObject();
             }
             g.writeEndArray();
@@ -279,7 +288,9 @@ public final class OpenAiCodec {
                 }
                 choices.add(new ChunkChoice(c.path("index").asInt(i), role == null ? null : parseRole(role, "delta.role"),
                         textOrNull(delta.get("content")), tcs, textOrNull(c.get("finish_reason")),
-                        textOrNull(delta.get("reasoning_content"))));
+                        textOrNull(delta.get("reasoning_content")),
+                        delta instanceof ObjectNode d ? extras(d, DELTA_FIELDS) : Map.of(),
+                        c instanceof ObjectNode co ? extras(co, CHOICE_FIELDS) : Map.of()));
             }
         }
         return new StreamChunk(root.path("id").asText(""), root.path("model").asText(""), root.path("created").asLong(0),
@@ -336,8 +347,10 @@ public final class OpenAiCodec {
                     }
                     g.writeEndArray();
                 }
+                writeExtras(g, ch.deltaExtra());
                 g.writeEndObject();
                 writeNullableString(g, "finish_reason", ch.finishReason());
+                writeExtras(g, ch.extra());
                 g.writeEndObject();
             }
             g.writeEndArray();
@@ -419,7 +432,7 @@ public final class OpenAiCodec {
             }
         }
         return new ChatMessage(role, content, textOrNull(node.get("name")), toolCalls, textOrNull(node.get("tool_call_id")),
-                textOrNull(node.get("reasoning_content")));
+                textOrNull(node.get("reasoning_content")), extras((ObjectNode) node, MESSAGE_FIELDS));
     }
 
     private List<ContentPart> readContent(JsonNode content, String path) {
@@ -485,7 +498,8 @@ public final class OpenAiCodec {
             }
             JsonNode params = fn.get("parameters");
             out.add(new ToolDefinition(name, textOrNull(fn.get("description")),
-                    params == null || params.isNull() ? null : params.toString()));
+                    params == null || params.isNull() ? null : params.toString(),
+                    fn instanceof ObjectNode f ? extras(f, FUNCTION_FIELDS) : Map.of()));
         }
         return out;
     }
@@ -517,7 +531,7 @@ public final class OpenAiCodec {
         long p = Math.max(0, u.path("prompt_tokens").asLong(0));
         long c = Math.max(0, u.path("completion_tokens").asLong(0));
         long t = Math.max(0, u.path("total_tokens").asLong(p + c));
-        return new Usage(p, c, t);
+        return new Usage(p, c, t, extras((ObjectNode) u, USAGE_FIELDS));
     }
 
     private void writeMessage(JsonGenerator g, ChatMessage m) throws IOException {
@@ -581,6 +595,7 @@ public final class OpenAiCodec {
         if (m.toolCallId() != null) {
             g.writeStringField("tool_call_id", m.toolCallId());
         }
+        writeExtras(g, m.extra());
         g.writeEndObject();
     }
 
@@ -592,6 +607,7 @@ public final class OpenAiCodec {
         g.writeNumberField("prompt_tokens", u.promptTokens());
         g.writeNumberField("completion_tokens", u.completionTokens());
         g.writeNumberField("total_tokens", u.totalTokens());
+        writeExtras(g, u.extra());
         g.writeEndObject();
     }
 

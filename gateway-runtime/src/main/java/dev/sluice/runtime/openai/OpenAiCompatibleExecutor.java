@@ -122,6 +122,13 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     }
 
     private dev.sluice.api.upstream.UpstreamFailure readError(UpstreamResponse response) {
+        int status = response.head().status();
+        if (status < 400) {
+            // redirects are not followed and 1xx/3xx are no answer: the gateway's own 502, not a 3xx to the client
+            response.close();
+            return new TransportError(TransportErrorKind.PROTOCOL, "upstream answered HTTP " + status
+                    + response.head().first("location").map(l -> " (Location: " + l + ")").orElse("") + " instead of an answer");
+        }
         try (response) {
             return codec.readError(response.head(), response.bodyText(MAX_ERROR_BODY));
         } catch (IOException e) {

@@ -19,6 +19,7 @@ final class SseChunkStream implements ChunkStream {
     private final BufferedReader reader;
     private final OpenAiCodec codec;
     private boolean done;
+    private boolean finished;
 
     SseChunkStream(UpstreamResponse response, OpenAiCodec codec) {
         this.response = response;
@@ -30,6 +31,10 @@ final class SseChunkStream implements ChunkStream {
     public StreamChunk next() throws IOException {
         while (!done) {
             String data = nextData();
+            if (data == null && !finished) {
+                done = true;
+                throw new IOException("the upstream closed the stream before it finished (no finish_reason, no [DONE])");
+            }
             if (data == null || data.equals("[DONE]")) {
                 done = true;
                 return null;
@@ -42,7 +47,13 @@ final class SseChunkStream implements ChunkStream {
                 throw new IOException("upstream sent an error inside the stream: " + truncate(data));
             }
             try {
-                return codec.readChunk(data);
+                StreamChunk chunk = codec.readChunk(data);
+                for (var c : chunk.choices()) {
+                    if (c.finishReason() != null) {
+                        finished = true;
+                    }
+                }
+                return chunk;
             } catch (InvalidRequestException e) {
                 done = true;
                 throw new IOException("upstream sent an unreadable stream event: " + e.getMessage());

@@ -75,7 +75,7 @@ public final class FailureClassifier {
             case 408 -> new Verdict(FailureReason.TIMEOUT, status, true, hint);
             case 401 -> new Verdict(FailureReason.AUTH_ERROR, status, true, null);
             case 402 -> new Verdict(FailureReason.CREDITS_EXHAUSTED, status, true, null);
-            case 403 -> new Verdict(FailureReason.FORBIDDEN, status, true, null);
+            case 403 -> new Verdict(FailureReason.AUTH_ERROR, status, true, null);
             case 404 -> new Verdict(FailureReason.NOT_FOUND, status, false, null);
             default -> new Verdict(containsAny(text, CONTEXT_PATTERNS) ? FailureReason.CONTEXT_OVERFLOW : FailureReason.BAD_REQUEST,
                     status, false, null);

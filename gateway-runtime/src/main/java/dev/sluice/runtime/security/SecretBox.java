@@ -58,10 +58,27 @@ public final class SecretBox {
      * @return the box
      */
     public static SecretBox open(String configured, Path dataDir) {
+        return open(configured, dataDir, true);
+    }
+
+    /**
+     * Like {@link #open(String, Path)}, but refuses to generate a new key when told that sealed
+     * credentials exist: a new key could never read them, and would be left on disk.
+     *
+     * @param configured configured base64 key, or null
+     * @param dataDir data folder
+     * @param mayGenerate whether a missing key file may be generated
+     * @return the box
+     */
+    public static SecretBox open(String configured, Path dataDir, boolean mayGenerate) {
         if (configured != null) {
             return fromBase64(configured);
         }
         Path file = dataDir.resolve("secret.key");
+        if (!mayGenerate && !Files.exists(file)) {
+            throw new IllegalStateException(file + " is missing but the database holds encrypted credentials: restore the key file"
+                    + " from the backup it was made with, or set SLUICE_SECRET_KEY");
+        }
         try {
             if (Files.exists(file)) {
                 try {

@@ -39,6 +39,23 @@ public final class SqliteConnectionStore implements ConnectionStore {
         reload();
     }
 
+    /**
+     * Whether any connection holds sealed credentials (then a missing key file must not be
+     * replaced by a new key: the stored credentials could never be read again).
+     *
+     * @param db the database
+     * @return true when credentials are stored
+     */
+    public static boolean hasSealedCredentials(Database db) {
+        return db.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM provider_connections"
+                    + " WHERE api_key_enc IS NOT NULL OR oauth_access_enc IS NOT NULL LIMIT 1");
+                    ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        });
+    }
+
     @Override
     public List<Connection> list() {
         return snapshot;

@@ -313,4 +313,29 @@ class ChatCompletionsIT {
         assertThat(r.headers().firstValue("X-Sluice-Connection-Id")).contains(id);
         assertThat(read(primary.takeRequest(Duration.ofSeconds(5)).body()).get("model").asText()).isEqualTo("gpt-4o-mini");
     }
+
+    @Test
+    void streamThatEndsWithoutFinishingIsReportedNotPassedOffAsComplete() throws Exception {
+        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
+        primary.enqueue(MockResponse.sse(List.of(
+                "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"half\"},\"finish_reason\":null}]}"),
+                Duration.ofMillis(5)));
+
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/gpt-x", true));
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("\"content\":\"half\"").contains("upstream_stream_error").doesNotContain("data: [DONE]");
+    }
+
+    @Test
+    void upstreamRedirectIsAGateway502NotARedirectToTheClient() throws Exception {
+        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
+        primary.enqueue(MockResponse.status(301, "").header("Location", "https://elsewhere.invalid/v1"));
+
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/gpt-x", false));
+
+        assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("quality_failure");
+        assertThat(read(r.body()).at("/error/message").asText()).contains("301");
+    }
 }

@@ -678,4 +678,33 @@ class OpenAiCodecTest {
         assertThat(array.message()).isNull();
         assertThat(array.errorCode()).isNull();
     }
+
+    // ------------------------------------------------------------------ nested fields kept verbatim
+
+    @Test
+    void nestedFieldsTheCanonicalModelDoesNotNameSurviveOpenAiToOpenAi() throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
+        String answer = "{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
+                + "\"message\":{\"role\":\"assistant\",\"content\":\"hi\",\"refusal\":null,\"annotations\":[]},"
+                + "\"logprobs\":{\"content\":[]},\"finish_reason\":\"stop\"}],"
+                + "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,\"prompt_tokens_details\":{\"cached_tokens\":1}}}";
+        com.fasterxml.jackson.databind.JsonNode out = m.readTree(codec.writeChatResponse(codec.readChatResponse(answer.getBytes())));
+        assertThat(out.at("/choices/0/logprobs/content").isArray()).isTrue();
+        assertThat(out.at("/choices/0/message/refusal").isNull()).isTrue();
+        assertThat(out.at("/choices/0/message/annotations").isArray()).isTrue();
+        assertThat(out.at("/usage/prompt_tokens_details/cached_tokens").asInt()).isEqualTo(1);
+
+        String chunk = "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
+                + "\"delta\":{\"content\":\"x\",\"refusal\":null},\"logprobs\":null,\"finish_reason\":null}]}";
+        String event = new String(codec.writeChunkEvent(codec.readChunk(chunk)), java.nio.charset.StandardCharsets.UTF_8);
+        com.fasterxml.jackson.databind.JsonNode c = m.readTree(event.substring("data: ".length()));
+        assertThat(c.at("/choices/0/delta/refusal").isNull()).isTrue();
+        assertThat(c.at("/choices/0/logprobs").isNull()).isTrue();
+
+        String request = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\",\"cache_control\":{\"type\":\"ephemeral\"}}],"
+                + "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{},\"strict\":true}}]}";
+        com.fasterxml.jackson.databind.JsonNode sent = m.readTree(codec.writeChatRequest(codec.readChatRequest(request.getBytes())));
+        assertThat(sent.at("/messages/0/cache_control/type").asText()).isEqualTo("ephemeral");
+        assertThat(sent.at("/tools/0/function/strict").asBoolean()).isTrue();
+    }
 }

@@ -120,7 +120,7 @@ class FailureClassifierTest {
     void accountLevelErrorsFallBack_FC1() {
         assertThat(classify(401, "invalid api key")).isEqualTo(new Verdict(FailureReason.AUTH_ERROR, 401, true, null));
         assertThat(classify(402, "payment required")).isEqualTo(new Verdict(FailureReason.CREDITS_EXHAUSTED, 402, true, null));
-        assertThat(classify(403, "forbidden")).isEqualTo(new Verdict(FailureReason.FORBIDDEN, 403, true, null));
+        assertThat(classify(403, "forbidden")).isEqualTo(new Verdict(FailureReason.AUTH_ERROR, 403, true, null));
     }
 
     @Test
