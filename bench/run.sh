@@ -22,9 +22,17 @@
 #   BENCH_RESULTS [bench/results/latest.md]  where the Markdown report goes (raw log next to it)
 #   BENCH_START_TIMEOUT [60]    seconds to wait for each process to report its port
 #   BENCH_KEEP_TMP [0]          1 keeps the temporary directory (logs, data dir)
+#   BENCH_QUIET_WAIT [0]        before the run and before every measurement, wait up to this many
+#                               seconds for the machine to be quiet (other processes < 10 % CPU
+#                               over 3 s); the report shows the CPU other processes used during
+#                               every measurement either way
+#
+# Output: a Markdown report on stdout and in BENCH_RESULTS; wrk/curl raw output and the logs of
+# Sluice and the mocks in the .log file next to it.
 #
 # Exit status: 0 = valid run (targets may still be missed: read the report), 3 = invalid run
-# (wrk saw errors or non-2xx answers, or a streaming request failed), other = setup failure.
+# (wrk saw errors or non-2xx answers, or a streaming request failed), 2 = setup failure or a
+# mock/Sluice exited during the run (then the report file says the run did not complete).
 set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -48,6 +56,7 @@ TESTKIT_JAR=${BENCH_TESTKIT_JAR:-$ROOT/gateway-testkit/target/sluice-testkit-0.1
 RESULTS=${BENCH_RESULTS:-$BENCH_DIR/results/latest.md}
 START_TIMEOUT=${BENCH_START_TIMEOUT:-60}
 KEEP_TMP=${BENCH_KEEP_TMP:-0}
+QUIET_WAIT=${BENCH_QUIET_WAIT:-0}
 
 HOST=127.0.0.1 # loopback only, everywhere
 
@@ -62,7 +71,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench.XXXXXX")
 
 cleanup() {
     local rc=$? pid i
-    trap - EXIT INT TERM
+    trap - EXIT INT TERM HUP
+    trap '' PIPE # the reader of our output may be gone: still stop every process
     for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
         pid=${PIDS[i]}
         kill -TERM "$pid" 2>/dev/null || true
@@ -93,6 +103,8 @@ trap cleanup EXIT
 trap 'log "command failed (status $?) at line $LINENO: $BASH_COMMAND"' ERR
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
+trap 'exit 141' PIPE
 
 # Waits until FILE has a line matching the sed expression that prints the port; sets WAITED_PORT.
 wait_for_port() {
@@ -141,6 +153,40 @@ find_java_pid() {
     return 1
 }
 
+# CPU accounting, to tell how much other processes on the machine disturbed a measurement.
+# cpu_mark: remembers /proc/stat's user+nice+system, steal and total ticks, and the CPU ticks of
+# our processes (the mocks and Sluice, alive; wrk, curl and the rest, reaped: `times`).
+# cpu_since LABEL: sets R[LABEL.foreign_pct] (user+system CPU of other processes, % of all CPUs)
+# and R[LABEL.steal_pct] (CPU taken by the hypervisor). IRQ/softirq time (loopback) is left out.
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ticks() { # prints "busy steal total ours"
+    local pid ours=0 t
+    for pid in "${PIDS[@]}"; do
+        t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
+        ours=$((ours + ${t:-0}))
+    done
+    times >"$TMP/times"
+    t=$(awk -v hz="$CLK_TCK" 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } }
+        END { printf "%d", s * hz }' "$TMP/times")
+    ours=$((ours + t))
+    awk -v ours="$ours" '$1 == "cpu" { print $2 + $3 + $4, $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, ours }' /proc/stat
+}
+# (cpu_ticks must run in this shell, not a subshell: `times` reports the caller's reaped children)
+cpu_mark() {
+    cpu_ticks >"$TMP/ticks"
+    read -r MARK_BUSY MARK_STEAL MARK_TOTAL MARK_OURS <"$TMP/ticks"
+}
+cpu_since() {
+    local busy steal total ours
+    cpu_ticks >"$TMP/ticks"
+    read -r busy steal total ours <"$TMP/ticks"
+    read -r "R[$1.foreign_pct]" "R[$1.steal_pct]" < <(awk -v b=$((busy - MARK_BUSY)) -v s=$((steal - MARK_STEAL)) \
+        -v t=$((total - MARK_TOTAL)) -v o=$((ours - MARK_OURS)) \
+        'BEGIN { f = b - o; if (f < 0) f = 0; if (t <= 0) t = 1; printf "%.1f %.1f\n", 100 * f / t, 100 * s / t }')
+}
+
+declare -A R # R[label.field] = value
+
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
@@ -172,17 +218,44 @@ fi
 [[ -f $SLUICE_HOME_DIR/bin/sluice ]] || die "no bin/sluice under $SLUICE_HOME_DIR"
 chmod +x "$SLUICE_HOME_DIR/bin/sluice"
 
+# Other work on the machine distorts every number: say so, and optionally wait for quiet
+# (BENCH_QUIET_WAIT) before every measurement.
+wait_quiet() {
+    local deadline=$((SECONDS + QUIET_WAIT))
+    while :; do
+        cpu_mark
+        sleep 3
+        cpu_since quiet
+        if awk -v f="${R[quiet.foreign_pct]}" 'BEGIN { exit !(f < 10) }'; then
+            return 0
+        fi
+        if ((SECONDS >= deadline)); then
+            log "WARNING: other processes use ${R[quiet.foreign_pct]} % of the CPUs: results will be disturbed"
+            return 0
+        fi
+        log "other processes use ${R[quiet.foreign_pct]} % of the CPUs: waiting for quiet (up to ${QUIET_WAIT}s)"
+        sleep 7
+    done
+}
+wait_quiet
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+
 mkdir -p "$(dirname "$RESULTS")"
 RAW_LOG=${RESULTS%.md}.log
 : >"$RAW_LOG"
+# until the run completes, the report says so (no stale numbers from an earlier run)
+echo "Benchmark run started $(date -u '+%Y-%m-%d %H:%M:%S UTC') did not complete; see the console output." >"$RESULTS"
 
 # ---------------------------------------------------------------------------------------------
 # Start the two mock upstreams and Sluice, register the providers and a client key
 # ---------------------------------------------------------------------------------------------
+declare -A WATCHED # pid -> name of a process that must live until the end
 start_mock plain
 MOCK_PLAIN_PORT=$MOCK_PORT
+WATCHED[${PIDS[-1]}]="mock upstream (echo)"
 start_mock stream --stream-pieces "$STREAM_PIECES" --stream-delay-ms "$STREAM_DELAY_MS"
 MOCK_STREAM_PORT=$MOCK_PORT
+WATCHED[${PIDS[-1]}]="mock upstream (stream)"
 log "mock upstreams on ports $MOCK_PLAIN_PORT (echo) and $MOCK_STREAM_PORT (stream)"
 
 ADMIN_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -198,6 +271,23 @@ if [[ $SLUICE_PID != "$SLUICE_LAUNCHER_PID" ]]; then
     PIDS+=("$SLUICE_PID")
 fi
 SLUICE=http://$HOST:$SLUICE_PORT
+WATCHED[$SLUICE_PID]=Sluice
+
+# Fails the run if a mock or Sluice has exited (crashed or killed): its numbers would be garbage.
+check_alive() {
+    local pid
+    for pid in "${!WATCHED[@]}"; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            log "${WATCHED[$pid]} (pid $pid) exited during $1; the last lines of its output:"
+            case ${WATCHED[$pid]} in
+                Sluice) tail -n 30 "$TMP/sluice.log" >&2 ;;
+                *echo*) tail -n 30 "$TMP/plain.log" >&2 ;;
+                *) tail -n 30 "$TMP/stream.log" >&2 ;;
+            esac
+            die "${WATCHED[$pid]} exited during $1: no valid results"
+        fi
+    done
+}
 log "Sluice on port $SLUICE_PORT (JVM pid $SLUICE_PID)"
 
 # admin POST PATH BODY: prints the response body, fails unless the status is 201
@@ -272,16 +362,19 @@ function done(summary, latency, requests)
 end
 LUA
 
-declare -A R # R[label.field] = value
 INVALID=()
 
 # run_wrk LABEL URL KEY MODEL CONCURRENCY THREADS DURATION [measure]
 run_wrk() {
     local label=$1 url=$2 key=$3 model=$4 conc=$5 threads=$6 dur=$7 measure=${8:-}
     local out line kv errors
+    [[ -n $measure ]] && wait_quiet
     log "wrk $label: -t$threads -c$conc -d$dur $url"
+    cpu_mark
     out=$(BENCH_BODY=$(body "$model" false) BENCH_AUTH=$key \
         wrk -t"$threads" -c"$conc" -d"$dur" --timeout 5s -s "$TMP/bench.lua" "$url" 2>&1)
+    cpu_since "$label"
+    check_alive "wrk $label"
     printf '### %s (-t%s -c%s -d%s)\n%s\n\n' "$label" "$threads" "$conc" "$dur" "$out" >>"$RAW_LOG"
     line=$(grep '^BENCH_RESULT ' <<<"$out" | tail -n 1) || die "wrk $label printed no result: $out"
     for kv in ${line#BENCH_RESULT }; do
@@ -293,7 +386,8 @@ run_wrk() {
         log "wrk $label: $errors errors (connect ${R[$label.err_connect]}, read ${R[$label.err_read]}, write ${R[$label.err_write]}, non-2xx/3xx ${R[$label.err_status]}, timeout ${R[$label.err_timeout]})"
         INVALID+=("wrk $label: $errors errors")
     fi
-    [[ -n $measure ]] && log "  $label: ${R[$label.rps]} req/s, p50 ${R[$label.p50_ms]} ms, p99 ${R[$label.p99_ms]} ms"
+    [[ -n $measure ]] && log "  $label: ${R[$label.rps]} req/s, p50 ${R[$label.p50_ms]} ms, p99 ${R[$label.p99_ms]} ms" \
+        "(other processes ${R[$label.foreign_pct]} % CPU, steal ${R[$label.steal_pct]} %)"
     return 0
 }
 
@@ -324,24 +418,33 @@ log "Sluice max RSS under load $(mib "$RSS_LOAD_KIB") MiB"
 # ---------------------------------------------------------------------------------------------
 # Streaming time to first byte: N sequential requests over one keep-alive connection (one curl)
 # ---------------------------------------------------------------------------------------------
-# ttfb LABEL URL KEY MODEL N: sets R[LABEL.p50_ms], R[LABEL.p99_ms], R[LABEL.errors]
+# ttfb LABEL URL KEY MODEL N [measure]: sets R[LABEL.p50_ms], R[LABEL.p99_ms], R[LABEL.errors]
 ttfb() {
-    local label=$1 url=$2 key=$3 model=$4 n=$5 cfg=$TMP/$1.curlrc i
+    local label=$1 url=$2 key=$3 model=$4 n=$5 measure=${6:-} cfg=$TMP/$1.curlrc i
     {
         echo 'silent'
+        echo 'show-error'
         echo 'request = "POST"'
         echo 'header = "Content-Type: application/json"'
         [[ -n $key ]] && echo "header = \"Authorization: Bearer $key\""
         echo "data-binary = \"$(body "$model" true | sed 's/"/\\"/g')\""
         echo 'max-time = 10'
-        echo 'write-out = "%{http_code} %{time_starttransfer} %{size_download}\n"'
+        echo 'write-out = "%{http_code} %{time_starttransfer} %{size_download} %{num_connects} %{time_total} %{exitcode} %{errormsg}\n"'
         for ((i = 0; i < n; i++)); do
             echo "url = \"$url\""
             echo 'output = "/dev/null"'
         done
     } >"$cfg"
-    curl -K "$cfg" >"$TMP/$label.ttfb" || true
+    [[ -n $measure ]] && wait_quiet
+    cpu_mark
+    curl -K "$cfg" >"$TMP/$label.ttfb" 2>"$TMP/$label.curlerr" || true
+    cpu_since "$label"
+    check_alive "streaming $label"
+    if [[ -s $TMP/$label.curlerr ]]; then
+        log "curl $label: $(sort "$TMP/$label.curlerr" | uniq -c | sort -rn | head -n 3 | tr '\n' ';')"
+    fi
     # a stream is complete if it answered 200 with a body of at least a few events
+    R[$label.connects]=$(awk '{ c += $4 } END { print c + 0 }' "$TMP/$label.ttfb")
     R[$label.errors]=$(awk -v n="$n" '$1 != 200 || $3 < 100 { bad++ } END { print bad + (n - NR) }' "$TMP/$label.ttfb")
     read -r "R[$label.p50_ms]" "R[$label.p99_ms]" < <(awk '$1 == 200 { print $2 * 1000 }' "$TMP/$label.ttfb" | sort -g |
         awk '{ v[NR] = $1 } END {
@@ -349,7 +452,9 @@ ttfb() {
             i50 = int(0.50 * NR); if (i50 < 0.50 * NR) i50++
             i99 = int(0.99 * NR); if (i99 < 0.99 * NR) i99++
             printf "%.3f %.3f\n", v[i50], v[i99] }')
-    printf '### %s: %s streaming requests, "http_code time_starttransfer size_download"\n%s\n\n' \
+    R[$label.total_p50_ms]=$(awk '$1 == 200 { print $5 * 1000 }' "$TMP/$label.ttfb" | sort -g |
+        awk '{ v[NR] = $1 } END { i = int(0.5 * NR); if (i < 0.5 * NR) i++; printf "%.1f", (NR ? v[i] : "nan") }')
+    printf '### %s: %s streaming requests, "http_code time_starttransfer size_download num_connects time_total exitcode errormsg"\n%s\n\n' \
         "$label" "$n" "$(cat "$TMP/$label.ttfb")" >>"$RAW_LOG"
     if ((R[$label.errors] > 0)); then
         log "streaming $label: ${R[$label.errors]} of $n requests failed"
@@ -360,8 +465,8 @@ ttfb() {
 log "streaming TTFB: $STREAM_WARMUP_N warm-up + $STREAM_N measured requests per target"
 ttfb warmup_direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"
 ttfb warmup_sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_WARMUP_N"
-ttfb direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_N"
-ttfb sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_N"
+ttfb direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_N" measure
+ttfb sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_N" measure
 log "  TTFB direct p50 ${R[direct_stream.p50_ms]} ms p99 ${R[direct_stream.p99_ms]} ms;" \
     "Sluice p50 ${R[sluice_stream.p50_ms]} ms p99 ${R[sluice_stream.p99_ms]} ms"
 
@@ -388,6 +493,7 @@ V_TPUT=$(verdict "$RATIO_CN >= 40")
 V_TTFB=$(verdict "$ADD_TTFB_P50 <= 1")
 V_RSS=$(verdict "$RSS_IDLE <= 150")
 
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
 JAVA_VERSION=$("$JAVA" -version 2>&1 | head -n 1)
 WRK_VERSION=$({ wrk -v 2>&1 || true; } | head -n 1 | awk '{ print $1, $2 }')
@@ -400,15 +506,22 @@ else
 fi
 
 e() { echo "${R[$1.errors]}"; }
+FOREIGN_MAX=0
+for l in direct_c1 sluice_c1 direct_cN sluice_cN direct_stream sluice_stream; do
+    FOREIGN_MAX=$(awk -v a="$FOREIGN_MAX" -v b="${R[$l.foreign_pct]}" 'BEGIN { print (b > a ? b : a) }')
+done
 {
     echo "## Sluice benchmark — $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo
     echo "Machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; $JAVA_VERSION; $WRK_VERSION; $CURL_VERSION."
-    echo "Client (wrk/curl), mock upstreams and Sluice all share these CPUs, on loopback (127.0.0.1)."
+    echo "Client (wrk/curl), mock upstreams and Sluice all share these CPUs, on loopback (127.0.0.1)." \
+        "Load average (1/5/15 min) before the run: $LOAD_BEFORE; after: $LOAD_AFTER."
     echo "Settings: ${DURATION} per wrk run after a ${WARMUP} warm-up per target at c${HIGH_C};" \
         "wrk -t1 at c1, -t${WRK_THREADS} at c${HIGH_C}; ${STREAM_N} sequential streaming requests" \
         "per target (after ${STREAM_WARMUP_N} warm-up) over one keep-alive connection, mock stream" \
-        "of ${STREAM_PIECES} pieces ${STREAM_DELAY_MS} ms apart; Sluice JVM options:${SLUICE_JAVA_OPTS:- (none found)}."
+        "of ${STREAM_PIECES} pieces ${STREAM_DELAY_MS} ms apart (TCP connections opened: direct" \
+        "${R[direct_stream.connects]}, Sluice ${R[sluice_stream.connects]}; whole stream p50: direct" \
+        "${R[direct_stream.total_p50_ms]} ms, Sluice ${R[sluice_stream.total_p50_ms]} ms); Sluice JVM options:${SLUICE_JAVA_OPTS:- (none found)}."
     echo "Validity: $VALIDITY."
     echo
     echo "| Measurement | Direct (mock) | Through Sluice | Sluice − direct / ratio | Target | Result |"
@@ -425,10 +538,21 @@ e() { echo "${R[$1.errors]}"; }
     echo "| Sluice RSS max during c${HIGH_C} (MiB) | | ${RSS_LOAD} | | | |"
     echo "| errors: c1 / c${HIGH_C} / streams | $(e direct_c1) / $(e direct_cN) / $(e direct_stream) | $(e sluice_c1) / $(e sluice_cN) / $(e sluice_stream) | | 0 | |"
     echo
+    echo "CPU used by other processes on the machine during each measurement (% of all CPUs; hypervisor" \
+        "steal in brackets): c1 direct ${R[direct_c1.foreign_pct]} (${R[direct_c1.steal_pct]}), Sluice" \
+        "${R[sluice_c1.foreign_pct]} (${R[sluice_c1.steal_pct]}); c${HIGH_C} direct ${R[direct_cN.foreign_pct]}" \
+        "(${R[direct_cN.steal_pct]}), Sluice ${R[sluice_cN.foreign_pct]} (${R[sluice_cN.steal_pct]}); streams direct" \
+        "${R[direct_stream.foreign_pct]} (${R[direct_stream.steal_pct]}), Sluice ${R[sluice_stream.foreign_pct]}" \
+        "(${R[sluice_stream.steal_pct]})$(awk -v m="$FOREIGN_MAX" 'BEGIN { if (m > 5) printf " — **the machine was not quiet (up to %s %%): compare with care**", m }')."
+    echo
     echo "Requests measured: direct ${R[direct_c1.requests]} (c1), ${R[direct_cN.requests]} (c${HIGH_C});" \
         "Sluice ${R[sluice_c1.requests]} (c1), ${R[sluice_cN.requests]} (c${HIGH_C})." \
         "Max latency at c${HIGH_C}: direct ${R[direct_cN.max_ms]} ms, Sluice ${R[sluice_cN.max_ms]} ms."
 } >"$RESULTS"
+
+for f in sluice plain stream; do
+    printf '### output of %s\n%s\n\n' "$f" "$(cat "$TMP/$f.log")" >>"$RAW_LOG"
+done
 
 cat "$RESULTS"
 log "report written to $RESULTS (raw wrk/curl output in $RAW_LOG)"
