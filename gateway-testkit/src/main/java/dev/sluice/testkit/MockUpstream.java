@@ -51,6 +51,7 @@ public final class MockUpstream implements AutoCloseable {
     private final Queue<MockResponse> script = new ConcurrentLinkedQueue<>();
     private volatile MockResponse defaultResponse = MockResponse.echoCompletion();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
     private final CountDownLatch closedLatch = new CountDownLatch(1);
 
     // A lock rather than synchronized: virtual threads must not pin a carrier on Java 21.
@@ -188,6 +189,16 @@ public final class MockUpstream implements AutoCloseable {
         }
     }
 
+    /**
+     * The number of TCP connections accepted since start (tells whether a client reuses keep-alive
+     * connections).
+     *
+     * @return the count
+     */
+    public int connectionCount() {
+        return accepted.get();
+    }
+
     /** Empties the script and the recorded requests, and resets the default to {@link MockResponse#echoCompletion()}. */
     public void clear() {
         script.clear();
@@ -242,6 +253,7 @@ public final class MockUpstream implements AutoCloseable {
             } catch (SocketException ignored) {
                 // the client is already gone; the connection loop will notice
             }
+            accepted.incrementAndGet();
             MockConnection connection = new MockConnection(this, socket);
             connection.thread = Thread.ofVirtual().name("mock-upstream-conn-" + port()).unstarted(connection);
             connections.add(connection);

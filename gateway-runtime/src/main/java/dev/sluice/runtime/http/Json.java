@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.runtime.io.BoundedReads;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
@@ -47,7 +48,8 @@ final class Json {
             boolean declaredTooLarge = req.headers().contentLength().isPresent()
                     && req.headers().contentLength().getAsLong() > maxBodyBytes;
             if (!declaredTooLarge) {
-                byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + 1));
+                long declared = req.headers().contentLength().isPresent() ? req.headers().contentLength().getAsLong() : -1;
+                byte[] bytes = BoundedReads.read(in, declared, maxBodyBytes);
                 if (bytes.length <= maxBodyBytes) {
                     return bytes;
                 }

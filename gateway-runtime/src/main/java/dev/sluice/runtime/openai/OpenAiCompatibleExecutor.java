@@ -12,6 +12,7 @@ import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
+import dev.sluice.runtime.io.BoundedReads;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -71,7 +72,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
             return new ChatOutcome.Streaming(new SseChunkStream(response, codec), head);
         }
         try (response) {
-            byte[] body = response.body().readNBytes(MAX_ANSWER_BODY);
+            byte[] body = readAnswer(response);
             return new ChatOutcome.Completed(codec.readChatResponse(body), head);
         } catch (IOException e) {
             return new ChatOutcome.Failed(TransportError.of(e));
@@ -101,7 +102,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
             return new EmbeddingOutcome.Failed(readError(response));
         }
         try (response) {
-            byte[] body = response.body().readNBytes(MAX_ANSWER_BODY);
+            byte[] body = readAnswer(response);
             return new EmbeddingOutcome.Completed(new String(body, StandardCharsets.UTF_8), head);
         } catch (IOException e) {
             return new EmbeddingOutcome.Failed(TransportError.of(e));
@@ -134,6 +135,21 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         } catch (IOException e) {
             return codec.readError(response.head(), "");
         }
+    }
+
+    private static byte[] readAnswer(UpstreamResponse response) throws IOException {
+        long declared = response.head().first("content-length").map(v -> {
+            try {
+                return Long.parseLong(v.strip());
+            } catch (NumberFormatException e) {
+                return -1L;
+            }
+        }).orElse(-1L);
+        byte[] body = BoundedReads.read(response.body(), declared, MAX_ANSWER_BODY);
+        if (body.length > MAX_ANSWER_BODY) {
+            throw new IOException("upstream answer exceeds " + MAX_ANSWER_BODY + " bytes");
+        }
+        return body;
     }
 
     private static URI endpoint(UpstreamTarget target, String path) {

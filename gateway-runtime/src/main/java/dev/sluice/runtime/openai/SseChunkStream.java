@@ -37,6 +37,7 @@ final class SseChunkStream implements ChunkStream {
             }
             if (data == null || data.equals("[DONE]")) {
                 done = true;
+                completed = true;
                 return null;
             }
             if (data.isBlank()) {
@@ -90,9 +91,29 @@ final class SseChunkStream implements ChunkStream {
         return s.length() > 300 ? s.substring(0, 300) + "…" : s;
     }
 
+    /**
+     * After a complete stream the rest of the body (normally just the chunked terminator) is read,
+     * so the upstream connection goes back to the keep-alive pool instead of being closed: a new
+     * TCP connection per stream cost every stream's first byte. An abandoned stream is not drained.
+     */
     @Override
     public void close() {
+        if (completed) {
+            try {
+                long skipped = 0;
+                int n;
+                byte[] sink = new byte[1024];
+                while (skipped < MAX_DRAIN && (n = response.body().read(sink)) > 0) {
+                    skipped += n;
+                }
+            } catch (IOException ignored) {
+                // the connection is discarded by close() below
+            }
+        }
         done = true;
         response.close();
     }
+
+    private static final int MAX_DRAIN = 64 * 1024;
+    private boolean completed;
 }
