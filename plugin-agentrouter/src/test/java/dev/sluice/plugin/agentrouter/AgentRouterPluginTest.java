@@ -1,0 +1,53 @@
+package dev.sluice.plugin.agentrouter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.api.HostContext;
+import dev.sluice.api.ModelInfo;
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.ProviderDescriptor;
+import dev.sluice.api.ProviderPlugin;
+import org.junit.jupiter.api.Test;
+
+/** The plugin's contract: what it contributes, through the SPI only. */
+class AgentRouterPluginTest {
+
+    private final AgentRouterPlugin plugin = new AgentRouterPlugin();
+
+    @Test
+    void itsModuleProvidesExactlyThePluginService_SH2() {
+        var descriptor = AgentRouterPlugin.class.getModule().getDescriptor();
+        assertThat(descriptor).as("tests run on the module path").isNotNull();
+        assertThat(descriptor.provides()).hasSize(1);
+        var provides = descriptor.provides().iterator().next();
+        assertThat(provides.service()).isEqualTo(ProviderPlugin.class.getName());
+        assertThat(provides.providers()).containsExactly(AgentRouterPlugin.class.getName());
+        assertThat(descriptor.requires()).allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api"));
+    }
+
+    @Test
+    void declaresTheCurrentSpiVersionAndAStableName_PA3() {
+        assertThat(plugin.spiVersion()).isEqualTo(ProviderPlugin.SPI_VERSION);
+        assertThat(plugin.name()).isEqualTo("agentrouter");
+    }
+
+    @Test
+    void contributesTheAgentrouterProviderOnTheBuiltInOpenAiCompatibleExecutor_DM1b() {
+        assertThat(plugin.providers()).hasSize(1);
+        ProviderDescriptor d = plugin.providers().get(0);
+        assertThat(d.id()).isEqualTo("agentrouter");
+        assertThat(d.defaultClass()).isEqualTo(ProviderClass.APIKEY);
+        assertThat(d.defaultBaseUrl()).isEqualTo("https://agentrouter.org/v1");
+        assertThat(d.executor()).isEqualTo(HostContext.OPENAI_COMPATIBLE);
+        assertThat(d.passthroughModels()).isTrue();
+        assertThat(d.models()).extracting(ModelInfo::id).contains("claude-sonnet-4-5");
+    }
+
+    @Test
+    void contributesNoRulesYet() {
+        assertThat(plugin.executors()).isEmpty();
+        assertThat(plugin.restatementRules()).isEmpty();
+        assertThat(plugin.errorRules()).isEmpty();
+        assertThat(plugin.egressBucketing()).isEmpty();
+    }
+}
