@@ -264,6 +264,10 @@ final class OpenAiApiService implements HttpService {
             case DispatchResult.Failed<?> f -> {
                 int status = f.verdict().status();
                 Map<String, String> headers = new HashMap<>();
+                // API-5: a routed failure names the connection that answered last, like a success does
+                headers.put(CONNECTION_ID.defaultCase(), f.connection().id());
+                headers.put(PROVIDER.defaultCase(), route.provider().id());
+                headers.put(MODEL.defaultCase(), route.upstreamModel());
                 if (f.verdict().retryAfterMs() != null && (status == 429 || status == 503)) {
                     headers.put("Retry-After", String.valueOf(seconds(f.verdict().retryAfterMs())));
                 }

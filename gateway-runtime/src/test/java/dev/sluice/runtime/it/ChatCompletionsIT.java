@@ -210,7 +210,7 @@ class ChatCompletionsIT {
     @Test
     void whenEveryConnectionFailsTheClientGetsTheUpstreamStatusNamingTheProvider_API6() throws Exception {
         sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
-        sluice.addOpenAiCompatible("mockai", secondary.baseUrl() + "/v1", 2);
+        String second = sluice.addOpenAiCompatible("mockai", secondary.baseUrl() + "/v1", 2);
         primary.enqueue(MockResponse.status(503, "{\"error\":{\"message\":\"overloaded\"}}"));
         secondary.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"rate limited\"}}").header("Retry-After", "12"));
 
@@ -218,6 +218,8 @@ class ChatCompletionsIT {
 
         assertThat(r.statusCode()).isEqualTo(429);
         assertThat(r.headers().firstValue("Retry-After")).contains("12");
+        assertThat(r.headers().firstValue("X-Sluice-Connection-Id")).contains(second);
+        assertThat(r.headers().firstValue("X-Sluice-Provider")).contains("mockai");
         JsonNode err = read(r.body()).get("error");
         assertThat(err.get("type").asText()).isEqualTo("rate_limit_error");
         assertThat(err.get("message").asText()).contains("mockai").contains("rate limited");
