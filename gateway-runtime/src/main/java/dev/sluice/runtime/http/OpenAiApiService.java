@@ -9,6 +9,7 @@ import dev.sluice.api.ModelInfo;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.EmbeddingRequest;
+import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.runtime.openai.OpenAiCodec;
@@ -55,6 +56,7 @@ final class OpenAiApiService implements HttpService {
     static final HeaderName MODEL = HeaderNames.create("X-Sluice-Model");
 
     private static final System.Logger LOG = System.getLogger(OpenAiApiService.class.getName());
+    private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
     private static final io.helidon.http.Header SSE = HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
     private static final io.helidon.http.Header NO_CACHE = HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache");
     private static final io.helidon.http.Header NO_BUFFERING = HeaderValues.create(HeaderNames.create("X-Accel-Buffering"), "no");
@@ -95,7 +97,7 @@ final class OpenAiApiService implements HttpService {
         ChatRequest request = codec.readChatRequest(json.body(req));
         Route route = resolve(request.model());
         String requestId = RequestIds.of(req);
-        DispatchResult<ChatReply> result = chatRouter.chat(route, request, caller, requestId);
+        DispatchResult<ChatReply> result = chatRouter.chat(route, request, caller, requestId, forwardableHeaders(req));
         if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
             throw failure(result, route);
         }
@@ -104,6 +106,21 @@ final class OpenAiApiService implements HttpService {
             case ChatReply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
             case ChatReply.Stream s -> relay(res, s.first(), s.rest(), route, requestId);
         }
+    }
+
+    /** The client headers executors may forward on purpose (SEC-5 allow-list), names in lower case. */
+    static Map<String, String> forwardableHeaders(ServerRequest req) {
+        Map<String, String> out = null;
+        for (String name : dev.sluice.api.ChatCall.FORWARDABLE_CLIENT_HEADERS) {
+            var value = req.headers().first(HeaderNames.create(name));
+            if (value.isPresent()) {
+                if (out == null) {
+                    out = new HashMap<>(2);
+                }
+                out.put(name, value.get());
+            }
+        }
+        return out == null ? Map.of() : out;
     }
 
     /** Relays a stream chunk by chunk: write, flush, read the next; nothing is buffered. */
@@ -131,7 +148,7 @@ final class OpenAiApiService implements HttpService {
                 if (chunk == null) {
                     break;
                 }
-                out.write(codec.writeChunkEvent(chunk));
+                out.write(chunk.kind() == FrameKind.HEARTBEAT ? KEEP_ALIVE : codec.writeChunkEvent(chunk));
                 out.flush();
             }
             out.write(OpenAiCodec.DONE_EVENT);

@@ -8,6 +8,7 @@ import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Map;
 
 /** Routes chat requests: one executor call per attempt, through the {@link Dispatcher}. */
 public final class ChatRouter {
@@ -33,12 +34,14 @@ public final class ChatRouter {
      * @param request the request (any model id: replaced by the route's upstream model)
      * @param caller the caller
      * @param requestId the request id
+     * @param clientHeaders allow-listed client headers for the executor ({@link ChatCall#FORWARDABLE_CLIENT_HEADERS})
      * @return the dispatch result
      */
-    public DispatchResult<ChatReply> chat(Route route, ChatRequest request, Caller caller, String requestId) {
+    public DispatchResult<ChatReply> chat(Route route, ChatRequest request, Caller caller, String requestId,
+            Map<String, String> clientHeaders) {
         ChatRequest upstream = request.withModel(route.upstreamModel());
         return dispatcher.dispatch(route, caller, requestId, target -> {
-            ChatOutcome outcome = route.provider().executor().chat(new ChatCall(upstream, target, requestId, attemptTimeout));
+            ChatOutcome outcome = route.provider().executor().chat(new ChatCall(upstream, target, requestId, attemptTimeout, clientHeaders));
             return switch (outcome) {
                 case ChatOutcome.Completed c -> new AttemptResult.Ok<>(new ChatReply.Complete(c.response()), c.head().status());
                 case ChatOutcome.Failed f -> new AttemptResult.Failed<>(f.failure());
