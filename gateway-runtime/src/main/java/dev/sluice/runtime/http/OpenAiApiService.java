@@ -104,7 +104,7 @@ final class OpenAiApiService implements HttpService {
         routedHeaders(res, served.connection(), route);
         switch (served.value()) {
             case ChatReply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
-            case ChatReply.Stream s -> relay(res, s.first(), s.rest(), route, requestId);
+            case ChatReply.Stream s -> relay(res, s.first(), s.rest(), route, requestId, served.connection());
         }
     }
 
@@ -124,7 +124,7 @@ final class OpenAiApiService implements HttpService {
     }
 
     /** Relays a stream chunk by chunk: write, flush, read the next; nothing is buffered. */
-    private void relay(ServerResponse res, StreamChunk first, ChunkStream rest, Route route, String requestId) {
+    private void relay(ServerResponse res, StreamChunk first, ChunkStream rest, Route route, String requestId, Connection connection) {
         res.status(Status.OK_200);
         res.header(SSE);
         res.header(NO_CACHE);
@@ -141,7 +141,7 @@ final class OpenAiApiService implements HttpService {
                     // the client is told in-band (OpenAI SDKs raise on an error event)
                     LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": upstream stream of "
                             + route.provider().id() + " failed mid-stream: " + e.getMessage());
-                    out.write(streamError(route, String.valueOf(e.getMessage())));
+                    out.write(streamError(route, Secrets.scrub(String.valueOf(e.getMessage()), connection)));
                     out.flush();
                     return;
                 }
@@ -265,7 +265,18 @@ final class OpenAiApiService implements HttpService {
     private static void routedHeaders(ServerResponse res, Connection c, Route route) {
         res.header(CONNECTION_ID, c.id());
         res.header(PROVIDER, route.provider().id());
-        res.header(MODEL, route.upstreamModel());
+        res.header(MODEL, headerSafe(route.upstreamModel()));
+    }
+
+    /** Header values are ASCII: anything else in a model name is percent-encoded (UTF-8). */
+    static String headerSafe(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char ch = value.charAt(i);
+            if (ch < 0x20 || ch > 0x7e) {
+                return java.net.URLEncoder.encode(value, StandardCharsets.UTF_8);
+            }
+        }
+        return value;
     }
 
     /** Maps an unserved dispatch to the API-6 error. */
@@ -279,18 +290,19 @@ final class OpenAiApiService implements HttpService {
                     "[" + target + "] every connection is cooling down; retry after " + seconds(c.retryAfterMs()) + " s.",
                     null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))));
             case DispatchResult.Failed<?> f -> {
-                int status = f.verdict().status();
+                // a status a client cannot take (1xx-3xx, 600+) is the gateway's own 502
+                int status = f.verdict().status() >= 400 && f.verdict().status() <= 599 ? f.verdict().status() : 502;
                 Map<String, String> headers = new HashMap<>();
                 // API-5: a routed failure names the connection that answered last, like a success does
                 headers.put(CONNECTION_ID.defaultCase(), f.connection().id());
                 headers.put(PROVIDER.defaultCase(), route.provider().id());
-                headers.put(MODEL.defaultCase(), route.upstreamModel());
+                headers.put(MODEL.defaultCase(), headerSafe(route.upstreamModel()));
                 if (f.verdict().retryAfterMs() != null && (status == 429 || status == 503)) {
                     headers.put("Retry-After", String.valueOf(seconds(f.verdict().retryAfterMs())));
                 }
                 String code = f.failure() instanceof UpstreamError e && e.errorCode() != null ? e.errorCode()
                         : f.verdict().reason().wireName();
-                yield new ApiException(status, typeFor(status), code, "[" + target + "] " + f.failure().describe()
+                yield new ApiException(status, typeFor(status), code, "[" + target + "] " + Secrets.scrub(f.failure().describe(), f.connection())
                         + (f.attempts() > 1 ? " (after " + f.attempts() + " attempts)" : ""), null, headers);
             }
             case DispatchResult.Served<?> s -> throw new IllegalStateException("served is not a failure");

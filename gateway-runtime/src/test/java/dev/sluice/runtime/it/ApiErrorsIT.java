@@ -160,4 +160,30 @@ class ApiErrorsIT {
         }
         assertThat(upstream.requestCount()).isZero();
     }
+
+    @Test
+    void jsonPastTheParserLimitsIs400NotA500_API6() {
+        String nested = "[".repeat(1100) + "]".repeat(1100);
+        HttpResponse<String> deep = sluice.send("POST", "/v1/chat/completions", clientKey,
+                "{\"model\":\"mockai/x\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"x\":" + nested + "}");
+        assertThat(deep.statusCode()).isEqualTo(400);
+        error(deep);
+        HttpResponse<String> admin = sluice.send("POST", "/api/providers", SluiceHarness.ADMIN_KEY, "{\"x\":" + nested + "}");
+        assertThat(admin.statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void modelNamesThatCannotBeRoutedOrPutInAHeaderAre400_API6() {
+        HttpResponse<String> control = sluice.send("POST", "/v1/chat/completions", clientKey,
+                "{\"model\":\"mockai/a\\r\\nX-Injected: 1\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+        assertThat(control.statusCode()).isEqualTo(400);
+        assertThat(error(control).get("param").asText()).isEqualTo("model");
+        HttpResponse<String> tooLong = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/" + "m".repeat(300), false));
+        assertThat(tooLong.statusCode()).isEqualTo(400);
+        assertThat(upstream.requestCount()).isZero();
+
+        HttpResponse<String> unicode = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/模型", false));
+        assertThat(unicode.statusCode()).isEqualTo(200);
+        assertThat(unicode.headers().firstValue("X-Sluice-Model")).contains("%E6%A8%A1%E5%9E%8B");
+    }
 }
