@@ -142,6 +142,14 @@ class ApiErrorsIT {
     }
 
     @Test
+    void wrongMethodOnAKnownRouteIs405WithAllow() {
+        HttpResponse<String> r = sluice.send("GET", "/v1/chat/completions", clientKey, null);
+        assertThat(r.statusCode()).isEqualTo(405);
+        assertThat(r.headers().firstValue("Allow")).contains("POST");
+        assertThat(error(r).get("code").asText()).isEqualTo("method_not_allowed");
+    }
+
+    @Test
     void unknownRouteIsA404Envelope() {
         HttpResponse<String> r = sluice.send("POST", "/v1/nothing-here", clientKey, "{}");
         assertThat(r.statusCode()).isEqualTo(404);
