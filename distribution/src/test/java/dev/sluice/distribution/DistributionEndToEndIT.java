@@ -98,7 +98,8 @@ class DistributionEndToEndIT {
             assertThat(names(top.resolve("plugins")))
                     .anyMatch(n -> n.matches("sluice-plugin-agentrouter-.*\\.jar"))
                     .anyMatch(n -> n.matches("sluice-plugin-opencode-.*\\.jar"))
-                    .hasSize(2);
+                    .anyMatch(n -> n.matches("sluice-plugin-claude-.*\\.jar"))
+                    .allMatch(n -> n.matches("sluice-plugin-[a-z]+-.*\\.jar"));
         }
         assertThat(Files.isExecutable(home.resolve("bin/sluice"))).as("bin/sluice executable once unpacked").isTrue();
     }
@@ -126,7 +127,7 @@ class DistributionEndToEndIT {
         assertThat(SluiceClient.JSON.readTree(upstreamRequest.body()).path("model").asText()).isEqualTo("claude-sonnet-4-5");
 
         JsonNode plugins = client.expect(client.get("/api/plugins", adminKey), 200);
-        assertThat(SluiceClient.listed(plugins, "name")).contains("agentrouter", "opencode");
+        assertThat(SluiceClient.listed(plugins, "name")).contains("agentrouter", "opencode", "claude");
     }
 
     @Test

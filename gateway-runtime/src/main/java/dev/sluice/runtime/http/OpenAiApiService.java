@@ -104,7 +104,7 @@ final class OpenAiApiService implements HttpService {
         routedHeaders(res, served.connection(), route);
         switch (served.value()) {
             case ChatReply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
-            case ChatReply.Stream s -> relay(res, s.first(), s.rest(), route, requestId, served.connection());
+            case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), route, requestId, served.connection());
         }
     }
 
@@ -124,13 +124,16 @@ final class OpenAiApiService implements HttpService {
     }
 
     /** Relays a stream chunk by chunk: write, flush, read the next; nothing is buffered. */
-    private void relay(ServerResponse res, StreamChunk first, ChunkStream rest, Route route, String requestId, Connection connection) {
+    private void relay(ServerResponse res, List<StreamChunk> prefix, ChunkStream rest, Route route, String requestId,
+            Connection connection) {
         res.status(Status.OK_200);
         res.header(SSE);
         res.header(NO_CACHE);
         res.header(NO_BUFFERING);
         try (rest; OutputStream out = res.outputStream()) {
-            out.write(codec.writeChunkEvent(first));
+            for (StreamChunk chunk : prefix) {
+                out.write(codec.writeChunkEvent(chunk));
+            }
             out.flush();
             StreamChunk chunk;
             while (true) {

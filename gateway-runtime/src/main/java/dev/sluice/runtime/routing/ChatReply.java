@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.sluice.api.chat.ChatResponse;
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.StreamChunk;
+import java.util.List;
 
 /** A served chat request: a complete answer, or a stream whose first chunk already arrived. */
 public sealed interface ChatReply {
@@ -22,18 +23,22 @@ public sealed interface ChatReply {
     }
 
     /**
-     * A stream. The first chunk was read before the connection was chosen, so a stream that dies
-     * before its first chunk fails over like any other failed attempt; nothing reached the client
-     * yet.
+     * A stream. Chunks up to the first one with output (content or reasoning) were read before
+     * the connection was chosen, so a stream that dies before producing anything (e.g. Anthropic's
+     * {@code overloaded_error} right after {@code message_start}) fails over like any other failed
+     * attempt; nothing reached the client yet.
      *
-     * @param first the first chunk
+     * @param prefix the chunks read ahead, in order (at least one)
      * @param rest the remaining chunks; the caller closes it
      */
-    record Stream(StreamChunk first, ChunkStream rest) implements ChatReply {
-        /** Validates. */
+    record Stream(List<StreamChunk> prefix, ChunkStream rest) implements ChatReply {
+        /** Validates and copies. */
         public Stream {
-            requireNonNull(first, "first is null");
+            prefix = List.copyOf(prefix);
             requireNonNull(rest, "rest is null");
+            if (prefix.isEmpty()) {
+                throw new IllegalArgumentException("prefix is empty");
+            }
         }
     }
 }

@@ -9,6 +9,8 @@ import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /** Routes chat requests: one executor call per attempt, through the {@link Dispatcher}. */
@@ -51,13 +53,23 @@ public final class ChatRouter {
         });
     }
 
+    /** Metadata chunks held back at most while waiting for the first output. */
+    static final int MAX_PREFIX = 64;
+
     private static AttemptResult<ChatReply> prefetch(ChatOutcome.Streaming s) {
-        StreamChunk first;
+        List<StreamChunk> prefix = new ArrayList<>(2);
         try {
-            // keep-alives before the first real event prove nothing: the first chunk is the first data
-            do {
-                first = s.chunks().next();
-            } while (first != null && first.kind() == FrameKind.HEARTBEAT);
+            // read ahead to the first output: keep-alives and metadata (role, ids) prove nothing yet
+            StreamChunk chunk;
+            while ((chunk = s.chunks().next()) != null) {
+                if (chunk.kind() == FrameKind.HEARTBEAT) {
+                    continue;
+                }
+                prefix.add(chunk);
+                if (chunk.kind() == FrameKind.CONTENT || chunk.kind() == FrameKind.REASONING || prefix.size() >= MAX_PREFIX) {
+                    break;
+                }
+            }
         } catch (IOException e) {
             s.chunks().close();
             return new AttemptResult.Failed<>(TransportError.of(e));
@@ -65,11 +77,11 @@ public final class ChatRouter {
             s.chunks().close();
             return new AttemptResult.Failed<>(new TransportError(TransportErrorKind.PROTOCOL, String.valueOf(e.getMessage())));
         }
-        if (first == null) {
+        if (prefix.isEmpty()) {
             s.chunks().close();
             return new AttemptResult.Failed<>(new TransportError(TransportErrorKind.CONNECTION_RESET,
                     "the upstream stream ended before its first chunk"));
         }
-        return new AttemptResult.Ok<>(new ChatReply.Stream(first, s.chunks()), s.head().status());
+        return new AttemptResult.Ok<>(new ChatReply.Stream(prefix, s.chunks()), s.head().status());
     }
 }

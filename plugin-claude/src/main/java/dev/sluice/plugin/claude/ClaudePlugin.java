@@ -1,0 +1,53 @@
+package dev.sluice.plugin.claude;
+
+import dev.sluice.api.ExecutorFactory;
+import dev.sluice.api.ModelInfo;
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.ProviderDescriptor;
+import dev.sluice.api.ProviderPlugin;
+import java.util.List;
+
+/** Contributes the {@code claude} provider and the executor that speaks the Anthropic Messages API. */
+public final class ClaudePlugin implements ProviderPlugin {
+
+    /** The provider id: clients address its models as {@code claude/<model>}. */
+    public static final String PROVIDER_ID = "claude";
+    /** The executor name the descriptor refers to. */
+    public static final String EXECUTOR_NAME = "claude";
+    /** Default base URL: the host root (Anthropic SDK convention, SPEC DM-1b); the executor appends {@code /v1/messages}. */
+    public static final String DEFAULT_BASE_URL = "https://api.anthropic.com";
+
+    /** Models Anthropic is known to serve; any other model name is forwarded as given. */
+    static final List<ModelInfo> MODELS = List.of(
+            ModelInfo.chat("claude-sonnet-4-5"),
+            ModelInfo.chat("claude-opus-4-1"),
+            ModelInfo.chat("claude-haiku-4-5"));
+
+    private static final List<ProviderDescriptor> PROVIDERS = List.of(new ProviderDescriptor(PROVIDER_ID, "Anthropic Claude",
+            ProviderClass.APIKEY, DEFAULT_BASE_URL, EXECUTOR_NAME, MODELS, true, false, false));
+    private static final List<ExecutorFactory> EXECUTORS = List.of(new ClaudeExecutorFactory());
+
+    /** Creates the plugin (the runtime instantiates it through ServiceLoader). */
+    public ClaudePlugin() {
+    }
+
+    @Override
+    public String name() {
+        return "claude";
+    }
+
+    @Override
+    public int spiVersion() {
+        return ProviderPlugin.SPI_VERSION;
+    }
+
+    @Override
+    public List<ProviderDescriptor> providers() {
+        return PROVIDERS;
+    }
+
+    @Override
+    public List<ExecutorFactory> executors() {
+        return EXECUTORS;
+    }
+}

@@ -1,0 +1,518 @@
+package dev.sluice.plugin.claude;
+
+import dev.sluice.api.chat.ChatMessage;
+import dev.sluice.api.chat.ChatRequest;
+import dev.sluice.api.chat.ContentPart;
+import dev.sluice.api.chat.ToolCall;
+import dev.sluice.api.chat.ToolDefinition;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Translates a canonical (OpenAI-style) chat request into an Anthropic Messages request body.
+ * What is translated, and what is dropped, is listed in docs/providers/claude.md; the rules in
+ * short:
+ * <ul>
+ *   <li>system and developer messages, wherever they are, become the top-level {@code system}
+ *       (a string for one text, else an array of text blocks, in order);</li>
+ *   <li>tool messages become {@code tool_result} blocks of a user turn; consecutive turns of the
+ *       same role are merged (Anthropic requires alternation), and in a user turn the
+ *       {@code tool_result} blocks come first (Anthropic rejects text before them);</li>
+ *   <li>assistant tool calls become {@code tool_use} blocks whose {@code input} is the parsed
+ *       arguments object; arguments that are not a JSON object become {@code {}};</li>
+ *   <li>{@code max_tokens} (required by Anthropic) comes from the request, else
+ *       {@code max_completion_tokens}, else a default.</li>
+ * </ul>
+ * Thread-safe (immutable).
+ */
+final class MessagesRequestWriter {
+
+    /** {@code max_tokens} when the request names no limit (Anthropic requires one). */
+    static final int DEFAULT_MAX_TOKENS = 4096;
+
+    /**
+     * Content block types Anthropic accepts; a canonical content part of one of these types (e.g.
+     * from an Anthropic-format client) is passed verbatim. Other unknown parts are dropped.
+     */
+    static final Set<String> ANTHROPIC_BLOCK_TYPES = Set.of("text", "image", "document", "search_result", "tool_use",
+            "tool_result", "thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "container_upload");
+
+    private final int defaultMaxTokens;
+
+    /**
+     * Creates the writer.
+     *
+     * @param defaultMaxTokens {@code max_tokens} when the request names none
+     */
+    MessagesRequestWriter(int defaultMaxTokens) {
+        if (defaultMaxTokens < 1) {
+            throw new IllegalArgumentException("defaultMaxTokens must be at least 1");
+        }
+        this.defaultMaxTokens = defaultMaxTokens;
+    }
+
+    /**
+     * The request body.
+     *
+     * @param r the canonical request
+     * @return UTF-8 JSON
+     */
+    byte[] write(ChatRequest r) {
+        return Json.write(toJson(r)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The request as a JSON tree.
+     *
+     * @param r the canonical request
+     * @return the Messages request
+     */
+    Map<String, Object> toJson(ChatRequest r) {
+        Map<String, Object> thinking = objectExtra(r, "thinking");
+
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("model", r.model());
+        out.put("max_tokens", maxTokens(r, thinking));
+
+        List<Map<String, Object>> system = new ArrayList<>();
+        boolean plainSystem = true;
+        List<Turn> turns = new ArrayList<>();
+        for (ChatMessage m : r.messages()) {
+            switch (m.role()) {
+                case SYSTEM, DEVELOPER -> {
+                    for (ContentPart p : m.content()) {
+                        if (p instanceof ContentPart.Text t && !t.text().isEmpty()) {
+                            system.add(textBlock(t.text()));
+                        } else if (p instanceof ContentPart.Other o && o.type().equals("text")) {
+                            Map<String, Object> block = parseBlock(o.json());
+                            if (block != null) {
+                                system.add(block);
+                                plainSystem = false;
+                            }
+                        }
+                    }
+                }
+                case USER -> addTurn(turns, "user", contentBlocks(m.content(), true));
+                case ASSISTANT -> addTurn(turns, "assistant", assistantBlocks(m));
+                case TOOL -> addTurn(turns, "user", m.toolCallId() == null
+                        ? contentBlocks(m.content(), true)
+                        : new ArrayList<>(List.of(toolResult(m))));
+            }
+        }
+        if (!system.isEmpty()) {
+            out.put("system", plainSystem && system.size() == 1 ? system.get(0).get("text") : system);
+        }
+        trimFinalAssistantTurn(turns);
+        List<Object> messages = new ArrayList<>(turns.size());
+        for (Turn t : turns) {
+            messages.add(t.toJson());
+        }
+        out.put("messages", messages);
+
+        if (!r.tools().isEmpty()) {
+            List<Object> tools = new ArrayList<>(r.tools().size());
+            for (ToolDefinition t : r.tools()) {
+                tools.add(tool(t));
+            }
+            out.put("tools", tools);
+            Map<String, Object> choice = toolChoice(r.toolChoiceJson());
+            if (Boolean.FALSE.equals(parseExtra(r, "parallel_tool_calls"))) {
+                if (choice == null) {
+                    choice = new LinkedHashMap<>(Map.of("type", "auto"));
+                }
+                if (!"none".equals(choice.get("type"))) {
+                    choice.put("disable_parallel_tool_use", true);
+                }
+            }
+            if (choice != null) {
+                out.put("tool_choice", choice);
+            }
+        }
+        if (r.temperature() != null) {
+            // OpenAI allows 0..2, Anthropic 0..1: clamp rather than have Anthropic refuse the request
+            out.put("temperature", Math.max(0.0, Math.min(1.0, r.temperature())));
+        }
+        if (r.topP() != null) {
+            out.put("top_p", r.topP());
+        }
+        if (parseExtra(r, "top_k") instanceof Number k) {
+            out.put("top_k", k.longValue());
+        }
+        if (!r.stop().isEmpty()) {
+            out.put("stop_sequences", new ArrayList<>(r.stop()));
+        }
+        if (r.stream()) {
+            out.put("stream", true);
+        }
+        String userId = userId(r);
+        if (userId != null) {
+            out.put("metadata", Map.of("user_id", userId));
+        }
+        if (thinking != null) {
+            out.put("thinking", thinking);
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- parameters
+
+    private long maxTokens(ChatRequest r, Map<String, Object> thinking) {
+        if (r.maxTokens() != null) {
+            return r.maxTokens();
+        }
+        if (parseExtra(r, "max_completion_tokens") instanceof Number n && n.longValue() > 0) {
+            return n.longValue();
+        }
+        // Anthropic requires max_tokens > thinking.budget_tokens: leave the default's room for the answer
+        Long budget = Json.number(thinking, "budget_tokens");
+        return budget != null && budget >= defaultMaxTokens ? budget + defaultMaxTokens : defaultMaxTokens;
+    }
+
+    private static String userId(ChatRequest r) {
+        String fromMetadata = Json.string(parseExtra(r, "metadata"), "user_id");
+        if (fromMetadata != null && !fromMetadata.isEmpty()) {
+            return fromMetadata;
+        }
+        return parseExtra(r, "user") instanceof String u && !u.isEmpty() ? u : null;
+    }
+
+    private static Map<String, Object> toolChoice(String json) {
+        if (json == null) {
+            return null;
+        }
+        Object v;
+        try {
+            v = Json.parse(json);
+        } catch (Json.JsonException e) {
+            return null;
+        }
+        if (v instanceof String s) {
+            return switch (s) {
+                case "auto" -> new LinkedHashMap<>(Map.of("type", "auto"));
+                case "none" -> new LinkedHashMap<>(Map.of("type", "none"));
+                case "required", "any" -> new LinkedHashMap<>(Map.of("type", "any"));
+                default -> null;
+            };
+        }
+        String type = Json.string(v, "type");
+        if ("function".equals(type)) {
+            String name = Json.string(Json.object(v, "function"), "name");
+            if (name == null) {
+                return null;
+            }
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("type", "tool");
+            c.put("name", name);
+            return c;
+        }
+        if ("auto".equals(type) || "any".equals(type) || "none".equals(type) || ("tool".equals(type) && Json.string(v, "name") != null)) {
+            // already Anthropic-shaped (an Anthropic-format client): keep it
+            @SuppressWarnings("unchecked")
+            Map<String, Object> c = new LinkedHashMap<>((Map<String, Object>) v);
+            return c;
+        }
+        return null;
+    }
+
+    private static Map<String, Object> tool(ToolDefinition t) {
+        Map<String, Object> tool = new LinkedHashMap<>();
+        tool.put("name", t.name());
+        if (t.description() != null && !t.description().isEmpty()) {
+            tool.put("description", t.description());
+        }
+        Map<String, Object> schema = null;
+        if (t.parametersJson() != null) {
+            try {
+                schema = Json.parse(t.parametersJson()) instanceof Map<?, ?> m ? copy(m) : null;
+            } catch (Json.JsonException e) {
+                schema = null;
+            }
+        }
+        if (schema == null) {
+            schema = new LinkedHashMap<>();
+        }
+        // Anthropic requires an object schema; OpenAI tolerates a schema without "type"
+        schema.putIfAbsent("type", "object");
+        tool.put("input_schema", schema);
+        return tool;
+    }
+
+    // ---------------------------------------------------------------- messages
+
+    private static void addTurn(List<Turn> turns, String role, List<Map<String, Object>> blocks) {
+        if (blocks.isEmpty()) {
+            return;
+        }
+        if (!turns.isEmpty() && turns.get(turns.size() - 1).role.equals(role)) {
+            turns.get(turns.size() - 1).blocks.addAll(blocks);
+        } else {
+            turns.add(new Turn(role, blocks));
+        }
+    }
+
+    private static List<Map<String, Object>> assistantBlocks(ChatMessage m) {
+        List<Map<String, Object>> blocks = new ArrayList<>();
+        // signed thinking blocks a client kept from an earlier answer (see MessagesResponseReader):
+        // Anthropic needs them back verbatim when thinking and tool use are combined
+        String thinkingBlocks = m.extra().get(MessagesResponseReader.THINKING_BLOCKS);
+        if (thinkingBlocks != null) {
+            try {
+                if (Json.parse(thinkingBlocks) instanceof List<?> list) {
+                    for (Object b : list) {
+                        String type = Json.string(b, "type");
+                        if ("thinking".equals(type) || "redacted_thinking".equals(type)) {
+                            blocks.add(copy((Map<?, ?>) b));
+                        }
+                    }
+                }
+            } catch (Json.JsonException ignored) {
+                // not a list of blocks: nothing to send back
+            }
+        }
+        blocks.addAll(contentBlocks(m.content(), false));
+        for (ToolCall tc : m.toolCalls()) {
+            Map<String, Object> use = new LinkedHashMap<>();
+            use.put("type", "tool_use");
+            use.put("id", toolId(tc.id()));
+            use.put("name", tc.name());
+            use.put("input", toolInput(tc.argumentsJson()));
+            blocks.add(use);
+        }
+        return blocks;
+    }
+
+    private static Map<String, Object> toolResult(ChatMessage m) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("type", "tool_result");
+        result.put("tool_use_id", toolId(m.toolCallId()));
+        List<Map<String, Object>> content = contentBlocks(m.content(), true);
+        if (content.size() == 1 && isPlainText(content.get(0))) {
+            result.put("content", content.get(0).get("text"));
+        } else if (!content.isEmpty()) {
+            result.put("content", content);
+        }
+        return result;
+    }
+
+    /**
+     * Content parts as Anthropic blocks: text (empty text dropped: Anthropic rejects it), images
+     * (only where {@code imagesAllowed}: assistant turns cannot carry images), PDF/text files given
+     * as data, and parts that already are Anthropic blocks. Other parts are dropped.
+     */
+    private static List<Map<String, Object>> contentBlocks(List<ContentPart> parts, boolean imagesAllowed) {
+        List<Map<String, Object>> blocks = new ArrayList<>(parts.size());
+        for (ContentPart p : parts) {
+            switch (p) {
+                case ContentPart.Text t -> {
+                    if (!t.text().isEmpty()) {
+                        blocks.add(textBlock(t.text()));
+                    }
+                }
+                case ContentPart.Image img -> {
+                    if (imagesAllowed) {
+                        Map<String, Object> source = source(img.url());
+                        if (source != null) {
+                            Map<String, Object> block = new LinkedHashMap<>();
+                            block.put("type", "image");
+                            block.put("source", source);
+                            blocks.add(block);
+                        }
+                    }
+                }
+                case ContentPart.Other o -> {
+                    Map<String, Object> block = o.type().equals("file") ? fileBlock(o.json())
+                            : ANTHROPIC_BLOCK_TYPES.contains(o.type()) ? parseBlock(o.json()) : null;
+                    if (block != null && (imagesAllowed || !"image".equals(block.get("type")))) {
+                        blocks.add(block);
+                    }
+                }
+            }
+        }
+        return blocks;
+    }
+
+    /** An OpenAI {@code file} part with inline {@code file_data} as an Anthropic {@code document}. */
+    private static Map<String, Object> fileBlock(String json) {
+        Map<String, Object> part = parseBlock(json);
+        String data = Json.string(Json.object(part, "file"), "file_data");
+        Map<String, Object> source = data == null ? null : dataSource(data);
+        if (source == null) {
+            return null; // file_id references live at OpenAI: nothing to send
+        }
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "document");
+        block.put("source", source);
+        return block;
+    }
+
+    /** An image URL as an Anthropic image source: data URLs inline (base64), http(s) by URL. */
+    private static Map<String, Object> source(String url) {
+        if (url.regionMatches(true, 0, "data:", 0, 5)) {
+            return dataSource(url);
+        }
+        if (url.regionMatches(true, 0, "https://", 0, 8) || url.regionMatches(true, 0, "http://", 0, 7)) {
+            Map<String, Object> source = new LinkedHashMap<>();
+            source.put("type", "url");
+            source.put("url", url);
+            return source;
+        }
+        return null;
+    }
+
+    /** {@code data:<media type>;base64,<data>} as a base64 source; other data URLs are not supported. */
+    private static Map<String, Object> dataSource(String url) {
+        if (!url.regionMatches(true, 0, "data:", 0, 5)) {
+            return null;
+        }
+        int comma = url.indexOf(',');
+        if (comma < 0) {
+            return null;
+        }
+        String[] meta = url.substring(5, comma).split(";");
+        boolean base64 = false;
+        for (int i = 1; i < meta.length; i++) {
+            base64 |= meta[i].strip().equalsIgnoreCase("base64");
+        }
+        String mediaType = meta[0].strip();
+        if (!base64 || mediaType.isEmpty()) {
+            return null;
+        }
+        Map<String, Object> source = new LinkedHashMap<>();
+        source.put("type", "base64");
+        source.put("media_type", mediaType.toLowerCase(java.util.Locale.ROOT));
+        source.put("data", url.substring(comma + 1));
+        return source;
+    }
+
+    /**
+     * Anthropic refuses a final assistant turn (a prefill) that ends with whitespace; trailing
+     * whitespace is removed, and a turn left empty is dropped.
+     */
+    private static void trimFinalAssistantTurn(List<Turn> turns) {
+        if (turns.isEmpty() || !turns.get(turns.size() - 1).role.equals("assistant")) {
+            return;
+        }
+        List<Map<String, Object>> blocks = turns.get(turns.size() - 1).blocks;
+        Map<String, Object> last = blocks.get(blocks.size() - 1);
+        if ("text".equals(last.get("type")) && last.get("text") instanceof String text) {
+            String trimmed = text.stripTrailing();
+            if (trimmed.isEmpty()) {
+                blocks.remove(blocks.size() - 1);
+            } else {
+                last.put("text", trimmed);
+            }
+        }
+        if (blocks.isEmpty()) {
+            turns.remove(turns.size() - 1);
+        }
+    }
+
+    private static Map<String, Object> toolInput(String argumentsJson) {
+        if (argumentsJson == null || argumentsJson.isBlank()) {
+            return new LinkedHashMap<>();
+        }
+        try {
+            // Anthropic requires an object; arguments that are not one (a truncated or invalid JSON text
+            // from the model, a bare value) are sent as {} rather than failing the whole conversation
+            return Json.parse(argumentsJson) instanceof Map<?, ?> m ? copy(m) : new LinkedHashMap<>();
+        } catch (Json.JsonException e) {
+            return new LinkedHashMap<>();
+        }
+    }
+
+    /** Anthropic tool ids must match {@code [a-zA-Z0-9_-]+}; ids from other providers may not. */
+    static String toolId(String id) {
+        if (id == null || id.isEmpty()) {
+            return "call";
+        }
+        StringBuilder sb = null;
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+            if (!ok && sb == null) {
+                sb = new StringBuilder(id.substring(0, i));
+            }
+            if (sb != null) {
+                sb.append(ok ? c : '_');
+            }
+        }
+        return sb == null ? id : sb.toString();
+    }
+
+    private static Map<String, Object> textBlock(String text) {
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "text");
+        block.put("text", text);
+        return block;
+    }
+
+    private static boolean isPlainText(Map<String, Object> block) {
+        return block.size() == 2 && "text".equals(block.get("type")) && block.get("text") instanceof String;
+    }
+
+    private static Map<String, Object> parseBlock(String json) {
+        try {
+            return Json.parse(json) instanceof Map<?, ?> m ? copy(m) : null;
+        } catch (Json.JsonException e) {
+            return null;
+        }
+    }
+
+    private static Object parseExtra(ChatRequest r, String name) {
+        String raw = r.extra().get(name);
+        if (raw == null) {
+            return null;
+        }
+        try {
+            return Json.parse(raw);
+        } catch (Json.JsonException e) {
+            return null;
+        }
+    }
+
+    private static Map<String, Object> objectExtra(ChatRequest r, String name) {
+        return parseExtra(r, name) instanceof Map<?, ?> m ? copy(m) : null;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> copy(Map<?, ?> m) {
+        return new LinkedHashMap<>((Map<String, Object>) m);
+    }
+
+    /** One Anthropic turn being assembled. */
+    private static final class Turn {
+        final String role;
+        final List<Map<String, Object>> blocks;
+
+        Turn(String role, List<Map<String, Object>> blocks) {
+            this.role = role;
+            this.blocks = new ArrayList<>(blocks);
+        }
+
+        Map<String, Object> toJson() {
+            List<Map<String, Object>> ordered = blocks;
+            if (role.equals("user")) {
+                // tool results must open the turn that answers the tool calls
+                ordered = new ArrayList<>(blocks.size());
+                for (Map<String, Object> b : blocks) {
+                    if ("tool_result".equals(b.get("type"))) {
+                        ordered.add(b);
+                    }
+                }
+                for (Map<String, Object> b : blocks) {
+                    if (!"tool_result".equals(b.get("type"))) {
+                        ordered.add(b);
+                    }
+                }
+            }
+            Map<String, Object> msg = new LinkedHashMap<>();
+            msg.put("role", role);
+            msg.put("content", ordered.size() == 1 && isPlainText(ordered.get(0)) ? ordered.get(0).get("text") : ordered);
+            return msg;
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.sluice.plugin.claude;
+
+import dev.sluice.api.HostContext;
+import dev.sluice.api.PluginSettings;
+import dev.sluice.api.ProviderExecutor;
+import dev.sluice.api.upstream.UpstreamHttp;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** A host context over a fake upstream, a fixed clock and given settings. */
+final class FakeHost implements HostContext {
+
+    static final Instant NOW = Instant.ofEpochSecond(1_767_225_600L);
+
+    private final UpstreamHttp http;
+    private final Map<String, String> settings;
+
+    FakeHost(UpstreamHttp http, Map<String, String> settings) {
+        this.http = http;
+        this.settings = Map.copyOf(settings);
+    }
+
+    @Override
+    public UpstreamHttp http() {
+        return http;
+    }
+
+    @Override
+    public InstantSource clock() {
+        return InstantSource.fixed(NOW);
+    }
+
+    @Override
+    public PluginSettings settings() {
+        return new PluginSettings() {
+            @Override
+            public Optional<String> get(String key) {
+                return Optional.ofNullable(settings.get(key));
+            }
+
+            @Override
+            public Set<String> keys() {
+                return settings.keySet();
+            }
+        };
+    }
+
+    @Override
+    public System.Logger logger() {
+        return System.getLogger("sluice.plugin.claude.test");
+    }
+
+    @Override
+    public Optional<ProviderExecutor> builtinExecutor(String name) {
+        return Optional.empty();
+    }
+}
