@@ -113,7 +113,8 @@ class AnthropicMessagesIT {
         RecordedRequest up = upstream.takeRequest(Duration.ofSeconds(5));
         assertThat(up.path()).isEqualTo("/v1/chat/completions");
         assertThat(up.header("authorization")).isEqualTo("Bearer sk-upstream-mockai-1-abcdef");
-        assertThat(up.headers()).doesNotContainKeys("x-api-key");
+        // the client's key never travels upstream, and the OpenAI-compatible executor has no use for anthropic-version
+        assertThat(up.headers()).doesNotContainKeys("x-api-key", "anthropic-version");
         assertThat(read(up.body())).isEqualTo(read("{\"model\":\"gpt-x\",\"messages\":["
                 + "{\"role\":\"system\",\"content\":\"Be brief.\"},"
                 + "{\"role\":\"user\",\"content\":\"Weather?\"},"
