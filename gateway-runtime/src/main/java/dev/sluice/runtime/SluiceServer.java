@@ -157,7 +157,13 @@ public final class SluiceServer implements AutoCloseable {
                 .routing(HttpApi.routing(deps))
                 .build()
                 .start();
-        console.println("Sluice listening on http://" + config.host() + ":" + web.port());
+        if (!web.isRunning() || web.port() < 1) {
+            web.stop();
+            throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
+                    + " (address in use or not available; see the log above)");
+        }
+        String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+        console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
         return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry);
     }

@@ -12,6 +12,7 @@ import dev.sluice.runtime.routing.ChatRouter;
 import dev.sluice.runtime.routing.DispatchResult;
 import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.Route;
+import dev.sluice.runtime.store.Connection;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
@@ -65,7 +66,7 @@ final class AnthropicMessagesService implements HttpService {
         switch (served.value()) {
             case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
             case ChatReply.Stream s -> relay(res, s.first(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
-                    route, requestId);
+                    route, requestId, served.connection());
         }
     }
 
@@ -74,7 +75,7 @@ final class AnthropicMessagesService implements HttpService {
      * events of one chunk are written together; nothing waits for a later chunk.
      */
     private void relay(ServerResponse res, StreamChunk first, ChunkStream rest, AnthropicStreamTranslator translator, Route route,
-            String requestId) {
+            String requestId, Connection connection) {
         res.status(Status.OK_200);
         RoutedAnswers.streamHeaders(res);
         try (rest; OutputStream out = res.outputStream()) {
@@ -89,7 +90,7 @@ final class AnthropicMessagesService implements HttpService {
                     LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": upstream stream of "
                             + route.provider().id() + " failed mid-stream: " + e.getMessage());
                     write(out, translator.error("[" + route.provider().id() + "/" + route.upstreamModel()
-                            + "] upstream stream failed: " + e.getMessage()));
+                            + "] upstream stream failed: " + Secrets.scrub(String.valueOf(e.getMessage()), connection)));
                     return;
                 }
                 if (chunk == null) {

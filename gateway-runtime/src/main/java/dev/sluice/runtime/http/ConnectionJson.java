@@ -24,7 +24,11 @@ final class ConnectionJson {
 
     private static final Set<String> OVERRIDE_KEYS = Set.of("maxConcurrent", "modelConcurrency", "maxWaitMs",
             "executionMaxWaitMs", "requestsPerMinute", "minTimeBetweenRequestsMs");
-    private static final Pattern IP_LITERAL = Pattern.compile("[0-9.]+|[0-9a-fA-F:]+");
+    private static final Pattern IPV4 = Pattern.compile("((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
+    private static final Pattern IPV6 = Pattern.compile("[0-9a-fA-F:.]*:[0-9a-fA-F:.]*");
+
+    /** Largest override value: 24 h in ms (RQ-3 clamps waits to 1 ms–24 h). */
+    private static final long MAX_OVERRIDE = 86_400_000L;
 
     private final Json json;
     private final ProviderCatalog catalog;
@@ -57,11 +61,18 @@ final class ConnectionJson {
                 throw ApiException.badRequest("authType", "'authType' must be one of apikey, oauth, local; got '" + at.asText() + "'.");
             }
         }
-        String apiKey = optionalString(body, "apiKey");
-        OAuthTokens oauth = parseOAuth(body.get("oauth"));
+        String apiKey = credential("apiKey", optionalString(body, "apiKey"), existing == null ? null : existing.apiKey());
+        OAuthTokens oauth = parseOAuth(body.get("oauth"), existing == null ? null : existing.oauth());
         if (existing != null) {
+            // clients never see secrets, so an absent (or masked, echoed back) secret keeps the stored one
             apiKey = apiKey == null && !body.has("apiKey") ? existing.apiKey() : apiKey;
             oauth = oauth == null && !body.has("oauth") ? existing.oauth() : oauth;
+        }
+        // a connection carries the credential of its class only: switching authType drops the other
+        if (authType == ProviderClass.APIKEY) {
+            oauth = null;
+        } else if (authType == ProviderClass.OAUTH) {
+            apiKey = null;
         }
         if (authType == ProviderClass.APIKEY && (apiKey == null || apiKey.isBlank())) {
             throw ApiException.badRequest("apiKey", "'apiKey' is required when authType is apikey.");
@@ -82,7 +93,7 @@ final class ConnectionJson {
         boolean disableCooling = optionalBoolean(body, "disableCooling", false);
         String psd = optionalObject(body, "providerSpecificData");
         String localAddress = optionalString(body, "localAddress");
-        if (localAddress != null && !IP_LITERAL.matcher(localAddress).matches()) {
+        if (localAddress != null && !isIpLiteral(localAddress)) {
             throw ApiException.badRequest("localAddress", "'localAddress' must be an IP address literal.");
         }
         String proxyUrl = url(body, "proxyUrl", Set.of("http", "https", "socks5"));
@@ -93,14 +104,27 @@ final class ConnectionJson {
     /** Applies a PATCH: only the fields present change. */
     NewConnection merge(ObjectNode patch, Connection c) {
         ObjectNode full = render(c);
+        // secrets stay stored unless the patch names them (parse keeps absent ones); URLs unmasked
         full.remove("apiKey");
         full.remove("oauth");
+        putNullable(full, "baseUrl", c.baseUrl());
+        putNullable(full, "proxyUrl", c.proxyUrl());
+        deepMerge(full, patch);
+        return parse(full, c);
+    }
+
+    /** Objects merge key by key, everything else is replaced (as SE-4 PATCH). */
+    private static void deepMerge(ObjectNode target, ObjectNode patch) {
         Iterator<Map.Entry<String, JsonNode>> it = patch.fields();
         while (it.hasNext()) {
             Map.Entry<String, JsonNode> e = it.next();
-            full.set(e.getKey(), e.getValue());
+            JsonNode current = target.get(e.getKey());
+            if (current instanceof ObjectNode co && e.getValue() instanceof ObjectNode po) {
+                deepMerge(co, po);
+            } else {
+                target.set(e.getKey(), e.getValue());
+            }
         }
-        return parse(full, c);
     }
 
     /** Renders a connection; secrets masked. */
@@ -125,7 +149,7 @@ final class ConnectionJson {
                 oa.put("expiresAt", c.oauth().expiresAt());
             }
         }
-        putNullable(o, "baseUrl", c.baseUrl());
+        putNullable(o, "baseUrl", maskUrl(c.baseUrl()));
         o.put("priority", c.priority());
         o.put("enabled", c.enabled());
         if (c.maxConcurrent() == null) {
@@ -138,7 +162,7 @@ final class ConnectionJson {
         o.put("disableCooling", c.disableCooling());
         o.set("providerSpecificData", parseJson(c.providerSpecificDataJson()));
         putNullable(o, "localAddress", c.localAddress());
-        putNullable(o, "proxyUrl", c.proxyUrl());
+        putNullable(o, "proxyUrl", maskUrl(c.proxyUrl()));
         o.put("testStatus", c.state().testStatus());
         if (c.state().rateLimitedUntil() == null) {
             o.putNull("rateLimitedUntil");
@@ -152,6 +176,38 @@ final class ConnectionJson {
         o.put("createdAt", c.createdAt());
         o.put("updatedAt", c.updatedAt());
         return o;
+    }
+
+    private static boolean isIpLiteral(String s) {
+        if (IPV4.matcher(s).matches()) {
+            return true;
+        }
+        if (!IPV6.matcher(s).matches()) {
+            return false;
+        }
+        try {
+            // a string with ':' is parsed as an IPv6 literal, never looked up in DNS
+            return java.net.InetAddress.getByName(s) instanceof java.net.Inet6Address;
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /** A URL with its user-info password and query hidden: they may hold credentials (SEC-2). */
+    static String maskUrl(String url) {
+        if (url == null) {
+            return null;
+        }
+        try {
+            URI u = new URI(url);
+            if (u.getUserInfo() == null && u.getQuery() == null) {
+                return url;
+            }
+            String user = u.getUserInfo() == null ? null : u.getUserInfo().split(":", 2)[0] + (u.getUserInfo().contains(":") ? ":****" : "");
+            return new URI(u.getScheme(), user, u.getHost(), u.getPort(), u.getPath(), u.getQuery() == null ? null : "****", null).toString();
+        } catch (URISyntaxException e) {
+            return "****";
+        }
     }
 
     /** Shows the first 3 and last 4 characters of long secrets, nothing of short ones. */
@@ -181,7 +237,7 @@ final class ConnectionJson {
         }
     }
 
-    private static OAuthTokens parseOAuth(JsonNode n) {
+    private static OAuthTokens parseOAuth(JsonNode n, OAuthTokens stored) {
         if (n == null || n.isNull()) {
             return null;
         }
@@ -189,19 +245,57 @@ final class ConnectionJson {
             throw ApiException.badRequest("oauth", "'oauth' must be an object {accessToken, refreshToken?, expiresAt?}.");
         }
         JsonNode access = n.get("accessToken");
-        if (access == null || !access.isTextual() || access.asText().isBlank()) {
-            throw ApiException.badRequest("oauth.accessToken", "'oauth.accessToken' is required and must be a non-empty string.");
+        String accessToken;
+        if (access == null || access.isNull()) {
+            if (stored == null) {
+                throw ApiException.badRequest("oauth.accessToken", "'oauth.accessToken' is required and must be a non-empty string.");
+            }
+            accessToken = stored.accessToken();
+        } else if (!access.isTextual() || access.asText().isBlank()) {
+            throw ApiException.badRequest("oauth.accessToken", "'oauth.accessToken' must be a non-empty string.");
+        } else {
+            accessToken = credential("oauth.accessToken", access.asText(), stored == null ? null : stored.accessToken());
         }
         JsonNode refresh = n.get("refreshToken");
         if (refresh != null && !refresh.isNull() && !refresh.isTextual()) {
             throw ApiException.badRequest("oauth.refreshToken", "'oauth.refreshToken' must be a string.");
         }
+        String refreshToken = refresh == null ? (stored == null ? null : stored.refreshToken())
+                : refresh.isNull() ? null
+                : credential("oauth.refreshToken", refresh.asText(), stored == null ? null : stored.refreshToken());
         JsonNode exp = n.get("expiresAt");
-        if (exp != null && !exp.isNull() && !exp.canConvertToLong()) {
+        if (exp != null && !exp.isNull() && (!exp.isIntegralNumber() || !exp.canConvertToLong())) {
             throw ApiException.badRequest("oauth.expiresAt", "'oauth.expiresAt' must be epoch milliseconds.");
         }
-        return new OAuthTokens(access.asText(), refresh == null || refresh.isNull() ? null : refresh.asText(),
-                exp == null || exp.isNull() ? null : exp.asLong());
+        Long expiresAt = exp == null ? (stored == null ? null : stored.expiresAt()) : exp.isNull() ? null : exp.asLong();
+        return new OAuthTokens(accessToken, refreshToken, expiresAt);
+    }
+
+    /**
+     * Validates a secret: visible ASCII only (it goes into an HTTP header). The masked form of the
+     * stored secret, as GET renders it, means "unchanged", so GET → edit → PUT keeps the key.
+     */
+    private static String credential(String field, String value, String stored) {
+        if (value == null) {
+            return null;
+        }
+        if (stored != null && value.equals(mask(stored))) {
+            return stored;
+        }
+        String v = value.strip();
+        if (v.isEmpty()) {
+            return v;
+        }
+        if (v.contains("…") || v.equals("****")) {
+            throw ApiException.badRequest(field, "'" + field + "' looks masked; send the real secret, or leave it out to keep the stored one.");
+        }
+        for (int i = 0; i < v.length(); i++) {
+            char ch = v.charAt(i);
+            if (ch < 0x21 || ch > 0x7e) {
+                throw ApiException.badRequest(field, "'" + field + "' must contain only visible ASCII characters (it is sent in an HTTP header).");
+            }
+        }
+        return v;
     }
 
     private String rateLimitOverrides(JsonNode n) {
@@ -224,12 +318,13 @@ final class ConnectionJson {
                     throw ApiException.badRequest(path, "'" + path + "' must be an object of model → positive integer.");
                 }
                 v.fields().forEachRemaining(m -> {
-                    if (!m.getValue().isIntegralNumber() || m.getValue().asLong() < 1) {
+                    if (!m.getValue().isIntegralNumber() || !m.getValue().canConvertToInt() || m.getValue().asInt() < 1
+                            || m.getValue().asInt() > 100_000) {
                         throw ApiException.badRequest(path + "." + m.getKey(), "'" + path + "." + m.getKey() + "' must be a positive integer.");
                     }
                 });
-            } else if (!v.isNull() && (!v.isIntegralNumber() || v.asLong() < 0)) {
-                throw ApiException.badRequest(path, "'" + path + "' must be a non-negative integer.");
+            } else if (!v.isNull() && (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0 || v.asLong() > MAX_OVERRIDE)) {
+                throw ApiException.badRequest(path, "'" + path + "' must be an integer between 0 and " + MAX_OVERRIDE + ".");
             }
         }
         return n.toString();

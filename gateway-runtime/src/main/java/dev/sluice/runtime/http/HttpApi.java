@@ -68,8 +68,28 @@ public final class HttpApi {
         return routing;
     }
 
+    /** Methods of every route, for 405 answers (path pattern → allowed methods). */
+    private static final Map<java.util.regex.Pattern, String> ROUTES = Map.ofEntries(
+            Map.entry(java.util.regex.Pattern.compile("/v1/chat/completions"), "POST"),
+            Map.entry(java.util.regex.Pattern.compile("/v1/embeddings"), "POST"),
+            Map.entry(java.util.regex.Pattern.compile("/v1/models(/.+)?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/providers/?"), "GET, POST"),
+            Map.entry(java.util.regex.Pattern.compile("/api/providers/[^/]+"), "GET, PUT, PATCH, DELETE"),
+            Map.entry(java.util.regex.Pattern.compile("/api/keys/?"), "GET, POST"),
+            Map.entry(java.util.regex.Pattern.compile("/api/keys/[^/]+"), "DELETE"),
+            Map.entry(java.util.regex.Pattern.compile("/api/plugins/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"));
+
     private static void unknownRoute(ServerRequest req, ServerResponse res) {
+        String path = req.path().path();
+        for (Map.Entry<java.util.regex.Pattern, String> route : ROUTES.entrySet()) {
+            if (route.getKey().matcher(path).matches()) {
+                throw new ApiException(405, "invalid_request_error", "method_not_allowed",
+                        "Method " + req.prologue().method().text() + " is not allowed on " + path + " (allowed: " + route.getValue() + ").",
+                        null, Map.of("Allow", route.getValue()));
+            }
+        }
         throw new ApiException(404, "invalid_request_error", "unknown_route",
-                "Unknown route: " + req.prologue().method().text() + " " + req.path().path(), null, Map.of());
+                "Unknown route: " + req.prologue().method().text() + " " + path, null, Map.of());
     }
 }

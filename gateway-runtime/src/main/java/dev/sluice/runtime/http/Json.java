@@ -56,8 +56,12 @@ final class Json {
             }
             drain(in);
             throw tooLarge();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof ApiException api) {
+                throw api;
+            }
+            // a malformed chunked encoding or a client that stopped sending mid-body
+            throw ApiException.badRequest(null, "The request body could not be read (malformed or incomplete).");
         }
     }
 
@@ -91,7 +95,7 @@ final class Json {
             }
             throw ApiException.badRequest(null, "Request body must be a JSON object.");
         } catch (JsonProcessingException e) {
-            throw ApiException.badRequest(null, "Request body is not valid JSON (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ").");
+            throw ApiException.badRequest(null, "Request body is not valid JSON" + (e.getLocation() == null ? ": " + e.getOriginalMessage() : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")."));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

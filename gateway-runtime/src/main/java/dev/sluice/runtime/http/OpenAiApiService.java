@@ -92,12 +92,12 @@ final class OpenAiApiService implements HttpService {
         RoutedAnswers.routedHeaders(res, served.connection(), route);
         switch (served.value()) {
             case ChatReply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
-            case ChatReply.Stream s -> relay(res, s.first(), s.rest(), route, requestId);
+            case ChatReply.Stream s -> relay(res, s.first(), s.rest(), route, requestId, served.connection());
         }
     }
 
     /** Relays a stream chunk by chunk: write, flush, read the next; nothing is buffered. */
-    private void relay(ServerResponse res, StreamChunk first, ChunkStream rest, Route route, String requestId) {
+    private void relay(ServerResponse res, StreamChunk first, ChunkStream rest, Route route, String requestId, Connection connection) {
         res.status(Status.OK_200);
         RoutedAnswers.streamHeaders(res);
         try (rest; OutputStream out = res.outputStream()) {
@@ -112,7 +112,7 @@ final class OpenAiApiService implements HttpService {
                     // the client is told in-band (OpenAI SDKs raise on an error event)
                     LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": upstream stream of "
                             + route.provider().id() + " failed mid-stream: " + e.getMessage());
-                    out.write(streamError(route, String.valueOf(e.getMessage())));
+                    out.write(streamError(route, Secrets.scrub(String.valueOf(e.getMessage()), connection)));
                     out.flush();
                     return;
                 }

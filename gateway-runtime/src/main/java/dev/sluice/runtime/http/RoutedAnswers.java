@@ -11,6 +11,8 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -51,7 +53,18 @@ final class RoutedAnswers {
     static void routedHeaders(ServerResponse res, Connection c, Route route) {
         res.header(CONNECTION_ID, c.id());
         res.header(PROVIDER, route.provider().id());
-        res.header(MODEL, route.upstreamModel());
+        res.header(MODEL, headerSafe(route.upstreamModel()));
+    }
+
+    /** Header values are ASCII: anything else in a model name is percent-encoded (UTF-8). */
+    static String headerSafe(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char ch = value.charAt(i);
+            if (ch < 0x20 || ch > 0x7e) {
+                return URLEncoder.encode(value, StandardCharsets.UTF_8);
+            }
+        }
+        return value;
     }
 
     /** The headers of a {@code text/event-stream} answer that proxies must not buffer. */
@@ -79,18 +92,19 @@ final class RoutedAnswers {
                     "[" + target + "] every connection is cooling down; retry after " + seconds(c.retryAfterMs()) + " s.",
                     null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))));
             case DispatchResult.Failed<?> f -> {
-                int status = f.verdict().status();
+                // a status a client cannot take (1xx-3xx, 600+) is the gateway's own 502
+                int status = f.verdict().status() >= 400 && f.verdict().status() <= 599 ? f.verdict().status() : 502;
                 Map<String, String> headers = new HashMap<>();
                 // API-5: a routed failure names the connection that answered last, like a success does
                 headers.put(CONNECTION_ID.defaultCase(), f.connection().id());
                 headers.put(PROVIDER.defaultCase(), route.provider().id());
-                headers.put(MODEL.defaultCase(), route.upstreamModel());
+                headers.put(MODEL.defaultCase(), headerSafe(route.upstreamModel()));
                 if (f.verdict().retryAfterMs() != null && (status == 429 || status == 503)) {
                     headers.put("Retry-After", String.valueOf(seconds(f.verdict().retryAfterMs())));
                 }
                 String code = f.failure() instanceof UpstreamError e && e.errorCode() != null ? e.errorCode()
                         : f.verdict().reason().wireName();
-                yield new ApiException(status, typeFor(status), code, "[" + target + "] " + f.failure().describe()
+                yield new ApiException(status, typeFor(status), code, "[" + target + "] " + Secrets.scrub(f.failure().describe(), f.connection())
                         + (f.attempts() > 1 ? " (after " + f.attempts() + " attempts)" : ""), null, headers);
             }
             case DispatchResult.Served<?> s -> throw new IllegalStateException("served is not a failure");

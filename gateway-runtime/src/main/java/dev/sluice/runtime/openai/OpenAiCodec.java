@@ -73,7 +73,7 @@ public final class OpenAiCodec {
      */
     public ChatRequest readChatRequest(byte[] body) {
         ObjectNode root = parseObject(body);
-        String model = requiredString(root, "model");
+        String model = modelName(root);
         JsonNode messagesNode = root.get("messages");
         if (messagesNode == null || messagesNode.isNull()) {
             throw new InvalidRequestException("messages", "Missing required parameter: 'messages'.");
@@ -167,7 +167,7 @@ public final class OpenAiCodec {
      */
     public EmbeddingRequest readEmbeddingRequest(byte[] body) {
         ObjectNode root = parseObject(body);
-        String model = requiredString(root, "model");
+        String model = modelName(root);
         JsonNode input = root.get("input");
         if (input == null || input.isNull()) {
             throw new InvalidRequestException("input", "Missing required parameter: 'input'.");
@@ -286,7 +286,7 @@ public final class OpenAiCodec {
                                 textOrNull(fn.get("name")), textOrNull(fn.get("arguments"))));
                     }
                 }
-                choices.add(new ChunkChoice(c.path("index").asInt(i), role == null ? null : parseRole(role, "delta.role"),
+                choices.add(new ChunkChoice(c.path("index").asInt(i), role == null ? null : chunkRole(role),
                         textOrNull(delta.get("content")), tcs, textOrNull(c.get("finish_reason")),
                         textOrNull(delta.get("reasoning_content")),
                         delta instanceof ObjectNode d ? extras(d, DELTA_FIELDS) : Map.of(),
@@ -473,6 +473,15 @@ public final class OpenAiCodec {
         return parts;
     }
 
+    /** Upstream deltas are read leniently: an unknown role is the assistant's (the stream must not abort). */
+    private static Role chunkRole(String role) {
+        try {
+            return Role.fromWireName(role);
+        } catch (IllegalArgumentException e) {
+            return Role.ASSISTANT;
+        }
+    }
+
     private static Role parseRole(String role, String path) {
         try {
             return Role.fromWireName(role);
@@ -652,10 +661,28 @@ public final class OpenAiCodec {
             }
             throw new InvalidRequestException(null, "Request body must be a JSON object.");
         } catch (JsonProcessingException e) {
-            throw new InvalidRequestException(null, "Request body is not valid JSON (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ").");
+            throw new InvalidRequestException(null, "Request body is not valid JSON" + (e.getLocation() == null ? ": " + e.getOriginalMessage() : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")."));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Longest accepted model string. */
+    static final int MAX_MODEL_LENGTH = 256;
+
+    /** The model string: non-empty, at most 256 characters, no control characters (it names routes and headers). */
+    private static String modelName(ObjectNode root) {
+        String model = requiredString(root, "model");
+        if (model.length() > MAX_MODEL_LENGTH) {
+            throw new InvalidRequestException("model", "'model' is longer than " + MAX_MODEL_LENGTH + " characters.");
+        }
+        for (int i = 0; i < model.length(); i++) {
+            char ch = model.charAt(i);
+            if (ch < 0x20 || ch == 0x7f) {
+                throw new InvalidRequestException("model", "'model' contains a control character.");
+            }
+        }
+        return model;
     }
 
     private static String requiredString(ObjectNode root, String field) {

@@ -68,8 +68,19 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         if (head.status() < 200 || head.status() > 299) {
             return new ChatOutcome.Failed(readError(response));
         }
-        if (stream) {
+        if (stream && !head.first("content-type").map(t -> t.contains("json")).orElse(false)) {
             return new ChatOutcome.Streaming(new SseChunkStream(response, codec), head);
+        }
+        if (stream) {
+            // the upstream ignored "stream": true and answered one JSON completion: stream it as chunks
+            try (response) {
+                return new ChatOutcome.Streaming(CompletionChunks.of(codec.readChatResponse(readAnswer(response))), head);
+            } catch (IOException e) {
+                return new ChatOutcome.Failed(TransportError.of(e));
+            } catch (InvalidRequestException e) {
+                return new ChatOutcome.Failed(new TransportError(TransportErrorKind.PROTOCOL,
+                        "upstream answered " + head.status() + " with a body that is not a chat completion: " + e.getMessage()));
+            }
         }
         try (response) {
             byte[] body = readAnswer(response);
@@ -103,7 +114,15 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         }
         try (response) {
             byte[] body = readAnswer(response);
+            var tree = codec.mapper().readTree(body);
+            if (tree == null || !tree.isObject() || !tree.path("data").isArray()) {
+                return new EmbeddingOutcome.Failed(new TransportError(TransportErrorKind.PROTOCOL,
+                        "upstream answered " + head.status() + " with a body that is not an embeddings list"));
+            }
             return new EmbeddingOutcome.Completed(new String(body, StandardCharsets.UTF_8), head);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return new EmbeddingOutcome.Failed(new TransportError(TransportErrorKind.PROTOCOL,
+                    "upstream answered " + head.status() + " with a body that is not JSON"));
         } catch (IOException e) {
             return new EmbeddingOutcome.Failed(TransportError.of(e));
         }

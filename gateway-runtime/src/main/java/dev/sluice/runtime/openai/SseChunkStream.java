@@ -19,6 +19,10 @@ final class SseChunkStream implements ChunkStream {
     private final BufferedReader reader;
     private final OpenAiCodec codec;
     private boolean done;
+    /** Identity marker for a comment line (compared with ==, never equal to real data). */
+    private static final String HEARTBEAT = new String(":");
+    private String lastId = "";
+    private String lastModel = "";
     private boolean finished;
 
     SseChunkStream(UpstreamResponse response, OpenAiCodec codec) {
@@ -31,6 +35,9 @@ final class SseChunkStream implements ChunkStream {
     public StreamChunk next() throws IOException {
         while (!done) {
             String data = nextData();
+            if (data == HEARTBEAT) {
+                return StreamChunk.heartbeat(lastId, lastModel);
+            }
             if (data == null && !finished) {
                 done = true;
                 throw new IOException("the upstream closed the stream before it finished (no finish_reason, no [DONE])");
@@ -49,6 +56,8 @@ final class SseChunkStream implements ChunkStream {
             }
             try {
                 StreamChunk chunk = codec.readChunk(data);
+                lastId = chunk.id();
+                lastModel = chunk.model();
                 for (var c : chunk.choices()) {
                     if (c.finishReason() != null) {
                         finished = true;
@@ -73,6 +82,11 @@ final class SseChunkStream implements ChunkStream {
                     return data.toString();
                 }
                 continue;
+            }
+            if (line.charAt(0) == ':' && data == null) {
+                // a keep-alive comment between events: relayed as one, so that a client that went
+                // away is noticed even while the upstream sends no data
+                return HEARTBEAT;
             }
             if (line.startsWith("data:")) {
                 String v = line.length() > 5 && line.charAt(5) == ' ' ? line.substring(6) : line.substring(5);

@@ -3,6 +3,7 @@ package dev.sluice.runtime.routing;
 import dev.sluice.api.ChatCall;
 import dev.sluice.api.ChatOutcome;
 import dev.sluice.api.chat.ChatRequest;
+import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
@@ -53,7 +54,10 @@ public final class ChatRouter {
     private static AttemptResult<ChatReply> prefetch(ChatOutcome.Streaming s) {
         StreamChunk first;
         try {
-            first = s.chunks().next();
+            // keep-alives before the first real event prove nothing: the first chunk is the first data
+            do {
+                first = s.chunks().next();
+            } while (first != null && first.kind() == FrameKind.HEARTBEAT);
         } catch (IOException e) {
             s.chunks().close();
             return new AttemptResult.Failed<>(TransportError.of(e));

@@ -64,19 +64,26 @@ public final class Dispatcher {
             attempts++;
             long startedAt = clock.millis();
             long t0 = System.nanoTime();
-            AttemptResult<T> result = attempt.apply(target(route, c));
+            AttemptResult<T> result;
+            try {
+                result = attempt.apply(target(route, c));
+            } catch (RuntimeException e) {
+                // an executor (or a plugin's) bug or an unreadable answer is this attempt's failure, not a 500
+                result = new AttemptResult.Failed<>(new dev.sluice.api.upstream.TransportError(
+                        dev.sluice.api.upstream.TransportErrorKind.PROTOCOL, e.getClass().getSimpleName() + ": " + e.getMessage()));
+            }
             long latencyMs = (System.nanoTime() - t0) / 1_000_000;
             switch (result) {
                 case AttemptResult.Ok<T> ok -> {
                     recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
-                            ok.status(), latencyMs, null, c.localAddress()));
+                            ok.status(), latencyMs, null, null));
                     return new DispatchResult.Served<>(ok.value(), c);
                 }
                 case AttemptResult.Failed<T> failed -> {
                     Verdict verdict = policy.classify(failed.failure());
                     int status = failed.failure() instanceof dev.sluice.api.upstream.UpstreamError e ? e.status() : 0;
                     recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
-                            status, latencyMs, verdict.reason().wireName(), c.localAddress()));
+                            status, latencyMs, verdict.reason().wireName(), null));
                     last = new DispatchResult.Failed<>(failed.failure(), verdict, c, attempts);
                     if (policy.afterFailure(c.id(), verdict) == FailurePolicy.Decision.GIVE_UP) {
                         return last;
@@ -92,8 +99,10 @@ public final class Dispatcher {
         if (base.endsWith("/")) {
             base = base.substring(0, base.length() - 1);
         }
-        Credentials creds = new Credentials(c.apiKey(), c.oauth() == null ? null : c.oauth().accessToken(),
-                c.oauth() == null ? null : c.oauth().refreshToken(), c.oauth() == null ? null : c.oauth().expiresAt());
+        // the credential of the connection's class only (DM-2): an oauth connection never sends a stale API key
+        boolean oauth = c.authType() == dev.sluice.api.ProviderClass.OAUTH && c.oauth() != null;
+        Credentials creds = new Credentials(oauth ? null : c.apiKey(), oauth ? c.oauth().accessToken() : null,
+                oauth ? c.oauth().refreshToken() : null, oauth ? c.oauth().expiresAt() : null);
         Map<String, Object> psd = c.providerSpecificDataJson() == null ? Map.of() : jsonObjectParser.apply(c.providerSpecificDataJson());
         return new UpstreamTarget(c.id(), c.provider(), c.authType(), base, creds, psd);
     }

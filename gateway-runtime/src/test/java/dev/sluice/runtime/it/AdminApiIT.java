@@ -216,4 +216,85 @@ class AdminApiIT {
         assertThat(sluice.server.connections().find(id).orElseThrow().apiKey()).isEqualTo(SECRET);
         assertThat(sluice.send("GET", "/v1/models", client, null).statusCode()).isEqualTo(200);
     }
+
+    @Test
+    void echoingTheMaskedSecretBackKeepsTheStoredOne() {
+        String id = read(admin("POST", "/api/providers", "{\"provider\":\"openai\",\"authType\":\"apikey\",\"apiKey\":\"" + SECRET + "\"}").body())
+                .get("id").asText();
+        JsonNode shown = read(admin("GET", "/api/providers/" + id, null).body());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) shown).put("priority", 5);
+
+        HttpResponse<String> put = admin("PUT", "/api/providers/" + id, shown.toString());
+
+        assertThat(put.statusCode()).isEqualTo(200);
+        assertThat(sluice.server.connections().find(id).orElseThrow().apiKey()).isEqualTo(SECRET);
+        assertThat(read(put.body()).get("priority").asInt()).isEqualTo(5);
+        assertField(admin("POST", "/api/providers", "{\"provider\":\"openai\",\"authType\":\"apikey\",\"apiKey\":\"****\"}"), "apiKey");
+    }
+
+    @Test
+    void switchingAuthTypeDropsTheOtherCredential_DM2() {
+        String id = read(admin("POST", "/api/providers", "{\"provider\":\"openai\",\"authType\":\"oauth\","
+                + "\"oauth\":{\"accessToken\":\"old-oauth-token-123456\",\"expiresAt\":1}}").body()).get("id").asText();
+
+        HttpResponse<String> patch = admin("PATCH", "/api/providers/" + id, "{\"authType\":\"apikey\",\"apiKey\":\"sk-new-0123456789abcdef\"}");
+
+        assertThat(patch.statusCode()).isEqualTo(200);
+        var stored = sluice.server.connections().find(id).orElseThrow();
+        assertThat(stored.oauth()).isNull();
+        assertThat(stored.apiKey()).isEqualTo("sk-new-0123456789abcdef");
+        assertThat(read(patch.body()).has("oauth")).isFalse();
+    }
+
+    @Test
+    void patchMergesNestedObjectsAndOAuthFieldsKeyByKey_SE4() {
+        String id = read(admin("POST", "/api/providers", "{\"provider\":\"openai\",\"authType\":\"oauth\","
+                + "\"oauth\":{\"accessToken\":\"token-0123456789abcdef\"},\"rateLimitOverrides\":{\"maxWaitMs\":5000}}").body())
+                .get("id").asText();
+
+        HttpResponse<String> patch = admin("PATCH", "/api/providers/" + id,
+                "{\"rateLimitOverrides\":{\"modelConcurrency\":{\"gpt-4o\":1}},\"oauth\":{\"expiresAt\":1767225600000}}");
+
+        assertThat(patch.statusCode()).as(patch.body()).isEqualTo(200);
+        JsonNode c = read(patch.body());
+        assertThat(c.at("/rateLimitOverrides/maxWaitMs").asInt()).isEqualTo(5000);
+        assertThat(c.at("/rateLimitOverrides/modelConcurrency/gpt-4o").asInt()).isEqualTo(1);
+        var oauth = sluice.server.connections().find(id).orElseThrow().oauth();
+        assertThat(oauth.accessToken()).isEqualTo("token-0123456789abcdef");
+        assertThat(oauth.expiresAt()).isEqualTo(1767225600000L);
+    }
+
+    @Test
+    void unusableValuesAreRefusedNamingTheField() {
+        assertField(admin("POST", "/api/providers", "{\"provider\":\"openai\",\"authType\":\"apikey\",\"apiKey\":\"sk-abc def\"}"), "apiKey");
+        assertField(admin("POST", "/api/providers", "{\"provider\":\"openai\",\"authType\":\"apikey\",\"apiKey\":\"k\",\"localAddress\":\"999.999.1.1\"}"),
+                "localAddress");
+        assertField(admin("POST", "/api/providers", "{\"provider\":\"openai\",\"authType\":\"apikey\",\"apiKey\":\"k\","
+                + "\"rateLimitOverrides\":{\"maxConcurrent\":99999999999999999999999}}"), "rateLimitOverrides.maxConcurrent");
+        assertThat(admin("POST", "/api/providers", "{\"provider\":\"openai\",\"authType\":\"apikey\",\"apiKey\":\"k\",\"localAddress\":\"::1\"}")
+                .statusCode()).isEqualTo(201);
+    }
+
+    @Test
+    void credentialsInUrlsAreMaskedInResponses_SEC2() {
+        HttpResponse<String> r = admin("POST", "/api/providers", "{\"provider\":\"custom\",\"authType\":\"apikey\",\"apiKey\":\"k\","
+                + "\"baseUrl\":\"https://user:pw-secret@host.example/v1?key=qs-secret\",\"proxyUrl\":\"http://u:proxy-secret@proxy.example:8080\"}");
+        assertThat(r.statusCode()).isEqualTo(201);
+        assertThat(r.body()).doesNotContain("pw-secret").doesNotContain("qs-secret").doesNotContain("proxy-secret");
+        String id = read(r.body()).get("id").asText();
+        assertThat(sluice.server.connections().find(id).orElseThrow().baseUrl()).contains("pw-secret");
+        admin("PATCH", "/api/providers/" + id, "{\"priority\":2}");
+        assertThat(sluice.server.connections().find(id).orElseThrow().baseUrl()).isEqualTo("https://user:pw-secret@host.example/v1?key=qs-secret");
+    }
+
+    @Test
+    void aSecondServerOnATakenPortFailsToStartInsteadOfPretending_SH5() {
+        int taken = sluice.server.port();
+        var config = new dev.sluice.runtime.config.SluiceConfig("127.0.0.1", taken, dir.resolve("other"), dir.resolve("plugins"), false,
+                ADMIN_KEY, null, 1024, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.util.Map.of());
+        var console = new java.io.ByteArrayOutputStream();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> dev.sluice.runtime.SluiceServer.start(config, sluice.clock, ModuleLayer.boot(),
+                new java.io.PrintStream(console, true))).isInstanceOf(IllegalStateException.class).hasMessageContaining(String.valueOf(taken));
+        assertThat(console.toString()).doesNotContain("Sluice listening");
+    }
 }

@@ -142,6 +142,14 @@ class ApiErrorsIT {
     }
 
     @Test
+    void wrongMethodOnAKnownRouteIs405WithAllow() {
+        HttpResponse<String> r = sluice.send("GET", "/v1/chat/completions", clientKey, null);
+        assertThat(r.statusCode()).isEqualTo(405);
+        assertThat(r.headers().firstValue("Allow")).contains("POST");
+        assertThat(error(r).get("code").asText()).isEqualTo("method_not_allowed");
+    }
+
+    @Test
     void unknownRouteIsA404Envelope() {
         HttpResponse<String> r = sluice.send("POST", "/v1/nothing-here", clientKey, "{}");
         assertThat(r.statusCode()).isEqualTo(404);
@@ -159,5 +167,31 @@ class ApiErrorsIT {
             error(r);
         }
         assertThat(upstream.requestCount()).isZero();
+    }
+
+    @Test
+    void jsonPastTheParserLimitsIs400NotA500_API6() {
+        String nested = "[".repeat(1100) + "]".repeat(1100);
+        HttpResponse<String> deep = sluice.send("POST", "/v1/chat/completions", clientKey,
+                "{\"model\":\"mockai/x\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"x\":" + nested + "}");
+        assertThat(deep.statusCode()).isEqualTo(400);
+        error(deep);
+        HttpResponse<String> admin = sluice.send("POST", "/api/providers", SluiceHarness.ADMIN_KEY, "{\"x\":" + nested + "}");
+        assertThat(admin.statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void modelNamesThatCannotBeRoutedOrPutInAHeaderAre400_API6() {
+        HttpResponse<String> control = sluice.send("POST", "/v1/chat/completions", clientKey,
+                "{\"model\":\"mockai/a\\r\\nX-Injected: 1\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+        assertThat(control.statusCode()).isEqualTo(400);
+        assertThat(error(control).get("param").asText()).isEqualTo("model");
+        HttpResponse<String> tooLong = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/" + "m".repeat(300), false));
+        assertThat(tooLong.statusCode()).isEqualTo(400);
+        assertThat(upstream.requestCount()).isZero();
+
+        HttpResponse<String> unicode = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/模型", false));
+        assertThat(unicode.statusCode()).isEqualTo(200);
+        assertThat(unicode.headers().firstValue("X-Sluice-Model")).contains("%E6%A8%A1%E5%9E%8B");
     }
 }

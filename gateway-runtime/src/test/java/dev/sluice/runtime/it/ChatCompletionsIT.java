@@ -362,4 +362,62 @@ class ChatCompletionsIT {
         }
         assertThat(primary.connectionCount()).isEqualTo(1);
     }
+
+    @Test
+    void anUpstreamThatIgnoresStreamTrueIsStreamedToTheClientAnyway() throws Exception {
+        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
+        primary.enqueue(MockResponse.completion("all at once"));
+
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/gpt-x", true));
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/event-stream"));
+        assertThat(r.body()).contains("\"content\":\"all at once\"").contains("\"finish_reason\":\"stop\"").endsWith("data: [DONE]\n\n");
+    }
+
+    @Test
+    void upstreamKeepAliveCommentsAreRelayedAsComments() throws Exception {
+        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
+        primary.enqueue(MockResponse.sse(List.of(
+                "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"x\"},\"finish_reason\":null}]}\n\n: ping",
+                "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}",
+                "[DONE]"), Duration.ofMillis(5)));
+
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/gpt-x", true));
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains(": keep-alive\n\n").contains("\"content\":\"x\"").endsWith("data: [DONE]\n\n");
+    }
+
+    @Test
+    void statusesAClientCannotTakeBecome502() throws Exception {
+        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
+        primary.enqueue(MockResponse.status(600, "{\"error\":{\"message\":\"weird\"}}"));
+
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/gpt-x", false));
+
+        assertThat(r.statusCode()).isEqualTo(502);
+    }
+
+    @Test
+    void anUpstreamEchoingTheKeyDoesNotLeakItToTheClient_SEC2() throws Exception {
+        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
+        primary.enqueue(MockResponse.status(401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-upstream-mockai-1-abcdef\"}}"));
+
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/gpt-x", false));
+
+        assertThat(r.statusCode()).isEqualTo(401);
+        assertThat(r.body()).doesNotContain("sk-upstream-mockai-1-abcdef").contains("****");
+    }
+
+    @Test
+    void embeddingsThatAreNotAnEmbeddingsListAreA502() throws Exception {
+        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
+        primary.enqueue(MockResponse.json(200, "<html>oops</html>"));
+
+        HttpResponse<String> r = sluice.send("POST", "/v1/embeddings", clientKey, "{\"model\":\"mockai/e\",\"input\":\"a\"}");
+
+        assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("quality_failure");
+    }
 }
