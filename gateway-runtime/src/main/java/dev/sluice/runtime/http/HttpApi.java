@@ -72,6 +72,7 @@ public final class HttpApi {
     private static final Map<java.util.regex.Pattern, String> ROUTES = Map.ofEntries(
             Map.entry(java.util.regex.Pattern.compile("/v1/chat/completions"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/v1/embeddings"), "POST"),
+            Map.entry(java.util.regex.Pattern.compile("/v1/messages(/count_tokens)?"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/v1/models(/.+)?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/providers/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/providers/[^/]+"), "GET, PUT, PATCH, DELETE"),

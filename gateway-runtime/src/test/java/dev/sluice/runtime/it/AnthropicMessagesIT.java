@@ -332,6 +332,11 @@ class AnthropicMessagesIT {
         assertThat(r.statusCode()).isEqualTo(404);
         assertThat(anthropicError(r)).isEqualTo("not_found_error");
 
+        HttpResponse<String> get = sluice.send("GET", "/v1/messages", null, null, Map.of("x-api-key", clientKey));
+        assertThat(get.statusCode()).isEqualTo(405);
+        assertThat(get.headers().firstValue("Allow")).contains("POST");
+        assertThat(anthropicError(get)).isEqualTo("invalid_request_error");
+
         HttpResponse<String> openAi = sluice.send("POST", "/v1/chat/completions", null, "{}");
         assertThat(openAi.statusCode()).isEqualTo(401);
         assertThat(read(openAi.body()).at("/error/code").asText()).isEqualTo("missing_api_key");
