@@ -1,6 +1,7 @@
 package dev.sluice.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.openai.InvalidRequestException;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.RequestException;
@@ -10,8 +11,12 @@ import io.helidon.webserver.http.ServerResponse;
 import java.util.Map;
 
 /**
- * The one place exceptions become HTTP answers (OpenAI error envelope). Unexpected exceptions
- * are logged with their stack trace and answered with a generic 500 that shows none of it.
+ * The one place exceptions become HTTP answers. The envelope follows the route (SPEC §2): the
+ * Anthropic envelope {@code {"type":"error","error":{"type","message"}}} on {@code /v1/messages}
+ * and below, the OpenAI envelope everywhere else, so handlers and shared code (authentication,
+ * body limit, routing failures) throw the same {@link ApiException} whatever the client speaks.
+ * Unexpected exceptions are logged with their stack trace and answered with a generic 500 that
+ * shows none of it.
  */
 final class ErrorMapper {
 
@@ -37,7 +42,23 @@ final class ErrorMapper {
             return;
         }
         e.headers().forEach((k, v) -> res.header(HeaderNames.create(k), v));
-        json.send(res, e.status(), envelope(e));
+        json.send(res, e.status(), anthropicRoute(req) ? anthropicEnvelope(e) : envelope(e));
+    }
+
+    /** Whether the request is on the Anthropic Messages API ({@code /v1/messages} and below). */
+    static boolean anthropicRoute(ServerRequest req) {
+        // the prologue's path, not req.path(): inside a service, routing hands handlers a path relative to its prefix
+        String path = req.prologue().uriPath().path();
+        return path.equals(ANTHROPIC_PREFIX) || path.startsWith(ANTHROPIC_PREFIX + "/");
+    }
+
+    private static final String ANTHROPIC_PREFIX = "/v1/messages";
+
+    /** The Anthropic envelope: its {@code error.type} follows the status; OpenAI's code and param have no slot. */
+    ObjectNode anthropicEnvelope(ApiException e) {
+        ObjectNode root = json.object().put("type", "error");
+        root.putObject("error").put("type", AnthropicCodec.errorType(e.status())).put("message", e.getMessage());
+        return root;
     }
 
     ObjectNode envelope(ApiException e) {
@@ -62,8 +83,9 @@ final class ErrorMapper {
         }
         LOG.log(System.Logger.Level.ERROR, "unexpected error on " + req.prologue().method().text() + " " + req.path().path(), t);
         if (!res.isSent()) {
-            json.send(res, 500, envelope(new ApiException(500, "server_error", "internal_error",
-                    "Internal error; the server log has the details.", null, Map.of())));
+            ApiException e = new ApiException(500, "server_error", "internal_error",
+                    "Internal error; the server log has the details.", null, Map.of());
+            json.send(res, 500, anthropicRoute(req) ? anthropicEnvelope(e) : envelope(e));
         }
     }
 }

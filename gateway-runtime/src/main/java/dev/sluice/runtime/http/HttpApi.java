@@ -1,6 +1,7 @@
 package dev.sluice.runtime.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.routing.ChatRouter;
@@ -59,6 +60,7 @@ public final class HttpApi {
         routing.register("/health", new HealthService(json, d.database()));
         routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.resolver(), d.chatRouter(), d.dispatcher(),
                 d.catalog(), d.connections(), d.attemptTimeout()));
+        routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.resolver(), d.chatRouter()));
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog())));
         routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections()));
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
@@ -70,6 +72,7 @@ public final class HttpApi {
     private static final Map<java.util.regex.Pattern, String> ROUTES = Map.ofEntries(
             Map.entry(java.util.regex.Pattern.compile("/v1/chat/completions"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/v1/embeddings"), "POST"),
+            Map.entry(java.util.regex.Pattern.compile("/v1/messages(/count_tokens)?"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/v1/models(/.+)?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/providers/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/providers/[^/]+"), "GET, PUT, PATCH, DELETE"),

@@ -11,7 +11,6 @@ import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.EmbeddingRequest;
 import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.StreamChunk;
-import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.routing.AttemptResult;
 import dev.sluice.runtime.routing.Caller;
@@ -25,9 +24,6 @@ import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.routing.Route;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionStore;
-import io.helidon.http.HeaderNames;
-import io.helidon.http.HeaderName;
-import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
@@ -38,7 +34,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.LinkedHashSet;
@@ -51,15 +46,8 @@ import java.util.Set;
  */
 final class OpenAiApiService implements HttpService {
 
-    static final HeaderName CONNECTION_ID = HeaderNames.create("X-Sluice-Connection-Id");
-    static final HeaderName PROVIDER = HeaderNames.create("X-Sluice-Provider");
-    static final HeaderName MODEL = HeaderNames.create("X-Sluice-Model");
-
     private static final System.Logger LOG = System.getLogger(OpenAiApiService.class.getName());
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
-    private static final io.helidon.http.Header SSE = HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
-    private static final io.helidon.http.Header NO_CACHE = HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache");
-    private static final io.helidon.http.Header NO_BUFFERING = HeaderValues.create(HeaderNames.create("X-Accel-Buffering"), "no");
 
     private final Json json;
     private final Authenticator auth;
@@ -97,39 +85,22 @@ final class OpenAiApiService implements HttpService {
         ChatRequest request = codec.readChatRequest(json.body(req));
         Route route = resolve(request.model());
         String requestId = RequestIds.of(req);
-        DispatchResult<ChatReply> result = chatRouter.chat(route, request, caller, requestId, forwardableHeaders(req));
+        DispatchResult<ChatReply> result = chatRouter.chat(route, request, caller, requestId, RoutedAnswers.forwardableHeaders(req));
         if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
-            throw failure(result, route);
+            throw RoutedAnswers.failure(result, route);
         }
-        routedHeaders(res, served.connection(), route);
+        RoutedAnswers.routedHeaders(res, served.connection(), route);
         switch (served.value()) {
             case ChatReply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
             case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), route, requestId, served.connection());
         }
     }
 
-    /** The client headers executors may forward on purpose (SEC-5 allow-list), names in lower case. */
-    static Map<String, String> forwardableHeaders(ServerRequest req) {
-        Map<String, String> out = null;
-        for (String name : dev.sluice.api.ChatCall.FORWARDABLE_CLIENT_HEADERS) {
-            var value = req.headers().first(HeaderNames.create(name));
-            if (value.isPresent()) {
-                if (out == null) {
-                    out = new HashMap<>(2);
-                }
-                out.put(name, value.get());
-            }
-        }
-        return out == null ? Map.of() : out;
-    }
-
     /** Relays a stream chunk by chunk: write, flush, read the next; nothing is buffered. */
     private void relay(ServerResponse res, List<StreamChunk> prefix, ChunkStream rest, Route route, String requestId,
             Connection connection) {
         res.status(Status.OK_200);
-        res.header(SSE);
-        res.header(NO_CACHE);
-        res.header(NO_BUFFERING);
+        RoutedAnswers.streamHeaders(res);
         try (rest; OutputStream out = res.outputStream()) {
             for (StreamChunk chunk : prefix) {
                 out.write(codec.writeChunkEvent(chunk));
@@ -187,9 +158,9 @@ final class OpenAiApiService implements HttpService {
             };
         });
         if (!(result instanceof DispatchResult.Served<String> served)) {
-            throw failure(result, route);
+            throw RoutedAnswers.failure(result, route);
         }
-        routedHeaders(res, served.connection(), route);
+        RoutedAnswers.routedHeaders(res, served.connection(), route);
         Json.send(res, 200, served.value().getBytes(StandardCharsets.UTF_8));
     }
 
@@ -260,69 +231,6 @@ final class OpenAiApiService implements HttpService {
     }
 
     private Route resolve(String model) {
-        return resolver.resolve(model).orElseThrow(() -> new ApiException(404, "invalid_request_error", "model_not_found",
-                "The model '" + model + "' does not exist or is not routable: use provider/model with a provider that has a"
-                        + " connection (see GET /v1/models).", "model", Map.of()));
-    }
-
-    private static void routedHeaders(ServerResponse res, Connection c, Route route) {
-        res.header(CONNECTION_ID, c.id());
-        res.header(PROVIDER, route.provider().id());
-        res.header(MODEL, headerSafe(route.upstreamModel()));
-    }
-
-    /** Header values are ASCII: anything else in a model name is percent-encoded (UTF-8). */
-    static String headerSafe(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char ch = value.charAt(i);
-            if (ch < 0x20 || ch > 0x7e) {
-                return java.net.URLEncoder.encode(value, StandardCharsets.UTF_8);
-            }
-        }
-        return value;
-    }
-
-    /** Maps an unserved dispatch to the API-6 error. */
-    private static ApiException failure(DispatchResult<?> result, Route route) {
-        String target = route.provider().id() + "/" + route.upstreamModel();
-        return switch (result) {
-            case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "model_not_found",
-                    "The model '" + route.requested() + "' is not routable: provider '" + route.provider().id()
-                            + "' has no enabled connection this key may use.", "model", Map.of());
-            case DispatchResult.CoolingDown<?> c -> new ApiException(503, "server_error", "all_targets_cooling_down",
-                    "[" + target + "] every connection is cooling down; retry after " + seconds(c.retryAfterMs()) + " s.",
-                    null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))));
-            case DispatchResult.Failed<?> f -> {
-                // a status a client cannot take (1xx-3xx, 600+) is the gateway's own 502
-                int status = f.verdict().status() >= 400 && f.verdict().status() <= 599 ? f.verdict().status() : 502;
-                Map<String, String> headers = new HashMap<>();
-                // API-5: a routed failure names the connection that answered last, like a success does
-                headers.put(CONNECTION_ID.defaultCase(), f.connection().id());
-                headers.put(PROVIDER.defaultCase(), route.provider().id());
-                headers.put(MODEL.defaultCase(), headerSafe(route.upstreamModel()));
-                if (f.verdict().retryAfterMs() != null && (status == 429 || status == 503)) {
-                    headers.put("Retry-After", String.valueOf(seconds(f.verdict().retryAfterMs())));
-                }
-                String code = f.failure() instanceof UpstreamError e && e.errorCode() != null ? e.errorCode()
-                        : f.verdict().reason().wireName();
-                yield new ApiException(status, typeFor(status), code, "[" + target + "] " + Secrets.scrub(f.failure().describe(), f.connection())
-                        + (f.attempts() > 1 ? " (after " + f.attempts() + " attempts)" : ""), null, headers);
-            }
-            case DispatchResult.Served<?> s -> throw new IllegalStateException("served is not a failure");
-        };
-    }
-
-    private static long seconds(long ms) {
-        return Math.max(1, (ms + 999) / 1000);
-    }
-
-    static String typeFor(int status) {
-        return switch (status) {
-            case 401 -> "authentication_error";
-            case 402 -> "billing_error";
-            case 403 -> "permission_error";
-            case 429 -> "rate_limit_error";
-            default -> status >= 500 ? "server_error" : "invalid_request_error";
-        };
+        return resolver.resolve(model).orElseThrow(() -> RoutedAnswers.modelNotFound(model));
     }
 }

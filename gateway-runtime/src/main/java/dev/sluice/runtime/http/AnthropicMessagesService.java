@@ -1,0 +1,121 @@
+package dev.sluice.runtime.http;
+
+import dev.sluice.api.chat.ChatRequest;
+import dev.sluice.api.chat.ChunkStream;
+import dev.sluice.api.chat.StreamChunk;
+import dev.sluice.runtime.anthropic.AnthropicCodec;
+import dev.sluice.runtime.anthropic.AnthropicStreamTranslator;
+import dev.sluice.runtime.anthropic.TokenEstimate;
+import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.ChatReply;
+import dev.sluice.runtime.routing.ChatRouter;
+import dev.sluice.runtime.routing.DispatchResult;
+import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.routing.Route;
+import dev.sluice.runtime.store.Connection;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * The Anthropic Messages API under {@code /v1} (SPEC API-3): {@code POST /messages}, streaming and
+ * not, routed like chat completions to any provider through the canonical model, and {@code POST
+ * /messages/count_tokens}, answered with a local estimate. Errors get the Anthropic envelope from
+ * the {@link ErrorMapper} (it chooses by path); every routed answer carries the API-5 headers.
+ */
+final class AnthropicMessagesService implements HttpService {
+
+    private static final System.Logger LOG = System.getLogger(AnthropicMessagesService.class.getName());
+
+    private final Json json;
+    private final Authenticator auth;
+    private final AnthropicCodec codec;
+    private final ModelResolver resolver;
+    private final ChatRouter chatRouter;
+
+    AnthropicMessagesService(Json json, Authenticator auth, AnthropicCodec codec, ModelResolver resolver, ChatRouter chatRouter) {
+        this.json = json;
+        this.auth = auth;
+        this.codec = codec;
+        this.resolver = resolver;
+        this.chatRouter = chatRouter;
+    }
+
+    @Override
+    public void routing(HttpRules rules) {
+        rules.post("/messages", this::messages)
+                .post("/messages/count_tokens", this::countTokens);
+    }
+
+    private void messages(ServerRequest req, ServerResponse res) {
+        Caller caller = auth.client(req);
+        ChatRequest request = codec.readMessagesRequest(json.body(req));
+        Route route = resolver.resolve(request.model()).orElseThrow(() -> RoutedAnswers.modelNotFound(request.model()));
+        String requestId = RequestIds.of(req);
+        DispatchResult<ChatReply> result = chatRouter.chat(route, request, caller, requestId, RoutedAnswers.forwardableHeaders(req));
+        if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
+            throw RoutedAnswers.failure(result, route);
+        }
+        RoutedAnswers.routedHeaders(res, served.connection(), route);
+        String fallbackId = "msg_" + requestId;
+        switch (served.value()) {
+            case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
+            case ChatReply.Stream s -> relay(res, s.first(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
+                    route, requestId, served.connection());
+        }
+    }
+
+    /**
+     * Translates and relays a stream chunk by chunk: translate, write, flush, read the next. The
+     * events of one chunk are written together; nothing waits for a later chunk.
+     */
+    private void relay(ServerResponse res, StreamChunk first, ChunkStream rest, AnthropicStreamTranslator translator, Route route,
+            String requestId, Connection connection) {
+        res.status(Status.OK_200);
+        RoutedAnswers.streamHeaders(res);
+        try (rest; OutputStream out = res.outputStream()) {
+            write(out, translator.next(first));
+            StreamChunk chunk;
+            while (true) {
+                try {
+                    chunk = rest.next();
+                } catch (IOException | RuntimeException e) {
+                    // after the first byte the stream is never replayed: the client is told in-band, and the
+                    // Anthropic SDKs raise on an error event
+                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": upstream stream of "
+                            + route.provider().id() + " failed mid-stream: " + e.getMessage());
+                    write(out, translator.error("[" + route.provider().id() + "/" + route.upstreamModel()
+                            + "] upstream stream failed: " + Secrets.scrub(String.valueOf(e.getMessage()), connection)));
+                    return;
+                }
+                if (chunk == null) {
+                    break;
+                }
+                write(out, translator.next(chunk));
+            }
+            write(out, translator.end());
+        } catch (IOException | UncheckedIOException e) {
+            // the client went away: closing the upstream stream (try-with-resources) is all there is to do
+            LOG.log(System.Logger.Level.DEBUG, "request " + requestId + ": client disconnected during stream");
+        }
+    }
+
+    private static void write(OutputStream out, byte[] events) throws IOException {
+        if (events.length > 0) {
+            out.write(events);
+            out.flush();
+        }
+    }
+
+    /** A local estimate (see {@link TokenEstimate}); the model is validated but not routed, no upstream is called. */
+    private void countTokens(ServerRequest req, ServerResponse res) {
+        auth.client(req);
+        ChatRequest request = codec.readCountTokensRequest(json.body(req));
+        json.send(res, 200, json.object().put("input_tokens", TokenEstimate.inputTokens(request)));
+    }
+}

@@ -1,0 +1,128 @@
+package dev.sluice.runtime.http;
+
+import dev.sluice.api.ChatCall;
+import dev.sluice.api.upstream.UpstreamError;
+import dev.sluice.runtime.routing.DispatchResult;
+import dev.sluice.runtime.routing.Route;
+import dev.sluice.runtime.store.Connection;
+import io.helidon.http.Header;
+import io.helidon.http.HeaderName;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What every routed client endpoint (OpenAI and Anthropic formats alike) answers the same way:
+ * the API-5 routing headers, the stream headers, and the API-6 mapping of an unserved dispatch to
+ * an {@link ApiException}. The wire envelope is chosen later, by the {@link ErrorMapper}.
+ */
+final class RoutedAnswers {
+
+    static final HeaderName CONNECTION_ID = HeaderNames.create("X-Sluice-Connection-Id");
+    static final HeaderName PROVIDER = HeaderNames.create("X-Sluice-Provider");
+    static final HeaderName MODEL = HeaderNames.create("X-Sluice-Model");
+
+    static final Header SSE = HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
+    static final Header NO_CACHE = HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache");
+    static final Header NO_BUFFERING = HeaderValues.create(HeaderNames.create("X-Accel-Buffering"), "no");
+
+    private RoutedAnswers() {
+    }
+
+    /** The client headers executors may forward on purpose (SEC-5 allow-list), names in lower case. */
+    static Map<String, String> forwardableHeaders(ServerRequest req) {
+        Map<String, String> out = null;
+        for (String name : ChatCall.FORWARDABLE_CLIENT_HEADERS) {
+            var value = req.headers().first(HeaderNames.create(name));
+            if (value.isPresent()) {
+                if (out == null) {
+                    out = new HashMap<>(2);
+                }
+                out.put(name, value.get());
+            }
+        }
+        return out == null ? Map.of() : out;
+    }
+
+    /** API-5: the connection, provider and model that served the request. */
+    static void routedHeaders(ServerResponse res, Connection c, Route route) {
+        res.header(CONNECTION_ID, c.id());
+        res.header(PROVIDER, route.provider().id());
+        res.header(MODEL, headerSafe(route.upstreamModel()));
+    }
+
+    /** Header values are ASCII: anything else in a model name is percent-encoded (UTF-8). */
+    static String headerSafe(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char ch = value.charAt(i);
+            if (ch < 0x20 || ch > 0x7e) {
+                return URLEncoder.encode(value, StandardCharsets.UTF_8);
+            }
+        }
+        return value;
+    }
+
+    /** The headers of a {@code text/event-stream} answer that proxies must not buffer. */
+    static void streamHeaders(ServerResponse res) {
+        res.header(SSE);
+        res.header(NO_CACHE);
+        res.header(NO_BUFFERING);
+    }
+
+    /** API-6: a model that resolves to no provider. */
+    static ApiException modelNotFound(String model) {
+        return new ApiException(404, "invalid_request_error", "model_not_found",
+                "The model '" + model + "' does not exist or is not routable: use provider/model with a provider that has a"
+                        + " connection (see GET /v1/models).", "model", Map.of());
+    }
+
+    /** Maps an unserved dispatch to the API-6 error. */
+    static ApiException failure(DispatchResult<?> result, Route route) {
+        String target = route.provider().id() + "/" + route.upstreamModel();
+        return switch (result) {
+            case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "model_not_found",
+                    "The model '" + route.requested() + "' is not routable: provider '" + route.provider().id()
+                            + "' has no enabled connection this key may use.", "model", Map.of());
+            case DispatchResult.CoolingDown<?> c -> new ApiException(503, "server_error", "all_targets_cooling_down",
+                    "[" + target + "] every connection is cooling down; retry after " + seconds(c.retryAfterMs()) + " s.",
+                    null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))));
+            case DispatchResult.Failed<?> f -> {
+                // a status a client cannot take (1xx-3xx, 600+) is the gateway's own 502
+                int status = f.verdict().status() >= 400 && f.verdict().status() <= 599 ? f.verdict().status() : 502;
+                Map<String, String> headers = new HashMap<>();
+                // API-5: a routed failure names the connection that answered last, like a success does
+                headers.put(CONNECTION_ID.defaultCase(), f.connection().id());
+                headers.put(PROVIDER.defaultCase(), route.provider().id());
+                headers.put(MODEL.defaultCase(), headerSafe(route.upstreamModel()));
+                if (f.verdict().retryAfterMs() != null && (status == 429 || status == 503)) {
+                    headers.put("Retry-After", String.valueOf(seconds(f.verdict().retryAfterMs())));
+                }
+                String code = f.failure() instanceof UpstreamError e && e.errorCode() != null ? e.errorCode()
+                        : f.verdict().reason().wireName();
+                yield new ApiException(status, typeFor(status), code, "[" + target + "] " + Secrets.scrub(f.failure().describe(), f.connection())
+                        + (f.attempts() > 1 ? " (after " + f.attempts() + " attempts)" : ""), null, headers);
+            }
+            case DispatchResult.Served<?> s -> throw new IllegalStateException("served is not a failure");
+        };
+    }
+
+    private static long seconds(long ms) {
+        return Math.max(1, (ms + 999) / 1000);
+    }
+
+    /** The OpenAI error type of a status. */
+    static String typeFor(int status) {
+        return switch (status) {
+            case 401 -> "authentication_error";
+            case 402 -> "billing_error";
+            case 403 -> "permission_error";
+            case 429 -> "rate_limit_error";
+            default -> status >= 500 ? "server_error" : "invalid_request_error";
+        };
+    }
+}
