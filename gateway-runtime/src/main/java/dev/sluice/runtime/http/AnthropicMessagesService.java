@@ -65,7 +65,7 @@ final class AnthropicMessagesService implements HttpService {
         String fallbackId = "msg_" + requestId;
         switch (served.value()) {
             case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
-            case ChatReply.Stream s -> relay(res, s.first(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
+            case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
                     route, requestId, served.connection());
         }
     }
@@ -74,12 +74,14 @@ final class AnthropicMessagesService implements HttpService {
      * Translates and relays a stream chunk by chunk: translate, write, flush, read the next. The
      * events of one chunk are written together; nothing waits for a later chunk.
      */
-    private void relay(ServerResponse res, StreamChunk first, ChunkStream rest, AnthropicStreamTranslator translator, Route route,
+    private void relay(ServerResponse res, java.util.List<StreamChunk> prefix, ChunkStream rest, AnthropicStreamTranslator translator, Route route,
             String requestId, Connection connection) {
         res.status(Status.OK_200);
         RoutedAnswers.streamHeaders(res);
         try (rest; OutputStream out = res.outputStream()) {
-            write(out, translator.next(first));
+            for (StreamChunk chunk : prefix) {
+                write(out, translator.next(chunk));
+            }
             StreamChunk chunk;
             while (true) {
                 try {
