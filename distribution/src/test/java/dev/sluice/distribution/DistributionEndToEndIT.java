@@ -99,6 +99,7 @@ class DistributionEndToEndIT {
                     .anyMatch(n -> n.matches("sluice-plugin-agentrouter-.*\\.jar"))
                     .anyMatch(n -> n.matches("sluice-plugin-opencode-.*\\.jar"))
                     .anyMatch(n -> n.matches("sluice-plugin-claude-.*\\.jar"))
+                    .anyMatch(n -> n.matches("sluice-plugin-gemini-.*\\.jar"))
                     .allMatch(n -> n.matches("sluice-plugin-[a-z]+-.*\\.jar"));
         }
         assertThat(Files.isExecutable(home.resolve("bin/sluice"))).as("bin/sluice executable once unpacked").isTrue();
@@ -127,7 +128,7 @@ class DistributionEndToEndIT {
         assertThat(SluiceClient.JSON.readTree(upstreamRequest.body()).path("model").asText()).isEqualTo("claude-sonnet-4-5");
 
         JsonNode plugins = client.expect(client.get("/api/plugins", adminKey), 200);
-        assertThat(SluiceClient.listed(plugins, "name")).contains("agentrouter", "opencode", "claude");
+        assertThat(SluiceClient.listed(plugins, "name")).contains("agentrouter", "opencode", "claude", "gemini");
     }
 
     @Test

@@ -1,0 +1,200 @@
+package dev.sluice.plugin.gemini;
+
+import dev.sluice.api.ChatCall;
+import dev.sluice.api.ChatOutcome;
+import dev.sluice.api.Credentials;
+import dev.sluice.api.ProviderExecutor;
+import dev.sluice.api.UpstreamTarget;
+import dev.sluice.api.upstream.ResponseHead;
+import dev.sluice.api.upstream.TransportError;
+import dev.sluice.api.upstream.TransportErrorKind;
+import dev.sluice.api.upstream.UpstreamFailure;
+import dev.sluice.api.upstream.UpstreamHttp;
+import dev.sluice.api.upstream.UpstreamRequest;
+import dev.sluice.api.upstream.UpstreamResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Calls Gemini's {@code POST {base}/v1beta/models/{model}:generateContent} and
+ * {@code :streamGenerateContent?alt=sse}. Upstream headers are built from scratch (SPEC SEC-5):
+ * content type, accept, user agent and the connection's credential, as {@code x-goog-api-key}
+ * (never in the URL, where it would end up in logs). Client headers are never forwarded. Stateless
+ * apart from final fields; thread-safe.
+ */
+final class GeminiExecutor implements ProviderExecutor {
+
+    /** Error bodies are read up to this size. */
+    static final int MAX_ERROR_BODY = 64 * 1024;
+    /** Complete answers are read up to this size. */
+    static final int MAX_ANSWER_BODY = 64 * 1024 * 1024;
+    /** The API version path appended to a host-root base URL (SPEC DM-1b). */
+    static final String API_VERSION = "v1beta";
+    /** The user agent Sluice announces upstream. */
+    static final String USER_AGENT = "Sluice/0.1";
+    /**
+     * Connection setting ({@code providerSpecificData}) that asks Gemini for thought summaries
+     * ({@code thinkingConfig.includeThoughts}), which arrive as {@code reasoning_content}.
+     */
+    static final String INCLUDE_THOUGHTS = "includeThoughts";
+
+    private final UpstreamHttp http;
+    private final InstantSource clock;
+    private final Ids ids;
+    private final System.Logger logger;
+
+    /**
+     * Creates the executor.
+     *
+     * @param http the runtime's upstream client
+     * @param clock the clock (answer timestamps)
+     * @param ids id source
+     * @param logger the plugin's logger
+     */
+    GeminiExecutor(UpstreamHttp http, InstantSource clock, Ids ids, System.Logger logger) {
+        this.http = http;
+        this.clock = clock;
+        this.ids = ids;
+        this.logger = logger;
+    }
+
+    @Override
+    public ChatOutcome chat(ChatCall call) {
+        boolean stream = call.request().stream();
+        UpstreamTarget target = call.target();
+        GeminiRequestWriter.Translation translation =
+                GeminiRequestWriter.write(call.request(), includeThoughts(target));
+        URI uri = endpoint(target.baseUrl(), call.request().model(), stream);
+        UpstreamRequest request = new UpstreamRequest("POST", uri, headers(target.credentials(), stream),
+                translation.bytes(), call.timeout());
+        UpstreamResponse response;
+        try {
+            response = http.send(request);
+        } catch (IOException e) {
+            logger.log(System.Logger.Level.DEBUG, () -> "gemini " + call.requestId() + " " + uri + " failed: " + e);
+            return new ChatOutcome.Failed(TransportError.of(e));
+        }
+        ResponseHead head = response.head();
+        logger.log(System.Logger.Level.DEBUG, () -> "gemini " + call.requestId() + " " + uri + " -> " + head.status()
+                + (translation.dropped().isEmpty() ? "" : " (dropped parameters " + translation.dropped() + ")"));
+        if (head.status() < 200 || head.status() > 299) {
+            return new ChatOutcome.Failed(readError(response));
+        }
+        long created = clock.instant().getEpochSecond();
+        if (stream) {
+            return new ChatOutcome.Streaming(
+                    new GeminiSseStream(response, new StreamTranslator(call.request().model(), created, ids)), head);
+        }
+        try (response) {
+            String body = readAnswer(response);
+            return new ChatOutcome.Completed(GeminiResponseReader.read(body, call.request().model(), created, ids), head);
+        } catch (IOException e) {
+            return new ChatOutcome.Failed(TransportError.of(e));
+        } catch (UnexpectedAnswerException e) {
+            return new ChatOutcome.Failed(new TransportError(TransportErrorKind.PROTOCOL,
+                    "upstream answered " + head.status() + " with a body that is not a Gemini GenerateContentResponse: "
+                            + e.getMessage()));
+        }
+    }
+
+    /**
+     * The endpoint for a model. The model becomes one path segment, percent-encoded (a client's
+     * model name never adds path segments or the {@code :method} suffix); a leading
+     * {@code models/} (Google's resource name) is removed. A base URL that already ends in
+     * {@code /v1beta} or {@code /v1} keeps its version.
+     *
+     * @param baseUrl the connection's base URL
+     * @param model the upstream model id
+     * @param stream whether to stream
+     * @return the URI
+     */
+    static URI endpoint(String baseUrl, String model, boolean stream) {
+        String base = baseUrl;
+        while (base.endsWith("/")) {
+            base = base.substring(0, base.length() - 1);
+        }
+        if (!base.endsWith("/" + API_VERSION) && !base.endsWith("/v1")) {
+            base = base + "/" + API_VERSION;
+        }
+        String m = model.startsWith("models/") ? model.substring("models/".length()) : model;
+        String method = stream ? ":streamGenerateContent?alt=sse" : ":generateContent";
+        return URI.create(base + "/models/" + encodeSegment(m) + method);
+    }
+
+    /** RFC 3986 percent-encoding of everything but unreserved characters. */
+    static String encodeSegment(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 8);
+        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '-' || c == '.' || c == '_' || c == '~') {
+                sb.append((char) c);
+            } else {
+                sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        String out = sb.toString();
+        // "." and ".." are dot-segments even encoded this way; Gemini has no such model anyway
+        return out.equals(".") || out.equals("..") ? out.replace(".", "%2E") : out;
+    }
+
+    /**
+     * Upstream headers: the API key as {@code x-goog-api-key}; a connection with only an OAuth
+     * access token sends it as {@code Authorization: Bearer} (Google accepts both).
+     */
+    static Map<String, String> headers(Credentials credentials, boolean stream) {
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("Content-Type", "application/json");
+        h.put("Accept", stream ? "text/event-stream" : "application/json");
+        h.put("User-Agent", USER_AGENT);
+        if (credentials.apiKey() != null && !credentials.apiKey().isEmpty()) {
+            h.put("x-goog-api-key", credentials.apiKey());
+        } else if (credentials.accessToken() != null && !credentials.accessToken().isEmpty()) {
+            h.put("Authorization", "Bearer " + credentials.accessToken());
+        }
+        return h;
+    }
+
+    private static boolean includeThoughts(UpstreamTarget target) {
+        Object v = target.providerSpecificData().get(INCLUDE_THOUGHTS);
+        return v instanceof Boolean b ? b : v instanceof String s && Boolean.parseBoolean(s.strip());
+    }
+
+    private static UpstreamFailure readError(UpstreamResponse response) {
+        ResponseHead head = response.head();
+        int status = head.status();
+        if (status < 400) {
+            // redirects are not followed and 1xx/3xx are no answer: the gateway's own 502, not a 3xx to the client
+            response.close();
+            return new TransportError(TransportErrorKind.PROTOCOL, "upstream answered HTTP " + status
+                    + head.first("location").map(l -> " (Location: " + l + ")").orElse("") + " instead of an answer");
+        }
+        try (response) {
+            return GeminiErrorReader.read(head, response.bodyText(MAX_ERROR_BODY));
+        } catch (IOException e) {
+            return GeminiErrorReader.read(head, "");
+        }
+    }
+
+    /** Reads the whole answer, to its end (so the connection is reused), within {@link #MAX_ANSWER_BODY}. */
+    private static String readAnswer(UpstreamResponse response) throws IOException {
+        InputStream in = response.body();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+        byte[] buf = new byte[8192];
+        int n;
+        while ((n = in.read(buf)) >= 0) {
+            out.write(buf, 0, n);
+            if (out.size() > MAX_ANSWER_BODY) {
+                throw new IOException("upstream answer exceeds " + MAX_ANSWER_BODY + " bytes");
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,53 @@
+package dev.sluice.plugin.gemini;
+
+import dev.sluice.api.ExecutorFactory;
+import dev.sluice.api.ModelInfo;
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.ProviderDescriptor;
+import dev.sluice.api.ProviderPlugin;
+import java.util.List;
+
+/** Contributes the {@code gemini} provider and the executor that speaks Gemini's native API. */
+public final class GeminiPlugin implements ProviderPlugin {
+
+    /** The plugin name. */
+    public static final String NAME = "gemini";
+    /** The provider id. */
+    public static final String PROVIDER_ID = "gemini";
+    /** Default base URL: the host root, as Google's SDKs use it (SPEC DM-1b); the executor appends {@code /v1beta/...}. */
+    public static final String DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com";
+
+    /** Models Gemini is known to serve; any other model name is forwarded as given. */
+    static final List<ModelInfo> MODELS = List.of(
+            ModelInfo.chat("gemini-2.5-pro"),
+            ModelInfo.chat("gemini-2.5-flash"),
+            ModelInfo.chat("gemini-2.5-flash-lite"));
+
+    private static final List<ProviderDescriptor> PROVIDERS = List.of(new ProviderDescriptor(PROVIDER_ID, "Google Gemini",
+            ProviderClass.APIKEY, DEFAULT_BASE_URL, GeminiExecutorFactory.NAME, MODELS, true, false, false));
+    private static final List<ExecutorFactory> EXECUTORS = List.of(new GeminiExecutorFactory());
+
+    /** Creates the plugin (the runtime instantiates it through ServiceLoader). */
+    public GeminiPlugin() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int spiVersion() {
+        return ProviderPlugin.SPI_VERSION;
+    }
+
+    @Override
+    public List<ProviderDescriptor> providers() {
+        return PROVIDERS;
+    }
+
+    @Override
+    public List<ExecutorFactory> executors() {
+        return EXECUTORS;
+    }
+}

@@ -1,0 +1,146 @@
+package dev.sluice.plugin.gemini;
+
+import dev.sluice.api.chat.ChunkStream;
+import dev.sluice.api.chat.StreamChunk;
+import dev.sluice.api.upstream.UpstreamResponse;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+
+/**
+ * Reads a Gemini {@code alt=sse} stream event by event and hands each event to a
+ * {@link StreamTranslator}. {@link #next()} blocks only until the next event arrived (the reader
+ * returns whatever the upstream sent; nothing waits for a full buffer), and at most one event is
+ * held in memory. Gemini has no {@code [DONE]} marker: the stream ends at EOF, and an EOF before
+ * every candidate reported a finish reason is a truncated stream, an {@link IOException}.
+ */
+final class GeminiSseStream implements ChunkStream {
+
+    /** Largest single event accepted (one fragment; Gemini's are small, a big function call is the largest). */
+    static final int MAX_EVENT_CHARS = 16 * 1024 * 1024;
+    /** How much of a finished stream's tail close() reads so the connection can be reused. */
+    private static final int MAX_DRAIN = 64 * 1024;
+
+    private final UpstreamResponse response;
+    private final BufferedReader reader;
+    private final StreamTranslator translator;
+    private final Deque<StreamChunk> pending = new ArrayDeque<>();
+    private boolean done;
+    private boolean atEof;
+    private boolean closed;
+
+    /**
+     * Wraps an accepted stream.
+     *
+     * @param response the upstream response (2xx); closed by {@link #close()}
+     * @param translator the translator for this stream
+     */
+    GeminiSseStream(UpstreamResponse response, StreamTranslator translator) {
+        this.response = response;
+        this.reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8), 8192);
+        this.translator = translator;
+    }
+
+    @Override
+    public StreamChunk next() throws IOException {
+        while (true) {
+            StreamChunk chunk = pending.poll();
+            if (chunk != null) {
+                return chunk;
+            }
+            if (done) {
+                return null;
+            }
+            String data;
+            try {
+                data = nextData();
+            } catch (IOException e) {
+                done = true;
+                throw e;
+            }
+            if (data == null) {
+                done = true;
+                if (!translator.finished()) {
+                    throw new IOException("the upstream closed the stream before it finished (no finishReason)");
+                }
+                return null;
+            }
+            if (data.isBlank()) {
+                continue;
+            }
+            Map<String, Object> fragment;
+            try {
+                fragment = Json.parseObject(data);
+            } catch (JsonException e) {
+                done = true;
+                throw new IOException("upstream sent an unreadable stream event: " + e.getMessage());
+            }
+            try {
+                pending.addAll(translator.feed(fragment));
+            } catch (IOException e) {
+                done = true;
+                throw e;
+            }
+        }
+    }
+
+    /** The data of the next event (multi-line data joined by newlines), or null at end of stream. */
+    private String nextData() throws IOException {
+        StringBuilder data = null;
+        String line;
+        while ((line = reader.readLine()) != null) {
+            if (line.isEmpty()) {
+                if (data != null) {
+                    return data.toString();
+                }
+                continue;
+            }
+            if (line.startsWith("data:")) {
+                String v = line.length() > 5 && line.charAt(5) == ' ' ? line.substring(6) : line.substring(5);
+                if (data == null) {
+                    data = new StringBuilder(v);
+                } else {
+                    data.append('\n').append(v);
+                }
+                if (data.length() > MAX_EVENT_CHARS) {
+                    throw new IOException("upstream stream event exceeds " + MAX_EVENT_CHARS + " characters");
+                }
+            }
+            // comments (":"), event:, id: and retry: lines carry nothing Gemini uses
+        }
+        atEof = true;
+        return data == null ? null : data.toString();
+    }
+
+    /**
+     * A finished stream is read to its end first (normally only the chunked terminator is left),
+     * so the keep-alive connection goes back to the pool instead of being closed; an unfinished
+     * (abandoned or failed) stream is not drained. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (translator.finished() && !atEof) {
+            try {
+                char[] sink = new char[1024];
+                long skipped = 0;
+                int n;
+                while (skipped < MAX_DRAIN && (n = reader.read(sink)) >= 0) {
+                    skipped += n;
+                }
+            } catch (IOException ignored) {
+                // the connection is discarded by close() below
+            }
+        }
+        done = true;
+        pending.clear();
+        response.close();
+    }
+}

@@ -1,0 +1,6 @@
+/** Sluice provider plugin for Google Gemini ({@code generateContent} / {@code streamGenerateContent}). */
+module sluice.plugin.gemini {
+    requires sluice.api;
+
+    provides dev.sluice.api.ProviderPlugin with dev.sluice.plugin.gemini.GeminiPlugin;
+}
