@@ -23,10 +23,8 @@ public sealed interface ChatReply {
     }
 
     /**
-     * A stream. Chunks up to the first one with output (content or reasoning) were read before
-     * the connection was chosen, so a stream that dies before producing anything (e.g. Anthropic's
-     * {@code overloaded_error} right after {@code message_start}) fails over like any other failed
-     * attempt; nothing reached the client yet.
+     * A stream. Its first real chunk was read before the connection was chosen, so a stream that
+     * dies before it fails over like any other failed attempt; nothing reached the client yet.
      *
      * @param prefix the chunks read ahead, in order (at least one)
      * @param rest the remaining chunks; the caller closes it

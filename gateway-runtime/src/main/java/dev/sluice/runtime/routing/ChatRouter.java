@@ -53,20 +53,18 @@ public final class ChatRouter {
         });
     }
 
-    /** Metadata chunks held back at most while waiting for the first output. */
-    static final int MAX_PREFIX = 64;
-
     private static AttemptResult<ChatReply> prefetch(ChatOutcome.Streaming s) {
         List<StreamChunk> prefix = new ArrayList<>(2);
         try {
-            // read ahead to the first output: keep-alives and metadata (role, ids) prove nothing yet
+            // read ahead to the first real chunk (keep-alives prove nothing). Not further: an OpenAI
+            // upstream's first chunk is a role-only one that arrives at once, and waiting for content
+            // would add the model's whole time-to-first-token to the first byte. Executors whose
+            // upstream often fails right after a metadata frame hold that frame back themselves
+            // (plugin-claude does with message_start).
             StreamChunk chunk;
             while ((chunk = s.chunks().next()) != null) {
-                if (chunk.kind() == FrameKind.HEARTBEAT) {
-                    continue;
-                }
-                prefix.add(chunk);
-                if (chunk.kind() == FrameKind.CONTENT || chunk.kind() == FrameKind.REASONING || prefix.size() >= MAX_PREFIX) {
+                if (chunk.kind() != FrameKind.HEARTBEAT) {
+                    prefix.add(chunk);
                     break;
                 }
             }

@@ -420,20 +420,4 @@ class ChatCompletionsIT {
         assertThat(r.statusCode()).isEqualTo(502);
         assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("quality_failure");
     }
-
-    @Test
-    void streamThatDiesAfterOnlyMetadataFailsOverLikeOneThatDiesAtOnce() throws Exception {
-        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
-        String second = sluice.addOpenAiCompatible("mockai", secondary.baseUrl() + "/v1", 2);
-        primary.enqueue(MockResponse.sse(List.of(
-                "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":null}]}"),
-                Duration.ofMillis(5)));
-        secondary.enqueue(MockResponse.chatStream(List.of("saved"), Duration.ofMillis(5)));
-
-        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/gpt-x", true));
-
-        assertThat(r.statusCode()).isEqualTo(200);
-        assertThat(r.headers().firstValue("X-Sluice-Connection-Id")).contains(second);
-        assertThat(r.body()).contains("\"content\":\"saved\"").endsWith("data: [DONE]\n\n");
-    }
 }
