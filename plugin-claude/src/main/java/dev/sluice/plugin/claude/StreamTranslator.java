@@ -20,7 +20,7 @@ import java.util.Map;
  * <table>
  *   <caption>Event translation</caption>
  *   <tr><th>event</th><th>chunk</th></tr>
- *   <tr><td>{@code message_start}</td><td>role {@code assistant}, empty content ({@link FrameKind#METADATA})</td></tr>
+ *   <tr><td>{@code message_start}</td><td>nothing yet: role {@code assistant} goes out with the next chunk</td></tr>
  *   <tr><td>{@code content_block_start} text / thinking</td><td>none (unless it carries text)</td></tr>
  *   <tr><td>{@code content_block_start} tool_use</td><td>tool-call piece with index, id, name, {@code ""} ({@link FrameKind#CONTENT})</td></tr>
  *   <tr><td>{@code text_delta}</td><td>content ({@link FrameKind#CONTENT})</td></tr>
@@ -127,7 +127,11 @@ final class StreamTranslator {
         if (usage != null) {
             startUsage = usage;
         }
-        return chunk(new ChunkChoice(0, Role.ASSISTANT, "", List.of(), null, null), null, FrameKind.METADATA);
+        // held back: the role travels with the first chunk that has something in it, so that the
+        // runtime (which commits to a connection at the first chunk) can still fail over when
+        // Anthropic answers message_start and then overloaded_error, as it often does
+        rolePending = true;
+        return null;
     }
 
     private StreamChunk blockStart(Map<String, Object> data) throws IOException {
@@ -227,8 +231,11 @@ final class StreamTranslator {
                 }
             });
         }
-        List<ChunkChoice> choices = finish == null ? List.of() : List.of(new ChunkChoice(0, null, null, List.of(), finish, null));
-        return new StreamChunk(id, model, created, choices, FieldMapping.usage(usage), Map.of(), FrameKind.METADATA);
+        if (finish == null && !rolePending) {
+            return new StreamChunk(id, model, created, List.of(), FieldMapping.usage(usage), Map.of(), FrameKind.METADATA);
+        }
+        // through chunk(): when nothing came before (an empty answer), the held role goes out here
+        return chunk(new ChunkChoice(0, null, null, List.of(), finish, null), FieldMapping.usage(usage), FrameKind.METADATA);
     }
 
     private static long index(Map<String, Object> data) throws IOException {
@@ -252,6 +259,14 @@ final class StreamTranslator {
     }
 
     private StreamChunk chunk(ChunkChoice choice, dev.sluice.api.chat.Usage usage, FrameKind kind) {
-        return new StreamChunk(id, model, created, List.of(choice), usage, Map.of(), kind);
+        ChunkChoice c = choice;
+        if (rolePending && c.role() == null) {
+            c = new ChunkChoice(c.index(), Role.ASSISTANT, c.contentDelta(), c.toolCalls(), c.finishReason(), c.reasoningDelta(),
+                    c.deltaExtra(), c.extra());
+        }
+        rolePending = false;
+        return new StreamChunk(id, model, created, List.of(c), usage, Map.of(), kind);
     }
+
+    private boolean rolePending;
 }

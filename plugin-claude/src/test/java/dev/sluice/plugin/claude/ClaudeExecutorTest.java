@@ -188,9 +188,17 @@ class ClaudeExecutorTest {
         upstream.answer(new FakeUpstream.FakeResponse(200, Map.of(), Golden.read("stream/text.sse")));
         var streaming = (ChatOutcome.Streaming) executor().chat(call(apiKey(BASE), true, Map.of()));
         try (var chunks = streaming.chunks()) {
+            // message_start sends nothing of its own; the ping before the first text is a heartbeat
+            assertThat(chunks.next().kind()).isEqualTo(FrameKind.HEARTBEAT);
             var first = chunks.next();
-            assertThat(first.kind()).isEqualTo(FrameKind.METADATA);
+            assertThat(first.kind()).isEqualTo(FrameKind.CONTENT);
+            assertThat(first.choices()).hasSize(1);
+            assertThat(first.choices().get(0).role()).as("the role held since message_start").isEqualTo(Role.ASSISTANT);
+            assertThat(first.choices().get(0).contentDelta()).isEqualTo("Hello");
             assertThat(first.created()).isEqualTo(FakeHost.NOW.getEpochSecond());
+            var second = chunks.next();
+            assertThat(second.choices().get(0).role()).as("only the first chunk carries the role").isNull();
+            assertThat(second.choices().get(0).contentDelta()).isEqualTo(", wörld! 😀\n");
         }
     }
 

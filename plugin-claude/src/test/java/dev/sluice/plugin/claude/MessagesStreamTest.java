@@ -45,9 +45,16 @@ class MessagesStreamTest {
 
     // ---------------------------------------------------------------- expected chunks
 
-    private static StreamChunk role(String id, String model) {
-        return new StreamChunk(id, model, T, List.of(new ChunkChoice(0, Role.ASSISTANT, "", List.of(), null, null)), null, Map.of(),
-                FrameKind.METADATA);
+    /**
+     * The given chunk as the first one of an answer: {@code message_start} sends nothing itself, its
+     * role {@code assistant} rides on the first chunk that follows (a heartbeat excepted).
+     */
+    private static StreamChunk first(StreamChunk c) {
+        assertThat(c.choices()).as("an expected first chunk has one choice").hasSize(1);
+        ChunkChoice ch = c.choices().get(0);
+        assertThat(ch.role()).as("the expected chunk has no role of its own").isNull();
+        return new StreamChunk(c.id(), c.model(), c.created(), List.of(new ChunkChoice(ch.index(), Role.ASSISTANT, ch.contentDelta(),
+                ch.toolCalls(), ch.finishReason(), ch.reasoningDelta())), c.usage(), c.extra(), c.kind());
     }
 
     private static StreamChunk content(String id, String model, String text) {
@@ -85,15 +92,14 @@ class MessagesStreamTest {
     // ---------------------------------------------------------------- golden streams
 
     @Test
-    void textStreamTranslatesEventByEvent_pingIsAHeartbeat_golden() throws IOException {
+    void textStreamTranslatesEventByEvent_pingIsAHeartbeatWithoutRole_theFirstContentCarriesTheRole_golden() throws IOException {
         var response = response(Golden.read("stream/text.sse"));
         String id = "msg_01Stream";
         String model = "claude-sonnet-4-5-20250929";
         try (MessagesChunkStream s = stream(response)) {
             assertThat(readAll(s)).containsExactly(
-                    role(id, model),
                     StreamChunk.heartbeat(id, model),
-                    content(id, model, "Hello"),
+                    first(content(id, model, "Hello")),
                     content(id, model, ", wörld! 😀\n"),
                     finish(id, model, "stop", usage(25, 15, 0L, 0L)));
             assertThat(s.next()).as("after message_stop the stream stays ended").isNull();
@@ -111,9 +117,8 @@ class MessagesStreamTest {
             chunks = readAll(s);
         }
         assertThat(chunks).containsExactly(
-                role(id, model),
                 StreamChunk.heartbeat(id, model),
-                content(id, model, "Okay, let's check the weather."),
+                first(content(id, model, "Okay, let's check the weather.")),
                 tool(id, model, 0, "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather", ""),
                 tool(id, model, 0, null, null, "{\"location\":"),
                 tool(id, model, 0, null, null, " \"San"),
@@ -140,13 +145,12 @@ class MessagesStreamTest {
     }
 
     @Test
-    void thinkingDeltasAreReasoningFramesEvenWhenEmpty_signaturesSendNothing_golden_ST1() throws IOException {
+    void thinkingDeltasAreReasoningFramesEvenWhenEmpty_signaturesSendNothing_theFirstReasoningCarriesTheRole_golden_ST1() throws IOException {
         String id = "msg_01Think";
         String model = "claude-opus-4-1-20250805";
         try (MessagesChunkStream s = stream(response(Golden.read("stream/thinking.sse")))) {
             assertThat(readAll(s)).containsExactly(
-                    role(id, model),
-                    reasoning(id, model, "Let me solve this step by step:\n\n1. First break down 27 * 453"),
+                    first(reasoning(id, model, "Let me solve this step by step:\n\n1. First break down 27 * 453")),
                     reasoning(id, model, ""),
                     reasoning(id, model, "\n2. 453 = 400 + 50 + 3"),
                     content(id, model, "27 * 453 = 12,231"),
@@ -158,8 +162,7 @@ class MessagesStreamTest {
     void anErrorEventMidStreamIsAnIOExceptionNamingTypeAndMessage_golden() throws IOException {
         var response = response(Golden.read("stream/error_midstream.sse"));
         MessagesChunkStream s = stream(response);
-        assertThat(s.next()).isEqualTo(role("msg_01Err", "claude-sonnet-4-5-20250929"));
-        assertThat(s.next()).isEqualTo(content("msg_01Err", "claude-sonnet-4-5-20250929", "Partial"));
+        assertThat(s.next()).isEqualTo(first(content("msg_01Err", "claude-sonnet-4-5-20250929", "Partial")));
         assertThatThrownBy(s::next).isInstanceOf(IOException.class).hasMessageContaining("overloaded_error: Overloaded");
         assertThat(s.next()).isNull();
         s.close();
@@ -170,12 +173,92 @@ class MessagesStreamTest {
     void aStreamThatClosesBeforeMessageStopIsAnIOException_golden() throws IOException {
         var response = response(Golden.read("stream/early_close.sse"));
         MessagesChunkStream s = stream(response);
-        assertThat(s.next().kind()).isEqualTo(FrameKind.METADATA);
-        assertThat(s.next()).isEqualTo(content("msg_01Cut", "claude-sonnet-4-5-20250929", "Cut off"));
-        assertThat(s.next().choices().get(0).finishReason()).isEqualTo("stop");
+        assertThat(s.next()).isEqualTo(first(content("msg_01Cut", "claude-sonnet-4-5-20250929", "Cut off")));
+        assertThat(s.next()).isEqualTo(finish("msg_01Cut", "claude-sonnet-4-5-20250929", "stop", usage(10, 3, null, null)));
         assertThatThrownBy(s::next).isInstanceOf(IOException.class).hasMessageContaining("no message_stop");
+        assertThat(s.next()).isNull();
         s.close();
         assertThat(response.closed).isTrue();
+    }
+
+    @Test
+    void overloadedRightAfterMessageStartThrowsBeforeAnyChunk_soTheRuntimeCanFailOver() throws IOException {
+        var response = response(Golden.read("stream/overloaded_after_start.sse"));
+        MessagesChunkStream s = stream(response);
+        assertThatThrownBy(s::next).as("message_start alone emits nothing: the first next() already meets the error")
+                .isInstanceOf(IOException.class).hasMessage("upstream sent an error event: overloaded_error: Overloaded");
+        assertThat(s.next()).isNull();
+        s.close();
+        assertThat(response.closed).isTrue();
+        assertThat(response.bodyAtEnd()).as("a failed stream is not drained").isFalse();
+    }
+
+    @Test
+    void overloadedAfterMessageStartAndAPing_onlyTheHeartbeatPrecedesTheError() throws IOException {
+        String[] events = Golden.read("stream/overloaded_after_start.sse").split("(?<=\n\n)");
+        String sse = events[0] + "event: ping\ndata: {\"type\": \"ping\"}\n\n" + events[1];
+        MessagesChunkStream s = stream(response(sse));
+        assertThat(s.next()).isEqualTo(StreamChunk.heartbeat("msg_01Busy", "claude-sonnet-4-5-20250929"));
+        assertThatThrownBy(s::next).isInstanceOf(IOException.class).hasMessageContaining("overloaded_error: Overloaded");
+        assertThat(s.next()).isNull();
+        s.close();
+    }
+
+    @Test
+    void aStreamThatClosesRightAfterMessageStartIsAnIOException_withNoChunkBefore() throws IOException {
+        String messageStartOnly = Golden.read("stream/text.sse").split("(?<=\n\n)")[0];
+        assertThat(messageStartOnly).startsWith("event: message_start\n");
+        var response = response(messageStartOnly);
+        MessagesChunkStream s = stream(response);
+        assertThatThrownBy(s::next).isInstanceOf(IOException.class).hasMessageContaining("no message_stop");
+        assertThat(s.next()).isNull();
+        s.close();
+        assertThat(response.closed).isTrue();
+    }
+
+    @Test
+    void anAnswerWithoutContentPutsTheRoleOnTheFinishChunk_golden() throws IOException {
+        String id = "msg_01Empty";
+        String model = "claude-sonnet-4-5-20250929";
+        try (MessagesChunkStream s = stream(response(Golden.read("stream/empty_answer.sse")))) {
+            assertThat(readAll(s)).containsExactly(
+                    StreamChunk.heartbeat(id, model),
+                    first(finish(id, model, "stop", usage(8, 2, null, null))));
+        }
+    }
+
+    @Test
+    void aUsageOnlyMessageDeltaAsFirstChunkCarriesTheRoleToo() throws IOException {
+        String sse = "data: {\"type\":\"message_start\",\"message\":{\"id\":\"m1\",\"model\":\"x\",\"usage\":{\"input_tokens\":4}}}\n\n"
+                + "data: {\"type\":\"message_delta\",\"delta\":{},\"usage\":{\"output_tokens\":1}}\n\n"
+                + "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+                + "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"
+                + "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n"
+                + "data: {\"type\":\"message_stop\"}\n\n";
+        try (MessagesChunkStream s = stream(response(sse))) {
+            assertThat(readAll(s)).containsExactly(
+                    new StreamChunk("m1", "x", T, List.of(new ChunkChoice(0, Role.ASSISTANT, null, List.of(), null, null)), usage(4, 1, null, null),
+                            Map.of(), FrameKind.METADATA),
+                    content("m1", "x", "Hi"),
+                    finish("m1", "x", "stop", usage(4, 2, null, null)));
+        }
+    }
+
+    @Test
+    void theTranslatorHoldsTheRoleFromMessageStart_aHeartbeatDoesNotUseItUp_onlyTheFirstRealChunkGetsIt() throws IOException {
+        StreamTranslator t = new StreamTranslator(T);
+        assertThat(t.onEvent("message_start", Map.of("type", "message_start", "message", Map.of("id", "m1", "model", "x")))).isNull();
+        assertThat(t.onEvent("ping", Map.of("type", "ping"))).isEqualTo(StreamChunk.heartbeat("m1", "x"));
+        assertThat(t.onEvent(null, Map.of("type", "content_block_start", "index", 0L, "content_block", Map.of("type", "thinking", "thinking", ""))))
+                .isNull();
+        assertThat(t.onEvent(null, Map.of("type", "content_block_delta", "index", 0L, "delta", Map.of("type", "signature_delta", "signature", "s"))))
+                .isNull();
+        assertThat(t.onEvent(null, Map.of("type", "content_block_delta", "index", 0L, "delta", Map.of("type", "thinking_delta", "thinking", ""))))
+                .isEqualTo(first(reasoning("m1", "x", "")));
+        assertThat(t.onEvent(null, Map.of("type", "content_block_delta", "index", 0L, "delta", Map.of("type", "thinking_delta", "thinking", "a"))))
+                .isEqualTo(reasoning("m1", "x", "a"));
+        assertThat(t.onEvent("ping", Map.of("type", "ping"))).isEqualTo(StreamChunk.heartbeat("m1", "x"));
+        assertThat(t.stopped()).isFalse();
     }
 
     @Test
@@ -210,19 +293,19 @@ class MessagesStreamTest {
                 + "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"refusal\"},\"usage\":{\"output_tokens\":2}}\n\n"
                 + "event: message_stop\ndata: {}\n\n";
         try (MessagesChunkStream s = stream(response(sse))) {
-            assertThat(readAll(s)).containsExactly(role("m1", "x"), content("m1", "x", "Hi"),
+            assertThat(readAll(s)).containsExactly(first(content("m1", "x", "Hi")),
                     finish("m1", "x", "content_filter", usage(3, 2, null, null)));
         }
     }
 
     @Test
-    void aToolCallWhoseInputCameWhole_isSentWholeAtBlockStop() throws IOException {
+    void aToolCallWhoseInputCameWhole_isSentWholeAtBlockStop_theToolCallStartCarriesTheRole() throws IOException {
         String sse = "data: {\"type\":\"message_start\",\"message\":{\"id\":\"m1\",\"model\":\"x\"}}\n\n"
                 + "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{\"a\":1}}}\n\n"
                 + "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
                 + "data: {\"type\":\"message_stop\"}\n\n";
         try (MessagesChunkStream s = stream(response(sse))) {
-            assertThat(readAll(s)).containsExactly(role("m1", "x"), tool("m1", "x", 0, "t1", "f", ""), tool("m1", "x", 0, null, null, "{\"a\":1}"));
+            assertThat(readAll(s)).containsExactly(first(tool("m1", "x", 0, "t1", "f", "")), tool("m1", "x", 0, null, null, "{\"a\":1}"));
         }
     }
 
@@ -243,14 +326,14 @@ class MessagesStreamTest {
         GatedStream body = new GatedStream(events);
         var response = new FakeUpstream.FakeResponse(200, Map.of(), body);
         try (MessagesChunkStream s = stream(response)) {
-            body.release(1); // message_start only
-            assertThat(s.next().kind()).isEqualTo(FrameKind.METADATA);
-            body.release(2); // content_block_start (nothing to emit) and ping
-            assertThat(s.next().kind()).isEqualTo(FrameKind.HEARTBEAT);
+            String id = "msg_01Stream";
+            String model = "claude-sonnet-4-5-20250929";
+            body.release(3); // message_start and content_block_start (nothing to emit), then ping
+            assertThat(s.next()).isEqualTo(StreamChunk.heartbeat(id, model));
             body.release(1);
-            assertThat(s.next().choices().get(0).contentDelta()).isEqualTo("Hello");
+            assertThat(s.next()).isEqualTo(first(content(id, model, "Hello")));
             body.release(events.length);
-            assertThat(readAll(s)).hasSize(2);
+            assertThat(readAll(s)).containsExactly(content(id, model, ", wörld! 😀\n"), finish(id, model, "stop", usage(25, 15, 0L, 0L)));
         }
     }
 
