@@ -59,7 +59,9 @@ public final class FailureClassifier {
 
     private Verdict classify(UpstreamError e) {
         int status = e.status();
-        Long hint = RetryHints.fromHeaders(e.head(), clock.millis()).orElse(null);
+        // FC-3 order: headers first, then a structured hint the executor read from the body (Google RetryInfo)
+        Long hint = RetryHints.fromHeaders(e.head(), clock.millis())
+                .orElse(e.retryHint() == null ? null : e.retryHint().delayMs());
         String text = (e.body() + " " + (e.errorCode() == null ? "" : e.errorCode()) + " "
                 + (e.errorType() == null ? "" : e.errorType())).toLowerCase(Locale.ROOT);
         if (status == 429) {
