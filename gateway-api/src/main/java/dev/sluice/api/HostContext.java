@@ -51,4 +51,14 @@ public interface HostContext {
      * @return the executor, or empty when there is no built-in executor of that name
      */
     Optional<ProviderExecutor> builtinExecutor(String name);
+
+    /**
+     * Where an executor persists credentials it renewed (e.g. refreshed OAuth tokens). Empty on a
+     * host that cannot store them.
+     *
+     * @return the credential updates, or empty
+     */
+    default Optional<CredentialUpdates> credentialUpdates() {
+        return Optional.empty();
+    }
 }

@@ -3,6 +3,7 @@ package dev.sluice.runtime;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.api.CredentialUpdates;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.HostContext;
 import dev.sluice.api.ProviderDescriptor;
@@ -29,6 +30,7 @@ import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.ConnectionStore;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.ProxyLogStore;
+import dev.sluice.runtime.store.OAuthTokens;
 import dev.sluice.runtime.store.ProxyLogWriter;
 import dev.sluice.runtime.store.SqliteApiKeyStore;
 import dev.sluice.runtime.store.SqliteConnectionStore;
@@ -117,17 +119,23 @@ public final class SluiceServer implements AutoCloseable {
             providers.add(new Provider(d, openAi, Provider.BUILT_IN));
         }
         for (LoadedPlugin p : registry.plugins()) {
+            Set<String> own = p.providers().stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
+            CredentialUpdates updates = (connectionId, access, refresh, expiresAt) -> connections.find(connectionId)
+                    .filter(c -> own.contains(c.provider()) && access != null && !access.isBlank())
+                    .flatMap(c -> connections.updateOAuth(connectionId, new OAuthTokens(access,
+                            refresh != null ? refresh : c.oauth() == null ? null : c.oauth().refreshToken(), expiresAt)))
+                    .isPresent();
             HostContext host = new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
-                    builtinExecutors);
-            Map<String, ProviderExecutor> own = new HashMap<>();
+                    builtinExecutors, updates);
+            Map<String, ProviderExecutor> executors = new HashMap<>();
             for (ExecutorFactory f : p.executors()) {
                 ProviderExecutor created = createExecutor(p, f, host, config.strictPlugins());
                 if (created != null) {
-                    own.put(f.name(), created);
+                    executors.put(f.name(), created);
                 }
             }
             for (ProviderDescriptor d : p.providers()) {
-                ProviderExecutor e = own.containsKey(d.executor()) ? own.get(d.executor()) : builtinExecutors.get(d.executor());
+                ProviderExecutor e = executors.containsKey(d.executor()) ? executors.get(d.executor()) : builtinExecutors.get(d.executor());
                 if (e == null) {
                     LOG.log(System.Logger.Level.WARNING, "plugin " + p.name() + " (" + p.source() + "): provider '" + d.id()
                             + "' skipped: its executor '" + d.executor() + "' could not be created");

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.plugin;
 
+import dev.sluice.api.CredentialUpdates;
 import dev.sluice.api.HostContext;
 import dev.sluice.api.PluginSettings;
 import dev.sluice.api.ProviderExecutor;
@@ -20,6 +21,7 @@ public final class DefaultHostContext implements HostContext {
     private final PluginSettings settings;
     private final System.Logger logger;
     private final Map<String, ProviderExecutor> builtins;
+    private final CredentialUpdates credentialUpdates;
 
     /**
      * Creates the context of one plugin.
@@ -29,9 +31,10 @@ public final class DefaultHostContext implements HostContext {
      * @param clock the clock
      * @param settings the plugin's settings
      * @param builtins built-in executors by name
+     * @param credentialUpdates where this plugin's executors persist renewed credentials
      */
     public DefaultHostContext(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,
-            Map<String, ProviderExecutor> builtins) {
+            Map<String, ProviderExecutor> builtins, CredentialUpdates credentialUpdates) {
         this.http = http;
         this.clock = clock;
         Map<String, String> copy = Map.copyOf(settings);
@@ -48,6 +51,12 @@ public final class DefaultHostContext implements HostContext {
         };
         this.logger = System.getLogger("sluice.plugin." + pluginName);
         this.builtins = Map.copyOf(builtins);
+        this.credentialUpdates = credentialUpdates;
+    }
+
+    @Override
+    public Optional<CredentialUpdates> credentialUpdates() {
+        return Optional.ofNullable(credentialUpdates);
     }
 
     @Override

@@ -52,6 +52,15 @@ public interface ConnectionStore {
     Optional<Connection> updateState(String id, ConnectionState state);
 
     /**
+     * Replaces the OAuth tokens of a connection (after a refresh), keeping everything else.
+     *
+     * @param id the id
+     * @param tokens the new tokens
+     * @return the updated connection, or empty when it does not exist
+     */
+    Optional<Connection> updateOAuth(String id, OAuthTokens tokens);
+
+    /**
      * Deletes a connection.
      *
      * @param id the id

@@ -129,6 +129,22 @@ public final class SqliteConnectionStore implements ConnectionStore {
     }
 
     @Override
+    public Optional<Connection> updateOAuth(String id, OAuthTokens tokens) {
+        int n = writeAndReload(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET oauth_access_enc=?,"
+                    + " oauth_refresh_enc=?, oauth_expires_at=?, updated_at=? WHERE id=?")) {
+                ps.setString(1, box.seal(tokens.accessToken()));
+                ps.setString(2, box.seal(tokens.refreshToken()));
+                setLong(ps, 3, tokens.expiresAt());
+                ps.setLong(4, clock.millis());
+                ps.setString(5, id);
+                return ps.executeUpdate();
+            }
+        });
+        return n == 0 ? Optional.empty() : find(id);
+    }
+
+    @Override
     public boolean delete(String id) {
         int n = writeAndReload(c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM provider_connections WHERE id=?")) {

@@ -58,6 +58,13 @@ class PluginExecutorIT {
                                 ChatRequest r = call.request();
                                 Map<String, String> extra = new HashMap<>(r.extra());
                                 extra.put("user", "\\"" + tag + "\\"");
+                                Object other = call.target().providerSpecificData().get("renewOther");
+                                if (other != null) {
+                                    CredentialUpdates updates = host.credentialUpdates().orElseThrow();
+                                    boolean own = updates.oauthRenewed(call.target().connectionId(), "renewed-access-token", null, 42L);
+                                    boolean foreign = updates.oauthRenewed(other.toString(), "hijacked", null, 1L);
+                                    extra.put("metadata", "{\\"own\\":" + own + ",\\"foreign\\":" + foreign + "}");
+                                }
                                 ChatRequest tagged = new ChatRequest(r.model(), r.messages(), r.tools(), r.toolChoiceJson(),
                                         r.stream(), r.maxTokens(), r.temperature(), r.topP(), r.stop(), extra);
                                 return base.chat(new ChatCall(tagged, call.target(), call.requestId(), call.timeout()));
@@ -119,6 +126,34 @@ class PluginExecutorIT {
             assertThat(plugins.at("/failures/0/source").asText()).isEqualTo("broken.jar");
             assertThat(plugins.at("/failures/0/reason").asText()).isNotBlank();
             assertThat(sluice.send("GET", "/health/ready", null, null).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void pluginsPersistRenewedTokensOfTheirOwnConnectionsOnly_PA4() throws Exception {
+        Files.createDirectories(dir.resolve("plugins"));
+        new PluginJars(scratch).compile(dir.resolve("plugins").resolve("acme-plugin.jar"),
+                Map.of("module-info.java", MODULE_INFO, "acme/AcmePlugin.java", PLUGIN), List.of());
+
+        try (MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = new SluiceHarness(dir)) {
+            String foreign = sluice.addConnection("{\"provider\":\"openai\",\"authType\":\"oauth\","
+                    + "\"oauth\":{\"accessToken\":\"openai-token-0123456789\"}}");
+            String id = sluice.addConnection("{\"provider\":\"acme\",\"authType\":\"oauth\",\"oauth\":{\"accessToken\":\"old-access-0123456789\","
+                    + "\"refreshToken\":\"refresh-0123456789\"},\"baseUrl\":\"" + upstream.baseUrl() + "/v1\","
+                    + "\"providerSpecificData\":{\"renewOther\":\"" + foreign + "\"}}");
+            String key = sluice.addKey("{\"name\":\"acme\"}");
+
+            HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", key, chatBody("acme/acme-1", false));
+
+            assertThat(r.statusCode()).isEqualTo(200);
+            JsonNode sent = read(upstream.takeRequest(Duration.ofSeconds(5)).body());
+            assertThat(sent.at("/metadata/own").asBoolean()).isTrue();
+            assertThat(sent.at("/metadata/foreign").asBoolean()).isFalse();
+            var renewed = sluice.server.connections().find(id).orElseThrow().oauth();
+            assertThat(renewed.accessToken()).isEqualTo("renewed-access-token");
+            assertThat(renewed.refreshToken()).isEqualTo("refresh-0123456789");
+            assertThat(renewed.expiresAt()).isEqualTo(42L);
+            assertThat(sluice.server.connections().find(foreign).orElseThrow().oauth().accessToken()).isEqualTo("openai-token-0123456789");
         }
     }
 }
