@@ -165,18 +165,24 @@ final class OpenAiApiService implements HttpService {
     }
 
     private void models(ServerRequest req, ServerResponse res) {
-        auth.client(req);
+        Caller caller = auth.client(req);
         ObjectNode root = json.object().put("object", "list");
         ArrayNode data = root.putArray("data");
-        routableModels().forEach((id, owner) -> data.add(modelObject(id, owner)));
+        routableModels(caller).forEach((id, owner) -> data.add(modelObject(id, owner)));
         json.send(res, 200, root);
     }
 
     /** {@code GET /v1/models/{provider/model}} (the OpenAI SDKs' {@code models.retrieve}). */
     private void model(ServerRequest req, ServerResponse res) {
-        auth.client(req);
+        Caller caller = auth.client(req);
         String id = req.path().pathParameters().get("id");
-        String owner = routableModels().get(id);
+        Map<String, String> routable = routableModels(caller);
+        String owner = routable.get(id);
+        if (owner == null) {
+            // a bare model name resolves like it does for chat (the first provider listing it)
+            owner = resolver.resolve(id).map(r -> r.provider().id() + "/" + r.upstreamModel())
+                    .filter(routable::containsKey).map(routable::get).orElse(null);
+        }
         if (owner == null) {
             throw new ApiException(404, "invalid_request_error", "model_not_found",
                     "The model '" + id + "' does not exist or is not routable.", "model", Map.of());
@@ -188,12 +194,13 @@ final class OpenAiApiService implements HttpService {
         return json.object().put("id", id).put("object", "model").put("created", 0).put("owned_by", owner);
     }
 
-    /** Every routable model id ({@code provider/model}) with its provider, in listing order. */
-    private Map<String, String> routableModels() {
+    /** Every model id ({@code provider/model}) the caller can route to, with its provider, in listing order. */
+    private Map<String, String> routableModels(Caller caller) {
         Map<String, String> models = new LinkedHashMap<>();
         List<Connection> all = connections.list();
         for (Provider p : catalog.withConnections()) {
-            List<Connection> enabled = all.stream().filter(c -> c.provider().equals(p.id()) && c.enabled()).toList();
+            List<Connection> enabled = all.stream()
+                    .filter(c -> c.provider().equals(p.id()) && c.enabled() && caller.mayUse(c.id())).toList();
             if (enabled.isEmpty()) {
                 continue;
             }

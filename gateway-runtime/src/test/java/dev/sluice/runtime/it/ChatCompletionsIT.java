@@ -420,4 +420,20 @@ class ChatCompletionsIT {
         assertThat(r.statusCode()).isEqualTo(502);
         assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("quality_failure");
     }
+
+    @Test
+    void modelsListOnlyWhatTheKeyMayRouteToAndRetrieveAcceptsBareNames_API2() throws Exception {
+        sluice.addConnection("{\"provider\":\"openai\",\"authType\":\"apikey\",\"apiKey\":\"sk-openai-test-123456789\",\"baseUrl\":\""
+                + primary.baseUrl() + "/v1\"}");
+        String glm = sluice.addConnection("{\"provider\":\"glm\",\"authType\":\"apikey\",\"apiKey\":\"glm-key-0123456789\",\"baseUrl\":\""
+                + primary.baseUrl() + "/v1\"}");
+        String restricted = sluice.addKey("{\"name\":\"glm-only\",\"allowedConnections\":[\"" + glm + "\"]}");
+
+        String listed = sluice.send("GET", "/v1/models", restricted, null).body();
+
+        assertThat(listed).contains("\"glm/glm-4.6\"").doesNotContain("openai/");
+        HttpResponse<String> bare = sluice.send("GET", "/v1/models/gpt-4o", clientKey, null);
+        assertThat(bare.statusCode()).isEqualTo(200);
+        assertThat(read(bare.body()).get("owned_by").asText()).isEqualTo("openai");
+    }
 }
