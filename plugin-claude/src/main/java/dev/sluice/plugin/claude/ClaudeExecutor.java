@@ -3,9 +3,11 @@ package dev.sluice.plugin.claude;
 import dev.sluice.api.ChatCall;
 import dev.sluice.api.ChatOutcome;
 import dev.sluice.api.ProviderExecutor;
+import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
+import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;
@@ -15,13 +17,24 @@ import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Calls the Anthropic Messages API ({@code POST {baseUrl}/v1/messages}) for one attempt: the
  * canonical request is translated by {@link MessagesRequestWriter}, the headers are built from
  * scratch by {@link AnthropicHeaders}, and the answer comes back through
  * {@link MessagesResponseReader} or, streamed, {@link MessagesChunkStream}. Failures are values,
- * never exceptions. Thread-safe: no per-request state in fields.
+ * never exceptions.
+ *
+ * <p>For an {@code oauth} connection with a refresh token, {@link OAuthRefresher} renews the access
+ * token before the call when it is expired (within the skew), or after an upstream {@code 401},
+ * in which case the call is sent once more with the new token. A call refreshes at most once and
+ * is retried at most once. A failed refresh ends the call as a {@code 401} whose error code is
+ * {@value #EXPIRED_CODE} (SPEC CC-6).
+ *
+ * <p>Thread-safe: no per-request state in fields; the refresher's per-connection state is shared
+ * by all calls on purpose.
  */
 final class ClaudeExecutor implements ProviderExecutor {
 
@@ -31,19 +44,28 @@ final class ClaudeExecutor implements ProviderExecutor {
     static final int MAX_ERROR_BODY = 64 * 1024;
     /** Complete answers are read up to this size. */
     static final int MAX_ANSWER_BODY = 64 * 1024 * 1024;
+    /** Error code of a call whose OAuth token is expired and could not be refreshed (SPEC CC-6). */
+    static final String EXPIRED_CODE = "expired";
+    /** Error type of that failure (Anthropic's type for a refused credential). */
+    static final String AUTHENTICATION_ERROR = "authentication_error";
+    /** Message prefix of that failure; the reason follows. */
+    static final String EXPIRED_MESSAGE = "OAuth token expired and refresh failed: ";
 
     private final UpstreamHttp http;
     private final InstantSource clock;
     private final AnthropicHeaders headers;
     private final MessagesRequestWriter writer;
     private final MessagesResponseReader reader;
+    private final OAuthRefresher refresher;
 
-    ClaudeExecutor(UpstreamHttp http, InstantSource clock, AnthropicHeaders headers, MessagesRequestWriter writer) {
+    ClaudeExecutor(UpstreamHttp http, InstantSource clock, AnthropicHeaders headers, MessagesRequestWriter writer,
+            OAuthRefresher refresher) {
         this.http = http;
         this.clock = clock;
         this.headers = headers;
         this.writer = writer;
         this.reader = new MessagesResponseReader(clock);
+        this.refresher = refresher;
     }
 
     @Override
@@ -56,14 +78,47 @@ final class ClaudeExecutor implements ProviderExecutor {
             return new ChatOutcome.Failed(new TransportError(TransportErrorKind.OTHER,
                     "the connection's base URL is not a valid URL: " + e.getMessage()));
         }
-        UpstreamRequest request = new UpstreamRequest("POST", uri,
-                headers.build(call.target(), stream, call.clientHeaders()), writer.write(call.request()), call.timeout());
+        byte[] payload = writer.write(call.request());
+        UpstreamTarget target = call.target();
+        boolean refreshable = OAuthRefresher.applies(target);
+        OAuthRefresher.Tokens sent = null;
+        boolean refreshSpent = false;
+        if (refreshable) {
+            OAuthRefresher.Result before = refresher.beforeSend(target, call.timeout());
+            if (before instanceof OAuthRefresher.Failed failed) {
+                // expired before sending and not renewable: the Messages API is not called at all
+                return expired(new ResponseHead(401, Map.of("content-type", List.of("application/json"))), null, failed.reason());
+            }
+            OAuthRefresher.Usable usable = (OAuthRefresher.Usable) before;
+            sent = usable.tokens();
+            refreshSpent = usable.renewed();
+            target = sent.applyTo(call.target());
+        }
         UpstreamResponse response;
         try {
-            response = http.send(request);
+            response = send(call, target, uri, payload);
         } catch (IOException e) {
             return new ChatOutcome.Failed(TransportError.of(e));
         }
+        if (refreshable && !refreshSpent && response.head().status() == 401) {
+            // the access token was refused: refresh once, then send once more with the new token
+            UpstreamError refused = (UpstreamError) readError(response);
+            OAuthRefresher.Result after = refresher.afterUnauthorized(call.target(), sent, call.timeout());
+            if (after instanceof OAuthRefresher.Failed failed) {
+                return expired(refused.head(), refused.body(), failed.reason());
+            }
+            target = ((OAuthRefresher.Usable) after).tokens().applyTo(call.target());
+            try {
+                response = send(call, target, uri, payload);
+            } catch (IOException e) {
+                return new ChatOutcome.Failed(TransportError.of(e));
+            }
+        }
+        return answer(response, stream);
+    }
+
+    /** The outcome of the Messages API's answer. */
+    private ChatOutcome answer(UpstreamResponse response, boolean stream) {
         ResponseHead head = response.head();
         if (head.status() < 200 || head.status() > 299) {
             return new ChatOutcome.Failed(readError(response));
@@ -80,6 +135,27 @@ final class ClaudeExecutor implements ProviderExecutor {
             return new ChatOutcome.Failed(new TransportError(TransportErrorKind.PROTOCOL,
                     "upstream answered " + head.status() + " with a body that is not a Messages answer: " + e.getMessage()));
         }
+    }
+
+    private UpstreamResponse send(ChatCall call, UpstreamTarget target, URI uri, byte[] body) throws IOException {
+        boolean stream = call.request().stream();
+        return http.send(new UpstreamRequest("POST", uri, headers.build(target, stream, call.clientHeaders()), body, call.timeout()));
+    }
+
+    /**
+     * The failure of a call whose OAuth token is expired and could not be refreshed: a {@code 401}
+     * with error code {@value #EXPIRED_CODE} so the runtime classifies it as such (SPEC CC-6).
+     *
+     * @param head the upstream's {@code 401} head, or a synthetic one when the token was refreshed
+     *     before sending and the Messages API was never called
+     * @param body the upstream's error body, or null to write an Anthropic error envelope
+     * @param reason why the refresh failed (never contains a token)
+     */
+    private static ChatOutcome expired(ResponseHead head, String body, String reason) {
+        String message = EXPIRED_MESSAGE + reason;
+        String text = body != null ? body : "{\"type\":\"error\",\"error\":{\"type\":" + Json.quote(AUTHENTICATION_ERROR)
+                + ",\"message\":" + Json.quote(message) + "}}";
+        return new ChatOutcome.Failed(new UpstreamError(head, text, EXPIRED_CODE, AUTHENTICATION_ERROR, message));
     }
 
     private static UpstreamFailure readError(UpstreamResponse response) {

@@ -44,7 +44,8 @@ class ClaudeExecutorTest {
     }
 
     private static UpstreamTarget oauth() {
-        return new UpstreamTarget("c2", "claude", ProviderClass.OAUTH, BASE, new Credentials(null, "sk-ant-oat01-access", "refresh", 1L), Map.of());
+        return new UpstreamTarget("c2", "claude", ProviderClass.OAUTH, BASE, new Credentials(null, "sk-ant-oat01-access", "refresh",
+                FakeHost.NOW.toEpochMilli() + 3_600_000L), Map.of());
     }
 
     private static ChatRequest request(boolean stream) {

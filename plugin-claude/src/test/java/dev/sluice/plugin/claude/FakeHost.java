@@ -1,5 +1,6 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.api.CredentialUpdates;
 import dev.sluice.api.HostContext;
 import dev.sluice.api.PluginSettings;
 import dev.sluice.api.ProviderExecutor;
@@ -10,17 +11,28 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** A host context over a fake upstream, a fixed clock and given settings. */
+/**
+ * A host context over a fake upstream, a clock (fixed at {@link #NOW} unless given) and given
+ * settings, optionally with credential updates.
+ */
 final class FakeHost implements HostContext {
 
     static final Instant NOW = Instant.ofEpochSecond(1_767_225_600L);
 
     private final UpstreamHttp http;
     private final Map<String, String> settings;
+    private final InstantSource clock;
+    private final CredentialUpdates updates;
 
     FakeHost(UpstreamHttp http, Map<String, String> settings) {
+        this(http, settings, InstantSource.fixed(NOW), null);
+    }
+
+    FakeHost(UpstreamHttp http, Map<String, String> settings, InstantSource clock, CredentialUpdates updates) {
         this.http = http;
         this.settings = Map.copyOf(settings);
+        this.clock = clock;
+        this.updates = updates;
     }
 
     @Override
@@ -30,7 +42,12 @@ final class FakeHost implements HostContext {
 
     @Override
     public InstantSource clock() {
-        return InstantSource.fixed(NOW);
+        return clock;
+    }
+
+    @Override
+    public Optional<CredentialUpdates> credentialUpdates() {
+        return Optional.ofNullable(updates);
     }
 
     @Override

@@ -9,15 +9,27 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
-/** An in-memory upstream: records every request and answers with a scripted response or failure. */
+/**
+ * An in-memory upstream: records every request (thread-safe) and answers with a scripted response
+ * or failure; a handler registered for a request path answers requests to that path instead.
+ */
 final class FakeUpstream implements UpstreamHttp {
 
-    final List<UpstreamRequest> requests = new ArrayList<>();
-    private FakeResponse response;
-    private IOException failure;
+    /** Answers one request to a path; may throw to simulate a transport failure. */
+    @FunctionalInterface
+    interface Handler {
+        FakeResponse handle(UpstreamRequest request) throws IOException;
+    }
+
+    final List<UpstreamRequest> requests = Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, Handler> handlers = new ConcurrentHashMap<>();
+    private volatile FakeResponse response;
+    private volatile IOException failure;
 
     FakeUpstream answer(FakeResponse r) {
         this.response = r;
@@ -35,8 +47,23 @@ final class FakeUpstream implements UpstreamHttp {
         return this;
     }
 
+    /** Answers requests whose URI path is {@code path} with the handler (each call a fresh response). */
+    FakeUpstream on(String path, Handler handler) {
+        handlers.put(path, handler);
+        return this;
+    }
+
+    /** The recorded requests to a path, in order. */
+    List<UpstreamRequest> to(String path) {
+        synchronized (requests) {
+            return requests.stream().filter(r -> path.equals(r.uri().getPath())).toList();
+        }
+    }
+
     UpstreamRequest last() {
-        return requests.get(requests.size() - 1);
+        synchronized (requests) {
+            return requests.get(requests.size() - 1);
+        }
     }
 
     String lastBody() {
@@ -46,6 +73,10 @@ final class FakeUpstream implements UpstreamHttp {
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         requests.add(request);
+        Handler handler = handlers.get(request.uri().getPath());
+        if (handler != null) {
+            return handler.handle(request);
+        }
         if (failure != null) {
             throw failure;
         }
@@ -56,7 +87,7 @@ final class FakeUpstream implements UpstreamHttp {
     static final class FakeResponse implements UpstreamResponse {
         private final ResponseHead head;
         private final CountingStream body;
-        boolean closed;
+        volatile boolean closed;
 
         FakeResponse(int status, Map<String, List<String>> headers, InputStream body) {
             this.head = new ResponseHead(status, headers);
