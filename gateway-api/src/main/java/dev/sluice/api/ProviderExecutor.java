@@ -41,4 +41,26 @@ public interface ProviderExecutor {
     default EmbeddingOutcome embed(EmbeddingCall call) {
         throw new IllegalStateException(getClass().getName() + " does not serve embeddings");
     }
+
+    /**
+     * Whether {@link #passthrough(PassthroughCall)} accepts requests of a client dialect, i.e. the
+     * upstream speaks it natively (e.g. a Claude executor and {@link PassthroughCall#ANTHROPIC_MESSAGES}).
+     *
+     * @param dialect the dialect
+     * @return true when supported
+     */
+    default boolean supportsPassthrough(String dialect) {
+        return false;
+    }
+
+    /**
+     * Sends a client request in the upstream's own dialect, unchanged but for the model id. The
+     * runtime calls it only when {@link #supportsPassthrough(String)} is true for the dialect.
+     *
+     * @param call the request and the connection to use
+     * @return the outcome; never null
+     */
+    default PassthroughOutcome passthrough(PassthroughCall call) {
+        throw new IllegalStateException(getClass().getName() + " does not pass " + call.dialect() + " requests through");
+    }
 }

@@ -1,6 +1,9 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.chat.ChatRequest;
+import dev.sluice.api.upstream.UpstreamResponse;
+import dev.sluice.runtime.io.BoundedReads;
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.runtime.anthropic.AnthropicCodec;
@@ -54,9 +57,14 @@ final class AnthropicMessagesService implements HttpService {
 
     private void messages(ServerRequest req, ServerResponse res) {
         Caller caller = auth.client(req);
-        ChatRequest request = codec.readMessagesRequest(json.body(req));
+        byte[] body = json.body(req);
+        ChatRequest request = codec.readMessagesRequest(body);
         Route route = resolver.resolve(request.model()).orElseThrow(() -> RoutedAnswers.modelNotFound(request.model()));
         String requestId = RequestIds.of(req);
+        if (route.provider().executor().supportsPassthrough(PassthroughCall.ANTHROPIC_MESSAGES)) {
+            passthrough(req, res, body, request.stream(), route, caller, requestId);
+            return;
+        }
         DispatchResult<ChatReply> result = chatRouter.chat(route, request, caller, requestId, RoutedAnswers.forwardableHeaders(req));
         if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
             throw RoutedAnswers.failure(result, route);
@@ -67,6 +75,77 @@ final class AnthropicMessagesService implements HttpService {
             case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
             case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
                     route, requestId, served.connection());
+        }
+    }
+
+    /**
+     * The upstream speaks Anthropic itself (SPEC API-3: passthrough when the target is Claude): the
+     * client's body goes up unchanged but for {@code model}, and the answer or stream comes back
+     * byte for byte, so nothing the canonical model cannot carry (thinking signatures,
+     * {@code cache_control}) is lost.
+     */
+    private void passthrough(ServerRequest req, ServerResponse res, byte[] body, boolean stream, Route route, Caller caller,
+            String requestId) {
+        byte[] upstreamBody = withModel(body, route.upstreamModel());
+        DispatchResult<UpstreamResponse> result = chatRouter.passthrough(route, PassthroughCall.ANTHROPIC_MESSAGES, upstreamBody,
+                stream, caller, requestId, RoutedAnswers.forwardableHeaders(req));
+        if (!(result instanceof DispatchResult.Served<UpstreamResponse> served)) {
+            throw RoutedAnswers.failure(result, route);
+        }
+        RoutedAnswers.routedHeaders(res, served.connection(), route);
+        try (UpstreamResponse upstream = served.value()) {
+            if (!stream) {
+                byte[] answer;
+                try {
+                    answer = BoundedReads.read(upstream.body(), -1, MAX_ANSWER_BYTES);
+                } catch (IOException e) {
+                    throw new ApiException(502, "server_error", "network_error", "[" + route.provider().id() + "/"
+                            + route.upstreamModel() + "] the upstream answer could not be read: "
+                            + Secrets.scrub(String.valueOf(e.getMessage()), served.connection()), null, java.util.Map.of());
+                }
+                Json.send(res, 200, answer);
+                return;
+            }
+            res.status(Status.OK_200);
+            RoutedAnswers.streamHeaders(res);
+            try (OutputStream out = res.outputStream()) {
+                byte[] buf = new byte[8192];
+                int n;
+                while (true) {
+                    try {
+                        n = upstream.body().read(buf);
+                    } catch (IOException e) {
+                        LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": passthrough stream of "
+                                + route.provider().id() + " failed mid-stream: " + e.getMessage());
+                        out.write(("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":"
+                                + json.mapper().writeValueAsString("[" + route.provider().id() + "/" + route.upstreamModel()
+                                        + "] upstream stream failed: " + Secrets.scrub(String.valueOf(e.getMessage()), served.connection()))
+                                + "}}\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                        out.flush();
+                        return;
+                    }
+                    if (n < 0) {
+                        break;
+                    }
+                    out.write(buf, 0, n);
+                    out.flush();
+                }
+            } catch (IOException | UncheckedIOException e) {
+                LOG.log(System.Logger.Level.DEBUG, "request " + requestId + ": client disconnected during passthrough stream");
+            }
+        }
+    }
+
+    /** Largest non-streaming passthrough answer relayed. */
+    private static final long MAX_ANSWER_BYTES = 64L * 1024 * 1024;
+
+    private byte[] withModel(byte[] body, String model) {
+        try {
+            var tree = (com.fasterxml.jackson.databind.node.ObjectNode) json.mapper().readTree(body);
+            tree.put("model", model);
+            return json.mapper().writeValueAsBytes(tree);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -2,6 +2,9 @@ package dev.sluice.runtime.routing;
 
 import dev.sluice.api.ChatCall;
 import dev.sluice.api.ChatOutcome;
+import dev.sluice.api.PassthroughCall;
+import dev.sluice.api.PassthroughOutcome;
+import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.StreamChunk;
@@ -50,6 +53,28 @@ public final class ChatRouter {
                 case ChatOutcome.Failed f -> new AttemptResult.Failed<>(f.failure());
                 case ChatOutcome.Streaming s -> prefetch(s);
             };
+        });
+    }
+
+    /**
+     * Passes a client request in the upstream's own dialect through (no canonical translation).
+     * The caller relays the accepted response's body and closes it.
+     *
+     * @param route the resolved model (its executor supports the dialect)
+     * @param dialect the dialect, e.g. {@link PassthroughCall#ANTHROPIC_MESSAGES}
+     * @param body the client's body with the upstream model id
+     * @param stream whether the client asked for a stream
+     * @param caller the caller
+     * @param requestId the request id
+     * @param clientHeaders allow-listed client headers
+     * @return the dispatch result
+     */
+    public DispatchResult<UpstreamResponse> passthrough(Route route, String dialect, byte[] body, boolean stream, Caller caller,
+            String requestId, Map<String, String> clientHeaders) {
+        return dispatcher.dispatch(route, caller, requestId, target -> switch (route.provider().executor().passthrough(
+                new PassthroughCall(dialect, body, stream, target, requestId, attemptTimeout, clientHeaders))) {
+            case PassthroughOutcome.Accepted a -> new AttemptResult.Ok<>(a.response(), a.response().head().status());
+            case PassthroughOutcome.Failed f -> new AttemptResult.Failed<>(f.failure());
         });
     }
 

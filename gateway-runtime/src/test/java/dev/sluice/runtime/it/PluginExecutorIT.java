@@ -156,4 +156,99 @@ class PluginExecutorIT {
             assertThat(sluice.server.connections().find(foreign).orElseThrow().oauth().accessToken()).isEqualTo("openai-token-0123456789");
         }
     }
+
+    static final String NATIVE_MODULE_INFO = """
+            module nat.plugin {
+                requires sluice.api;
+                provides dev.sluice.api.ProviderPlugin with nat.NativePlugin;
+            }
+            """;
+
+    /** A provider that speaks Anthropic natively: /v1/messages requests are passed through to it. */
+    static final String NATIVE_PLUGIN = """
+            package nat;
+
+            import dev.sluice.api.*;
+            import dev.sluice.api.upstream.*;
+            import java.io.IOException;
+            import java.net.URI;
+            import java.util.*;
+
+            public final class NativePlugin implements ProviderPlugin {
+                public NativePlugin() { }
+                @Override public String name() { return "native"; }
+                @Override public int spiVersion() { return SPI_VERSION; }
+                @Override public List<ProviderDescriptor> providers() {
+                    return List.of(ProviderDescriptor.openAiCompatible("nat", "Native", ProviderClass.APIKEY,
+                            "https://api.native.invalid", List.of(ModelInfo.chat("nat-1"))).withExecutor("nat"));
+                }
+                @Override public List<ExecutorFactory> executors() {
+                    return List.of(new ExecutorFactory() {
+                        @Override public String name() { return "nat"; }
+                        @Override public ProviderExecutor create(HostContext host) {
+                            return new ProviderExecutor() {
+                                @Override public ChatOutcome chat(ChatCall call) {
+                                    return new ChatOutcome.Failed(new TransportError(TransportErrorKind.OTHER, "translated path not used"));
+                                }
+                                @Override public boolean supportsPassthrough(String dialect) {
+                                    return PassthroughCall.ANTHROPIC_MESSAGES.equals(dialect);
+                                }
+                                @Override public PassthroughOutcome passthrough(PassthroughCall call) {
+                                    try {
+                                        UpstreamResponse r = host.http().send(new UpstreamRequest("POST",
+                                                URI.create(call.target().baseUrl() + "/v1/messages"),
+                                                Map.of("content-type", "application/json", "x-api-key", call.target().credentials().apiKey()),
+                                                call.body(), call.timeout()));
+                                        if (r.head().status() >= 300) {
+                                            String body = r.bodyText(65536);
+                                            r.close();
+                                            return new PassthroughOutcome.Failed(new UpstreamError(r.head(), body, null, null, null));
+                                        }
+                                        return new PassthroughOutcome.Accepted(r);
+                                    } catch (IOException e) {
+                                        return new PassthroughOutcome.Failed(TransportError.of(e));
+                                    }
+                                }
+                            };
+                        }
+                    });
+                }
+            }
+            """;
+
+    @Test
+    void anthropicClientsArePassedThroughToAProviderThatSpeaksAnthropic_API3() throws Exception {
+        Files.createDirectories(dir.resolve("plugins"));
+        new PluginJars(scratch).compile(dir.resolve("plugins").resolve("native-plugin.jar"),
+                Map.of("module-info.java", NATIVE_MODULE_INFO, "nat/NativePlugin.java", NATIVE_PLUGIN), List.of());
+
+        try (MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = new SluiceHarness(dir)) {
+            sluice.addConnection("{\"provider\":\"nat\",\"authType\":\"apikey\",\"apiKey\":\"nat-key-0123456789\","
+                    + "\"baseUrl\":\"" + upstream.baseUrl() + "\"}");
+            String key = sluice.addKey("{\"name\":\"nat\"}");
+            String answer = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"nat-1\",\"content\":[{\"type\":\"thinking\","
+                    + "\"thinking\":\"hm\",\"signature\":\"sig-abc\"},{\"type\":\"text\",\"text\":\"hi\"}],\"stop_reason\":\"end_turn\","
+                    + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":3,\"output_tokens\":2}}";
+            upstream.enqueue(MockResponse.json(200, answer));
+            String request = "{\"model\":\"nat/nat-1\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\","
+                    + "\"text\":\"x\",\"cache_control\":{\"type\":\"ephemeral\"}}]},{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\","
+                    + "\"thinking\":\"t\",\"signature\":\"sig-1\"},{\"type\":\"text\",\"text\":\"y\"}]},{\"role\":\"user\",\"content\":\"z\"}]}";
+
+            HttpResponse<String> r = sluice.send("POST", "/v1/messages", null, request, Map.of("x-api-key", key));
+
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo(answer);
+            assertThat(r.headers().firstValue("X-Sluice-Provider")).contains("nat");
+            JsonNode sent = read(upstream.takeRequest(Duration.ofSeconds(5)).body());
+            JsonNode expected = read(request);
+            ((com.fasterxml.jackson.databind.node.ObjectNode) expected).put("model", "nat-1");
+            assertThat(sent).isEqualTo(expected);
+
+            upstream.enqueue(MockResponse.sse(List.of("{\"type\":\"message_start\"}", "{\"type\":\"message_stop\"}"), Duration.ofMillis(5)));
+            HttpResponse<String> streamed = sluice.send("POST", "/v1/messages", null,
+                    request.replace("\"max_tokens\":64", "\"max_tokens\":64,\"stream\":true"), Map.of("x-api-key", key));
+            assertThat(streamed.statusCode()).isEqualTo(200);
+            assertThat(streamed.body()).isEqualTo("data: {\"type\":\"message_start\"}\n\ndata: {\"type\":\"message_stop\"}\n\n");
+        }
+    }
 }
