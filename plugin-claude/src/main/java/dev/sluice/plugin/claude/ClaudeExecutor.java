@@ -2,6 +2,8 @@ package dev.sluice.plugin.claude;
 
 import dev.sluice.api.ChatCall;
 import dev.sluice.api.ChatOutcome;
+import dev.sluice.api.PassthroughCall;
+import dev.sluice.api.PassthroughOutcome;
 import dev.sluice.api.ProviderExecutor;
 import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.ResponseHead;
@@ -16,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +29,11 @@ import java.util.Map;
  * scratch by {@link AnthropicHeaders}, and the answer comes back through
  * {@link MessagesResponseReader} or, streamed, {@link MessagesChunkStream}. Failures are values,
  * never exceptions.
+ *
+ * <p>A client that already speaks Anthropic ({@link PassthroughCall#ANTHROPIC_MESSAGES}) is passed
+ * through: its body goes upstream unchanged, with the same headers, and a 2xx answer is returned
+ * unread for the runtime to relay. Both paths send through one method, so authentication and
+ * OAuth refresh cannot drift apart.
  *
  * <p>For an {@code oauth} connection with a refresh token, {@link OAuthRefresher} renews the access
  * token before the call when it is expired (within the skew), or after an upstream {@code 401},
@@ -75,46 +83,108 @@ final class ClaudeExecutor implements ProviderExecutor {
         try {
             uri = endpoint(call.target().baseUrl());
         } catch (IllegalArgumentException e) {
-            return new ChatOutcome.Failed(new TransportError(TransportErrorKind.OTHER,
-                    "the connection's base URL is not a valid URL: " + e.getMessage()));
+            return new ChatOutcome.Failed(invalidBaseUrl(e));
         }
         byte[] payload = writer.write(call.request());
-        UpstreamTarget target = call.target();
+        return switch (exchange(call.target(), uri, payload, stream, call.clientHeaders(), call.timeout())) {
+            case Exchange.NotSent notSent -> new ChatOutcome.Failed(notSent.failure());
+            case Exchange.Answered answered -> answer(answered.response(), stream);
+        };
+    }
+
+    /**
+     * True only for {@link PassthroughCall#ANTHROPIC_MESSAGES}: the upstream is the Messages API.
+     */
+    @Override
+    public boolean supportsPassthrough(String dialect) {
+        return PassthroughCall.ANTHROPIC_MESSAGES.equals(dialect);
+    }
+
+    /**
+     * Sends the client's Anthropic body unchanged to {@code POST {baseUrl}/v1/messages}, with the
+     * same headers, authentication and OAuth refresh as a translated call. A 2xx answer is handed
+     * back unread for the runtime to relay byte-for-byte; any other answer fails as a translated
+     * call's would.
+     */
+    @Override
+    public PassthroughOutcome passthrough(PassthroughCall call) {
+        if (!supportsPassthrough(call.dialect())) {
+            throw new IllegalStateException("the claude executor does not pass " + call.dialect() + " requests through");
+        }
+        URI uri;
+        try {
+            uri = endpoint(call.target().baseUrl());
+        } catch (IllegalArgumentException e) {
+            return new PassthroughOutcome.Failed(invalidBaseUrl(e));
+        }
+        return switch (exchange(call.target(), uri, call.body(), call.stream(), call.clientHeaders(), call.timeout())) {
+            case Exchange.NotSent notSent -> new PassthroughOutcome.Failed(notSent.failure());
+            case Exchange.Answered answered -> {
+                UpstreamResponse response = answered.response();
+                int status = response.head().status();
+                yield status >= 200 && status <= 299
+                        ? new PassthroughOutcome.Accepted(response)
+                        : new PassthroughOutcome.Failed(readError(response));
+            }
+        };
+    }
+
+    /** What sending one request produced: an answer of any status, or a failure without one. */
+    private sealed interface Exchange {
+        /** The Messages API answered (any status; the body unread). */
+        record Answered(UpstreamResponse response) implements Exchange {
+        }
+
+        /** No usable answer: a transport failure or an OAuth token that could not be refreshed. */
+        record NotSent(UpstreamFailure failure) implements Exchange {
+        }
+    }
+
+    /**
+     * Sends one request body to the Messages API with the connection's headers (shared by the
+     * translated and the passthrough path). For a refreshable {@code oauth} connection the token is
+     * renewed before sending when expired, and once after a {@code 401}, in which case the request
+     * is sent once more with the new token.
+     */
+    private Exchange exchange(UpstreamTarget original, URI uri, byte[] payload, boolean stream,
+            Map<String, String> clientHeaders, Duration timeout) {
+        UpstreamTarget target = original;
         boolean refreshable = OAuthRefresher.applies(target);
         OAuthRefresher.Tokens sent = null;
         boolean refreshSpent = false;
         if (refreshable) {
-            OAuthRefresher.Result before = refresher.beforeSend(target, call.timeout());
+            OAuthRefresher.Result before = refresher.beforeSend(target, timeout);
             if (before instanceof OAuthRefresher.Failed failed) {
                 // expired before sending and not renewable: the Messages API is not called at all
-                return expired(new ResponseHead(401, Map.of("content-type", List.of("application/json"))), null, failed.reason());
+                return new Exchange.NotSent(expired(new ResponseHead(401, Map.of("content-type", List.of("application/json"))), null,
+                        failed.reason()));
             }
             OAuthRefresher.Usable usable = (OAuthRefresher.Usable) before;
             sent = usable.tokens();
             refreshSpent = usable.renewed();
-            target = sent.applyTo(call.target());
+            target = sent.applyTo(original);
         }
         UpstreamResponse response;
         try {
-            response = send(call, target, uri, payload);
+            response = send(target, uri, payload, stream, clientHeaders, timeout);
         } catch (IOException e) {
-            return new ChatOutcome.Failed(TransportError.of(e));
+            return new Exchange.NotSent(TransportError.of(e));
         }
         if (refreshable && !refreshSpent && response.head().status() == 401) {
             // the access token was refused: refresh once, then send once more with the new token
             UpstreamError refused = (UpstreamError) readError(response);
-            OAuthRefresher.Result after = refresher.afterUnauthorized(call.target(), sent, call.timeout());
+            OAuthRefresher.Result after = refresher.afterUnauthorized(original, sent, timeout);
             if (after instanceof OAuthRefresher.Failed failed) {
-                return expired(refused.head(), refused.body(), failed.reason());
+                return new Exchange.NotSent(expired(refused.head(), refused.body(), failed.reason()));
             }
-            target = ((OAuthRefresher.Usable) after).tokens().applyTo(call.target());
+            target = ((OAuthRefresher.Usable) after).tokens().applyTo(original);
             try {
-                response = send(call, target, uri, payload);
+                response = send(target, uri, payload, stream, clientHeaders, timeout);
             } catch (IOException e) {
-                return new ChatOutcome.Failed(TransportError.of(e));
+                return new Exchange.NotSent(TransportError.of(e));
             }
         }
-        return answer(response, stream);
+        return new Exchange.Answered(response);
     }
 
     /** The outcome of the Messages API's answer. */
@@ -137,9 +207,13 @@ final class ClaudeExecutor implements ProviderExecutor {
         }
     }
 
-    private UpstreamResponse send(ChatCall call, UpstreamTarget target, URI uri, byte[] body) throws IOException {
-        boolean stream = call.request().stream();
-        return http.send(new UpstreamRequest("POST", uri, headers.build(target, stream, call.clientHeaders()), body, call.timeout()));
+    private UpstreamResponse send(UpstreamTarget target, URI uri, byte[] body, boolean stream, Map<String, String> clientHeaders,
+            Duration timeout) throws IOException {
+        return http.send(new UpstreamRequest("POST", uri, headers.build(target, stream, clientHeaders), body, timeout));
+    }
+
+    private static TransportError invalidBaseUrl(IllegalArgumentException e) {
+        return new TransportError(TransportErrorKind.OTHER, "the connection's base URL is not a valid URL: " + e.getMessage());
     }
 
     /**
@@ -151,11 +225,11 @@ final class ClaudeExecutor implements ProviderExecutor {
      * @param body the upstream's error body, or null to write an Anthropic error envelope
      * @param reason why the refresh failed (never contains a token)
      */
-    private static ChatOutcome expired(ResponseHead head, String body, String reason) {
+    private static UpstreamError expired(ResponseHead head, String body, String reason) {
         String message = EXPIRED_MESSAGE + reason;
         String text = body != null ? body : "{\"type\":\"error\",\"error\":{\"type\":" + Json.quote(AUTHENTICATION_ERROR)
                 + ",\"message\":" + Json.quote(message) + "}}";
-        return new ChatOutcome.Failed(new UpstreamError(head, text, EXPIRED_CODE, AUTHENTICATION_ERROR, message));
+        return new UpstreamError(head, text, EXPIRED_CODE, AUTHENTICATION_ERROR, message);
     }
 
     private static UpstreamFailure readError(UpstreamResponse response) {
