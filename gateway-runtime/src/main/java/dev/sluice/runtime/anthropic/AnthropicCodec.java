@@ -17,6 +17,7 @@ import dev.sluice.api.chat.ToolCall;
 import dev.sluice.api.chat.ToolDefinition;
 import dev.sluice.api.chat.Usage;
 import dev.sluice.runtime.openai.InvalidRequestException;
+import dev.sluice.runtime.openai.JsonFields;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -62,7 +63,7 @@ public final class AnthropicCodec {
      * @throws InvalidRequestException naming the field when the body is invalid
      */
     public ChatRequest readMessagesRequest(byte[] body) {
-        return read(parseObject(body), true);
+        return read(JsonFields.parseObject(mapper, body), true);
     }
 
     /**
@@ -74,11 +75,11 @@ public final class AnthropicCodec {
      * @throws InvalidRequestException naming the field when the body is invalid
      */
     public ChatRequest readCountTokensRequest(byte[] body) {
-        return read(parseObject(body), false);
+        return read(JsonFields.parseObject(mapper, body), false);
     }
 
     private ChatRequest read(ObjectNode root, boolean maxTokensRequired) {
-        String model = requiredString(root, "model");
+        String model = JsonFields.requiredString(root, "model");
         Integer maxTokens = maxTokens(root, maxTokensRequired);
         JsonNode messagesNode = root.get("messages");
         if (messagesNode == null || messagesNode.isNull()) {
@@ -98,10 +99,10 @@ public final class AnthropicCodec {
         List<ToolDefinition> tools = readTools(root.get("tools"));
         Map<String, String> extra = new LinkedHashMap<>();
         String toolChoice = readToolChoice(root.get("tool_choice"), extra);
-        boolean stream = optionalBoolean(root, "stream");
-        Double temperature = optionalNumber(root, "temperature");
-        Double topP = optionalNumber(root, "top_p");
-        optionalInt(root, "top_k", 0); // validated, then dropped: OpenAI has no top_k
+        boolean stream = JsonFields.optionalBoolean(root, "stream");
+        Double temperature = JsonFields.optionalNumber(root, "temperature");
+        Double topP = JsonFields.optionalNumber(root, "top_p");
+        JsonFields.optionalInt(root, "top_k", 0); // validated, then dropped: OpenAI has no top_k
         List<String> stop = readStopSequences(root.get("stop_sequences"));
         readMetadata(root.get("metadata"), extra);
         JsonNode thinking = root.get("thinking");
@@ -125,7 +126,7 @@ public final class AnthropicCodec {
             }
             return null;
         }
-        return optionalInt(root, "max_tokens", 1);
+        return JsonFields.optionalInt(root, "max_tokens", 1);
     }
 
     private static String readSystem(JsonNode system) {
@@ -564,68 +565,6 @@ public final class AnthropicCodec {
             throw new InvalidRequestException(full, "'" + full + "' must be a string.");
         }
         return n.asText();
-    }
-
-    private ObjectNode parseObject(byte[] body) {
-        if (body.length == 0) {
-            throw new InvalidRequestException(null, "Request body is empty; expected a JSON object.");
-        }
-        try {
-            JsonNode n = mapper.readTree(body);
-            if (n instanceof ObjectNode o) {
-                return o;
-            }
-            throw new InvalidRequestException(null, "Request body must be a JSON object.");
-        } catch (JsonProcessingException e) {
-            throw new InvalidRequestException(null, "Request body is not valid JSON (line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr() + ").");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String requiredString(ObjectNode root, String field) {
-        JsonNode n = root.get(field);
-        if (n == null || n.isNull()) {
-            throw new InvalidRequestException(field, "Missing required parameter: '" + field + "'.");
-        }
-        if (!n.isTextual() || n.asText().isBlank()) {
-            throw new InvalidRequestException(field, "'" + field + "' must be a non-empty string.");
-        }
-        return n.asText();
-    }
-
-    private static boolean optionalBoolean(ObjectNode root, String field) {
-        JsonNode n = root.get(field);
-        if (n == null || n.isNull()) {
-            return false;
-        }
-        if (!n.isBoolean()) {
-            throw new InvalidRequestException(field, "'" + field + "' must be a boolean.");
-        }
-        return n.asBoolean();
-    }
-
-    private static Integer optionalInt(ObjectNode root, String field, int min) {
-        JsonNode n = root.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < min) {
-            throw new InvalidRequestException(field, "'" + field + "' must be an integer >= " + min + ".");
-        }
-        return n.asInt();
-    }
-
-    private static Double optionalNumber(ObjectNode root, String field) {
-        JsonNode n = root.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.isNumber()) {
-            throw new InvalidRequestException(field, "'" + field + "' must be a number.");
-        }
-        return n.asDouble();
     }
 
     @FunctionalInterface

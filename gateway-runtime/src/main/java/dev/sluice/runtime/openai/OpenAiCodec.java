@@ -72,7 +72,7 @@ public final class OpenAiCodec {
      * @throws InvalidRequestException naming the field when the body is invalid
      */
     public ChatRequest readChatRequest(byte[] body) {
-        ObjectNode root = parseObject(body);
+        ObjectNode root = JsonFields.parseObject(mapper, body);
         String model = modelName(root);
         JsonNode messagesNode = root.get("messages");
         if (messagesNode == null || messagesNode.isNull()) {
@@ -87,10 +87,10 @@ public final class OpenAiCodec {
         }
         List<ToolDefinition> tools = readTools(root.get("tools"));
         JsonNode toolChoice = root.get("tool_choice");
-        boolean stream = optionalBoolean(root, "stream");
-        Integer maxTokens = optionalInt(root, "max_tokens");
-        Double temperature = optionalNumber(root, "temperature");
-        Double topP = optionalNumber(root, "top_p");
+        boolean stream = JsonFields.optionalBoolean(root, "stream");
+        Integer maxTokens = JsonFields.optionalInt(root, "max_tokens", 0);
+        Double temperature = JsonFields.optionalNumber(root, "temperature");
+        Double topP = JsonFields.optionalNumber(root, "top_p");
         List<String> stop = readStop(root.get("stop"));
         return new ChatRequest(model, messages, tools, toolChoice == null || toolChoice.isNull() ? null : toolChoice.toString(),
                 stream, maxTokens, temperature, topP, stop, extras(root, REQUEST_FIELDS));
@@ -166,7 +166,7 @@ public final class OpenAiCodec {
      * @return the request
      */
     public EmbeddingRequest readEmbeddingRequest(byte[] body) {
-        ObjectNode root = parseObject(body);
+        ObjectNode root = JsonFields.parseObject(mapper, body);
         String model = modelName(root);
         JsonNode input = root.get("input");
         if (input == null || input.isNull()) {
@@ -205,7 +205,7 @@ public final class OpenAiCodec {
      * @throws InvalidRequestException when the body is not a chat completion
      */
     public ChatResponse readChatResponse(byte[] body) {
-        ObjectNode root = parseObject(body);
+        ObjectNode root = JsonFields.parseObject(mapper, body);
         JsonNode choicesNode = root.get("choices");
         if (choicesNode == null || !choicesNode.isArray()) {
             throw new InvalidRequestException("choices", "upstream answer has no 'choices' array");
@@ -650,29 +650,12 @@ public final class OpenAiCodec {
         return extra == null ? Map.of() : extra;
     }
 
-    private ObjectNode parseObject(byte[] body) {
-        if (body.length == 0) {
-            throw new InvalidRequestException(null, "Request body is empty; expected a JSON object.");
-        }
-        try {
-            JsonNode n = mapper.readTree(body);
-            if (n instanceof ObjectNode o) {
-                return o;
-            }
-            throw new InvalidRequestException(null, "Request body must be a JSON object.");
-        } catch (JsonProcessingException e) {
-            throw new InvalidRequestException(null, "Request body is not valid JSON" + (e.getLocation() == null ? ": " + e.getOriginalMessage() : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")."));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /** Longest accepted model string. */
     static final int MAX_MODEL_LENGTH = 256;
 
     /** The model string: non-empty, at most 256 characters, no control characters (it names routes and headers). */
     private static String modelName(ObjectNode root) {
-        String model = requiredString(root, "model");
+        String model = JsonFields.requiredString(root, "model");
         if (model.length() > MAX_MODEL_LENGTH) {
             throw new InvalidRequestException("model", "'model' is longer than " + MAX_MODEL_LENGTH + " characters.");
         }
@@ -683,50 +666,6 @@ public final class OpenAiCodec {
             }
         }
         return model;
-    }
-
-    private static String requiredString(ObjectNode root, String field) {
-        JsonNode n = root.get(field);
-        if (n == null || n.isNull()) {
-            throw new InvalidRequestException(field, "Missing required parameter: '" + field + "'.");
-        }
-        if (!n.isTextual() || n.asText().isBlank()) {
-            throw new InvalidRequestException(field, "'" + field + "' must be a non-empty string.");
-        }
-        return n.asText();
-    }
-
-    private static boolean optionalBoolean(ObjectNode root, String field) {
-        JsonNode n = root.get(field);
-        if (n == null || n.isNull()) {
-            return false;
-        }
-        if (!n.isBoolean()) {
-            throw new InvalidRequestException(field, "'" + field + "' must be a boolean.");
-        }
-        return n.asBoolean();
-    }
-
-    private static Integer optionalInt(ObjectNode root, String field) {
-        JsonNode n = root.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.canConvertToInt() || !n.isIntegralNumber() || n.asInt() < 0) {
-            throw new InvalidRequestException(field, "'" + field + "' must be a non-negative integer.");
-        }
-        return n.asInt();
-    }
-
-    private static Double optionalNumber(ObjectNode root, String field) {
-        JsonNode n = root.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.isNumber()) {
-            throw new InvalidRequestException(field, "'" + field + "' must be a number.");
-        }
-        return n.asDouble();
     }
 
     private static String textOrNull(JsonNode n) {

@@ -365,4 +365,13 @@ class AnthropicMessagesIT {
             throw new UncheckedIOException(e);
         }
     }
+
+    @Test
+    void jsonPastTheParserLimitsIs400InTheAnthropicEnvelope_API3() throws Exception {
+        String nested = "[".repeat(1100) + "]".repeat(1100);
+        java.net.http.HttpResponse<String> r = sluice.send("POST", "/v1/messages", null,
+                "{\"model\":\"x/y\",\"max_tokens\":5,\"messages\":[],\"x\":" + nested + "}", java.util.Map.of("x-api-key", clientKey));
+        org.assertj.core.api.Assertions.assertThat(r.statusCode()).isEqualTo(400);
+        org.assertj.core.api.Assertions.assertThat(r.body()).startsWith("{\"type\":\"error\"");
+    }
 }

@@ -340,7 +340,7 @@ class OpenAiCodecTest {
     void negativeMaxTokensIsRejectedNamingTheField_API6() {
         InvalidRequestException e = invalid("{'model':'m'," + USER_HI + ",'max_tokens':-1}");
         assertThat(e.param()).isEqualTo("max_tokens");
-        assertThat(e.getMessage()).isEqualTo("'max_tokens' must be a non-negative integer.");
+        assertThat(e.getMessage()).isEqualTo("'max_tokens' must be an integer >= 0.");
     }
 
     @Test

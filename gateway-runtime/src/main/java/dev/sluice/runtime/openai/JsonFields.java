@@ -1,0 +1,118 @@
+package dev.sluice.runtime.openai;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * Reading client JSON with errors that name the field ({@link InvalidRequestException}): shared by
+ * the OpenAI and the Anthropic codecs, so both dialects validate alike.
+ */
+public final class JsonFields {
+
+    private JsonFields() {
+    }
+
+    /**
+     * Parses a request body that must be a JSON object.
+     *
+     * @param mapper the mapper
+     * @param body the body
+     * @return the object
+     */
+    public static ObjectNode parseObject(ObjectMapper mapper, byte[] body) {
+        if (body.length == 0) {
+            throw new InvalidRequestException(null, "Request body is empty; expected a JSON object.");
+        }
+        try {
+            JsonNode n = mapper.readTree(body);
+            if (n instanceof ObjectNode o) {
+                return o;
+            }
+            throw new InvalidRequestException(null, "Request body must be a JSON object.");
+        } catch (JsonProcessingException e) {
+            // parser-limit violations (nesting, number length) carry no location
+            throw new InvalidRequestException(null, "Request body is not valid JSON" + (e.getLocation() == null
+                    ? ": " + e.getOriginalMessage()
+                    : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")."));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A required, non-blank string field.
+     *
+     * @param root the object
+     * @param field the field
+     * @return the value
+     */
+    public static String requiredString(ObjectNode root, String field) {
+        JsonNode n = root.get(field);
+        if (n == null || n.isNull()) {
+            throw new InvalidRequestException(field, "Missing required parameter: '" + field + "'.");
+        }
+        if (!n.isTextual() || n.asText().isBlank()) {
+            throw new InvalidRequestException(field, "'" + field + "' must be a non-empty string.");
+        }
+        return n.asText();
+    }
+
+    /**
+     * An optional boolean field, false when absent.
+     *
+     * @param root the object
+     * @param field the field
+     * @return the value
+     */
+    public static boolean optionalBoolean(ObjectNode root, String field) {
+        JsonNode n = root.get(field);
+        if (n == null || n.isNull()) {
+            return false;
+        }
+        if (!n.isBoolean()) {
+            throw new InvalidRequestException(field, "'" + field + "' must be a boolean.");
+        }
+        return n.asBoolean();
+    }
+
+    /**
+     * An optional integer field with a lower bound.
+     *
+     * @param root the object
+     * @param field the field
+     * @param min the smallest accepted value
+     * @return the value, or null when absent
+     */
+    public static Integer optionalInt(ObjectNode root, String field, int min) {
+        JsonNode n = root.get(field);
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < min) {
+            throw new InvalidRequestException(field, "'" + field + "' must be an integer >= " + min + ".");
+        }
+        return n.asInt();
+    }
+
+    /**
+     * An optional number field.
+     *
+     * @param root the object
+     * @param field the field
+     * @return the value, or null when absent
+     */
+    public static Double optionalNumber(ObjectNode root, String field) {
+        JsonNode n = root.get(field);
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        if (!n.isNumber()) {
+            throw new InvalidRequestException(field, "'" + field + "' must be a number.");
+        }
+        return n.asDouble();
+    }
+}
