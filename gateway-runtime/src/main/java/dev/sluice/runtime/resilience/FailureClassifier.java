@@ -75,7 +75,9 @@ public final class FailureClassifier {
         }
         return switch (status) {
             case 408 -> new Verdict(FailureReason.TIMEOUT, status, true, hint);
-            case 401 -> new Verdict(FailureReason.AUTH_ERROR, status, true, null);
+            // an executor that could not renew an OAuth token says so with code "expired" (CC-6)
+            case 401 -> new Verdict("expired".equals(e.errorCode()) ? FailureReason.EXPIRED : FailureReason.AUTH_ERROR,
+                    status, true, null);
             case 402 -> new Verdict(FailureReason.CREDITS_EXHAUSTED, status, true, null);
             case 403 -> new Verdict(FailureReason.AUTH_ERROR, status, true, null);
             case 404 -> new Verdict(FailureReason.NOT_FOUND, status, false, null);

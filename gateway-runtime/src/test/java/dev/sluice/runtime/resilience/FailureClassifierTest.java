@@ -182,4 +182,11 @@ class FailureClassifierTest {
         Verdict v = classifier.classify(error(429, Map.of("Retry-After", List.of("soon"), "x-ratelimit-reset-requests", List.of("later")), ""));
         assertThat(v).isEqualTo(new Verdict(FailureReason.RATE_LIMIT_EXCEEDED, 429, true, null));
     }
+
+    @Test
+    void aFailedOAuthRefreshIsExpiredNotAPlainAuthError_CC6() {
+        UpstreamError e = new UpstreamError(new ResponseHead(401, Map.of()), "{}", "expired", "authentication_error",
+                "OAuth token expired and refresh failed: invalid_grant");
+        assertThat(classifier.classify(e)).isEqualTo(new Verdict(FailureReason.EXPIRED, 401, true, null));
+    }
 }
