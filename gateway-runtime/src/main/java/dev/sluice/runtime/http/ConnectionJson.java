@@ -115,7 +115,7 @@ final class ConnectionJson {
 
     /** Objects merge key by key, everything else is replaced (as SE-4 PATCH). */
     private static void deepMerge(ObjectNode target, ObjectNode patch) {
-        Iterator<Map.Entry<String, JsonNode>> it = patch.fields();
+        Iterator<Map.Entry<String, JsonNode>> it = patch.properties().iterator();
         while (it.hasNext()) {
             Map.Entry<String, JsonNode> e = it.next();
             JsonNode current = target.get(e.getKey());
@@ -305,7 +305,7 @@ final class ConnectionJson {
         if (!n.isObject()) {
             throw ApiException.badRequest("rateLimitOverrides", "'rateLimitOverrides' must be an object.");
         }
-        Iterator<Map.Entry<String, JsonNode>> it = n.fields();
+        Iterator<Map.Entry<String, JsonNode>> it = n.properties().iterator();
         while (it.hasNext()) {
             Map.Entry<String, JsonNode> e = it.next();
             String path = "rateLimitOverrides." + e.getKey();
@@ -317,7 +317,7 @@ final class ConnectionJson {
                 if (!v.isObject()) {
                     throw ApiException.badRequest(path, "'" + path + "' must be an object of model → positive integer.");
                 }
-                v.fields().forEachRemaining(m -> {
+                v.properties().forEach(m -> {
                     if (!m.getValue().isIntegralNumber() || !m.getValue().canConvertToInt() || m.getValue().asInt() < 1
                             || m.getValue().asInt() > 100_000) {
                         throw ApiException.badRequest(path + "." + m.getKey(), "'" + path + "." + m.getKey() + "' must be a positive integer.");

@@ -76,11 +76,6 @@ final class ErrorMapper {
     }
 
     private void unexpected(ServerRequest req, ServerResponse res, Throwable t) {
-        if (t instanceof com.fasterxml.jackson.core.JacksonException) {
-            // e.g. nesting or number-length constraints: bad input, not a server fault
-            api(req, res, ApiException.badRequest(null, "Request body is not acceptable JSON: " + t.getClass().getSimpleName()));
-            return;
-        }
         LOG.log(System.Logger.Level.ERROR, "unexpected error on " + req.prologue().method().text() + " " + req.path().path(), t);
         if (!res.isSent()) {
             ApiException e = new ApiException(500, "server_error", "internal_error",

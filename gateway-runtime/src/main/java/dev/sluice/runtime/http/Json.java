@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.runtime.io.BoundedReads;
+import dev.sluice.runtime.openai.JsonFields;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
@@ -82,23 +83,9 @@ final class Json {
                 "Request body exceeds the limit of " + maxBodyBytes + " bytes.", null, java.util.Map.of());
     }
 
-    /** Reads the body as a JSON object, 400 when it is not one. */
+    /** Reads the body as a JSON object; 400 naming the problem when it is not one (same rules as the codecs). */
     ObjectNode objectBody(ServerRequest req) {
-        byte[] bytes = body(req);
-        if (bytes.length == 0) {
-            throw ApiException.badRequest(null, "Request body is empty; expected a JSON object.");
-        }
-        try {
-            JsonNode n = mapper.readTree(bytes);
-            if (n instanceof ObjectNode o) {
-                return o;
-            }
-            throw ApiException.badRequest(null, "Request body must be a JSON object.");
-        } catch (JsonProcessingException e) {
-            throw ApiException.badRequest(null, "Request body is not valid JSON" + (e.getLocation() == null ? ": " + e.getOriginalMessage() : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")."));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return JsonFields.parseObject(mapper, body(req));
     }
 
     void send(ServerResponse res, int status, JsonNode body) {

@@ -637,7 +637,7 @@ public final class OpenAiCodec {
 
     private static Map<String, String> extras(ObjectNode root, Set<String> known) {
         Map<String, String> extra = null;
-        Iterator<Map.Entry<String, JsonNode>> it = root.fields();
+        Iterator<Map.Entry<String, JsonNode>> it = root.properties().iterator();
         while (it.hasNext()) {
             Map.Entry<String, JsonNode> e = it.next();
             if (!known.contains(e.getKey())) {

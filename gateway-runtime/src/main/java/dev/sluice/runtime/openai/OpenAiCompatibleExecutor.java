@@ -9,6 +9,7 @@ import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
+import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
@@ -141,7 +142,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         return new OpenAiCompatibleExecutor(http, codec, all);
     }
 
-    private dev.sluice.api.upstream.UpstreamFailure readError(UpstreamResponse response) {
+    private UpstreamFailure readError(UpstreamResponse response) {
         int status = response.head().status();
         if (status < 400) {
             // redirects are not followed and 1xx/3xx are no answer: the gateway's own 502, not a 3xx to the client

@@ -24,6 +24,9 @@ final class SseChunkStream implements ChunkStream {
     private String lastId = "";
     private String lastModel = "";
     private boolean finished;
+    /** The stream reached [DONE] or its end: its rest may be drained so the connection is pooled. */
+    private boolean completed;
+    private static final int MAX_DRAIN = 64 * 1024;
 
     SseChunkStream(UpstreamResponse response, OpenAiCodec codec) {
         this.response = response;
@@ -128,6 +131,4 @@ final class SseChunkStream implements ChunkStream {
         response.close();
     }
 
-    private static final int MAX_DRAIN = 64 * 1024;
-    private boolean completed;
 }

@@ -1,7 +1,11 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.api.Credentials;
+import dev.sluice.api.ProviderClass;
 import dev.sluice.api.UpstreamTarget;
+import dev.sluice.api.upstream.TransportError;
+import dev.sluice.api.upstream.TransportErrorKind;
+import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.runtime.resilience.FailurePolicy;
 import dev.sluice.runtime.resilience.Verdict;
 import dev.sluice.runtime.store.Connection;
@@ -69,8 +73,7 @@ public final class Dispatcher {
                 result = attempt.apply(target(route, c));
             } catch (RuntimeException e) {
                 // an executor (or a plugin's) bug or an unreadable answer is this attempt's failure, not a 500
-                result = new AttemptResult.Failed<>(new dev.sluice.api.upstream.TransportError(
-                        dev.sluice.api.upstream.TransportErrorKind.PROTOCOL, e.getClass().getSimpleName() + ": " + e.getMessage()));
+                result = new AttemptResult.Failed<>(new TransportError(TransportErrorKind.PROTOCOL, e.getClass().getSimpleName() + ": " + e.getMessage()));
             }
             long latencyMs = (System.nanoTime() - t0) / 1_000_000;
             switch (result) {
@@ -81,7 +84,7 @@ public final class Dispatcher {
                 }
                 case AttemptResult.Failed<T> failed -> {
                     Verdict verdict = policy.classify(failed.failure());
-                    int status = failed.failure() instanceof dev.sluice.api.upstream.UpstreamError e ? e.status() : 0;
+                    int status = failed.failure() instanceof UpstreamError e ? e.status() : 0;
                     recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                             status, latencyMs, verdict.reason().wireName(), null));
                     last = new DispatchResult.Failed<>(failed.failure(), verdict, c, attempts);
@@ -100,7 +103,7 @@ public final class Dispatcher {
             base = base.substring(0, base.length() - 1);
         }
         // the credential of the connection's class only (DM-2): an oauth connection never sends a stale API key
-        boolean oauth = c.authType() == dev.sluice.api.ProviderClass.OAUTH && c.oauth() != null;
+        boolean oauth = c.authType() == ProviderClass.OAUTH && c.oauth() != null;
         Credentials creds = new Credentials(oauth ? null : c.apiKey(), oauth ? c.oauth().accessToken() : null,
                 oauth ? c.oauth().refreshToken() : null, oauth ? c.oauth().expiresAt() : null);
         Map<String, Object> psd = c.providerSpecificDataJson() == null ? Map.of() : jsonObjectParser.apply(c.providerSpecificDataJson());

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.routing;
 
+import dev.sluice.api.HostContext;
 import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
@@ -105,7 +106,7 @@ public final class ProviderCatalog {
 
     private Provider custom(String id, String baseUrl) {
         return new Provider(new ProviderDescriptor(id, id, ProviderClass.APIKEY, baseUrl,
-                dev.sluice.api.HostContext.OPENAI_COMPATIBLE, List.<ModelInfo>of(), true, false, false),
+                HostContext.OPENAI_COMPATIBLE, List.<ModelInfo>of(), true, false, false),
                 customExecutor, Provider.CUSTOM);
     }
 }
