@@ -1,6 +1,8 @@
 package dev.sluice.runtime.resilience;
 
+import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
@@ -42,19 +44,26 @@ public final class FailureClassifier {
     /**
      * Classifies a failure.
      *
+     * @param provider the provider id
+     * @param connectionClass the class of the connection that failed
      * @param failure the failure
      * @return the verdict
      */
-    public Verdict classify(UpstreamFailure failure) {
+    public Verdict classify(String provider, ProviderClass connectionClass, UpstreamFailure failure) {
         return switch (failure) {
             case TransportError t -> switch (t.kind()) {
-                case TIMEOUT -> new Verdict(FailureReason.TIMEOUT, 504, true, null);
+                case TIMEOUT -> Verdict.of(FailureReason.TIMEOUT, 504, true, LockScope.EXACT);
                 // the upstream answered, but not with a usable answer: the gateway's own 502 (FC-1)
-                case PROTOCOL -> new Verdict(FailureReason.QUALITY_FAILURE, 502, true, null);
-                default -> new Verdict(FailureReason.NETWORK_ERROR, 502, true, null);
+                case PROTOCOL -> Verdict.of(FailureReason.QUALITY_FAILURE, 502, true, LockScope.EXACT);
+                default -> Verdict.of(FailureReason.NETWORK_ERROR, 502, true, LockScope.EXACT);
             };
             case UpstreamError e -> classify(e);
         };
+    }
+
+    private static Verdict v(FailureReason reason, int status, boolean fallback, Long hint) {
+        Verdict v = Verdict.of(reason, status, fallback, LockScope.CONNECTION);
+        return hint == null ? v : v.withHint(hint, Verdict.HintSource.HEADER);
     }
 
     private Verdict classify(UpstreamError e) {
@@ -68,20 +77,20 @@ public final class FailureClassifier {
             FailureReason reason = containsAny(text, QUOTA_PATTERNS) ? FailureReason.QUOTA_EXHAUSTED
                     : containsAny(text, CONCURRENCY_PATTERNS) ? FailureReason.CONCURRENCY_LIMITED
                     : FailureReason.RATE_LIMIT_EXCEEDED;
-            return new Verdict(reason, status, true, hint);
+            return v(reason, status, true, hint);
         }
         if (status >= 500) {
-            return new Verdict(FailureReason.SERVER_ERROR, status, true, hint);
+            return v(FailureReason.SERVER_ERROR, status, true, hint);
         }
         return switch (status) {
-            case 408 -> new Verdict(FailureReason.TIMEOUT, status, true, hint);
+            case 408 -> v(FailureReason.TIMEOUT, status, true, hint);
             // an executor that could not renew an OAuth token says so with code "expired" (CC-6)
-            case 401 -> new Verdict("expired".equals(e.errorCode()) ? FailureReason.EXPIRED : FailureReason.AUTH_ERROR,
+            case 401 -> v("expired".equals(e.errorCode()) ? FailureReason.EXPIRED : FailureReason.AUTH_ERROR,
                     status, true, null);
-            case 402 -> new Verdict(FailureReason.CREDITS_EXHAUSTED, status, true, null);
-            case 403 -> new Verdict(FailureReason.AUTH_ERROR, status, true, null);
-            case 404 -> new Verdict(FailureReason.NOT_FOUND, status, false, null);
-            default -> new Verdict(containsAny(text, CONTEXT_PATTERNS) ? FailureReason.CONTEXT_OVERFLOW : FailureReason.BAD_REQUEST,
+            case 402 -> v(FailureReason.CREDITS_EXHAUSTED, status, true, null);
+            case 403 -> v(FailureReason.AUTH_ERROR, status, true, null);
+            case 404 -> v(FailureReason.NOT_FOUND, status, false, null);
+            default -> v(containsAny(text, CONTEXT_PATTERNS) ? FailureReason.CONTEXT_OVERFLOW : FailureReason.BAD_REQUEST,
                     status, false, null);
         };
     }

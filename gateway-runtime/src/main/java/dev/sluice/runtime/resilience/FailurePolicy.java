@@ -34,8 +34,8 @@ public final class FailurePolicy {
      * @param failure the failure
      * @return its verdict
      */
-    public Verdict classify(UpstreamFailure failure) {
-        return classifier.classify(failure);
+    public Verdict classify(String provider, dev.sluice.api.ProviderClass connectionClass, UpstreamFailure failure) {
+        return classifier.classify(provider, connectionClass, failure);
     }
 
     /**

@@ -3,20 +3,110 @@ package dev.sluice.runtime.resilience;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
+import java.util.Set;
 
 /**
- * What a failed attempt means (SPEC §5).
+ * What a failed attempt means (SPEC §5): the classifier's whole answer, on which every mechanism
+ * acts without re-parsing the response.
  *
- * @param reason the failure reason
- * @param status the status the client would see for this failure (upstream status; 502 for a
+ * @param reason the failure reason (FC-1)
+ * @param status the status the client would see for this failure (the upstream status; 502 for a
  *     transport failure, 504 for a timeout)
- * @param fallback whether to try the next connection
- * @param retryAfterMs the upstream's retry hint in ms, or null
+ * @param fallback whether to try the next connection or target
+ * @param retryAfterMs the upstream's retry hint in ms (FC-3), already capped (24 h for "retry in"
+ *     forms, 30 days for announced quota resets), or null
+ * @param hintSource where {@code retryAfterMs} came from, or null when there is no hint
+ * @param cooldownMs a cooldown the failure itself declares (e.g. 1 h for a subscription quota
+ *     text, 24 h for a weekly cap, 1 year for a deactivated account), or null when the mechanism's
+ *     own formula (backoff, hint) decides
+ * @param lockScope what the failure is evidence about: {@code connection} (the account),
+ *     {@code model} (the model's quota family on that connection), {@code exact} (only this
+ *     provider/connection/model), {@code provider}
+ * @param permanent the account is unusable until an operator acts (ban, deactivation)
+ * @param creditsExhausted the account is out of credits (terminal {@code credits_exhausted})
+ * @param skipProviderBreaker never counts for the provider breaker (CB-3)
+ * @param requestScoped the failure belongs to this request, not the upstream (BO-7: context
+ *     overflow, malformed request, client abort, the gateway's own timeout): nothing is cooled,
+ *     locked or counted
+ * @param ruleScope the scope of a matched provider error rule (SPEC §16.2), or null
  */
-public record Verdict(FailureReason reason, int status, boolean fallback, Long retryAfterMs) {
+public record Verdict(
+        FailureReason reason,
+        int status,
+        boolean fallback,
+        Long retryAfterMs,
+        HintSource hintSource,
+        Long cooldownMs,
+        LockScope lockScope,
+        boolean permanent,
+        boolean creditsExhausted,
+        boolean skipProviderBreaker,
+        boolean requestScoped,
+        LockScope ruleScope) {
+
+    /** CB-3: the provider-level statuses that count for the breaker. */
+    public static final Set<Integer> BREAKER_STATUSES = Set.of(408, 500, 502, 503, 504);
+
+    /** Where a retry hint came from (FC-3). Only header and Google RetryInfo hints may exceed configured caps. */
+    public enum HintSource {
+        /** {@code Retry-After}, {@code x-ratelimit-reset*}, {@code anthropic-ratelimit-*-reset}. */
+        HEADER,
+        /** A {@code google.rpc.RetryInfo} detail's {@code retryDelay}. */
+        GOOGLE_RPC_RETRY_INFO,
+        /** Other JSON fields of the body ({@code retryAfter}, {@code retry_after_ms}). */
+        BODY_JSON,
+        /** Natural-language body text ("retry after 17s", "resets at …"). */
+        BODY_TEXT;
+
+        /** @return whether a hint of this source may exceed configured maximum cooldowns (CC-2) */
+        public boolean authoritative() {
+            return this == HEADER || this == GOOGLE_RPC_RETRY_INFO;
+        }
+    }
 
     /** Validates. */
     public Verdict {
         requireNonNull(reason, "reason is null");
+        requireNonNull(lockScope, "lockScope is null");
+        if ((retryAfterMs == null) != (hintSource == null)) {
+            throw new IllegalArgumentException("retryAfterMs and hintSource go together");
+        }
+    }
+
+    /**
+     * A verdict with no hint, no declared cooldown and no flags.
+     *
+     * @param reason the reason
+     * @param status the client status
+     * @param fallback whether to try the next connection
+     * @param lockScope the lock scope
+     * @return the verdict
+     */
+    public static Verdict of(FailureReason reason, int status, boolean fallback, LockScope lockScope) {
+        return new Verdict(reason, status, fallback, null, null, null, lockScope, false, false, false, false, null);
+    }
+
+    /**
+     * Copy with a retry hint.
+     *
+     * @param ms the hint in ms
+     * @param source its source
+     * @return the copy
+     */
+    public Verdict withHint(long ms, HintSource source) {
+        return new Verdict(reason, status, fallback, ms, source, cooldownMs, lockScope, permanent, creditsExhausted,
+                skipProviderBreaker, requestScoped, ruleScope);
+    }
+
+    /**
+     * Whether this failure counts for the provider circuit breaker (CB-3): a provider-level status
+     * (408/500/502/503/504) or a transport failure, never when {@code skipProviderBreaker} or
+     * {@code requestScoped}.
+     *
+     * @return true when it counts
+     */
+    public boolean countsForBreaker() {
+        return !skipProviderBreaker && !requestScoped && BREAKER_STATUSES.contains(status);
     }
 }

@@ -83,7 +83,7 @@ public final class Dispatcher {
                     return new DispatchResult.Served<>(ok.value(), c);
                 }
                 case AttemptResult.Failed<T> failed -> {
-                    Verdict verdict = policy.classify(failed.failure());
+                    Verdict verdict = policy.classify(route.provider().id(), c.authType(), failed.failure());
                     int status = failed.failure() instanceof UpstreamError e ? e.status() : 0;
                     recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                             status, latencyMs, verdict.reason().wireName(), null));

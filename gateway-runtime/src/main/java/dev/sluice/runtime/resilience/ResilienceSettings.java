@@ -1,0 +1,184 @@
+package dev.sluice.runtime.resilience;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.api.ProviderClass;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The typed resilience settings tree (SPEC §18 SE-4) with the spec's defaults. Immutable: a change
+ * replaces the whole tree, and every mechanism reads the current tree on each decision, so changes
+ * apply without restart.
+ *
+ * @param circuitBreaker provider circuit breaker (§6)
+ * @param providerCooldown provider cooldown window gate (§7)
+ * @param connectionCooldown connection cooldown (§8)
+ * @param streamStallCooldown whether a stream stall cools the connection (CC-5)
+ * @param modelLockout model lockout (§11, ML-2)
+ */
+public record ResilienceSettings(
+        CircuitBreakerSettings circuitBreaker,
+        ProviderCooldownSettings providerCooldown,
+        ConnectionCooldownSettings connectionCooldown,
+        StreamStallCooldown streamStallCooldown,
+        ModelLockoutSettings modelLockout) {
+
+    /** The built-in defaults of the spec. */
+    public static final ResilienceSettings DEFAULTS = new ResilienceSettings(
+            new CircuitBreakerSettings(
+                    new BreakerProfile(5, 8, 60_000, 8, 2, Map.of()),
+                    new BreakerProfile(7, 12, 30_000, 4, 3, Map.of()),
+                    new BreakerProfile(1, 2, 15_000, 16, 3, Map.of())),
+            new ProviderCooldownSettings(false, 5_000, 300_000,
+                    new WindowProfile(10, 900_000, 300_000),
+                    new WindowProfile(15, 1_800_000, 600_000),
+                    new WindowProfile(2, 300_000, 60_000)),
+            new ConnectionCooldownSettings(
+                    new CooldownProfile(5_000, 8, 1_800_000),
+                    new CooldownProfile(3_000, 5, 1_800_000)),
+            new StreamStallCooldown(false),
+            new ModelLockoutSettings(false, List.of(403, 404, 429, 502, 503, 504), 120_000, 1_800_000, 10, true));
+
+    /** Validates. */
+    public ResilienceSettings {
+        requireNonNull(circuitBreaker, "circuitBreaker");
+        requireNonNull(providerCooldown, "providerCooldown");
+        requireNonNull(connectionCooldown, "connectionCooldown");
+        requireNonNull(streamStallCooldown, "streamStallCooldown");
+        requireNonNull(modelLockout, "modelLockout");
+    }
+
+    /**
+     * Breaker thresholds and timing of one provider class (CB-2, CB-4).
+     *
+     * @param degradationThreshold failures that make the breaker DEGRADED (≤ failureThreshold − 1)
+     * @param failureThreshold failures that open the breaker
+     * @param resetTimeoutMs the base open period
+     * @param maxBackoffMultiplier cap of the open period, as a multiple of resetTimeoutMs
+     * @param backoffEscalationCount open cycles served at resetTimeoutMs before the period doubles
+     * @param cooldownByKind open period by the last failure's kind (a {@code FailureReason} wire
+     *     name, e.g. {@code server_error}), overriding resetTimeoutMs; empty by default
+     */
+    public record BreakerProfile(int degradationThreshold, int failureThreshold, long resetTimeoutMs,
+            int maxBackoffMultiplier, int backoffEscalationCount, Map<String, Long> cooldownByKind) {
+        /** Copies the map. */
+        public BreakerProfile {
+            cooldownByKind = Map.copyOf(cooldownByKind);
+        }
+    }
+
+    /**
+     * Breaker profiles by provider class (CB-2).
+     *
+     * @param oauth OAuth connections' providers
+     * @param apikey API-key providers
+     * @param local local servers
+     */
+    public record CircuitBreakerSettings(BreakerProfile oauth, BreakerProfile apikey, BreakerProfile local) {
+        /**
+         * The profile of a class.
+         *
+         * @param c the class
+         * @return its profile
+         */
+        public BreakerProfile forClass(ProviderClass c) {
+            return switch (c) {
+                case OAUTH -> oauth;
+                case APIKEY -> apikey;
+                case LOCAL -> local;
+            };
+        }
+    }
+
+    /**
+     * One window-gate profile (PC-2).
+     *
+     * @param failureThreshold failures inside the window that make the provider cool down
+     * @param failureWindowMs the window
+     * @param cooldownMs how long it then cools down
+     */
+    public record WindowProfile(int failureThreshold, long failureWindowMs, long cooldownMs) {
+    }
+
+    /**
+     * The provider cooldown window gate (§7).
+     *
+     * @param enabled master switch, off by default (PC-1)
+     * @param minRetryCooldownMs first connection-level entry (PC-3)
+     * @param maxRetryCooldownMs cap of connection-level entries (PC-3)
+     * @param oauth window profile of OAuth providers
+     * @param apikey window profile of API-key providers
+     * @param local window profile of local servers
+     */
+    public record ProviderCooldownSettings(boolean enabled, long minRetryCooldownMs, long maxRetryCooldownMs,
+            WindowProfile oauth, WindowProfile apikey, WindowProfile local) {
+        /**
+         * The profile of a class.
+         *
+         * @param c the class
+         * @return its profile
+         */
+        public WindowProfile forClass(ProviderClass c) {
+            return switch (c) {
+                case OAUTH -> oauth;
+                case APIKEY -> apikey;
+                case LOCAL -> local;
+            };
+        }
+    }
+
+    /**
+     * Connection cooldown durations of one class (CC-2).
+     *
+     * @param baseCooldownMs first cooldown
+     * @param maxBackoffSteps steps the cooldown may double
+     * @param maxCooldownMs cap of the formula (and of non-authoritative hints)
+     */
+    public record CooldownProfile(long baseCooldownMs, int maxBackoffSteps, long maxCooldownMs) {
+    }
+
+    /**
+     * Connection cooldown by class (CC-2). Local connections use the API-key profile.
+     *
+     * @param oauth OAuth connections
+     * @param apikey API-key (and local) connections
+     */
+    public record ConnectionCooldownSettings(CooldownProfile oauth, CooldownProfile apikey) {
+        /**
+         * The profile of a class.
+         *
+         * @param c the class
+         * @return its profile
+         */
+        public CooldownProfile forClass(ProviderClass c) {
+            return c == ProviderClass.OAUTH ? oauth : apikey;
+        }
+    }
+
+    /**
+     * CC-5.
+     *
+     * @param enabled whether a stream stall cools the connection (default false)
+     */
+    public record StreamStallCooldown(boolean enabled) {
+    }
+
+    /**
+     * Model lockout (ML-2).
+     *
+     * @param enabled master switch (default false)
+     * @param errorCodes statuses that count as a model-scoped failure
+     * @param baseCooldownMs first lockout
+     * @param maxCooldownMs cap, ≥ baseCooldownMs
+     * @param maxBackoffSteps max exponential steps
+     * @param useExponentialBackoff whether repeats escalate
+     */
+    public record ModelLockoutSettings(boolean enabled, List<Integer> errorCodes, long baseCooldownMs, long maxCooldownMs,
+            int maxBackoffSteps, boolean useExponentialBackoff) {
+        /** Copies the list. */
+        public ModelLockoutSettings {
+            errorCodes = List.copyOf(errorCodes);
+        }
+    }
+}
