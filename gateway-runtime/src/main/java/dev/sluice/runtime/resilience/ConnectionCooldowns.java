@@ -1,0 +1,289 @@
+package dev.sluice.runtime.resilience;
+
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.runtime.resilience.ResilienceSettings.CooldownProfile;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.ConnectionState;
+import dev.sluice.runtime.store.ConnectionStore;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * Connection cooldown (SPEC §8): skips one bad key or account while the provider's other
+ * connections keep serving. The state lives on the connection (CC-1) and survives restarts.
+ *
+ * <ul>
+ *   <li>CC-2 durations: {@code min(base × 2^min(backoffLevel, maxBackoffSteps), maxCooldownMs)};
+ *       an API key's 429 prefers the upstream hint; {@code backoffLevel} survives expiry and only
+ *       a success resets it (BO-1).</li>
+ *   <li>CC-3 thundering herd: writes to one connection are serialized, and a transient failure
+ *       that arrives while a cooldown is active is absorbed (no second backoff step).</li>
+ *   <li>CC-4 concurrency-limit 429: flat 1 s (or the hint), backoff unchanged.</li>
+ *   <li>CC-6 terminal states: {@code banned} (deactivation text, or a third
+ *       {@code request_rejected} within 1 h — the first two cool 5 and 15 min), {@code expired}
+ *       (after {@link #EXPIRED_RETRY_MAX} OAuth retries with backoff), {@code credits_exhausted};
+ *       a cooldown never overwrites them.</li>
+ *   <li>CC-7 lazy recovery (a past {@code rateLimitedUntil} is simply ignored by selection) and
+ *       clear-on-success; CC-9 {@code disableCooling}: failures are recorded, never cooled.</li>
+ * </ul>
+ */
+public final class ConnectionCooldowns {
+
+    /** CC-4: the flat cooldown of a concurrency-limited 429 without a hint. */
+    public static final long CONCURRENCY_LIMIT_COOLDOWN_MS = 1_000;
+    /** CC-6: OAuth expiry retries before the connection becomes terminal {@code expired}. */
+    public static final int EXPIRED_RETRY_MAX = 3;
+    /** CC-6: the window in which three {@code request_rejected} answers make a connection {@code banned}. */
+    public static final long REQUEST_REJECTED_WINDOW_MS = 3_600_000;
+    /** CC-6: cooldowns of the first and second {@code request_rejected} answer. */
+    public static final long[] REQUEST_REJECTED_COOLDOWNS_MS = {300_000, 900_000};
+    /** CC-6: the answer that turns a request-rejected streak into a ban. */
+    public static final int REQUEST_REJECTED_BAN_AT = 3;
+    /** Characters of the upstream error kept in {@code lastError}. */
+    static final int LAST_ERROR_MAX = 200;
+
+    /** Terminal states (CC-6). */
+    public static final Set<String> TERMINAL = Set.of("banned", "expired", "credits_exhausted");
+
+    private final ConnectionStore store;
+    private final InstantSource clock;
+    private final Supplier<ResilienceSettings> settings;
+    private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Streak> rejectedStreaks = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the mechanism.
+     *
+     * @param store the connections (state is written through it)
+     * @param clock the clock
+     * @param settings the live settings
+     */
+    public ConnectionCooldowns(ConnectionStore store, InstantSource clock, Supplier<ResilienceSettings> settings) {
+        this.store = store;
+        this.clock = clock;
+        this.settings = settings;
+    }
+
+    /**
+     * What a failure did to a connection.
+     *
+     * @param cooledMs the cooldown set now (0 when none was set)
+     * @param testStatus the connection's status afterwards
+     * @param absorbed true when an active cooldown of the same burst absorbed it (CC-3)
+     */
+    public record Outcome(long cooledMs, String testStatus, boolean absorbed) {
+        static final Outcome NONE = new Outcome(0, "active", false);
+    }
+
+    /**
+     * Whether a status is terminal.
+     *
+     * @param testStatus the status
+     * @return true for {@code banned}, {@code expired}, {@code credits_exhausted}
+     */
+    public static boolean isTerminal(String testStatus) {
+        return TERMINAL.contains(testStatus);
+    }
+
+    /**
+     * Applies an account-level failure to a connection.
+     *
+     * @param connectionId the connection
+     * @param verdict the failure's verdict (the caller decided it is the connection's business)
+     * @param errorMessage the upstream error, secrets already scrubbed, or null
+     * @param errorCode the upstream error code, or null
+     * @return what happened
+     */
+    public Outcome onFailure(String connectionId, Verdict verdict, String errorMessage, String errorCode) {
+        ReentrantLock lock = locks.computeIfAbsent(connectionId, k -> new ReentrantLock());
+        lock.lock();
+        try {
+            Optional<Connection> found = store.find(connectionId);
+            if (found.isEmpty()) {
+                return Outcome.NONE;
+            }
+            Connection c = found.get();
+            ConnectionState s = c.state();
+            if (isTerminal(s.testStatus())) {
+                return new Outcome(0, s.testStatus(), true);
+            }
+            long now = clock.millis();
+            String lastError = truncate(errorMessage);
+            String type = verdict.reason().wireName();
+            String terminal = terminalStatus(connectionId, verdict, s, now);
+            if (terminal != null) {
+                rejectedStreaks.remove(connectionId);
+                store.updateState(connectionId, new ConnectionState(terminal, null, lastError, type, errorCode, s.backoffLevel(),
+                        s.expiredRetries()));
+                return new Outcome(0, terminal, false);
+            }
+            Step step = step(c, verdict, s, now);
+            boolean cooling = s.rateLimitedUntil() != null && s.rateLimitedUntil() > now;
+            if (c.disableCooling()) {
+                // CC-9: recorded, never cooled
+                store.updateState(connectionId, new ConnectionState(s.testStatus(), s.rateLimitedUntil(), lastError, type, errorCode,
+                        s.backoffLevel(), step.expiredRetries));
+                return new Outcome(0, s.testStatus(), false);
+            }
+            if (cooling) {
+                // CC-3: the burst that set this cooldown already took its backoff step; a declared or
+                // hinted end that lies further out is a fact, not an escalation, and still extends it
+                long until = now + step.cooldownMs;
+                if (!step.fromFormula && until > s.rateLimitedUntil()) {
+                    store.updateState(connectionId, new ConnectionState("unavailable", until, lastError, type, errorCode,
+                            s.backoffLevel(), step.expiredRetries));
+                    return new Outcome(step.cooldownMs, "unavailable", false);
+                }
+                return new Outcome(0, s.testStatus(), true);
+            }
+            store.updateState(connectionId, new ConnectionState("unavailable", now + step.cooldownMs, lastError, type, errorCode,
+                    step.backoffLevel, step.expiredRetries));
+            return new Outcome(step.cooldownMs, "unavailable", false);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The terminal status a failure leads to, or null. */
+    private String terminalStatus(String connectionId, Verdict v, ConnectionState s, long now) {
+        if (v.creditsExhausted() || v.reason() == FailureReason.CREDITS_EXHAUSTED) {
+            return "credits_exhausted";
+        }
+        if (v.permanent() || v.reason() == FailureReason.BANNED) {
+            return "banned";
+        }
+        if (v.reason() == FailureReason.EXPIRED && s.expiredRetries() >= EXPIRED_RETRY_MAX) {
+            return "expired";
+        }
+        if (v.reason() == FailureReason.REQUEST_REJECTED) {
+            Streak streak = rejectedStreaks.compute(connectionId, (k, old) ->
+                    old == null || now - old.firstAt > REQUEST_REJECTED_WINDOW_MS ? new Streak(now, 1) : new Streak(old.firstAt, old.count + 1));
+            if (streak.count >= REQUEST_REJECTED_BAN_AT) {
+                return "banned";
+            }
+        }
+        return null;
+    }
+
+    private record Streak(long firstAt, int count) {
+    }
+
+    private record Step(long cooldownMs, int backoffLevel, int expiredRetries, boolean fromFormula) {
+    }
+
+    /** CC-2, CC-4, CC-6: the cooldown of a transient failure and the levels it leaves behind. */
+    private Step step(Connection c, Verdict v, ConnectionState s, long now) {
+        CooldownProfile p = settings.get().connectionCooldown().forClass(c.authType());
+        int level = s.backoffLevel();
+        int next = Math.min(level + 1, p.maxBackoffSteps());
+        long formula = backoff(p, level);
+        Long hint = v.retryAfterMs();
+        if (hint != null && !v.hintSource().authoritative()) {
+            hint = Math.min(hint, p.maxCooldownMs());
+        }
+        return switch (v.reason()) {
+            case CONCURRENCY_LIMITED -> new Step(hint != null ? hint : v.cooldownMs() != null ? v.cooldownMs() : CONCURRENCY_LIMIT_COOLDOWN_MS,
+                    level, s.expiredRetries(), false);
+            case EXPIRED -> new Step(Math.min(p.baseCooldownMs() << Math.min(s.expiredRetries(), 30), p.maxCooldownMs()),
+                    level, s.expiredRetries() + 1, true);
+            case REQUEST_REJECTED -> {
+                Streak streak = rejectedStreaks.get(c.id());
+                int i = streak == null ? 0 : Math.min(streak.count - 1, REQUEST_REJECTED_COOLDOWNS_MS.length - 1);
+                yield new Step(REQUEST_REJECTED_COOLDOWNS_MS[i], next, s.expiredRetries(), false);
+            }
+            default -> {
+                if (v.cooldownMs() != null) {
+                    yield new Step(hint != null ? hint : v.cooldownMs(), next, s.expiredRetries(), false);
+                }
+                if (hint != null && (c.authType() != ProviderClass.OAUTH || hint >= formula)) {
+                    // BO-2: an API key follows the upstream's hint; an OAuth account takes the longer of the two
+                    yield new Step(hint, next, s.expiredRetries(), false);
+                }
+                yield new Step(formula, next, s.expiredRetries(), true);
+            }
+        };
+    }
+
+    /**
+     * CC-2: the cooldown at a backoff level.
+     *
+     * @param p the class profile
+     * @param level the connection's backoff level
+     * @return {@code min(base × 2^min(level, maxBackoffSteps), maxCooldownMs)}
+     */
+    public static long backoff(CooldownProfile p, int level) {
+        int exp = Math.min(Math.min(level, p.maxBackoffSteps()), 40);
+        long ms = p.baseCooldownMs() > (Long.MAX_VALUE >> exp) ? Long.MAX_VALUE : p.baseCooldownMs() << exp;
+        return Math.min(ms, p.maxCooldownMs());
+    }
+
+    /**
+     * CC-7: a successful request clears every error field of the connection (backoff back to 0).
+     * Costs nothing when the connection is already clean.
+     *
+     * @param c the connection as selected for the request
+     */
+    public void onSuccess(Connection c) {
+        if (c.state().equals(ConnectionState.ACTIVE) || isTerminal(c.state().testStatus())) {
+            return;
+        }
+        ReentrantLock lock = locks.computeIfAbsent(c.id(), k -> new ReentrantLock());
+        lock.lock();
+        try {
+            store.find(c.id()).filter(now -> !now.state().equals(ConnectionState.ACTIVE) && !isTerminal(now.state().testStatus()))
+                    .ifPresent(now -> store.updateState(c.id(), ConnectionState.ACTIVE));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * CC-8: clears the cooldown of a connection (never a terminal state).
+     *
+     * @param connectionId the connection
+     * @return {@code cleared}, {@code unchanged} (nothing to clear) or {@code skippedTerminal}
+     */
+    public ClearResult clear(String connectionId) {
+        ReentrantLock lock = locks.computeIfAbsent(connectionId, k -> new ReentrantLock());
+        lock.lock();
+        try {
+            Optional<Connection> c = store.find(connectionId);
+            if (c.isEmpty()) {
+                return ClearResult.UNCHANGED;
+            }
+            if (isTerminal(c.get().state().testStatus())) {
+                return ClearResult.SKIPPED_TERMINAL;
+            }
+            boolean hadStreak = rejectedStreaks.remove(connectionId) != null;
+            if (c.get().state().equals(ConnectionState.ACTIVE)) {
+                return hadStreak ? ClearResult.CLEARED : ClearResult.UNCHANGED;
+            }
+            store.updateState(connectionId, ConnectionState.ACTIVE);
+            return ClearResult.CLEARED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The result of clearing one connection (CC-8). */
+    public enum ClearResult {
+        /** Its cooldown and error fields were cleared. */
+        CLEARED,
+        /** It had nothing to clear. */
+        UNCHANGED,
+        /** It is terminal; left as is. */
+        SKIPPED_TERMINAL
+    }
+
+    private static String truncate(String s) {
+        if (s == null) {
+            return null;
+        }
+        return s.length() <= LAST_ERROR_MAX ? s : s.substring(0, LAST_ERROR_MAX) + "…";
+    }
+}
