@@ -77,7 +77,23 @@ final class Migrations {
                       egress_ip TEXT
                     )""",
                     "CREATE INDEX idx_proxy_logs_ts ON proxy_logs(ts)",
-                    "CREATE INDEX idx_proxy_logs_connection ON proxy_logs(connection_id, ts)")));
+                    "CREATE INDEX idx_proxy_logs_connection ON proxy_logs(connection_id, ts)")),
+            new Migration(2, "provider circuit breakers", List.of(
+                    """
+                    CREATE TABLE domain_circuit_breakers (
+                      key TEXT PRIMARY KEY,
+                      provider TEXT NOT NULL,
+                      host TEXT NOT NULL,
+                      provider_class TEXT,
+                      state TEXT NOT NULL,
+                      failure_count INTEGER NOT NULL DEFAULT 0,
+                      open_cycles INTEGER NOT NULL DEFAULT 0,
+                      opened_at INTEGER,
+                      last_failure_at INTEGER,
+                      last_failure_kind TEXT,
+                      consecutive_successes INTEGER NOT NULL DEFAULT 0,
+                      updated_at INTEGER NOT NULL
+                    )""")));
 
     private Migrations() {
     }

@@ -1,0 +1,672 @@
+package dev.sluice.runtime.resilience;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.resilience.BreakerStore.BreakerSnapshot;
+import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
+import java.lang.System.Logger.Level;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The provider circuit breakers (SPEC §6), one per {@link BreakerKey} (provider and upstream host,
+ * BO-4), persisted through a {@link BreakerStore} (CB-7).
+ *
+ * <p>There is no timer (CB-6): every call first applies the transitions that time alone makes
+ * ({@code OPEN → HALF_OPEN} once the open period passed, a stale {@code DEGRADED → CLOSED}, the
+ * release of a half-open probe that never reported). Thresholds and periods are read from the
+ * live settings on every call, for the class the caller names.
+ *
+ * <p>Each breaker is guarded by its own lock, held for the transition and its persistence, so
+ * rows are written in the order the transitions happen. The common case (a {@code CLOSED}
+ * breaker asked whether traffic may flow, or told of a success with nothing to forget) takes no
+ * lock and writes nothing. Unknown keys are {@code CLOSED}; a breaker is created by its first
+ * counted failure.
+ *
+ * <p>Outcomes are reported by state, not by caller: while {@code HALF_OPEN} the first success or
+ * counted failure reported decides, as the probe's outcome would (the only attempt admitted since
+ * the breaker opened is the probe; a straggler started before the open is treated the same).
+ */
+public final class CircuitBreakers {
+
+    /** Consecutive successes that take a {@code DEGRADED} breaker back to {@code CLOSED} (CB-5). */
+    public static final int DEGRADED_EXIT_SUCCESSES = 3;
+
+    /** Failures of one connection on one breaker within this many ms of its last counted one count once (CB-4). */
+    public static final long DEDUPE_WINDOW_MS = 5_000;
+
+    /** Bound of the dedupe memory (connection × breaker entries); stale entries are dropped first. */
+    public static final int DEDUPE_MAX_ENTRIES = 10_000;
+
+    /** Registry cap: when reached, idle {@code CLOSED} breakers with no failures are evicted first. */
+    public static final int MAX_BREAKERS = 500;
+
+    /** The class whose profile applies to a breaker no caller has named yet (e.g. restored without one). */
+    public static final ProviderClass DEFAULT_CLASS = ProviderClass.APIKEY;
+
+    private static final System.Logger LOG = System.getLogger(CircuitBreakers.class.getName());
+
+    private final InstantSource clock;
+    private final Supplier<ResilienceSettings> settings;
+    private final BreakerStore store;
+    private final ConcurrentHashMap<BreakerKey, Cell> cells = new ConcurrentHashMap<>();
+    /** Guards creation, eviction and reset of cells; taken before a cell lock, never after. */
+    private final ReentrantLock structure = new ReentrantLock();
+    private final ConcurrentHashMap<DedupeKey, Long> lastCounted = new ConcurrentHashMap<>();
+    private final ReentrantLock dedupeTrim = new ReentrantLock();
+
+    /**
+     * Creates the registry and restores every persisted breaker (CB-7); a restored
+     * {@code HALF_OPEN} breaker has no probe in flight.
+     *
+     * @param clock the clock
+     * @param settings the live resilience settings, read on every call
+     * @param store the persistence
+     */
+    public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerStore store) {
+        this.clock = requireNonNull(clock, "clock is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.store = requireNonNull(store, "store is null");
+        for (BreakerSnapshot s : store.loadAll()) {
+            cells.put(s.key(), new Cell(s));
+        }
+    }
+
+    /**
+     * The open period of a breaker (CB-4): {@code cooldownByKind[kind]} when the profile has one,
+     * else {@code resetTimeoutMs} while {@code openCycles ≤ backoffEscalationCount}, then
+     * {@code min(resetTimeoutMs × 2^(openCycles − backoffEscalationCount), resetTimeoutMs ×
+     * maxBackoffMultiplier)}.
+     *
+     * @param p the profile
+     * @param openCycles completed open cycles (0 on the first open)
+     * @param kind the last failure kind, or null
+     * @return the period in ms
+     */
+    public static long openPeriodMs(BreakerProfile p, int openCycles, String kind) {
+        Long byKind = kind == null ? null : p.cooldownByKind().get(kind);
+        if (byKind != null) {
+            return byKind;
+        }
+        long base = p.resetTimeoutMs();
+        if (openCycles <= p.backoffEscalationCount()) {
+            return base;
+        }
+        long cap = saturatingMultiply(base, Math.max(1, p.maxBackoffMultiplier()));
+        int exponent = openCycles - p.backoffEscalationCount();
+        return exponent >= 62 ? cap : Math.min(saturatingMultiply(base, 1L << exponent), cap);
+    }
+
+    /**
+     * How long a {@code DEGRADED} breaker waits without a new failure before it is {@code CLOSED}
+     * again (CB-5): the longest open period for the last failure kind, i.e.
+     * {@code (cooldownByKind[kind] else resetTimeoutMs) × maxBackoffMultiplier}, at least one period.
+     *
+     * @param p the profile
+     * @param kind the last failure kind, or null
+     * @return the period in ms
+     */
+    public static long degradedExpiryMs(BreakerProfile p, String kind) {
+        Long byKind = kind == null ? null : p.cooldownByKind().get(kind);
+        long base = byKind != null ? byKind : p.resetTimeoutMs();
+        return saturatingMultiply(base, Math.max(1, p.maxBackoffMultiplier()));
+    }
+
+    /**
+     * May this attempt go upstream? {@code CLOSED} and {@code DEGRADED}: yes. {@code OPEN}: no.
+     * {@code HALF_OPEN}: yes for exactly one caller, the probe, until an outcome is reported or
+     * {@code resetTimeoutMs} passed since it was claimed (a safety lease for probes that never
+     * report); no for everyone else.
+     *
+     * @param key the breaker
+     * @param cls the connection's provider class (selects the profile)
+     * @return true when the attempt may proceed
+     */
+    public boolean tryAcquire(BreakerKey key, ProviderClass cls) {
+        return admit(key, cls, true);
+    }
+
+    /**
+     * The same answer as {@link #tryAcquire} without claiming the half-open probe: false when
+     * {@code OPEN}, or {@code HALF_OPEN} with a probe in flight.
+     *
+     * @param key the breaker
+     * @param cls the connection's provider class
+     * @return true when an attempt could proceed now
+     */
+    public boolean canExecute(BreakerKey key, ProviderClass cls) {
+        return admit(key, cls, false);
+    }
+
+    private boolean admit(BreakerKey key, ProviderClass cls, boolean claim) {
+        requireNonNull(cls, "cls is null");
+        Cell cell = cells.get(key);
+        if (cell == null) {
+            return true;
+        }
+        if (cell.cls != cls) {
+            cell.cls = cls;
+        }
+        if (cell.snap.state() == BreakerState.CLOSED) {
+            return true;
+        }
+        Boolean answer = locked(key, null, c -> {
+            long now = clock.millis();
+            normalize(c, profile(cls), now);
+            return switch (c.snap.state()) {
+                case CLOSED, DEGRADED -> true;
+                case OPEN -> false;
+                case HALF_OPEN -> {
+                    if (c.probeClaimedAt != null) {
+                        yield false;
+                    }
+                    if (claim) {
+                        c.probeClaimedAt = now;
+                        LOG.log(Level.DEBUG, () -> "breaker " + key + " half-open probe claimed");
+                    }
+                    yield true;
+                }
+            };
+        });
+        return answer == null || answer;
+    }
+
+    /**
+     * An attempt succeeded upstream. {@code CLOSED}/{@code DEGRADED}: the failure count drops by
+     * one (gradual recovery); {@value #DEGRADED_EXIT_SUCCESSES} successes in a row leave
+     * {@code DEGRADED}. {@code HALF_OPEN}: the probe succeeded, {@code CLOSED} with every counter
+     * reset. {@code OPEN}: ignored.
+     *
+     * @param key the breaker
+     * @param cls the connection's provider class
+     * @param connectionId the connection that succeeded (clears its dedupe memory), or null
+     */
+    public void onSuccess(BreakerKey key, ProviderClass cls, String connectionId) {
+        requireNonNull(cls, "cls is null");
+        Cell cell = cells.get(key);
+        if (connectionId != null) {
+            // A failure after a success is new evidence, not a repeat of the earlier one.
+            lastCounted.remove(new DedupeKey(key, connectionId));
+        }
+        if (cell == null) {
+            return;
+        }
+        if (cell.cls != cls) {
+            cell.cls = cls;
+        }
+        BreakerSnapshot seen = cell.snap;
+        if (seen.state() == BreakerState.CLOSED && seen.failureCount() == 0) {
+            return;
+        }
+        locked(key, null, c -> {
+            long now = clock.millis();
+            BreakerProfile p = profile(cls);
+            normalize(c, p, now);
+            BreakerSnapshot s = c.snap;
+            switch (s.state()) {
+                case OPEN -> { }
+                case HALF_OPEN -> move(c, new BreakerSnapshot(key, cls, BreakerState.CLOSED, 0, 0, null,
+                        s.lastFailureAt(), s.lastFailureKind(), 0, now), "half-open probe succeeded");
+                case CLOSED -> {
+                    if (s.failureCount() > 0) {
+                        move(c, counts(s, cls, s.failureCount() - 1, 0, now), null);
+                    }
+                }
+                case DEGRADED -> {
+                    int count = Math.max(0, s.failureCount() - 1);
+                    int streak = s.consecutiveSuccesses() + 1;
+                    if (streak >= DEGRADED_EXIT_SUCCESSES) {
+                        // CLOSED means below the degradation threshold: the next failure alone must not degrade again.
+                        int kept = Math.min(count, Math.max(0, p.degradationThreshold() - 1));
+                        move(c, new BreakerSnapshot(key, cls, BreakerState.CLOSED, kept, s.openCycles(), null,
+                                s.lastFailureAt(), s.lastFailureKind(), 0, now),
+                                streak + " consecutive successes");
+                    } else {
+                        move(c, counts(s, cls, count, streak, now), null);
+                    }
+                }
+            }
+            return null;
+        });
+    }
+
+    /**
+     * An attempt failed at the provider level (only for verdicts whose
+     * {@link Verdict#countsForBreaker()} is true, CB-3). {@code CLOSED}/{@code DEGRADED}: counted
+     * unless the same connection's last counted failure on this breaker is under
+     * {@link #DEDUPE_WINDOW_MS} old; at {@code degradationThreshold} the breaker degrades, at
+     * {@code failureThreshold} it opens. {@code HALF_OPEN}: the probe failed, open again with one
+     * more open cycle (BO-3). {@code OPEN}: ignored, so the window is not extended.
+     *
+     * @param key the breaker
+     * @param cls the connection's provider class
+     * @param connectionId the failing connection (for dedupe), or null
+     * @param kind the failure kind, a {@code FailureReason} wire name (e.g. {@code server_error})
+     */
+    public void onFailure(BreakerKey key, ProviderClass cls, String connectionId, String kind) {
+        requireNonNull(cls, "cls is null");
+        locked(key, cls, c -> {
+            c.cls = cls;
+            long now = clock.millis();
+            BreakerProfile p = profile(cls);
+            normalize(c, p, now);
+            BreakerSnapshot s = c.snap;
+            DedupeKey dk = connectionId == null ? null : new DedupeKey(key, connectionId);
+            switch (s.state()) {
+                case OPEN -> { }
+                case HALF_OPEN -> {
+                    remember(dk, now);
+                    move(c, new BreakerSnapshot(key, cls, BreakerState.OPEN, s.failureCount() + 1, s.openCycles() + 1,
+                            now, now, kind, 0, now), "half-open probe failed (" + kind + ")");
+                }
+                case CLOSED, DEGRADED -> {
+                    if (dk != null) {
+                        Long last = lastCounted.get(dk);
+                        if (last != null && now - last < DEDUPE_WINDOW_MS) {
+                            return null;
+                        }
+                    }
+                    remember(dk, now);
+                    int count = s.failureCount() + 1;
+                    if (count >= p.failureThreshold()) {
+                        move(c, new BreakerSnapshot(key, cls, BreakerState.OPEN, count, 0, now, now, kind, 0, now),
+                                count + " failures (" + kind + ")");
+                    } else if (count >= p.degradationThreshold()) {
+                        move(c, new BreakerSnapshot(key, cls, BreakerState.DEGRADED, count, s.openCycles(), null, now,
+                                kind, 0, now), count + " failures (" + kind + ")");
+                    } else {
+                        move(c, new BreakerSnapshot(key, cls, s.state(), count, s.openCycles(), null, now, kind, 0, now),
+                                null);
+                    }
+                }
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The attempt ended without evidence either way (a 429 or 401, a request-scoped failure, a
+     * client abort): releases a claimed half-open probe so another caller may probe; changes
+     * nothing else.
+     *
+     * @param key the breaker
+     */
+    public void onNeutral(BreakerKey key) {
+        Cell cell = cells.get(key);
+        if (cell == null || cell.snap.state() != BreakerState.HALF_OPEN) {
+            return;
+        }
+        locked(key, null, c -> {
+            c.probeClaimedAt = null;
+            return null;
+        });
+    }
+
+    /**
+     * A connection test on this provider host succeeded: a {@code DEGRADED} breaker is
+     * {@code CLOSED} again with no failures (CB-5). Other states are unchanged (an {@code OPEN}
+     * breaker still waits for its probe).
+     *
+     * @param key the breaker
+     */
+    public void recordConnectionTestSuccess(BreakerKey key) {
+        Cell cell = cells.get(key);
+        if (cell == null || cell.snap.state() != BreakerState.DEGRADED) {
+            return;
+        }
+        locked(key, null, c -> {
+            BreakerSnapshot s = c.snap;
+            if (s.state() == BreakerState.DEGRADED) {
+                move(c, new BreakerSnapshot(key, c.cls, BreakerState.CLOSED, 0, s.openCycles(), null, s.lastFailureAt(),
+                        s.lastFailureKind(), 0, clock.millis()), "connection test succeeded");
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The breaker now, after lazy recovery (CB-6).
+     *
+     * @param key the breaker
+     * @param cls the provider class whose profile applies
+     * @return its view ({@code CLOSED} with no history for an unknown key)
+     */
+    public BreakerView view(BreakerKey key, ProviderClass cls) {
+        requireNonNull(cls, "cls is null");
+        BreakerView v = locked(key, null, c -> {
+            c.cls = cls;
+            return viewOf(c, profile(cls), clock.millis());
+        });
+        return v != null ? v : new BreakerView(key, BreakerState.CLOSED, 0, null, 0, 0, null);
+    }
+
+    /**
+     * Every known breaker, after lazy recovery, ordered by key; each uses the profile of the class
+     * its callers last named ({@link #DEFAULT_CLASS} when none has).
+     *
+     * @return the views
+     */
+    public List<BreakerView> views() {
+        List<BreakerView> out = new ArrayList<>();
+        for (BreakerKey key : cells.keySet()) {
+            BreakerView v = locked(key, null, c -> viewOf(c, profile(c.cls), clock.millis()));
+            if (v != null) {
+                out.add(v);
+            }
+        }
+        out.sort(Comparator.comparing(v -> v.key().toString()));
+        return out;
+    }
+
+    /**
+     * Milliseconds until an {@code OPEN} breaker lets a probe through; 0 in every other state.
+     *
+     * @param key the breaker
+     * @param cls the provider class whose profile applies
+     * @return the wait in ms
+     */
+    public long retryAfterMs(BreakerKey key, ProviderClass cls) {
+        return view(key, cls).retryAfterMs();
+    }
+
+    /**
+     * Forgets every breaker (they are {@code CLOSED} with no history) and deletes their rows.
+     *
+     * @return how many breakers were reset
+     */
+    public int reset() {
+        structure.lock();
+        try {
+            int n = 0;
+            for (Map.Entry<BreakerKey, Cell> e : cells.entrySet()) {
+                Cell c = e.getValue();
+                c.lock.lock();
+                try {
+                    c.removed = true;
+                    cells.remove(e.getKey(), c);
+                    n++;
+                } finally {
+                    c.lock.unlock();
+                }
+            }
+            lastCounted.clear();
+            try {
+                store.deleteAll();
+            } catch (RuntimeException ex) {
+                LOG.log(Level.WARNING, "cannot delete persisted breakers: " + ex.getMessage());
+            }
+            LOG.log(Level.INFO, "reset " + n + " provider breaker(s)");
+            return n;
+        } finally {
+            structure.unlock();
+        }
+    }
+
+    /**
+     * Forgets every breaker of one provider, on all its hosts, and deletes their rows.
+     *
+     * @param provider the provider id
+     * @return how many breakers were reset
+     */
+    public int reset(String provider) {
+        requireNonNull(provider, "provider is null");
+        structure.lock();
+        try {
+            int n = 0;
+            for (Map.Entry<BreakerKey, Cell> e : cells.entrySet()) {
+                if (e.getKey().provider().equals(provider)) {
+                    remove(e.getKey(), e.getValue());
+                    n++;
+                }
+            }
+            lastCounted.keySet().removeIf(k -> k.key().provider().equals(provider));
+            LOG.log(Level.INFO, "reset " + n + " breaker(s) of provider " + provider);
+            return n;
+        } finally {
+            structure.unlock();
+        }
+    }
+
+    /** @return breakers held in memory (for tests of the registry cap) */
+    int size() {
+        return cells.size();
+    }
+
+    /** @return entries of the dedupe memory (for tests of its bound) */
+    int dedupeEntries() {
+        return lastCounted.size();
+    }
+
+    // --- internals ---------------------------------------------------------------------------
+
+    private BreakerProfile profile(ProviderClass cls) {
+        return settings.get().circuitBreaker().forClass(cls == null ? DEFAULT_CLASS : cls);
+    }
+
+    /**
+     * Runs {@code op} under the cell's lock, retrying when the cell was evicted or reset meanwhile.
+     * With {@code createAs} null an unknown key yields null; otherwise the cell is created.
+     */
+    private <T> T locked(BreakerKey key, ProviderClass createAs, Function<Cell, T> op) {
+        requireNonNull(key, "key is null");
+        while (true) {
+            Cell c = cells.get(key);
+            if (c == null) {
+                if (createAs == null) {
+                    return null;
+                }
+                c = create(key, createAs);
+            }
+            c.lock.lock();
+            try {
+                if (!c.removed) {
+                    return op.apply(c);
+                }
+            } finally {
+                c.lock.unlock();
+            }
+        }
+    }
+
+    private Cell create(BreakerKey key, ProviderClass cls) {
+        structure.lock();
+        try {
+            Cell existing = cells.get(key);
+            if (existing != null) {
+                return existing;
+            }
+            if (cells.size() >= MAX_BREAKERS) {
+                evictIdle();
+            }
+            Cell c = new Cell(BreakerSnapshot.pristine(key, cls, clock.millis()));
+            cells.put(key, c);
+            return c;
+        } finally {
+            structure.unlock();
+        }
+    }
+
+    /** Evicts idle CLOSED breakers with no failures, least recently changed first, until below the cap. */
+    private void evictIdle() {
+        List<Map.Entry<BreakerKey, Cell>> idle = new ArrayList<>();
+        for (Map.Entry<BreakerKey, Cell> e : cells.entrySet()) {
+            if (isIdle(e.getValue().snap)) {
+                idle.add(e);
+            }
+        }
+        idle.sort(Comparator.comparingLong(e -> e.getValue().snap.updatedAt()));
+        for (Map.Entry<BreakerKey, Cell> e : idle) {
+            if (cells.size() < MAX_BREAKERS) {
+                return;
+            }
+            Cell c = e.getValue();
+            if (c.lock.tryLock()) {
+                try {
+                    if (!c.removed && isIdle(c.snap)) {
+                        c.removed = true;
+                        cells.remove(e.getKey(), c);
+                        delete(e.getKey());
+                    }
+                } finally {
+                    c.lock.unlock();
+                }
+            }
+        }
+        // Nothing idle left: the cap is exceeded rather than forgetting a breaker that holds evidence.
+    }
+
+    private static boolean isIdle(BreakerSnapshot s) {
+        return s.state() == BreakerState.CLOSED && s.failureCount() == 0;
+    }
+
+    /** Removes one cell (caller holds {@code structure}). */
+    private void remove(BreakerKey key, Cell c) {
+        c.lock.lock();
+        try {
+            c.removed = true;
+            cells.remove(key, c);
+            delete(key);
+        } finally {
+            c.lock.unlock();
+        }
+    }
+
+    /** Applies the transitions that time alone makes (CB-6); caller holds the cell's lock. */
+    private void normalize(Cell c, BreakerProfile p, long now) {
+        BreakerSnapshot s = c.snap;
+        switch (s.state()) {
+            case OPEN -> {
+                if (s.openedAt() == null || now - s.openedAt() >= openPeriodMs(p, s.openCycles(), s.lastFailureKind())) {
+                    c.probeClaimedAt = null;
+                    move(c, new BreakerSnapshot(s.key(), c.cls, BreakerState.HALF_OPEN, s.failureCount(), s.openCycles(),
+                            s.openedAt(), s.lastFailureAt(), s.lastFailureKind(), 0, now), "open period passed");
+                }
+            }
+            case DEGRADED -> {
+                if (s.lastFailureAt() == null || now - s.lastFailureAt() >= degradedExpiryMs(p, s.lastFailureKind())) {
+                    move(c, new BreakerSnapshot(s.key(), c.cls, BreakerState.CLOSED, 0, s.openCycles(), null,
+                            s.lastFailureAt(), s.lastFailureKind(), 0, now), "no failure for the longest open period");
+                }
+            }
+            case HALF_OPEN -> {
+                if (c.probeClaimedAt != null && now - c.probeClaimedAt >= p.resetTimeoutMs()) {
+                    c.probeClaimedAt = null;
+                    LOG.log(Level.DEBUG, () -> "breaker " + s.key() + " half-open probe lease expired");
+                }
+            }
+            case CLOSED -> { }
+        }
+    }
+
+    private BreakerView viewOf(Cell c, BreakerProfile p, long now) {
+        normalize(c, p, now);
+        BreakerSnapshot s = c.snap;
+        long retryAfter = 0;
+        if (s.state() == BreakerState.OPEN) {
+            retryAfter = Math.max(0, s.openedAt() + openPeriodMs(p, s.openCycles(), s.lastFailureKind()) - now);
+        }
+        return new BreakerView(s.key(), s.state(), s.failureCount(), s.lastFailureAt(), retryAfter, s.openCycles(),
+                s.lastFailureKind());
+    }
+
+    private static BreakerSnapshot counts(BreakerSnapshot s, ProviderClass cls, int failureCount, int streak, long now) {
+        return new BreakerSnapshot(s.key(), cls, s.state(), failureCount, s.openCycles(), s.openedAt(), s.lastFailureAt(),
+                s.lastFailureKind(), streak, now);
+    }
+
+    /**
+     * Installs the next snapshot and persists it; caller holds the cell's lock.
+     *
+     * @param why the reason of a state change, logged; null when the state stays
+     */
+    private void move(Cell c, BreakerSnapshot next, String why) {
+        BreakerState from = c.snap.state();
+        if (from != next.state() && !from.canMoveTo(next.state())) {
+            throw new IllegalStateException("illegal breaker move " + from + " -> " + next.state() + " for " + next.key());
+        }
+        c.snap = next;
+        if (next.state() != BreakerState.HALF_OPEN) {
+            c.probeClaimedAt = null;
+        }
+        if (from != next.state()) {
+            Level level = next.state() == BreakerState.OPEN || from == BreakerState.OPEN ? Level.INFO : Level.DEBUG;
+            LOG.log(level, () -> "breaker " + next.key() + " " + from + " -> " + next.state() + ": " + why);
+        }
+        try {
+            store.save(next);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot persist breaker " + next.key() + ": " + e.getMessage());
+        }
+    }
+
+    private void delete(BreakerKey key) {
+        try {
+            store.delete(key);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot delete persisted breaker " + key + ": " + e.getMessage());
+        }
+    }
+
+    private void remember(DedupeKey dk, long now) {
+        if (dk == null) {
+            return;
+        }
+        if (lastCounted.size() >= DEDUPE_MAX_ENTRIES && !lastCounted.containsKey(dk)) {
+            trimDedupe(now);
+        }
+        lastCounted.put(dk, now);
+    }
+
+    /** Drops stale dedupe entries; when every entry is fresh, drops the oldest until there is room. */
+    private void trimDedupe(long now) {
+        dedupeTrim.lock();
+        try {
+            lastCounted.values().removeIf(t -> now - t >= DEDUPE_WINDOW_MS);
+            if (lastCounted.size() >= DEDUPE_MAX_ENTRIES) {
+                List<Map.Entry<DedupeKey, Long>> all = new ArrayList<>(lastCounted.entrySet());
+                all.sort(Map.Entry.comparingByValue());
+                int excess = lastCounted.size() - DEDUPE_MAX_ENTRIES + 1;
+                for (int i = 0; i < excess && i < all.size(); i++) {
+                    lastCounted.remove(all.get(i).getKey(), all.get(i).getValue());
+                }
+            }
+        } finally {
+            dedupeTrim.unlock();
+        }
+    }
+
+    private static long saturatingMultiply(long a, long b) {
+        long hi = Math.multiplyHigh(a, b);
+        long lo = a * b;
+        return (hi == 0 && lo >= 0) || (hi == -1 && lo < 0) ? lo : Long.MAX_VALUE;
+    }
+
+    /** One breaker: its current snapshot and the transient probe claim, guarded by {@code lock}. */
+    private static final class Cell {
+        final ReentrantLock lock = new ReentrantLock();
+        /** Written under {@code lock}; read without it only for the lock-free fast paths. */
+        volatile BreakerSnapshot snap;
+        /** The class callers last named; persisted with the next change. */
+        volatile ProviderClass cls;
+        /** When the half-open probe was claimed, or null; never persisted. */
+        Long probeClaimedAt;
+        /** Set when evicted or reset: a caller that finds it looks the key up again. */
+        boolean removed;
+
+        Cell(BreakerSnapshot s) {
+            this.snap = s;
+            this.cls = s.providerClass();
+        }
+    }
+
+    private record DedupeKey(BreakerKey key, String connectionId) {
+    }
+}

@@ -1,0 +1,149 @@
+package dev.sluice.runtime.store;
+
+import static dev.sluice.api.ProviderClass.APIKEY;
+import static dev.sluice.api.ProviderClass.OAUTH;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.BreakerState;
+import dev.sluice.runtime.resilience.BreakerStore.BreakerSnapshot;
+import dev.sluice.runtime.resilience.BreakerView;
+import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.testkit.TestClock;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Breaker state in {@code domain_circuit_breakers} survives restarts (SPEC DM-3, CB-7). */
+class SqliteBreakerStoreTest {
+
+    private static final BreakerKey GLM = new BreakerKey("glm", "open.bigmodel.cn:443");
+    private static final BreakerKey ZAI = new BreakerKey("glm", "api.z.ai:443");
+
+    @TempDir
+    Path dir;
+
+    private final TestClock clock = TestClock.create();
+    private Database db;
+    private SqliteBreakerStore store;
+
+    @BeforeEach
+    void open() {
+        db = Database.open(dir);
+        store = new SqliteBreakerStore(db);
+    }
+
+    @AfterEach
+    void close() {
+        db.close();
+    }
+
+    private void reopen() {
+        db.close();
+        db = Database.open(dir);
+        store = new SqliteBreakerStore(db);
+    }
+
+    @Test
+    void snapshotRoundTripsWithNullsIntact_CB7() {
+        BreakerSnapshot open = new BreakerSnapshot(GLM, OAUTH, BreakerState.OPEN, 8, 3, 1_000L, 900L, "timeout", 0, 1_000);
+        BreakerSnapshot fresh = new BreakerSnapshot(ZAI, null, BreakerState.CLOSED, 0, 0, null, null, null, 0, 5);
+        store.save(open);
+        store.save(fresh);
+
+        assertThat(store.loadAll()).containsExactly(fresh, open);
+    }
+
+    @Test
+    void saveReplacesTheRowOfItsKey_CB7() {
+        store.save(new BreakerSnapshot(GLM, APIKEY, BreakerState.CLOSED, 6, 0, null, 10L, "server_error", 0, 10));
+        BreakerSnapshot degraded = new BreakerSnapshot(GLM, APIKEY, BreakerState.DEGRADED, 7, 0, null, 20L, "server_error",
+                2, 20);
+        store.save(degraded);
+
+        assertThat(store.loadAll()).containsExactly(degraded);
+        String row = db.withConnection(c -> {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT key, provider, host, state FROM domain_circuit_breakers")) {
+                rs.next();
+                return rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3) + "|" + rs.getString(4);
+            }
+        });
+        assertThat(row).isEqualTo("glm@open.bigmodel.cn:443|glm|open.bigmodel.cn:443|DEGRADED");
+    }
+
+    @Test
+    void deleteRemovesOneRowAndDeleteAllEveryRow_CB7() {
+        store.save(BreakerSnapshot.pristine(GLM, APIKEY, 1));
+        store.save(BreakerSnapshot.pristine(ZAI, APIKEY, 1));
+        store.delete(GLM);
+        store.delete(new BreakerKey("nobody", "x:1"));
+        assertThat(store.loadAll()).extracting(BreakerSnapshot::key).containsExactly(ZAI);
+        store.deleteAll();
+        assertThat(store.loadAll()).isEmpty();
+    }
+
+    @Test
+    void rowsSurviveAReopen_DM4() {
+        BreakerSnapshot s = new BreakerSnapshot(GLM, APIKEY, BreakerState.HALF_OPEN, 13, 1, 7L, 7L, "network_error", 0, 9);
+        store.save(s);
+        reopen();
+        assertThat(store.loadAll()).containsExactly(s);
+    }
+
+    @Test
+    void unreadableRowsAreSkipped_CB7() {
+        store.save(BreakerSnapshot.pristine(GLM, APIKEY, 1));
+        db.withConnection(c -> c.createStatement().executeUpdate(
+                "INSERT INTO domain_circuit_breakers(key, provider, host, state, updated_at) VALUES ('x@y:1', 'x', 'y:1', 'MELTED', 0)"));
+        assertThat(store.loadAll()).extracting(BreakerSnapshot::key).containsExactly(GLM);
+    }
+
+    @Test
+    void migrationTwoUpgradesAVersionOneDatabase_DM3() {
+        db.withConnection(c -> {
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("DROP TABLE domain_circuit_breakers");
+                s.executeUpdate("DELETE FROM schema_migrations WHERE version = 2");
+            }
+            return null;
+        });
+        reopen();
+        assertThat(db.schemaVersion()).isEqualTo(2);
+        store.save(BreakerSnapshot.pristine(GLM, APIKEY, 1));
+        assertThat(store.loadAll()).hasSize(1);
+    }
+
+    @Test
+    void anOpenBreakerStaysOpenAcrossARestartThenLetsOneProbeThrough_CB7() {
+        CircuitBreakers breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, store);
+        long t0 = clock.millis();
+        for (int i = 0; i < 12; i++) {
+            breakers.onFailure(GLM, APIKEY, "conn-" + i, "server_error");
+        }
+        clock.advance(Duration.ofSeconds(10));
+        reopen();
+
+        breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, store);
+        assertThat(breakers.views()).containsExactly(new BreakerView(GLM, BreakerState.OPEN, 12, t0, 20_000, 0, "server_error"));
+        assertThat(breakers.tryAcquire(GLM, APIKEY)).isFalse();
+        clock.advance(Duration.ofSeconds(20));
+        assertThat(breakers.tryAcquire(GLM, APIKEY)).isTrue();
+        assertThat(breakers.tryAcquire(GLM, APIKEY)).isFalse();
+        reopen();
+
+        breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, store);
+        assertThat(breakers.view(GLM, APIKEY).state()).as("half-open persisted, its probe not").isEqualTo(BreakerState.HALF_OPEN);
+        assertThat(breakers.tryAcquire(GLM, APIKEY)).isTrue();
+        breakers.onSuccess(GLM, APIKEY, "conn-0");
+        assertThat(breakers.reset()).isEqualTo(1);
+        reopen();
+        assertThat(store.loadAll()).isEmpty();
+    }
+}
