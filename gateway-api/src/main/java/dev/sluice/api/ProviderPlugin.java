@@ -2,6 +2,7 @@ package dev.sluice.api;
 
 import dev.sluice.api.rules.EgressBucketing;
 import dev.sluice.api.rules.ErrorRule;
+import dev.sluice.api.rules.QuotaFamily;
 import dev.sluice.api.rules.RestatementRule;
 import java.util.List;
 
@@ -87,6 +88,16 @@ public interface ProviderPlugin {
      * @return egress-bucketing hooks, never null
      */
     default List<EgressBucketing> egressBucketing() {
+        return List.of();
+    }
+
+    /**
+     * Quota families of this plugin's providers (SPEC ML-1): a model-scoped quota failure locks the
+     * whole family on that connection. Empty by default: each model is locked alone.
+     *
+     * @return quota families
+     */
+    default List<QuotaFamily> quotaFamilies() {
         return List.of();
     }
 }

@@ -17,7 +17,14 @@ import dev.sluice.runtime.plugin.LoadedPlugin;
 import dev.sluice.runtime.plugin.PluginLoader;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.resilience.FailureClassifier;
-import dev.sluice.runtime.resilience.FailurePolicy;
+import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.ModelLockouts;
+import dev.sluice.runtime.resilience.ProviderCooldowns;
+import dev.sluice.runtime.resilience.QuotaFamilies;
+import dev.sluice.runtime.resilience.Resilience;
+import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.ChatRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
@@ -33,6 +40,7 @@ import dev.sluice.runtime.store.ProxyLogStore;
 import dev.sluice.runtime.store.OAuthTokens;
 import dev.sluice.runtime.store.ProxyLogWriter;
 import dev.sluice.runtime.store.SqliteApiKeyStore;
+import dev.sluice.runtime.store.SqliteBreakerStore;
 import dev.sluice.runtime.store.SqliteConnectionStore;
 import dev.sluice.runtime.store.SqliteProxyLogStore;
 import dev.sluice.runtime.store.SqliteSettingsStore;
@@ -47,6 +55,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -147,14 +156,19 @@ public final class SluiceServer implements AutoCloseable {
         ProviderCatalog catalog = new ProviderCatalog(providers, openAi, connections);
 
         ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
-        FailureClassifier classifier = new FailureClassifier(clock);
-        Dispatcher dispatcher = new Dispatcher(new ConnectionSelector(connections, clock), new FailurePolicy(classifier), logWriter::record, clock,
+        Supplier<ResilienceSettings> resilienceSettings = () -> ResilienceSettings.DEFAULTS;
+        Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new SqliteBreakerStore(db)),
+                new ConnectionCooldowns(connections, clock, resilienceSettings), new ModelLockouts(clock, resilienceSettings),
+                new ProviderCooldowns(clock, resilienceSettings));
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock), resilienceSettings, resilience.breakers(),
+                resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(), new QuotaFamilies(registry.quotaFamilies()));
+        Dispatcher dispatcher = new Dispatcher(new ConnectionSelector(connections, clock, engine), engine, logWriter::record, clock,
                 json -> parseObject(mapper, json));
         Duration attemptTimeout = config.headersTimeout();
         ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
-                new ModelResolver(catalog), chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout);
+                new ModelResolver(catalog), chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, clock);
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.store.Secrets;
 import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.upstream.UpstreamResponse;

@@ -14,6 +14,7 @@ public final class ApiException extends RuntimeException {
     private final String code;
     private final String param;
     private final transient Map<String, String> headers;
+    private final transient Map<String, Object> details;
 
     /**
      * Creates the error.
@@ -26,12 +27,29 @@ public final class ApiException extends RuntimeException {
      * @param headers extra response headers (e.g. {@code Retry-After})
      */
     public ApiException(int status, String type, String code, String message, String param, Map<String, String> headers) {
+        this(status, type, code, message, param, headers, Map.of());
+    }
+
+    /**
+     * Creates the exception with extra machine-readable fields for the error body.
+     *
+     * @param status HTTP status
+     * @param type error type
+     * @param code machine-readable code
+     * @param message human message
+     * @param param the offending parameter, or null
+     * @param headers extra response headers
+     * @param details extra fields of the error (e.g. {@code diagnostics}), plain Java values
+     */
+    public ApiException(int status, String type, String code, String message, String param, Map<String, String> headers,
+            Map<String, Object> details) {
         super(message, null, false, false);
         this.status = status;
         this.type = type;
         this.code = code;
         this.param = param;
         this.headers = Map.copyOf(headers);
+        this.details = Map.copyOf(details);
     }
 
     /**
@@ -79,5 +97,14 @@ public final class ApiException extends RuntimeException {
     /** @return extra response headers */
     public Map<String, String> headers() {
         return headers;
+    }
+
+    /**
+     * Extra fields of the error body.
+     *
+     * @return field name → plain Java value
+     */
+    public Map<String, Object> details() {
+        return details;
     }
 }

@@ -57,7 +57,8 @@ final class ErrorMapper {
     /** The Anthropic envelope: its {@code error.type} follows the status; OpenAI's code and param have no slot. */
     ObjectNode anthropicEnvelope(ApiException e) {
         ObjectNode root = json.object().put("type", "error");
-        root.putObject("error").put("type", AnthropicCodec.errorType(e.status())).put("message", e.getMessage());
+        ObjectNode err = root.putObject("error").put("type", AnthropicCodec.errorType(e.status())).put("message", e.getMessage());
+        details(root, err, e);
         return root;
     }
 
@@ -72,7 +73,16 @@ final class ErrorMapper {
         } else {
             err.put("param", e.param());
         }
+        details(root, err, e);
         return root;
+    }
+
+    /** Extra fields (e.g. CO-5 {@code diagnostics}) go in the error object and beside it, for SDKs that expose either. */
+    private void details(ObjectNode root, ObjectNode err, ApiException e) {
+        e.details().forEach((k, v) -> {
+            err.set(k, json.mapper().valueToTree(v));
+            root.set(k, json.mapper().valueToTree(v));
+        });
     }
 
     private void unexpected(ServerRequest req, ServerResponse res, Throwable t) {

@@ -14,7 +14,9 @@ import dev.sluice.runtime.store.Database;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
+import dev.sluice.runtime.resilience.Resilience;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Map;
 
 /** Assembles the routing of every endpoint group; tests reuse it. */
@@ -39,10 +41,13 @@ public final class HttpApi {
      * @param plugins plugin registry
      * @param database the database (readiness)
      * @param attemptTimeout upstream timeout per attempt
+     * @param resilience the resilience mechanisms (admin views)
+     * @param clock the clock
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, ChatRouter chatRouter, Dispatcher dispatcher, ProviderCatalog catalog,
-            ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database, Duration attemptTimeout) {
+            ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database, Duration attemptTimeout,
+            Resilience resilience, InstantSource clock) {
     }
 
     /**
@@ -64,6 +69,10 @@ public final class HttpApi {
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog())));
         routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections()));
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
+        ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
+                d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.clock());
+        routing.register("/api/resilience", resilience.resilience());
+        routing.register("/api/monitoring", resilience.monitoring());
         routing.any(HttpApi::unknownRoute);
         return routing;
     }
@@ -79,6 +88,10 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/keys/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/keys/[^/]+"), "DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/plugins/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/resilience/reset"), "POST"),
+            Map.entry(java.util.regex.Pattern.compile("/api/resilience/cooldowns"), "GET, POST"),
+            Map.entry(java.util.regex.Pattern.compile("/api/resilience/model-cooldowns"), "GET, DELETE"),
+            Map.entry(java.util.regex.Pattern.compile("/api/monitoring/health"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"));
 
     private static void unknownRoute(ServerRequest req, ServerResponse res) {

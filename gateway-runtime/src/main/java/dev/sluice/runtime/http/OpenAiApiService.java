@@ -1,5 +1,6 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.store.Secrets;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.store.Secrets;
 import dev.sluice.api.ChatCall;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.runtime.routing.DispatchResult;
@@ -13,7 +14,11 @@ import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import dev.sluice.runtime.routing.ConnectionSelector;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,6 +27,8 @@ import java.util.Map;
  * an {@link ApiException}. The wire envelope is chosen later, by the {@link ErrorMapper}.
  */
 final class RoutedAnswers {
+
+    private static final System.Logger LOG = System.getLogger(RoutedAnswers.class.getName());
 
     static final HeaderName CONNECTION_ID = HeaderNames.create("X-Sluice-Connection-Id");
     static final HeaderName PROVIDER = HeaderNames.create("X-Sluice-Provider");
@@ -85,12 +92,20 @@ final class RoutedAnswers {
     static ApiException failure(DispatchResult<?> result, Route route) {
         String target = route.provider().id() + "/" + route.upstreamModel();
         return switch (result) {
-            case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "model_not_found",
-                    "The model '" + route.requested() + "' is not routable: provider '" + route.provider().id()
-                            + "' has no enabled connection this key may use.", "model", Map.of());
-            case DispatchResult.CoolingDown<?> c -> new ApiException(503, "server_error", "all_targets_cooling_down",
-                    "[" + target + "] every connection is cooling down; retry after " + seconds(c.retryAfterMs()) + " s.",
-                    null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))));
+            case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "no_executable_targets",
+                    "[" + target + "] no connection can run this request: provider '" + route.provider().id() + "' has "
+                            + (n.excluded().isEmpty() ? "no enabled connection this key may use"
+                                    : "no usable connection (" + n.excluded().size() + " in a terminal state: banned, expired or"
+                                            + " credits exhausted; see GET /api/resilience/cooldowns)") + ".",
+                    "model", Map.of(), Map.of("diagnostics", diagnostics(n.excluded())));
+            case DispatchResult.CoolingDown<?> c -> {
+                LOG.log(System.Logger.Level.WARNING, "[" + target + "] every connection excluded before dispatch — " + reasons(c.excluded()));
+                yield new ApiException(503, "server_error", "all_targets_cooling_down",
+                        "[" + target + "] every connection is held back by a resilience timer (" + reasons(c.excluded()) + "); retry after "
+                                + seconds(c.retryAfterMs()) + " s.",
+                        null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))),
+                        Map.of("diagnostics", diagnostics(c.excluded())));
+            }
             case DispatchResult.Failed<?> f -> {
                 // a status a client cannot take (1xx-3xx, 600+) is the gateway's own 502
                 int status = f.verdict().status() >= 400 && f.verdict().status() <= 599 ? f.verdict().status() : 502;
@@ -109,6 +124,36 @@ final class RoutedAnswers {
             }
             case DispatchResult.Served<?> s -> throw new IllegalStateException("served is not a failure");
         };
+    }
+
+    /** CO-5: {@code {excluded: [{target, provider, model, connectionId, reason, secondsLeft}]}}. */
+    static Map<String, Object> diagnostics(List<ConnectionSelector.Excluded> excluded) {
+        List<Map<String, Object>> list = new ArrayList<>(excluded.size());
+        for (ConnectionSelector.Excluded x : excluded) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("target", x.candidate().provider() + "/" + x.candidate().model());
+            m.put("provider", x.candidate().provider());
+            m.put("model", x.candidate().model());
+            m.put("connectionId", x.candidate().connection().id());
+            m.put("reason", x.exclusion().reason().wireName());
+            m.put("secondsLeft", x.exclusion().reason().timer() ? seconds(x.exclusion().remainingMs()) : 0);
+            list.add(m);
+        }
+        return Map.of("excluded", list);
+    }
+
+    /** "unavailable 2 (3 s), circuit_open 1 (30 s)": each mechanism with its count and its soonest end. */
+    private static String reasons(List<ConnectionSelector.Excluded> excluded) {
+        Map<String, long[]> by = new LinkedHashMap<>();
+        for (ConnectionSelector.Excluded x : excluded) {
+            long[] agg = by.computeIfAbsent(x.exclusion().reason().wireName(), k -> new long[] {0, Long.MAX_VALUE});
+            agg[0]++;
+            agg[1] = Math.min(agg[1], x.exclusion().remainingMs());
+        }
+        StringBuilder sb = new StringBuilder();
+        by.forEach((reason, agg) -> sb.append(sb.isEmpty() ? "" : ", ").append(reason).append(' ').append(agg[0])
+                .append(agg[1] > 0 ? " (" + seconds(agg[1]) + " s)" : ""));
+        return sb.toString();
     }
 
     private static long seconds(long ms) {

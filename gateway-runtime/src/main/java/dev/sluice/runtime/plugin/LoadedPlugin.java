@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.rules.EgressBucketing;
+import dev.sluice.api.rules.QuotaFamily;
 import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.RestatementRule;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.List;
  * @param restatementRules status-restatement rules (SPEC §16.1)
  * @param errorRules provider error rules (SPEC §16.2)
  * @param egressBucketing egress-bucketing hooks (SPEC §16.3)
+ * @param quotaFamilies quota families (SPEC ML-1)
  */
 public record LoadedPlugin(
         String name,
@@ -31,7 +33,8 @@ public record LoadedPlugin(
         List<ExecutorFactory> executors,
         List<RestatementRule> restatementRules,
         List<ErrorRule> errorRules,
-        List<EgressBucketing> egressBucketing) {
+        List<EgressBucketing> egressBucketing,
+        List<QuotaFamily> quotaFamilies) {
 
     /** Validates the fields and copies the lists. */
     public LoadedPlugin {
@@ -42,6 +45,7 @@ public record LoadedPlugin(
         restatementRules = List.copyOf(restatementRules);
         errorRules = List.copyOf(errorRules);
         egressBucketing = List.copyOf(egressBucketing);
+        quotaFamilies = List.copyOf(quotaFamilies);
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.sluice.api.HostContext;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderPlugin;
 import dev.sluice.api.rules.EgressBucketing;
+import dev.sluice.api.rules.QuotaFamily;
 import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.RestatementRule;
 import java.util.ArrayList;
@@ -60,6 +61,7 @@ final class PluginReader {
         List<EgressBucketing> egressBucketing =
                 list(problems, call(who, "egressBucketing()", plugin::egressBucketing), "egressBucketing()");
 
+        List<QuotaFamily> quotaFamilies = list(problems, call(who, "quotaFamilies()", plugin::quotaFamilies), "quotaFamilies()");
         List<String> executorNames = names(who, problems, executors, "executor", ExecutorFactory::name);
         List<String> egressNames = names(who, problems, egressBucketing, "egress-bucketing hook", EgressBucketing::name);
         checkProviders(problems, providers, executorNames);
@@ -69,7 +71,7 @@ final class PluginReader {
             throw new PluginRefusedException(who + " contributes invalid values: " + String.join("; ", problems));
         }
         LoadedPlugin loaded = new LoadedPlugin(name, spiVersion, source, providers, executors, restatementRules, errorRules,
-                egressBucketing);
+                egressBucketing, quotaFamilies);
         return new PluginCandidate(loaded, executorNames, egressNames);
     }
 

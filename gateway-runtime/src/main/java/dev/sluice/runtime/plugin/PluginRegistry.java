@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.rules.EgressBucketing;
+import dev.sluice.api.rules.QuotaFamily;
 import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.RestatementRule;
 import java.util.HashMap;
@@ -31,6 +32,7 @@ public final class PluginRegistry {
     private final List<RestatementRule> restatementRules;
     private final List<ErrorRule> errorRules;
     private final List<EgressBucketing> egressBucketing;
+    private final List<QuotaFamily> quotaFamilies;
 
     PluginRegistry(List<LoadedPlugin> plugins, List<PluginFailure> failures, Map<String, ExecutorFactory> executors) {
         this.plugins = List.copyOf(plugins);
@@ -49,6 +51,7 @@ public final class PluginRegistry {
         this.restatementRules = this.plugins.stream().flatMap(p -> p.restatementRules().stream()).toList();
         this.errorRules = this.plugins.stream().flatMap(p -> p.errorRules().stream()).toList();
         this.egressBucketing = this.plugins.stream().flatMap(p -> p.egressBucketing().stream()).toList();
+        this.quotaFamilies = this.plugins.stream().flatMap(p -> p.quotaFamilies().stream()).toList();
     }
 
     /**
@@ -139,5 +142,14 @@ public final class PluginRegistry {
     @Override
     public String toString() {
         return "PluginRegistry[plugins=" + plugins.stream().map(LoadedPlugin::origin).toList() + ", failures=" + failures.size() + "]";
+    }
+
+    /**
+     * Every plugin's quota families (SPEC ML-1).
+     *
+     * @return the families
+     */
+    public List<QuotaFamily> quotaFamilies() {
+        return quotaFamilies;
     }
 }

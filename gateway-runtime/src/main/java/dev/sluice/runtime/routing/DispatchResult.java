@@ -3,6 +3,7 @@ package dev.sluice.runtime.routing;
 import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.runtime.resilience.Verdict;
 import dev.sluice.runtime.store.Connection;
+import java.util.List;
 
 /**
  * How a request's dispatch ended.
@@ -22,20 +23,31 @@ public sealed interface DispatchResult<T> {
     }
 
     /**
-     * The provider has no enabled connection the caller may use.
+     * Nothing to run and no timer involved (SPEC CO-5 {@code no_executable_targets}): the
+     * provider has no enabled connection the caller may use, or every one is terminal.
      *
+     * @param excluded connections held back without a timer (terminal states)
      * @param <T> the value type
      */
-    record NoConnection<T>() implements DispatchResult<T> {
+    record NoConnection<T>(List<ConnectionSelector.Excluded> excluded) implements DispatchResult<T> {
+        /** Copies. */
+        public NoConnection {
+            excluded = List.copyOf(excluded);
+        }
     }
 
     /**
-     * Every eligible connection is held back by a resilience timer.
+     * Every eligible connection is held back, at least one by a resilience timer (CO-5).
      *
-     * @param retryAfterMs ms until the first one is usable again
+     * @param retryAfterMs ms until the first timer ends
+     * @param excluded every held-back connection and the mechanism that held it
      * @param <T> the value type
      */
-    record CoolingDown<T>(long retryAfterMs) implements DispatchResult<T> {
+    record CoolingDown<T>(long retryAfterMs, List<ConnectionSelector.Excluded> excluded) implements DispatchResult<T> {
+        /** Copies. */
+        public CoolingDown {
+            excluded = List.copyOf(excluded);
+        }
     }
 
     /**

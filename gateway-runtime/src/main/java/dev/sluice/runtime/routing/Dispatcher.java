@@ -6,24 +6,27 @@ import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamError;
-import dev.sluice.runtime.resilience.FailurePolicy;
+import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.resilience.Verdict;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ProxyLogRow;
+import dev.sluice.runtime.store.Secrets;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The attempt loop: tries the selected connections in order; after each failure the classifier's
- * verdict decides whether to try the next one (failure → verdict → decision). Every attempt is
- * recorded (one {@code proxy_logs} row each). The resilience engine of later issues hooks in at
- * the verdict.
+ * The attempt loop: walks the request's candidates in order; each attempt passes the breaker's
+ * admission, and after each failure the verdict goes to the resilience engine, which updates the
+ * mechanisms and decides whether to try the next connection (failure → verdict → decision). Every
+ * attempt is recorded (one {@code proxy_logs} row each).
  */
 public final class Dispatcher {
 
     private final ConnectionSelector selector;
-    private final FailurePolicy policy;
+    private final ResilienceEngine engine;
     private final AttemptRecorder recorder;
     private final InstantSource clock;
     private final Function<String, Map<String, Object>> jsonObjectParser;
@@ -32,15 +35,15 @@ public final class Dispatcher {
      * Creates the dispatcher.
      *
      * @param selector connection selection
-     * @param policy failure classification and the decision after a failure
+     * @param engine the resilience engine
      * @param recorder attempt log
      * @param clock the clock
      * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
      */
-    public Dispatcher(ConnectionSelector selector, FailurePolicy policy, AttemptRecorder recorder, InstantSource clock,
+    public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
             Function<String, Map<String, Object>> jsonObjectParser) {
         this.selector = selector;
-        this.policy = policy;
+        this.engine = engine;
         this.recorder = recorder;
         this.clock = clock;
         this.jsonObjectParser = jsonObjectParser;
@@ -57,14 +60,16 @@ public final class Dispatcher {
      * @return how it ended
      */
     public <T> DispatchResult<T> dispatch(Route route, Caller caller, String requestId, Function<UpstreamTarget, AttemptResult<T>> attempt) {
-        ConnectionSelector.Selection selection = selector.select(route.provider().id(), caller);
-        if (selection.candidates().isEmpty()) {
-            return selection.eligible() == 0 ? new DispatchResult.NoConnection<>()
-                    : new DispatchResult.CoolingDown<>(selection.soonestRetryMs());
-        }
+        ConnectionSelector.Cursor cursor = selector.open(route, caller);
         DispatchResult.Failed<T> last = null;
         int attempts = 0;
-        for (Connection c : selection.candidates()) {
+        Candidate candidate;
+        while ((candidate = cursor.next()) != null) {
+            if (!engine.acquire(candidate)) {
+                cursor.refusedByBreaker(candidate);
+                continue;
+            }
+            Connection c = candidate.connection();
             attempts++;
             long startedAt = clock.millis();
             long t0 = System.nanoTime();
@@ -78,23 +83,36 @@ public final class Dispatcher {
             long latencyMs = (System.nanoTime() - t0) / 1_000_000;
             switch (result) {
                 case AttemptResult.Ok<T> ok -> {
+                    engine.afterSuccess(candidate);
                     recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                             ok.status(), latencyMs, null, null));
                     return new DispatchResult.Served<>(ok.value(), c);
                 }
                 case AttemptResult.Failed<T> failed -> {
-                    Verdict verdict = policy.classify(route.provider().id(), c.authType(), failed.failure());
-                    int status = failed.failure() instanceof UpstreamError e ? e.status() : 0;
+                    Verdict verdict = engine.classify(candidate, failed.failure());
+                    UpstreamError upstream = failed.failure() instanceof UpstreamError e ? e : null;
                     recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
-                            status, latencyMs, verdict.reason().wireName(), null));
+                            upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), null));
                     last = new DispatchResult.Failed<>(failed.failure(), verdict, c, attempts);
-                    if (policy.afterFailure(c.id(), verdict) == FailurePolicy.Decision.GIVE_UP) {
+                    ResilienceEngine.Decision decision = engine.afterFailure(candidate, verdict,
+                            Secrets.scrub(failed.failure().describe(), c), upstream == null ? null : upstream.errorCode());
+                    if (decision == ResilienceEngine.Decision.GIVE_UP) {
                         return last;
                     }
                 }
             }
         }
-        return last;
+        if (last != null) {
+            return last;
+        }
+        List<ConnectionSelector.Excluded> excluded = cursor.excluded();
+        long soonest = Long.MAX_VALUE;
+        for (ConnectionSelector.Excluded x : excluded) {
+            if (x.exclusion().reason().timer()) {
+                soonest = Math.min(soonest, x.exclusion().remainingMs());
+            }
+        }
+        return soonest == Long.MAX_VALUE ? new DispatchResult.NoConnection<>(excluded) : new DispatchResult.CoolingDown<>(soonest, excluded);
     }
 
     private UpstreamTarget target(Route route, Connection c) {

@@ -2,16 +2,38 @@ package dev.sluice.runtime.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.api.ChatOutcome;
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.Exclusion;
+import dev.sluice.runtime.resilience.FailureClassifier;
+import dev.sluice.runtime.resilience.ModelLockouts;
+import dev.sluice.runtime.resilience.ProviderCooldowns;
+import dev.sluice.runtime.resilience.QuotaFamilies;
+import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.BreakerStore;
 import dev.sluice.runtime.store.Connection;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Which connections may serve a provider, and in which order (SPEC DM-1, CC-6, CC-7, SEC-4). */
+/**
+ * Which connections may serve a provider, in which order, and which mechanism held the others back
+ * (SPEC DM-1, CC-6, CC-7, SEC-4, CO-5).
+ */
 class ConnectionSelectorTest {
 
     private static final Caller ANYONE = new Caller("k", false, Set.of());
@@ -19,13 +41,41 @@ class ConnectionSelectorTest {
     @TempDir
     Path dir;
 
+    private static final Route ROUTE = new Route(new Provider(BuiltinProviders.OPENAI, call -> new ChatOutcome.Failed(null), "test"),
+            "gpt-x", "openai/gpt-x");
+
     private RoutingFixture fx;
     private ConnectionSelector selector;
+    private final AtomicReference<ResilienceSettings> settings = new AtomicReference<>(ResilienceSettings.DEFAULTS);
+    private CircuitBreakers breakers;
+    private ModelLockouts lockouts;
 
     @BeforeEach
     void setUp() {
         fx = new RoutingFixture(dir);
-        selector = new ConnectionSelector(fx.store, fx.clock);
+        breakers = new CircuitBreakers(fx.clock, settings::get, new InMemoryBreakers());
+        lockouts = new ModelLockouts(fx.clock, settings::get);
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get, breakers,
+                new ConnectionCooldowns(fx.store, fx.clock, settings::get), lockouts, new ProviderCooldowns(fx.clock, settings::get),
+                new QuotaFamilies(List.of()));
+        selector = new ConnectionSelector(fx.store, fx.clock, engine);
+    }
+
+    /** A cursor drained: what a request would try, in order, and what was held back. */
+    record Selection(List<Connection> candidates, List<ConnectionSelector.Excluded> excluded, int eligible) {
+        long soonestRetryMs() {
+            return excluded.stream().filter(x -> x.exclusion().reason().timer()).mapToLong(x -> x.exclusion().remainingMs()).min().orElse(0);
+        }
+    }
+
+    private Selection select(Caller caller) {
+        ConnectionSelector.Cursor cursor = selector.open(ROUTE, caller);
+        List<Connection> out = new ArrayList<>();
+        Candidate c;
+        while ((c = cursor.next()) != null) {
+            out.add(c.connection());
+        }
+        return new Selection(out, cursor.excluded(), cursor.eligible());
     }
 
     @AfterEach
@@ -33,8 +83,8 @@ class ConnectionSelectorTest {
         fx.close();
     }
 
-    private ConnectionSelector.Selection select() {
-        return selector.select("openai", ANYONE);
+    private Selection select() {
+        return select(ANYONE);
     }
 
     @Test
@@ -72,7 +122,7 @@ class ConnectionSelectorTest {
         Connection mine = fx.add("openai", "mine", 1);
         fx.add("glm", "theirs", 1);
 
-        ConnectionSelector.Selection s = select();
+        Selection s = select();
         assertThat(s.candidates()).extracting(Connection::id).containsExactly(mine.id());
         assertThat(s.eligible()).isEqualTo(1);
     }
@@ -82,7 +132,7 @@ class ConnectionSelectorTest {
         fx.add("openai", "off", 1, false, null);
         Connection on = fx.add("openai", "on", 2);
 
-        ConnectionSelector.Selection s = select();
+        Selection s = select();
         assertThat(s.candidates()).extracting(Connection::id).containsExactly(on.id());
         assertThat(s.eligible()).isEqualTo(1);
     }
@@ -94,19 +144,19 @@ class ConnectionSelectorTest {
         fx.state(fx.add("openai", "broke", 1), "credits_exhausted", null);
         Connection ok = fx.add("openai", "ok", 9);
 
-        ConnectionSelector.Selection s = select();
+        Selection s = select();
         assertThat(s.candidates()).extracting(Connection::id).containsExactly(ok.id());
-        assertThat(s.eligible()).isEqualTo(1);
-        assertThat(ConnectionSelector.TERMINAL).containsExactlyInAnyOrder("banned", "expired", "credits_exhausted");
+        assertThat(s.excluded()).extracting(x -> x.exclusion().reason()).containsOnly(Exclusion.Reason.TERMINAL).hasSize(3);
+        assertThat(ConnectionCooldowns.TERMINAL).containsExactlyInAnyOrder("banned", "expired", "credits_exhausted");
     }
 
     @Test
     void onlyTerminalConnectionsGiveNoCandidateAndNothingEligible_CC6() {
         fx.state(fx.add("openai", "banned", 1), "banned", at(60_000));
 
-        ConnectionSelector.Selection s = select();
+        Selection s = select();
         assertThat(s.candidates()).isEmpty();
-        assertThat(s.eligible()).isZero();
+        assertThat(s.excluded()).singleElement().satisfies(x -> assertThat(x.exclusion()).isEqualTo(new Exclusion(Exclusion.Reason.TERMINAL, 0)));
         assertThat(s.soonestRetryMs()).isZero();
     }
 
@@ -122,12 +172,12 @@ class ConnectionSelectorTest {
         Connection a = fx.add("openai", "a", 1);
         Connection b = fx.add("openai", "b", 2);
 
-        ConnectionSelector.Selection s = selector.select("openai", new Caller("k", false, Set.of(b.id(), "other")));
+        Selection s = select(new Caller("k", false, Set.of(b.id(), "other")));
 
         assertThat(s.candidates()).extracting(Connection::id).containsExactly(b.id());
         assertThat(s.eligible()).isEqualTo(1);
-        assertThat(selector.select("openai", new Caller("k", false, Set.of("none-of-them"))).candidates()).isEmpty();
-        assertThat(selector.select("openai", ANYONE).candidates()).extracting(Connection::id).containsExactly(a.id(), b.id());
+        assertThat(select(new Caller("k", false, Set.of("none-of-them"))).candidates()).isEmpty();
+        assertThat(select(ANYONE).candidates()).extracting(Connection::id).containsExactly(a.id(), b.id());
     }
 
     @Test
@@ -135,10 +185,12 @@ class ConnectionSelectorTest {
         fx.state(fx.add("openai", "long", 1), "unavailable", at(5_000));
         fx.state(fx.add("openai", "short", 2), "unavailable", at(2_000));
 
-        ConnectionSelector.Selection s = select();
+        Selection s = select();
         assertThat(s.candidates()).isEmpty();
         assertThat(s.eligible()).isEqualTo(2);
         assertThat(s.soonestRetryMs()).isEqualTo(2_000);
+        assertThat(s.excluded()).extracting(ConnectionSelector.Excluded::exclusion)
+                .containsExactly(new Exclusion(Exclusion.Reason.UNAVAILABLE, 5_000), new Exclusion(Exclusion.Reason.UNAVAILABLE, 2_000));
     }
 
     @Test
@@ -146,7 +198,7 @@ class ConnectionSelectorTest {
         fx.state(fx.add("openai", "cool", 1), "unavailable", at(5_000));
         Connection ok = fx.add("openai", "ok", 2);
 
-        ConnectionSelector.Selection s = select();
+        Selection s = select();
         assertThat(s.candidates()).extracting(Connection::id).containsExactly(ok.id());
         assertThat(s.eligible()).isEqualTo(2);
     }
@@ -161,7 +213,7 @@ class ConnectionSelectorTest {
         assertThat(select().soonestRetryMs()).isEqualTo(1);
 
         fx.advance(Duration.ofMillis(1));
-        ConnectionSelector.Selection atExpiry = select();
+        Selection atExpiry = select();
         assertThat(atExpiry.candidates()).extracting(Connection::id).containsExactly(shorter.id());
         assertThat(atExpiry.soonestRetryMs()).isEqualTo(3_000);
 
@@ -179,10 +231,60 @@ class ConnectionSelectorTest {
 
     @Test
     void noConnectionsGiveAnEmptySelection_DM1() {
-        ConnectionSelector.Selection s = select();
+        Selection s = select();
         assertThat(s.candidates()).isEmpty();
         assertThat(s.eligible()).isZero();
         assertThat(s.soonestRetryMs()).isZero();
+    }
+
+    @Test
+    void anOpenBreakerHoldsBackEveryConnectionOfItsHost_CB1_BO4() {
+        Connection a = fx.add("openai", "a", 1, true, "http://127.0.0.1:9001/v1");
+        Connection b = fx.add("openai", "b", 2, true, "http://127.0.0.1:9002/v1");
+        BreakerKey hostA = BreakerKey.forBaseUrl("openai", "http://127.0.0.1:9001/v1");
+        for (int i = 0; i < 12; i++) {
+            breakers.onFailure(hostA, ProviderClass.APIKEY, "c" + i, "server_error");
+        }
+        Selection s = select();
+        assertThat(s.candidates()).extracting(Connection::id).containsExactly(b.id());
+        assertThat(s.excluded()).singleElement().satisfies(x -> {
+            assertThat(x.candidate().connection().id()).isEqualTo(a.id());
+            assertThat(x.exclusion()).isEqualTo(new Exclusion(Exclusion.Reason.CIRCUIT_OPEN, 30_000));
+        });
+    }
+
+    @Test
+    void aModelLockoutHoldsBackOnlyThatModel_ML1() {
+        settings.set(new ResilienceSettings(ResilienceSettings.DEFAULTS.circuitBreaker(), ResilienceSettings.DEFAULTS.providerCooldown(),
+                ResilienceSettings.DEFAULTS.connectionCooldown(), ResilienceSettings.DEFAULTS.streamStallCooldown(),
+                new ResilienceSettings.ModelLockoutSettings(true, List.of(404), 120_000, 1_800_000, 10, true)));
+        Connection a = fx.add("openai", "a", 1);
+        lockouts.recordFailure("openai", a.id(), "gpt-x", null, LockScope.MODEL, FailureReason.NOT_FOUND, 404, null, false, null);
+        Selection s = select();
+        assertThat(s.candidates()).isEmpty();
+        assertThat(s.excluded()).singleElement().satisfies(x ->
+                assertThat(x.exclusion()).isEqualTo(new Exclusion(Exclusion.Reason.MODEL_LOCKOUT, 120_000)));
+        assertThat(lockouts.blocking("openai", a.id(), "gpt-y", null)).isNull();
+    }
+
+    /** Breaker persistence is not under test here. */
+    private static final class InMemoryBreakers implements BreakerStore {
+        @Override
+        public List<BreakerSnapshot> loadAll() {
+            return List.of();
+        }
+
+        @Override
+        public void save(BreakerSnapshot s) {
+        }
+
+        @Override
+        public void delete(BreakerKey k) {
+        }
+
+        @Override
+        public void deleteAll() {
+        }
     }
 
     private static Long at(long ms) {

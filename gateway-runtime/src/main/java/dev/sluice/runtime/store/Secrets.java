@@ -1,17 +1,23 @@
-package dev.sluice.runtime.http;
+package dev.sluice.runtime.store;
 
-import dev.sluice.runtime.store.Connection;
 
 /**
  * Removes a connection's own secrets from upstream text before it reaches a client (SEC-2): an
  * upstream that echoes the key it was sent ("Incorrect API key provided: sk-…") must not leak it.
  */
-final class Secrets {
+public final class Secrets {
 
     private Secrets() {
     }
 
-    static String scrub(String text, Connection c) {
+    /**
+     * Replaces the connection's API key and OAuth tokens in a text with {@code ****}.
+     *
+     * @param text the text, or null
+     * @param c the connection, or null
+     * @return the scrubbed text
+     */
+    public static String scrub(String text, Connection c) {
         if (text == null || c == null) {
             return text;
         }

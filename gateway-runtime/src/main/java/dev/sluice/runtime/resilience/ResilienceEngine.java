@@ -1,0 +1,206 @@
+package dev.sluice.runtime.resilience;
+
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
+import dev.sluice.api.upstream.UpstreamFailure;
+import dev.sluice.runtime.store.Connection;
+import java.util.function.Supplier;
+
+/**
+ * The resilience layer as the attempt loop sees it: which connections may serve (and which
+ * mechanism holds the others back), the breaker's admission of each attempt, and what a failure or
+ * success does to each mechanism. The mechanisms stay separate (SPEC §5–§11); this class only
+ * routes a verdict to the ones it concerns:
+ *
+ * <ul>
+ *   <li>provider circuit breaker (§6): failures with {@link Verdict#countsForBreaker()};</li>
+ *   <li>provider cooldown window gate (§7, off by default): upstream failures that fall back;</li>
+ *   <li>model lockout (§11, off by default): {@code model}/{@code exact}-scoped failures whose
+ *       status is in {@code modelLockout.errorCodes};</li>
+ *   <li>connection cooldown (§8): {@code connection}-scoped failures, and rate or quota 429s that
+ *       no model lockout took.</li>
+ * </ul>
+ * Request-scoped failures (BO-7) touch nothing.
+ */
+public final class ResilienceEngine {
+
+    private final FailureClassifier classifier;
+    private final Supplier<ResilienceSettings> settings;
+    private final CircuitBreakers breakers;
+    private final ConnectionCooldowns cooldowns;
+    private final ModelLockouts lockouts;
+    private final ProviderCooldowns providerCooldowns;
+    private final QuotaFamilies families;
+
+    /**
+     * Creates the engine.
+     *
+     * @param classifier the failure classifier
+     * @param settings the live settings
+     * @param breakers provider circuit breakers
+     * @param cooldowns connection cooldowns
+     * @param lockouts model lockouts
+     * @param providerCooldowns the provider cooldown window gate
+     * @param families quota families
+     */
+    public ResilienceEngine(FailureClassifier classifier, Supplier<ResilienceSettings> settings, CircuitBreakers breakers,
+            ConnectionCooldowns cooldowns, ModelLockouts lockouts, ProviderCooldowns providerCooldowns, QuotaFamilies families) {
+        this.classifier = classifier;
+        this.settings = settings;
+        this.breakers = breakers;
+        this.cooldowns = cooldowns;
+        this.lockouts = lockouts;
+        this.providerCooldowns = providerCooldowns;
+        this.families = families;
+    }
+
+    /** What the attempt loop does after a failure. */
+    public enum Decision {
+        /** Try the next candidate connection. */
+        TRY_NEXT,
+        /** Stop and answer the client with this failure. */
+        GIVE_UP
+    }
+
+    /**
+     * The quota family of a model.
+     *
+     * @param provider the provider id
+     * @param model the upstream model
+     * @return the family, or null
+     */
+    public String familyOf(String provider, String model) {
+        return families.familyOf(provider, model);
+    }
+
+    /**
+     * The provider-level hold of the window gate (§7), checked once per request.
+     *
+     * @param provider the provider id
+     * @param providerClass the provider's class
+     * @return the exclusion, or null
+     */
+    public Exclusion providerExclusion(String provider, dev.sluice.api.ProviderClass providerClass) {
+        long ms = providerCooldowns.providerRemainingMs(provider, providerClass);
+        return ms > 0 ? new Exclusion(Exclusion.Reason.PROVIDER_COOLDOWN, ms) : null;
+    }
+
+    /**
+     * Why a candidate may not serve now, or null when it may. Claims nothing.
+     *
+     * @param c the candidate
+     * @param now the current time, epoch ms
+     * @return the exclusion, or null
+     */
+    public Exclusion exclusion(Candidate c, long now) {
+        Connection conn = c.connection();
+        if (ConnectionCooldowns.isTerminal(conn.state().testStatus())) {
+            return new Exclusion(Exclusion.Reason.TERMINAL, 0);
+        }
+        Long until = conn.state().rateLimitedUntil();
+        if (until != null && until > now) {
+            return new Exclusion(Exclusion.Reason.UNAVAILABLE, until - now);
+        }
+        long pc = providerCooldowns.connectionRemainingMs(c.provider(), conn.id());
+        if (pc > 0) {
+            return new Exclusion(Exclusion.Reason.PROVIDER_COOLDOWN, pc);
+        }
+        ModelLockout lock = lockouts.blocking(c.provider(), conn.id(), c.model(), c.family());
+        if (lock != null) {
+            return new Exclusion(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - now));
+        }
+        if (!breakers.canExecute(c.breakerKey(), c.providerClass())) {
+            return new Exclusion(Exclusion.Reason.CIRCUIT_OPEN, Math.max(1, breakers.retryAfterMs(c.breakerKey(), c.providerClass())));
+        }
+        return null;
+    }
+
+    /**
+     * The breaker's admission of an attempt (claims the half-open probe when there is one).
+     *
+     * @param c the candidate
+     * @return true when the attempt may go upstream
+     */
+    public boolean acquire(Candidate c) {
+        return breakers.tryAcquire(c.breakerKey(), c.providerClass());
+    }
+
+    /**
+     * Remaining open time of a candidate's breaker.
+     *
+     * @param c the candidate
+     * @return ms, at least 1
+     */
+    public long breakerRetryAfterMs(Candidate c) {
+        return Math.max(1, breakers.retryAfterMs(c.breakerKey(), c.providerClass()));
+    }
+
+    /**
+     * Classifies a failure (SPEC §5).
+     *
+     * @param c the candidate that failed
+     * @param failure the failure
+     * @return the verdict
+     */
+    public Verdict classify(Candidate c, UpstreamFailure failure) {
+        return classifier.classify(c.provider(), c.connection().authType(), failure);
+    }
+
+    /**
+     * Routes a failure's verdict to the mechanisms it concerns and decides what follows.
+     *
+     * @param c the candidate that failed
+     * @param v the verdict
+     * @param errorMessage the upstream error, secrets scrubbed, or null
+     * @param errorCode the upstream error code, or null
+     * @return the decision
+     */
+    public Decision afterFailure(Candidate c, Verdict v, String errorMessage, String errorCode) {
+        if (v.countsForBreaker()) {
+            breakers.onFailure(c.breakerKey(), c.providerClass(), c.connection().id(), v.reason().wireName());
+        } else {
+            breakers.onNeutral(c.breakerKey());
+        }
+        if (v.requestScoped()) {
+            return v.fallback() ? Decision.TRY_NEXT : Decision.GIVE_UP;
+        }
+        if (v.fallback() && v.reason() != FailureReason.CONCURRENCY_LIMITED) {
+            providerCooldowns.recordFailure(c.provider(), c.providerClass(), c.connection().id());
+        }
+        ModelLockout locked = null;
+        if (v.lockScope() == LockScope.MODEL || v.lockScope() == LockScope.EXACT) {
+            locked = lockouts.recordFailure(c.provider(), c.connection().id(), c.model(), c.family(), v.lockScope(), v.reason(),
+                    v.status(), v.retryAfterMs(), v.hintSource() != null && v.hintSource().authoritative(), v.cooldownMs());
+        }
+        boolean accountWide = v.lockScope() == LockScope.CONNECTION;
+        // a rate or quota 429 that no model lockout took cools the account (lockout is off by default)
+        boolean untakenLimit = locked == null && v.lockScope() == LockScope.MODEL
+                && (v.reason() == FailureReason.RATE_LIMIT_EXCEEDED || v.reason() == FailureReason.QUOTA_EXHAUSTED);
+        if (accountWide || untakenLimit) {
+            cooldowns.onFailure(c.connection().id(), v, errorMessage, errorCode);
+        }
+        return v.fallback() ? Decision.TRY_NEXT : Decision.GIVE_UP;
+    }
+
+    /**
+     * A served attempt: the breaker counts a success, the connection's error fields clear (CC-7),
+     * the model's lockout failure count decays (ML-3), the window gate clears (PC-2).
+     *
+     * @param c the candidate that served
+     */
+    public void afterSuccess(Candidate c) {
+        breakers.onSuccess(c.breakerKey(), c.providerClass(), c.connection().id());
+        cooldowns.onSuccess(c.connection());
+        lockouts.onSuccess(c.provider(), c.connection().id(), c.model(), c.family());
+        providerCooldowns.recordSuccess(c.provider(), c.connection().id());
+    }
+
+    /**
+     * The live settings.
+     *
+     * @return the settings
+     */
+    public ResilienceSettings settings() {
+        return settings.get();
+    }
+}
