@@ -158,20 +158,16 @@ sealed interface Schema permits Schema.Obj, Schema.Leaf {
             if (value.isBoolean()) {
                 return Optional.of(value);
             }
-            if (value.isTextual()) {
-                switch (value.asText().strip().toLowerCase(Locale.ROOT)) {
-                    case "true", "1", "on", "yes" -> {
-                        return Optional.of(NODES.booleanNode(true));
-                    }
-                    case "false", "0", "off", "no" -> {
-                        return Optional.of(NODES.booleanNode(false));
-                    }
-                    default -> {
-                        // falls through to the warning
-                    }
+            String text = value.isTextual() ? value.asText().strip().toLowerCase(Locale.ROOT) : "";
+            switch (text) {
+                case "true", "1", "on", "yes" -> {
+                    return Optional.of(NODES.booleanNode(true));
                 }
+                case "false", "0", "off", "no" -> {
+                    return Optional.of(NODES.booleanNode(false));
+                }
+                default -> warn.accept(name + " = " + shown(value) + " is not true or false; ignored" + keeping(lower));
             }
-            warn.accept(name + " = " + shown(value) + " is not true or false; ignored" + keeping(lower));
             return Optional.empty();
         }
     }
