@@ -4,15 +4,23 @@ import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.sluice.runtime.settings.ResilienceEnvironment;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Reads {@link SluiceConfig} from the YAML file and the environment (SPEC SH-5). The environment
- * is passed in, so tests need not touch the process environment.
+ * is passed in, so tests need not touch the process environment. The {@code resilience:} subtree
+ * and the resilience variables of the environment are handed on raw: the settings layers
+ * ({@code dev.sluice.runtime.settings}) clamp or ignore bad values there instead of failing
+ * start-up (SE-1).
  */
 public final class ConfigLoader {
+
+    private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 
     /** Env: listen address. */
     public static final String ENV_HOST = "SLUICE_HOST";
@@ -77,14 +85,50 @@ public final class ConfigLoader {
         Map<String, Map<String, String>> pluginSettings = new LinkedHashMap<>();
         Config settings = file.get("plugins.settings");
         if (settings.exists()) {
-            for (Config plugin : settings.asNodeList().orElse(java.util.List.of())) {
+            for (Config plugin : settings.asNodeList().orElse(List.of())) {
                 Map<String, String> values = new LinkedHashMap<>();
                 plugin.detach().asMap().orElse(Map.of()).forEach(values::put);
                 pluginSettings.put(plugin.name(), values);
             }
         }
+        Config resilience = file.get("resilience");
+        Map<String, Object> resilienceTree = resilience.type() == Config.Type.OBJECT ? asMap(resilience) : Map.of();
+        if (resilience.exists() && resilience.type() != Config.Type.OBJECT) {
+            // not fatal, like every other bad resilience value (SE-1): the defaults stay
+            LOG.log(System.Logger.Level.WARNING, "config file setting resilience is not an object; ignored");
+        }
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
-                pluginSettings);
+                pluginSettings, resilienceTree, ResilienceEnvironment.select(env));
+    }
+
+    /** A config subtree as nested maps, lists and text values (Helidon reads every YAML scalar as text). */
+    private static Map<String, Object> asMap(Config node) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Config child : node.asNodeList().orElse(List.of())) {
+            Object value = asValue(child);
+            if (value != null) {
+                out.put(child.name(), value);
+            }
+        }
+        return out;
+    }
+
+    private static Object asValue(Config node) {
+        return switch (node.type()) {
+            case OBJECT -> asMap(node);
+            case LIST -> {
+                List<Object> out = new ArrayList<>();
+                for (Config element : node.asNodeList().orElse(List.of())) {
+                    Object value = asValue(element);
+                    if (value != null) {
+                        out.add(value);
+                    }
+                }
+                yield out;
+            }
+            case VALUE -> node.asString().orElse("");
+            case MISSING -> null;
+        };
     }
 
     private static String pick(Map<String, String> env, String envName, Config fileValue, String defaultValue) {

@@ -4,6 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,6 +26,10 @@ import java.util.Map;
  * @param connectTimeout upstream connect timeout (SPEC ST-0: 30 s)
  * @param headersTimeout upstream response-headers / read timeout (SPEC ST-0: 110 s)
  * @param pluginSettings per plugin name, its settings
+ * @param resilience the {@code resilience:} subtree of the config file as nested maps, lists and
+ *     text values (SE-2; read by {@code ResilienceSettingsLayers}), empty when absent
+ * @param resilienceEnv the environment variables that override resilience settings
+ *     ({@code ResilienceEnvironment.OVERRIDES}) that are set, and only those
  */
 public record SluiceConfig(
         String host,
@@ -34,7 +42,9 @@ public record SluiceConfig(
         long maxBodyBytes,
         Duration connectTimeout,
         Duration headersTimeout,
-        Map<String, Map<String, String>> pluginSettings) {
+        Map<String, Map<String, String>> pluginSettings,
+        Map<String, Object> resilience,
+        Map<String, String> resilienceEnv) {
 
     /** Default listen address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -61,6 +71,51 @@ public record SluiceConfig(
             throw new IllegalArgumentException("maxBodyBytes must be positive");
         }
         pluginSettings = pluginSettings == null ? Map.of() : Map.copyOf(pluginSettings);
+        resilience = resilience == null ? Map.of() : immutableMap(resilience);
+        resilienceEnv = resilienceEnv == null ? Map.of() : Map.copyOf(resilienceEnv);
+    }
+
+    /**
+     * Without resilience settings from the file or the environment (every resilience default).
+     *
+     * @param host listen address
+     * @param port listen port; 0 picks a free port
+     * @param dataDir data folder
+     * @param pluginsDir plugins folder
+     * @param strictPlugins stop start-up when a plugin fails to load
+     * @param adminKey the admin key, or null
+     * @param secretKey base64 AES key, or null
+     * @param maxBodyBytes client request body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, Map.of(), Map.of());
+    }
+
+    /** A deep, unmodifiable copy of a YAML subtree (maps and lists copied at every level, order kept). */
+    private static Map<String, Object> immutableMap(Map<String, ?> map) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        map.forEach((k, v) -> out.put(requireNonNull(k, "resilience key is null"), immutable(v)));
+        return Collections.unmodifiableMap(out);
+    }
+
+    private static Object immutable(Object value) {
+        if (value instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            m.forEach((k, v) -> out.put(String.valueOf(k), immutable(v)));
+            return Collections.unmodifiableMap(out);
+        }
+        if (value instanceof List<?> l) {
+            List<Object> out = new ArrayList<>();
+            l.forEach(v -> out.add(immutable(v)));
+            return Collections.unmodifiableList(out);
+        }
+        return requireNonNull(value, "resilience value is null");
     }
 
     /** Never shows the keys. */
@@ -68,6 +123,6 @@ public record SluiceConfig(
     public String toString() {
         return "SluiceConfig[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", pluginsDir=" + pluginsDir
                 + ", strictPlugins=" + strictPlugins + ", adminKey=" + (adminKey == null ? "generated" : "***")
-                + ", maxBodyBytes=" + maxBodyBytes + "]";
+                + ", maxBodyBytes=" + maxBodyBytes + ", resilience=" + resilience + ", resilienceEnv=" + resilienceEnv.keySet() + "]";
     }
 }

@@ -3,10 +3,13 @@ package dev.sluice.runtime.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.settings.ResilienceSettingsLayers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -289,6 +292,100 @@ class ConfigLoaderTest {
         writeConfig("upstream:\n  headersTimeoutMs: 0\n");
         assertThatThrownBy(() -> load(Map.of())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("upstream.headersTimeoutMs");
+    }
+
+    // ------------------------------------------------------------------ resilience settings (SE-2)
+
+    @Test
+    void resilienceSubtreeIsHandedOnAsNestedMapsListsAndText_SE2() throws IOException {
+        writeConfig("""
+                resilience:
+                  modelLockout:
+                    enabled: true
+                    errorCodes: [429, 503]
+                    maxCooldownMs: 600000
+                  circuitBreaker:
+                    apikey:
+                      cooldownByKind:
+                        rate_limit_exceeded: 60000
+                """);
+
+        assertThat(load(Map.of()).resilience()).isEqualTo(Map.of(
+                "modelLockout", Map.of("enabled", "true", "errorCodes", List.of("429", "503"), "maxCooldownMs", "600000"),
+                "circuitBreaker", Map.of("apikey", Map.of("cooldownByKind", Map.of("rate_limit_exceeded", "60000")))));
+    }
+
+    @Test
+    void noResilienceSubtreeOrAScalarOneGivesNone_SE1() throws IOException {
+        assertThat(load(Map.of()).resilience()).isEmpty();
+        writeConfig(FULL_YAML);
+        assertThat(load(Map.of()).resilience()).isEmpty();
+        writeConfig("resilience: fast\n");
+        assertThat(load(Map.of()).resilience()).as("not fatal: the defaults stay").isEmpty();
+    }
+
+    @Test
+    void onlyTheResilienceVariablesOfTheEnvironmentAreKept_SE2() {
+        SluiceConfig c = load(Map.of("SLUICE_MODEL_LOCKOUT_ENABLED", "1", "SLUICE_PROVIDER_COOLDOWN_MIN_MS", " ", "SLUICE_ADMIN_KEY",
+                "secret-admin", "PATH", "/bin"));
+
+        assertThat(c.resilienceEnv()).isEqualTo(Map.of("SLUICE_MODEL_LOCKOUT_ENABLED", "1", "SLUICE_PROVIDER_COOLDOWN_MIN_MS", " "));
+        assertThat(load(Map.of()).resilienceEnv()).isEmpty();
+    }
+
+    @Test
+    void resilienceSettingsFollowDefaultsThenFileThenEnvironment_SE2() throws IOException {
+        writeConfig("""
+                resilience:
+                  circuitBreaker:
+                    oauth:
+                      failureThreshold: 20
+                      resetTimeoutMs: 90000
+                  modelLockout:
+                    enabled: true
+                    errorCodes: [429]
+                """);
+        SluiceConfig c = load(Map.of("SLUICE_CIRCUIT_BREAKER_OAUTH_THRESHOLD", "30", "SLUICE_MODEL_LOCKOUT_ENABLED", "false"));
+
+        ResilienceSettings s = ResilienceSettingsLayers.configured(c.resilience(), c.resilienceEnv());
+
+        assertThat(s.circuitBreaker().oauth().failureThreshold()).as("env").isEqualTo(30);
+        assertThat(s.circuitBreaker().oauth().resetTimeoutMs()).as("file").isEqualTo(90_000);
+        assertThat(s.circuitBreaker().oauth().degradationThreshold()).as("default").isEqualTo(5);
+        assertThat(s.modelLockout().enabled()).as("env").isFalse();
+        assertThat(s.modelLockout().errorCodes()).as("file").containsExactly(429);
+    }
+
+    @Test
+    void badResilienceValuesInTheFileDoNotStopStartUp_SE1() throws IOException {
+        writeConfig("""
+                resilience:
+                  modelLockout:
+                    maxCooldownMs: 99999999
+                    baseCooldownMs: soon
+                  bogus: 1
+                """);
+        SluiceConfig c = load(Map.of());
+
+        ResilienceSettings s = ResilienceSettingsLayers.configured(c.resilience(), c.resilienceEnv());
+
+        assertThat(s.modelLockout().maxCooldownMs()).isEqualTo(3_600_000);
+        assertThat(s.modelLockout().baseCooldownMs()).isEqualTo(120_000);
+    }
+
+    @Test
+    void resilienceMapsAreImmutable_SE2() throws IOException {
+        writeConfig("resilience:\n  modelLockout:\n    errorCodes: [429]\n");
+        SluiceConfig c = load(Map.of("SLUICE_MODEL_LOCKOUT_ENABLED", "1"));
+
+        assertThatThrownBy(() -> c.resilience().put("x", "y")).isInstanceOf(UnsupportedOperationException.class);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> lockout = (Map<String, Object>) c.resilience().get("modelLockout");
+        assertThatThrownBy(() -> lockout.put("x", "y")).isInstanceOf(UnsupportedOperationException.class);
+        @SuppressWarnings("unchecked")
+        List<Object> codes = (List<Object>) lockout.get("errorCodes");
+        assertThatThrownBy(() -> codes.add("500")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> c.resilienceEnv().clear()).isInstanceOf(UnsupportedOperationException.class);
     }
 
     // ------------------------------------------------------------------ secrets

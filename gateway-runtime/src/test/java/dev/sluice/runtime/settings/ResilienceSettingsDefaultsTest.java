@@ -1,0 +1,121 @@
+package dev.sluice.runtime.settings;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
+import dev.sluice.runtime.resilience.ResilienceSettings.CooldownProfile;
+import dev.sluice.runtime.resilience.ResilienceSettings.WindowProfile;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Every default of the resilience tree has the value the spec names (SE-3). */
+class ResilienceSettingsDefaultsTest {
+
+    private static final ResilienceSettings D = ResilienceSettings.DEFAULTS;
+
+    @Test
+    void breakerThresholdsAndResetTimeoutsByClass_CB2() {
+        assertThat(D.circuitBreaker().oauth().degradationThreshold()).isEqualTo(5);
+        assertThat(D.circuitBreaker().oauth().failureThreshold()).isEqualTo(8);
+        assertThat(D.circuitBreaker().oauth().resetTimeoutMs()).isEqualTo(60_000);
+        assertThat(D.circuitBreaker().apikey().degradationThreshold()).isEqualTo(7);
+        assertThat(D.circuitBreaker().apikey().failureThreshold()).isEqualTo(12);
+        assertThat(D.circuitBreaker().apikey().resetTimeoutMs()).isEqualTo(30_000);
+        // local: degradation derived below the open threshold
+        assertThat(D.circuitBreaker().local().degradationThreshold()).isEqualTo(1);
+        assertThat(D.circuitBreaker().local().failureThreshold()).isEqualTo(2);
+        assertThat(D.circuitBreaker().local().resetTimeoutMs()).isEqualTo(15_000);
+    }
+
+    @Test
+    void breakerBackoffByClass_CB4() {
+        assertThat(D.circuitBreaker().apikey()).isEqualTo(new BreakerProfile(7, 12, 30_000, 4, 3, Map.of()));
+        assertThat(D.circuitBreaker().oauth()).isEqualTo(new BreakerProfile(5, 8, 60_000, 8, 2, Map.of()));
+        assertThat(D.circuitBreaker().local()).isEqualTo(new BreakerProfile(1, 2, 15_000, 16, 3, Map.of()));
+        assertThat(D.circuitBreaker().apikey().backoffEscalationCount()).isEqualTo(3);
+        assertThat(D.circuitBreaker().apikey().maxBackoffMultiplier()).isEqualTo(4);
+        assertThat(D.circuitBreaker().oauth().backoffEscalationCount()).isEqualTo(2);
+        assertThat(D.circuitBreaker().oauth().maxBackoffMultiplier()).isEqualTo(8);
+        assertThat(D.circuitBreaker().local().backoffEscalationCount()).isEqualTo(3);
+        assertThat(D.circuitBreaker().local().maxBackoffMultiplier()).isEqualTo(16);
+        assertThat(D.circuitBreaker().oauth().cooldownByKind()).isEmpty();
+        assertThat(D.circuitBreaker().apikey().cooldownByKind()).isEmpty();
+        assertThat(D.circuitBreaker().local().cooldownByKind()).isEmpty();
+    }
+
+    @Test
+    void providerCooldownIsOffWithTheWindowProfiles_PC1_PC2_PC3() {
+        assertThat(D.providerCooldown().enabled()).isFalse();
+        assertThat(D.providerCooldown().oauth()).isEqualTo(new WindowProfile(10, 15 * 60_000, 5 * 60_000));
+        assertThat(D.providerCooldown().apikey()).isEqualTo(new WindowProfile(15, 30 * 60_000, 10 * 60_000));
+        // OmniRoute's local profile and connection-level retry range (§3.11 of the notes)
+        assertThat(D.providerCooldown().local()).isEqualTo(new WindowProfile(2, 5 * 60_000, 60_000));
+        assertThat(D.providerCooldown().minRetryCooldownMs()).isEqualTo(5_000);
+        assertThat(D.providerCooldown().maxRetryCooldownMs()).isEqualTo(300_000);
+    }
+
+    @Test
+    void connectionCooldownBasesStepsAndCap_CC2() {
+        assertThat(D.connectionCooldown().oauth()).isEqualTo(new CooldownProfile(5_000, 8, 30 * 60_000));
+        assertThat(D.connectionCooldown().apikey()).isEqualTo(new CooldownProfile(3_000, 5, 30 * 60_000));
+    }
+
+    @Test
+    void streamStallsDoNotCoolByDefault_CC5() {
+        assertThat(D.streamStallCooldown().enabled()).isFalse();
+    }
+
+    @Test
+    void modelLockoutDefaults_ML2() {
+        assertThat(D.modelLockout().enabled()).isFalse();
+        assertThat(D.modelLockout().errorCodes()).containsExactly(403, 404, 429, 502, 503, 504);
+        assertThat(D.modelLockout().baseCooldownMs()).isEqualTo(120_000);
+        assertThat(D.modelLockout().maxCooldownMs()).isEqualTo(1_800_000);
+        assertThat(D.modelLockout().maxBackoffSteps()).isEqualTo(10);
+        assertThat(D.modelLockout().useExponentialBackoff()).isTrue();
+    }
+
+    @Test
+    void theDefaultTreeAsJsonHasEveryKeyAndValue_SE3_SE4() throws Exception {
+        JsonNode expected = new ObjectMapper().readTree("""
+                {
+                  "circuitBreaker": {
+                    "oauth":  {"degradationThreshold": 5, "failureThreshold": 8,  "resetTimeoutMs": 60000,
+                               "maxBackoffMultiplier": 8,  "backoffEscalationCount": 2, "cooldownByKind": {}},
+                    "apikey": {"degradationThreshold": 7, "failureThreshold": 12, "resetTimeoutMs": 30000,
+                               "maxBackoffMultiplier": 4,  "backoffEscalationCount": 3, "cooldownByKind": {}},
+                    "local":  {"degradationThreshold": 1, "failureThreshold": 2,  "resetTimeoutMs": 15000,
+                               "maxBackoffMultiplier": 16, "backoffEscalationCount": 3, "cooldownByKind": {}}
+                  },
+                  "providerCooldown": {
+                    "enabled": false, "minRetryCooldownMs": 5000, "maxRetryCooldownMs": 300000,
+                    "oauth":  {"failureThreshold": 10, "failureWindowMs": 900000,  "cooldownMs": 300000},
+                    "apikey": {"failureThreshold": 15, "failureWindowMs": 1800000, "cooldownMs": 600000},
+                    "local":  {"failureThreshold": 2,  "failureWindowMs": 300000,  "cooldownMs": 60000}
+                  },
+                  "connectionCooldown": {
+                    "oauth":  {"baseCooldownMs": 5000, "maxBackoffSteps": 8, "maxCooldownMs": 1800000},
+                    "apikey": {"baseCooldownMs": 3000, "maxBackoffSteps": 5, "maxCooldownMs": 1800000}
+                  },
+                  "streamStallCooldown": {"enabled": false},
+                  "modelLockout": {
+                    "enabled": false, "errorCodes": [403, 404, 429, 502, 503, 504], "baseCooldownMs": 120000,
+                    "maxCooldownMs": 1800000, "maxBackoffSteps": 10, "useExponentialBackoff": true
+                  }
+                }
+                """);
+
+        assertThat(ResilienceSettingsCodec.toJson(D)).isEqualTo(expected);
+        assertThat(List.copyOf(ResilienceSettingsCodec.toJson(D).properties()).stream().map(Map.Entry::getKey))
+                .containsExactly("circuitBreaker", "providerCooldown", "connectionCooldown", "streamStallCooldown", "modelLockout");
+    }
+
+    @Test
+    void theDefaultsPassTheirOwnValidation_SE1() {
+        assertThat(ResilienceSettingsCodec.fromJson(ResilienceSettingsCodec.toJson(D))).isEqualTo(D);
+    }
+}
