@@ -62,6 +62,15 @@ class ArchitectureIT {
     }
 
     @Test
+    void theResilienceEngineIsPlainJava_SH3() {
+        // issue 4: plain Java driven by an injected clock; no web layer, no JSON library, no SQL
+        classes().that().resideInAPackage("dev.sluice.runtime.resilience..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.sluice.api..", "dev.sluice.runtime.resilience..",
+                        "dev.sluice.runtime.store..")
+                .check(shipped);
+    }
+
+    @Test
     void onlyTheStoreTalksToTheDatabase_SH3() {
         noClasses().that().resideOutsideOfPackage("dev.sluice.runtime.store..")
                 .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "org.sqlite..")

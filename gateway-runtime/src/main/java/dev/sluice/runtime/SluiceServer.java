@@ -24,7 +24,6 @@ import dev.sluice.runtime.resilience.ProviderCooldowns;
 import dev.sluice.runtime.resilience.QuotaFamilies;
 import dev.sluice.runtime.resilience.Resilience;
 import dev.sluice.runtime.resilience.ResilienceEngine;
-import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.ChatRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
@@ -33,6 +32,8 @@ import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.security.AdminKeys;
+import dev.sluice.runtime.settings.ResilienceSettingsLayers;
+import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.ConnectionStore;
 import dev.sluice.runtime.store.Database;
@@ -55,7 +56,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -156,7 +156,8 @@ public final class SluiceServer implements AutoCloseable {
         ProviderCatalog catalog = new ProviderCatalog(providers, openAi, connections);
 
         ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
-        Supplier<ResilienceSettings> resilienceSettings = () -> ResilienceSettings.DEFAULTS;
+        ResilienceSettingsService resilienceSettings = new ResilienceSettingsService(
+                ResilienceSettingsLayers.configured(config.resilience(), config.resilienceEnv()), settings);
         Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new SqliteBreakerStore(db)),
                 new ConnectionCooldowns(connections, clock, resilienceSettings), new ModelLockouts(clock, resilienceSettings),
                 new ProviderCooldowns(clock, resilienceSettings));
@@ -168,7 +169,7 @@ public final class SluiceServer implements AutoCloseable {
         ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
-                new ModelResolver(catalog), chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, clock);
+                new ModelResolver(catalog), chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, resilienceSettings, clock);
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())

@@ -15,6 +15,7 @@ import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import dev.sluice.runtime.resilience.Resilience;
+import dev.sluice.runtime.settings.ResilienceSettingsService;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Map;
@@ -42,12 +43,13 @@ public final class HttpApi {
      * @param database the database (readiness)
      * @param attemptTimeout upstream timeout per attempt
      * @param resilience the resilience mechanisms (admin views)
+     * @param resilienceSettings the resilience settings tree (SPEC §18)
      * @param clock the clock
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, ChatRouter chatRouter, Dispatcher dispatcher, ProviderCatalog catalog,
             ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database, Duration attemptTimeout,
-            Resilience resilience, InstantSource clock) {
+            Resilience resilience, ResilienceSettingsService resilienceSettings, InstantSource clock) {
     }
 
     /**
@@ -71,6 +73,7 @@ public final class HttpApi {
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.clock());
+        routing.register("/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
         routing.register("/api/resilience", resilience.resilience());
         routing.register("/api/monitoring", resilience.monitoring());
         routing.any(HttpApi::unknownRoute);
@@ -88,6 +91,7 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/keys/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/keys/[^/]+"), "DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/plugins/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/resilience/?"), "GET, PATCH"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/reset"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/cooldowns"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/model-cooldowns"), "GET, DELETE"),
