@@ -1,34 +1,66 @@
 package dev.sluice.runtime.resilience;
 
+import static dev.sluice.runtime.resilience.ErrorTextPatterns.containsAny;
+import static dev.sluice.runtime.resilience.ErrorTextPatterns.findsAny;
+
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
+import dev.sluice.runtime.resilience.RetryHints.Hint;
 import java.time.InstantSource;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
- * The one place that turns an upstream failure into a {@link Verdict} (SPEC §5; OmniRoute's
- * {@code checkFallbackError}). Pure apart from reading the clock for HTTP-date hints.
+ * The one place that turns an upstream failure into a {@link Verdict} (SPEC §5, FC-1…FC-4;
+ * OmniRoute's {@code checkFallbackError}). Pure apart from reading the clock (for dated hints and
+ * the next UTC midnight); never throws, whatever the body holds.
  *
- * <p>Fallback (try the next connection) on: transport failures, 5xx, 408, 429, and the
- * account-level 401/402/403 (another key of the same provider may work). Request-level errors
- * (400, 404, 413, 422 …) are answered at once: every connection would refuse them alike.
+ * <p>Order of evaluation, first match wins:
+ * <ol>
+ *   <li>transport failures: {@code timeout} 504 / {@code network_error} 502 / the gateway's own
+ *       {@code quality_failure} 502 (never counted by the breaker), all {@code exact};</li>
+ *   <li>an error answer below 400 is an unusable answer: {@code quality_failure} 502;</li>
+ *   <li>a deactivated account, on any status: {@code banned}, permanent, 1 year;</li>
+ *   <li>a billing suspension or an out-of-credit text, on any status: {@code credits_exhausted};</li>
+ *   <li>5xx {@code server_error}, 408 {@code timeout}: {@code exact};</li>
+ *   <li>by status: 429 (FC-2), 402, 401, 403, 404/410, 400 (FC-4), 432; any other 4xx is a
+ *       request-scoped {@code bad_request}.</li>
+ * </ol>
+ * A retry hint (FC-3, {@link RetryHints}) is attached to every verdict of an error status.
+ * Phrase tables: {@link ErrorTextPatterns}.
  */
 public final class FailureClassifier {
 
-    /** FC-2: body phrases meaning a quota or usage limit, not a rate limit. */
-    static final List<String> QUOTA_PATTERNS = List.of("usage limit reached", "quota exceeded", "exceeded your current quota",
-            "monthly usage limit", "insufficient_quota", "quota_exceeded", "resource_exhausted", "额度不足", "用户额度不足");
-    /** FC-2: body phrases meaning too many concurrent requests. */
-    static final List<String> CONCURRENCY_PATTERNS = List.of("too many concurrent requests", "concurrency limit",
-            "parallel request limit", "并发数过高");
-    /** Body phrases meaning the request exceeds the context window. */
-    static final List<String> CONTEXT_PATTERNS = List.of("context length", "context_length_exceeded", "maximum context",
-            "too many tokens", "prompt is too long");
+    /** A banned or deactivated account is cooled for a year (OmniRoute, notes §3.1 3a). */
+    public static final long BANNED_COOLDOWN_MS = 31_536_000_000L;
+    /** A subscription usage window without a hint (notes §3.1 3h). */
+    public static final long SUBSCRIPTION_QUOTA_COOLDOWN_MS = 3_600_000L;
+    /** A weekly cap without a hint (notes §3.1 3i). */
+    public static final long WEEKLY_QUOTA_COOLDOWN_MS = 86_400_000L;
+    /** A session cap without a hint: 5 h (notes §3.1 3j). */
+    public static final long SESSION_QUOTA_COOLDOWN_MS = 18_000_000L;
+    /** Cap of the cooldown until the next UTC midnight for a daily quota (notes §3.1 3g). */
+    public static final long DAILY_QUOTA_MAX_COOLDOWN_MS = 86_400_000L;
+    /** A retired model or a moved endpoint (notes §3.1 3b, 3c). */
+    public static final long MODEL_RETIRED_COOLDOWN_MS = 86_400_000L;
+    /** CC-4: the flat cooldown of a concurrency-limited connection without a hint. */
+    public static final long CONCURRENCY_LIMIT_COOLDOWN_MS = 1_000L;
+    /**
+     * FC-2, BO-5: a 429 body declaring a retry window below this is a rate limit even when it
+     * speaks of quota; a hint of at least this much is a quota, not a rate limit (OmniRoute's
+     * {@code QUOTA_SCALE_RETRY_DELAY_SECONDS}, notes §3.5).
+     */
+    public static final long QUOTA_SCALE_WINDOW_MS = 3_600_000L;
+    /** Only the first this many characters of a body are searched (a bound on the work per failure). */
+    static final int MAX_SCANNED_CHARS = 16_384;
 
     private final InstantSource clock;
 
@@ -38,13 +70,14 @@ public final class FailureClassifier {
      * @param clock the clock
      */
     public FailureClassifier(InstantSource clock) {
-        this.clock = clock;
+        this.clock = Objects.requireNonNull(clock, "clock is null");
     }
 
     /**
      * Classifies a failure.
      *
-     * @param provider the provider id
+     * @param provider the provider id (only {@code claude} changes a decision: its
+     *     "would exceed your account's rate limit" 429 is a subscription quota)
      * @param connectionClass the class of the connection that failed
      * @param failure the failure
      * @return the verdict
@@ -53,54 +86,232 @@ public final class FailureClassifier {
         return switch (failure) {
             case TransportError t -> switch (t.kind()) {
                 case TIMEOUT -> Verdict.of(FailureReason.TIMEOUT, 504, true, LockScope.EXACT);
-                // the upstream answered, but not with a usable answer: the gateway's own 502 (FC-1)
-                case PROTOCOL -> Verdict.of(FailureReason.QUALITY_FAILURE, 502, true, LockScope.EXACT);
+                // the upstream answered, but not usably: the gateway's own 502, no evidence about
+                // the provider's health (FC-1, CB-3)
+                case PROTOCOL -> qualityFailure();
                 default -> Verdict.of(FailureReason.NETWORK_ERROR, 502, true, LockScope.EXACT);
             };
-            case UpstreamError e -> classify(e);
+            case UpstreamError e -> classifyError(provider, connectionClass, e);
         };
     }
 
-    private static Verdict v(FailureReason reason, int status, boolean fallback, Long hint) {
-        Verdict v = Verdict.of(reason, status, fallback, LockScope.CONNECTION);
-        return hint == null ? v : v.withHint(hint, Verdict.HintSource.HEADER);
+    private static Verdict qualityFailure() {
+        return new Verdict(FailureReason.QUALITY_FAILURE, 502, true, null, null, null, LockScope.EXACT,
+                false, false, true, false, null);
     }
 
-    private Verdict classify(UpstreamError e) {
+    /** What one error answer says, computed once. */
+    private record Facts(int status, String text, String code, String type, List<Hint> hints, long now) {
+
+        Hint hint() {
+            return hints.isEmpty() ? null : hints.get(0);
+        }
+
+        /** FC-2: the body declares a back-off window under an hour. */
+        boolean shortBodyWindow() {
+            for (Hint h : hints) {
+                if (h.bodyRetryWindow() && h.ms() < QUOTA_SCALE_WINDOW_MS) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        boolean has(List<String> phrases) {
+            return containsAny(text, phrases);
+        }
+
+        boolean finds(List<Pattern> patterns) {
+            return findsAny(text, patterns);
+        }
+    }
+
+    private Verdict classifyError(String provider, ProviderClass connectionClass, UpstreamError e) {
         int status = e.status();
-        // FC-3 order: headers first, then a structured hint the executor read from the body (Google RetryInfo)
-        Long hint = RetryHints.fromHeaders(e.head(), clock.millis())
-                .orElse(e.retryHint() == null ? null : e.retryHint().delayMs());
-        String text = (e.body() + " " + (e.errorCode() == null ? "" : e.errorCode()) + " "
-                + (e.errorType() == null ? "" : e.errorType())).toLowerCase(Locale.ROOT);
-        if (status == 429) {
-            FailureReason reason = containsAny(text, QUOTA_PATTERNS) ? FailureReason.QUOTA_EXHAUSTED
-                    : containsAny(text, CONCURRENCY_PATTERNS) ? FailureReason.CONCURRENCY_LIMITED
-                    : FailureReason.RATE_LIMIT_EXCEEDED;
-            return v(reason, status, true, hint);
+        if (status < 400) {
+            return qualityFailure();
+        }
+        String code = lower(e.errorCode());
+        String type = lower(e.errorType());
+        String body = e.body().length() > MAX_SCANNED_CHARS ? e.body().substring(0, MAX_SCANNED_CHARS) : e.body();
+        String text = (body + "\n" + code + "\n" + type + "\n" + lower(e.message())).toLowerCase(Locale.ROOT);
+        long now = clock.millis();
+        Facts f = new Facts(status, text, code, type, RetryHints.all(e.head(), e.retryHint(), text, now), now);
+        Verdict v = byText(f, provider, connectionClass);
+        Hint hint = f.hint();
+        return hint == null ? v : v.withHint(hint.ms(), hint.source());
+    }
+
+    private Verdict byText(Facts f, String provider, ProviderClass connectionClass) {
+        int status = f.status();
+        if (f.has(ErrorTextPatterns.DEACTIVATED_PHRASES)) {
+            return new Verdict(FailureReason.BANNED, status, true, null, null, BANNED_COOLDOWN_MS, LockScope.CONNECTION,
+                    true, false, false, false, null);
+        }
+        if (f.finds(ErrorTextPatterns.BILLING_SUSPENSION_PATTERNS) || f.has(ErrorTextPatterns.CREDIT_PHRASES)
+                || f.finds(ErrorTextPatterns.CREDIT_PATTERNS)) {
+            return credits(status);
         }
         if (status >= 500) {
-            return v(FailureReason.SERVER_ERROR, status, true, hint);
+            return Verdict.of(FailureReason.SERVER_ERROR, status, true, LockScope.EXACT);
         }
         return switch (status) {
-            case 408 -> v(FailureReason.TIMEOUT, status, true, hint);
+            case 408 -> Verdict.of(FailureReason.TIMEOUT, status, true, LockScope.EXACT);
+            case 429 -> tooManyRequests(f, provider);
+            case 402 -> credits(status);
             // an executor that could not renew an OAuth token says so with code "expired" (CC-6)
-            case 401 -> v("expired".equals(e.errorCode()) ? FailureReason.EXPIRED : FailureReason.AUTH_ERROR,
-                    status, true, null);
-            case 402 -> v(FailureReason.CREDITS_EXHAUSTED, status, true, null);
-            case 403 -> v(FailureReason.AUTH_ERROR, status, true, null);
-            case 404 -> v(FailureReason.NOT_FOUND, status, false, null);
-            default -> v(containsAny(text, CONTEXT_PATTERNS) ? FailureReason.CONTEXT_OVERFLOW : FailureReason.BAD_REQUEST,
-                    status, false, null);
+            case 401 -> Verdict.of("expired".equals(f.code()) || connectionClass == ProviderClass.OAUTH
+                    ? FailureReason.EXPIRED : FailureReason.AUTH_ERROR, status, true, LockScope.CONNECTION);
+            case 403 -> forbidden(f);
+            case 404, 410 -> notFound(f, connectionClass);
+            case 400 -> badRequest(f);
+            // a plan limit (OmniRoute notes §3.1 step 6)
+            case 432 -> quota(f, status, SUBSCRIPTION_QUOTA_COOLDOWN_MS);
+            default -> requestScoped(FailureReason.BAD_REQUEST, status);
         };
     }
 
-    private static boolean containsAny(String text, List<String> patterns) {
-        for (String p : patterns) {
-            if (text.contains(p)) {
-                return true;
+    private static Verdict credits(int status) {
+        return new Verdict(FailureReason.CREDITS_EXHAUSTED, status, true, null, null, null, LockScope.CONNECTION,
+                false, true, false, false, null);
+    }
+
+    private static Verdict requestScoped(FailureReason reason, int status) {
+        return new Verdict(reason, status, false, null, null, null, LockScope.EXACT, false, false, false, true, null);
+    }
+
+    // ------------------------------------------------------------------ 429 (FC-2)
+
+    private Verdict tooManyRequests(Facts f, String provider) {
+        int status = f.status();
+        if (f.finds(ErrorTextPatterns.TERMINAL_QUOTA_PATTERNS)) {
+            return quotaVerdict(f, provider, status);
+        }
+        if (!f.shortBodyWindow()) {
+            Verdict quota = quotaVerdict(f, provider, status);
+            if (quota != null) {
+                return quota;
+            }
+            Hint hint = f.hint();
+            if (hint != null && hint.ms() >= QUOTA_SCALE_WINDOW_MS) {
+                // BO-5: an hour-scale announced wait is a quota, whatever the words
+                return Verdict.of(FailureReason.QUOTA_EXHAUSTED, status, true, LockScope.MODEL);
             }
         }
-        return false;
+        if (f.has(ErrorTextPatterns.CONCURRENCY_PHRASES)) {
+            Hint hint = f.hint();
+            return new Verdict(FailureReason.CONCURRENCY_LIMITED, status, true, null, null,
+                    hint == null ? CONCURRENCY_LIMIT_COOLDOWN_MS : hint.ms(), LockScope.CONNECTION,
+                    false, false, true, false, null);
+        }
+        return Verdict.of(FailureReason.RATE_LIMIT_EXCEEDED, status, true, LockScope.MODEL);
+    }
+
+    /**
+     * A quota verdict when the text names a quota, or null; with the cooldown its kind declares:
+     * weekly 24 h, session 5 h, daily until the next UTC midnight, subscription 1 h, any other
+     * none (the mechanism's own backoff decides). Checked in that order: "weekly usage limit
+     * reached" is weekly, not a 1 h subscription window.
+     */
+    private Verdict quotaVerdict(Facts f, String provider, int status) {
+        Long declared;
+        if (f.finds(ErrorTextPatterns.WEEKLY_QUOTA_PATTERNS)) {
+            declared = WEEKLY_QUOTA_COOLDOWN_MS;
+        } else if (f.finds(ErrorTextPatterns.SESSION_QUOTA_PATTERNS)) {
+            declared = SESSION_QUOTA_COOLDOWN_MS;
+        } else if (f.finds(ErrorTextPatterns.DAILY_QUOTA_PATTERNS)) {
+            declared = untilNextUtcMidnight(f.now());
+        } else if (f.has(ErrorTextPatterns.SUBSCRIPTION_QUOTA_PHRASES)
+                || "claude".equalsIgnoreCase(provider) && f.text().contains(ErrorTextPatterns.CLAUDE_ACCOUNT_LIMIT_PHRASE)) {
+            declared = SUBSCRIPTION_QUOTA_COOLDOWN_MS;
+        } else if (f.finds(ErrorTextPatterns.QUOTA_PATTERNS) || f.finds(ErrorTextPatterns.TERMINAL_QUOTA_PATTERNS)) {
+            declared = null;
+        } else {
+            return null;
+        }
+        return quota(f, status, declared);
+    }
+
+    /**
+     * A quota verdict. A hint replaces the declared cooldown, except a body back-off window under
+     * an hour: next to a terminal quota text ("daily free allocation", "TPD rate limit") that is
+     * per-minute pacing, not the reset.
+     */
+    private static Verdict quota(Facts f, int status, Long declared) {
+        Hint hint = f.hint();
+        Long cooldown = declared == null || hint == null || (hint.bodyRetryWindow() && hint.ms() < QUOTA_SCALE_WINDOW_MS)
+                ? declared : Long.valueOf(hint.ms());
+        return new Verdict(FailureReason.QUOTA_EXHAUSTED, status, true, null, null, cooldown, LockScope.MODEL,
+                false, false, false, false, null);
+    }
+
+    private static long untilNextUtcMidnight(long nowMillis) {
+        long midnight = LocalDate.ofEpochDay(Math.floorDiv(nowMillis, 86_400_000L) + 1)
+                .atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli();
+        return Math.min(midnight - nowMillis, DAILY_QUOTA_MAX_COOLDOWN_MS);
+    }
+
+    // ------------------------------------------------------------------ 403
+
+    private Verdict forbidden(Facts f) {
+        int status = f.status();
+        if (f.text().contains(ErrorTextPatterns.REQUEST_NOT_ALLOWED_PHRASE)) {
+            return Verdict.of(FailureReason.REQUEST_REJECTED, status, true, LockScope.CONNECTION);
+        }
+        if (f.text().contains(ErrorTextPatterns.ROUTE_NOT_AUTHORIZED_PHRASE)) {
+            // the key is fine, only this route is denied: nothing to cool, nothing to try next
+            return new Verdict(FailureReason.FORBIDDEN, status, false, null, null, 0L, LockScope.EXACT,
+                    false, false, false, false, null);
+        }
+        if (f.finds(ErrorTextPatterns.MODEL_ACCESS_PATTERNS)) {
+            return Verdict.of(FailureReason.MODEL_ACCESS_DENIED, status, true, LockScope.MODEL);
+        }
+        Verdict quota = quotaVerdict(f, null, status);
+        if (quota != null) {
+            return quota;
+        }
+        return Verdict.of(FailureReason.AUTH_ERROR, status, true, LockScope.CONNECTION);
+    }
+
+    // ------------------------------------------------------------------ 404 / 410
+
+    private static Verdict notFound(Facts f, ProviderClass connectionClass) {
+        if (f.finds(ErrorTextPatterns.MODEL_RETIRED_PATTERNS) || f.finds(ErrorTextPatterns.ENDPOINT_MOVED_PATTERNS)) {
+            return new Verdict(FailureReason.NOT_FOUND, f.status(), false, null, null, MODEL_RETIRED_COOLDOWN_MS,
+                    LockScope.MODEL, false, false, false, false, null);
+        }
+        return Verdict.of(connectionClass == ProviderClass.LOCAL ? FailureReason.NOT_FOUND_LOCAL : FailureReason.NOT_FOUND,
+                f.status(), false, LockScope.MODEL);
+    }
+
+    // ------------------------------------------------------------------ 400 (FC-4)
+
+    private static Verdict badRequest(Facts f) {
+        int status = f.status();
+        if (ErrorTextPatterns.MODEL_NOT_FOUND_CODES.contains(f.code()) || ErrorTextPatterns.MODEL_NOT_FOUND_CODES.contains(f.type())) {
+            return Verdict.of(FailureReason.NOT_FOUND, status, true, LockScope.MODEL);
+        }
+        if (f.finds(ErrorTextPatterns.INVALID_KEY_ON_400_PATTERNS)) {
+            return Verdict.of(FailureReason.AUTH_ERROR, status, true, LockScope.CONNECTION);
+        }
+        if (f.finds(ErrorTextPatterns.MALFORMED_REQUEST_PATTERNS)) {
+            return requestScoped(FailureReason.BAD_REQUEST, status);
+        }
+        if (f.finds(ErrorTextPatterns.CONTEXT_OVERFLOW_PATTERNS)) {
+            return requestScoped(FailureReason.CONTEXT_OVERFLOW, status);
+        }
+        boolean modelAccess = "permission_error".equals(f.type()) && f.text().contains("model")
+                || !f.finds(ErrorTextPatterns.BAD_CREDENTIAL_PATTERNS) && f.finds(ErrorTextPatterns.MODEL_ACCESS_PATTERNS);
+        if (modelAccess) {
+            return Verdict.of(FailureReason.MODEL_ACCESS_DENIED, status, true, LockScope.MODEL);
+        }
+        if (f.finds(ErrorTextPatterns.RATE_LIMIT_ON_400_PATTERNS)) {
+            return Verdict.of(FailureReason.RATE_LIMIT_EXCEEDED, status, true, LockScope.MODEL);
+        }
+        return requestScoped(FailureReason.BAD_REQUEST, status);
+    }
+
+    private static String lower(String s) {
+        return s == null ? "" : s.strip().toLowerCase(Locale.ROOT);
     }
 }
