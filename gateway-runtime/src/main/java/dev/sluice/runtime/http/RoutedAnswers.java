@@ -92,12 +92,15 @@ final class RoutedAnswers {
     static ApiException failure(DispatchResult<?> result, Route route) {
         String target = route.provider().id() + "/" + route.upstreamModel();
         return switch (result) {
+            // API-6: a provider without a connection this key may use is not routable at all
+            case DispatchResult.NoConnection<?> n when n.excluded().isEmpty() -> new ApiException(404, "invalid_request_error",
+                    "model_not_found", "The model '" + route.requested() + "' is not routable: provider '" + route.provider().id()
+                            + "' has no enabled connection this key may use.", "model", Map.of());
+            // CO-5: connections exist, but none can run and no timer will change that
             case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "no_executable_targets",
-                    "[" + target + "] no connection can run this request: provider '" + route.provider().id() + "' has "
-                            + (n.excluded().isEmpty() ? "no enabled connection this key may use"
-                                    : "no usable connection (" + n.excluded().size() + " in a terminal state: banned, expired or"
-                                            + " credits exhausted; see GET /api/resilience/cooldowns)") + ".",
-                    "model", Map.of(), Map.of("diagnostics", diagnostics(n.excluded())));
+                    "[" + target + "] no connection can run this request: " + n.excluded().size() + " connection(s) of provider '"
+                            + route.provider().id() + "' are in a terminal state (banned, expired or credits exhausted; see"
+                            + " GET /api/resilience/cooldowns).", "model", Map.of(), Map.of("diagnostics", diagnostics(n.excluded())));
             case DispatchResult.CoolingDown<?> c -> {
                 LOG.log(System.Logger.Level.WARNING, "[" + target + "] every connection excluded before dispatch — " + reasons(c.excluded()));
                 yield new ApiException(503, "server_error", "all_targets_cooling_down",
