@@ -330,6 +330,12 @@ class NativeProvidersIT {
         assertThat(sent.path()).isEqualTo("/v1/messages");
         assertThat(upstream.requestCount()).as("one connection, one attempt").isEqualTo(1);
 
+        // the key now cools for the announced 7 s (CC-2): nothing goes upstream meanwhile
+        JsonNode cooling = client.expect(client.post("/v1/chat/completions", clientKey, SluiceClient.chat("claude/" + CLAUDE_MODEL, false)), 503);
+        assertThat(cooling.at("/error/code").asText()).isEqualTo("all_targets_cooling_down");
+        assertThat(upstream.requestCount()).isEqualTo(1);
+        client.expect(client.post("/api/resilience/cooldowns", adminKey, Map.of("all", true)), 200);
+
         // the same failure for an Anthropic-format client: Anthropic's envelope, Retry-After kept
         upstream.enqueue(MockResponse.status(429, json("""
                 {'type':'error','error':{'type':'rate_limit_error','message':'Slow down'}}"""))

@@ -35,7 +35,7 @@ import java.util.function.Supplier;
 public final class ConnectionCooldowns {
 
     /** CC-4: the flat cooldown of a concurrency-limited 429 without a hint. */
-    public static final long CONCURRENCY_LIMIT_COOLDOWN_MS = 1_000;
+    public static final long CONCURRENCY_LIMIT_COOLDOWN_MS = FailureClassifier.CONCURRENCY_LIMIT_COOLDOWN_MS;
     /** CC-6: OAuth expiry retries before the connection becomes terminal {@code expired}. */
     public static final int EXPIRED_RETRY_MAX = 3;
     /** CC-6: the window in which three {@code request_rejected} answers make a connection {@code banned}. */

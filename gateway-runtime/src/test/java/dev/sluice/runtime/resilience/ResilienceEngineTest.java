@@ -1,0 +1,167 @@
+package dev.sluice.runtime.resilience;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
+import dev.sluice.api.rules.QuotaFamily;
+import dev.sluice.api.upstream.ResponseHead;
+import dev.sluice.api.upstream.TransportError;
+import dev.sluice.api.upstream.TransportErrorKind;
+import dev.sluice.api.upstream.UpstreamError;
+import dev.sluice.api.upstream.UpstreamFailure;
+import dev.sluice.runtime.security.SecretBox;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.ConnectionState;
+import dev.sluice.runtime.store.Database;
+import dev.sluice.runtime.store.NewConnection;
+import dev.sluice.runtime.store.SqliteConnectionStore;
+import dev.sluice.testkit.TestClock;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Which mechanism a verdict reaches: the scopes stay separate (SPEC §5–§11, BO-7). */
+class ResilienceEngineTest {
+
+    @TempDir
+    Path dir;
+    private final TestClock clock = TestClock.at(Instant.parse("2026-01-01T00:00:00Z"));
+    private final AtomicReference<ResilienceSettings> settings = new AtomicReference<>(ResilienceSettings.DEFAULTS);
+    private Database db;
+    private SqliteConnectionStore store;
+    private CircuitBreakers breakers;
+    private ModelLockouts lockouts;
+    private ResilienceEngine engine;
+    private Connection conn;
+
+    @BeforeEach
+    void open() {
+        db = Database.open(dir);
+        store = new SqliteConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
+        breakers = new CircuitBreakers(clock, settings::get, new NoStore());
+        lockouts = new ModelLockouts(clock, settings::get);
+        engine = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
+                lockouts, new ProviderCooldowns(clock, settings::get),
+                new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))));
+        conn = store.create(new NewConnection("codexish", "k", ProviderClass.APIKEY, "sk-1", null, null, 1, true, null, null, false,
+                null, null, null));
+    }
+
+    @AfterEach
+    void close() {
+        db.close();
+    }
+
+    private void lockoutOn() {
+        ResilienceSettings d = ResilienceSettings.DEFAULTS;
+        settings.set(new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(),
+                new ResilienceSettings.ModelLockoutSettings(true, d.modelLockout().errorCodes(), 120_000, 1_800_000, 10, true)));
+    }
+
+    private Candidate candidate(String model) {
+        Connection fresh = store.find(conn.id()).orElseThrow();
+        return new Candidate("codexish", ProviderClass.APIKEY, fresh, new BreakerKey("codexish", "127.0.0.1:1"), model,
+                engine.familyOf("codexish", model));
+    }
+
+    private ResilienceEngine.Decision fail(String model, UpstreamFailure failure) {
+        Candidate c = candidate(model);
+        return engine.afterFailure(c, engine.classify(c, failure), "boom", null);
+    }
+
+    private static UpstreamError error(int status, String body) {
+        return new UpstreamError(new ResponseHead(status, Map.of()), body, null, null, null);
+    }
+
+    private ConnectionState state() {
+        return store.find(conn.id()).orElseThrow().state();
+    }
+
+    @Test
+    void withLockoutOffARateLimitCoolsTheConnection_CC2_ML2() {
+        assertThat(fail("gpt-5-mini", error(429, "{\"error\":{\"message\":\"Rate limit reached\"}}"))).isEqualTo(ResilienceEngine.Decision.TRY_NEXT);
+        assertThat(state().testStatus()).isEqualTo("unavailable");
+        assertThat(lockouts.activeCount()).isZero();
+    }
+
+    @Test
+    void withLockoutOnARateLimitLocksTheQuotaFamilyAndLeavesTheConnectionActive_ML1() {
+        lockoutOn();
+        fail("gpt-5-mini", error(429, "{\"error\":{\"message\":\"Rate limit reached\"}}"));
+        assertThat(state()).isEqualTo(ConnectionState.ACTIVE);
+        assertThat(engine.exclusion(candidate("gpt-5-codex"), clock.millis()))
+                .isEqualTo(new Exclusion(Exclusion.Reason.MODEL_LOCKOUT, 120_000));
+        assertThat(engine.exclusion(candidate("o3"), clock.millis())).isNull();
+    }
+
+    @Test
+    void serverErrorsCountForTheBreakerButNeverCoolTheConnection_CB3() {
+        fail("o3", error(503, "Service Unavailable"));
+        fail("o3", new TransportError(TransportErrorKind.CONNECT_FAILED, "refused"));
+        assertThat(state()).isEqualTo(ConnectionState.ACTIVE);
+        assertThat(breakers.view(new BreakerKey("codexish", "127.0.0.1:1"), ProviderClass.APIKEY).failureCount()).isEqualTo(1);
+    }
+
+    @Test
+    void accountErrorsNeverCountForTheBreaker_CB3() {
+        fail("o3", error(401, "{\"error\":{\"message\":\"Incorrect API key provided\"}}"));
+        assertThat(breakers.view(new BreakerKey("codexish", "127.0.0.1:1"), ProviderClass.APIKEY).failureCount()).isZero();
+        assertThat(state().lastErrorType()).isEqualTo(FailureReason.AUTH_ERROR.wireName());
+    }
+
+    @Test
+    void requestScopedFailuresTouchNothing_BO7() {
+        lockoutOn();
+        assertThat(fail("o3", error(400, "{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens\"}}")))
+                .isEqualTo(ResilienceEngine.Decision.GIVE_UP);
+        assertThat(state()).isEqualTo(ConnectionState.ACTIVE);
+        assertThat(lockouts.activeCount()).isZero();
+        assertThat(breakers.views()).isEmpty();
+    }
+
+    @Test
+    void successClearsTheConnectionAndDecaysTheLockout_CC7_ML3() {
+        fail("o3", error(429, "{\"error\":{\"message\":\"Rate limit reached\"}}"));
+        clock.advance(java.time.Duration.ofSeconds(3));
+        engine.afterSuccess(candidate("o3"));
+        assertThat(state()).isEqualTo(ConnectionState.ACTIVE);
+    }
+
+    @Test
+    void quotaFamiliesMatchPrefixesCaseInsensitively_ML1() {
+        QuotaFamily f = new QuotaFamily("p", "gpt-5", List.of("gpt-5*", "codex-mini"));
+        assertThat(f.matches("GPT-5-mini")).isTrue();
+        assertThat(f.matches("codex-mini")).isTrue();
+        assertThat(f.matches("codex-mini-2")).isFalse();
+        assertThat(new QuotaFamilies(List.of(f)).familyOf("p", "o3")).isNull();
+        assertThat(new QuotaFamilies(List.of(f)).familyOf("other", "gpt-5")).isNull();
+    }
+
+    private static final class NoStore implements BreakerStore {
+        @Override
+        public List<BreakerSnapshot> loadAll() {
+            return List.of();
+        }
+
+        @Override
+        public void save(BreakerSnapshot s) {
+        }
+
+        @Override
+        public void delete(BreakerKey k) {
+        }
+
+        @Override
+        public void deleteAll() {
+        }
+    }
+}
