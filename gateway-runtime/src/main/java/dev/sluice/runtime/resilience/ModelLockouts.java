@@ -12,6 +12,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -68,6 +69,13 @@ public final class ModelLockouts {
     private final InstantSource clock;
     private final Supplier<ResilienceSettings> settings;
     private final ConcurrentHashMap<String, ConnectionLocks> byConnection = new ConcurrentHashMap<>();
+    /**
+     * NF-3 index, model first: for {@code provider + key model}, the connections that MAY hold a
+     * lock on it (a superset of the truth: entries are added after the lock is stored and pruned
+     * only after a lookup found nothing, re-added if a lock appeared meanwhile). A request reads
+     * its model's sets once and then pays one small-map lookup per connection.
+     */
+    private final ConcurrentHashMap<String, Set<String>> index = new ConcurrentHashMap<>();
     private final AtomicInteger stored = new AtomicInteger();
     private final AtomicBoolean sweeping = new AtomicBoolean();
     private volatile int sweepAbove = SWEEP_THRESHOLD;
@@ -155,8 +163,108 @@ public final class ModelLockouts {
             }
             result[0] = next;
         });
+        index.computeIfAbsent(indexKey(provider, resolved, keyModel), k -> ConcurrentHashMap.newKeySet()).add(connectionId);
         maybeSweep(now, s.baseCooldownMs());
         return result[0];
+    }
+
+    private static String indexKey(String provider, LockScope scope, String keyModel) {
+        return provider + (scope == LockScope.EXACT ? "\u0001" : "\u0000") + keyModel;
+    }
+
+    /**
+     * The lockouts that may concern one model in one request (NF-3): read once per request, then
+     * asked per connection. When lockout is disabled or no connection holds a lock on the model, its
+     * family or its exact key, the answer is a shared empty query that costs nothing per connection.
+     *
+     * @param provider the provider id
+     * @param model the upstream model
+     * @param family its quota family, or null
+     * @return the query
+     */
+    public Query query(String provider, String model, String family) {
+        if (byConnection.isEmpty() || !settings.get().modelLockout().enabled()) {
+            return Query.NONE;
+        }
+        Set<String> f = family == null ? null : nonEmpty(index.get(indexKey(provider, LockScope.MODEL, family)));
+        Set<String> m = model.equals(family) ? null : nonEmpty(index.get(indexKey(provider, LockScope.MODEL, model)));
+        Set<String> x = nonEmpty(index.get(indexKey(provider, LockScope.EXACT, model.toLowerCase(Locale.ROOT))));
+        return f == null && m == null && x == null ? Query.NONE : new Query(this, provider, model, family, f, m, x);
+    }
+
+    private static Set<String> nonEmpty(Set<String> s) {
+        return s == null || s.isEmpty() ? null : s;
+    }
+
+    /** One request's view of the lockouts of its model; see {@link #query}. */
+    public static final class Query {
+        static final Query NONE = new Query(null, null, null, null, null, null, null);
+        private final ModelLockouts owner;
+        private final String provider;
+        private final String model;
+        private final String family;
+        private final Set<String> familySet;
+        private final Set<String> modelSet;
+        private final Set<String> exactSet;
+
+        private Query(ModelLockouts owner, String provider, String model, String family, Set<String> familySet, Set<String> modelSet,
+                Set<String> exactSet) {
+            this.owner = owner;
+            this.provider = provider;
+            this.model = model;
+            this.family = family;
+            this.familySet = familySet;
+            this.modelSet = modelSet;
+            this.exactSet = exactSet;
+        }
+
+        /**
+         * The lockout that blocks this model on a connection.
+         *
+         * @param connectionId the connection
+         * @return the blocking lockout, or null
+         */
+        public ModelLockout blocking(String connectionId) {
+            if (owner == null || !(contains(familySet, connectionId) || contains(modelSet, connectionId) || contains(exactSet, connectionId))) {
+                return null;
+            }
+            ModelLockout l = owner.blocking(provider, connectionId, model, family);
+            if (l == null) {
+                owner.prune(provider, connectionId, model, family);
+            }
+            return l;
+        }
+
+        private static boolean contains(Set<String> s, String id) {
+            return s != null && s.contains(id);
+        }
+    }
+
+    /** Drops index entries of a connection that no longer holds a lock for them (remove, then re-check). */
+    private void prune(String provider, String connectionId, String model, String family) {
+        ConnectionLocks c = byConnection.get(connectionId);
+        ProviderLocks locks = c == null ? null : c.byProvider.get(provider);
+        if (family != null) {
+            pruneOne(indexKey(provider, LockScope.MODEL, family), connectionId, locks == null ? null : locks.models, family);
+        }
+        pruneOne(indexKey(provider, LockScope.MODEL, model), connectionId, locks == null ? null : locks.models, model);
+        String exact = model.toLowerCase(Locale.ROOT);
+        pruneOne(indexKey(provider, LockScope.EXACT, exact), connectionId, locks == null ? null : locks.exact, exact);
+    }
+
+    private void pruneOne(String key, String connectionId, Map<String, ModelLockout> map, String keyModel) {
+        if (map != null && map.containsKey(keyModel)) {
+            return; // stored (perhaps stale, kept for the repeat window): keep the index entry
+        }
+        Set<String> set = index.get(key);
+        if (set != null && set.remove(connectionId)) {
+            ConnectionLocks again = byConnection.get(connectionId);
+            boolean reappeared = again != null && again.byProvider.values().stream()
+                    .anyMatch(l -> l.models.containsKey(keyModel) || l.exact.containsKey(keyModel));
+            if (reappeared) {
+                set.add(connectionId);
+            }
+        }
     }
 
     /**

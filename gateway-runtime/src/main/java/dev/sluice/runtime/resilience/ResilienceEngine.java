@@ -86,33 +86,98 @@ public final class ResilienceEngine {
     }
 
     /**
-     * Why a candidate may not serve now, or null when it may. Claims nothing.
+     * The lockouts of one request's model, read once per request (NF-3).
+     *
+     * @param provider the provider id
+     * @param model the upstream model
+     * @param family its quota family, or null
+     * @return the query
+     */
+    public ModelLockouts.Query lockoutQuery(String provider, String model, String family) {
+        return lockouts.query(provider, model, family);
+    }
+
+    /**
+     * Why a candidate may not serve now, or null when it may. Claims nothing. Convenience over
+     * {@link #held} for one-off checks.
      *
      * @param c the candidate
      * @param now the current time, epoch ms
      * @return the exclusion, or null
      */
     public Exclusion exclusion(Candidate c, long now) {
-        Connection conn = c.connection();
+        Hold hold = new Hold();
+        return held(c.provider(), c.providerClass(), c.connection(), c.breakerKey(), lockoutQuery(c.provider(), c.model(), c.family()),
+                now, hold) ? new Exclusion(hold.reason(), hold.remainingMs()) : null;
+    }
+
+    /**
+     * Whether a connection is held back from serving the request's model now, and by which
+     * mechanism (written to {@code out}). Claims nothing and allocates nothing: this runs once per
+     * walked connection (NF-3).
+     *
+     * @param provider the provider id
+     * @param providerClass the provider's class
+     * @param conn the connection
+     * @param breakerKey the breaker of its host
+     * @param lockoutQuery the request's lockout query
+     * @param now the current time, epoch ms
+     * @param out receives the reason and the time left; also caches the last breaker answer
+     * @return true when held back
+     */
+    public boolean held(String provider, dev.sluice.api.ProviderClass providerClass, Connection conn, BreakerKey breakerKey,
+            ModelLockouts.Query lockoutQuery, long now, Hold out) {
         if (ConnectionCooldowns.isTerminal(conn.state().testStatus())) {
-            return new Exclusion(Exclusion.Reason.TERMINAL, 0);
+            return out.set(Exclusion.Reason.TERMINAL, 0);
         }
         Long until = conn.state().rateLimitedUntil();
         if (until != null && until > now) {
-            return new Exclusion(Exclusion.Reason.UNAVAILABLE, until - now);
+            return out.set(Exclusion.Reason.UNAVAILABLE, until - now);
         }
-        long pc = providerCooldowns.connectionRemainingMs(c.provider(), conn.id());
+        long pc = providerCooldowns.connectionRemainingMs(provider, conn.id());
         if (pc > 0) {
-            return new Exclusion(Exclusion.Reason.PROVIDER_COOLDOWN, pc);
+            return out.set(Exclusion.Reason.PROVIDER_COOLDOWN, pc);
         }
-        ModelLockout lock = lockouts.blocking(c.provider(), conn.id(), c.model(), c.family());
+        ModelLockout lock = lockoutQuery.blocking(conn.id());
         if (lock != null) {
-            return new Exclusion(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - now));
+            return out.set(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - now));
         }
-        if (!breakers.canExecute(c.breakerKey(), c.providerClass())) {
-            return new Exclusion(Exclusion.Reason.CIRCUIT_OPEN, Math.max(1, breakers.retryAfterMs(c.breakerKey(), c.providerClass())));
+        // connections of one host share a breaker: ask it once per host and request
+        if (breakerKey != out.lastBreaker) {
+            out.lastBreaker = breakerKey;
+            out.lastBreakerMs = breakers.canExecute(breakerKey, providerClass) ? 0
+                    : Math.max(1, breakers.retryAfterMs(breakerKey, providerClass));
         }
-        return null;
+        return out.lastBreakerMs > 0 && out.set(Exclusion.Reason.CIRCUIT_OPEN, out.lastBreakerMs);
+    }
+
+    /** A per-request scratch answer of {@link #held}: not thread-safe. */
+    public static final class Hold {
+        private Exclusion.Reason reason;
+        private long remainingMs;
+        private BreakerKey lastBreaker;
+        private long lastBreakerMs;
+
+        boolean set(Exclusion.Reason r, long ms) {
+            reason = r;
+            remainingMs = ms;
+            return true;
+        }
+
+        /** Forgets the cached breaker answer (after an attempt changed the breaker). */
+        public void forgetBreaker() {
+            lastBreaker = null;
+        }
+
+        /** @return the mechanism of the last hold */
+        public Exclusion.Reason reason() {
+            return reason;
+        }
+
+        /** @return the time left of the last hold, ms */
+        public long remainingMs() {
+            return remainingMs;
+        }
     }
 
     /**

@@ -8,7 +8,10 @@ import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionStore;
 import java.time.InstantSource;
+import dev.sluice.runtime.resilience.ModelLockouts;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -66,8 +69,9 @@ public final class ConnectionSelector {
         String base = route.provider().descriptor().defaultBaseUrl();
         Entry[] entries = p.byProvider.computeIfAbsent(provider, id -> build(snapshot, id, base));
         ProviderClass cls = route.provider().descriptor().defaultClass();
-        return new Cursor(entries, route, caller, cls, engine.familyOf(provider, route.upstreamModel()),
-                engine.providerExclusion(provider, cls));
+        String family = engine.familyOf(provider, route.upstreamModel());
+        return new Cursor(entries, route, caller, cls, family, engine.providerExclusion(provider, cls),
+                engine.lockoutQuery(provider, route.upstreamModel(), family));
     }
 
     private static Entry[] build(List<Connection> snapshot, String provider, String defaultBase) {
@@ -79,9 +83,12 @@ public final class ConnectionSelector {
         }
         mine.sort(ORDER);
         Entry[] out = new Entry[mine.size()];
+        // one instance per host, so that a walk can ask each host's breaker once (identity check)
+        Map<BreakerKey, BreakerKey> interned = new HashMap<>();
         for (int i = 0; i < out.length; i++) {
             Connection c = mine.get(i);
-            out[i] = new Entry(c, breakerKey(provider, c.baseUrl() != null ? c.baseUrl() : defaultBase));
+            BreakerKey key = breakerKey(provider, c.baseUrl() != null ? c.baseUrl() : defaultBase);
+            out[i] = new Entry(c, interned.computeIfAbsent(key, k -> k));
         }
         return out;
     }
@@ -118,25 +125,38 @@ public final class ConnectionSelector {
     public record Excluded(Candidate candidate, Exclusion exclusion) {
     }
 
-    /** One request's walk over its candidates. Not thread-safe: one request, one thread. */
+    /**
+     * One request's walk over its candidates. Not thread-safe: one request, one thread. Held-back
+     * connections are remembered as indexes and reasons; their records are built only when asked
+     * for (the failure answer), so a walk that skips many connections allocates little (NF-3).
+     */
     public final class Cursor {
+        private static final Exclusion.Reason[] REASONS = Exclusion.Reason.values();
+
         private final Entry[] entries;
         private final Route route;
         private final Caller caller;
         private final ProviderClass providerClass;
         private final String family;
         private final Exclusion providerHold;
-        private final List<Excluded> excluded = new ArrayList<>(2);
+        private final ModelLockouts.Query lockouts;
+        private final ResilienceEngine.Hold hold = new ResilienceEngine.Hold();
+        private int[] heldIndex = new int[0];
+        private byte[] heldReason = new byte[0];
+        private long[] heldMs = new long[0];
+        private int held;
         private int next;
         private int eligible;
 
-        private Cursor(Entry[] entries, Route route, Caller caller, ProviderClass providerClass, String family, Exclusion providerHold) {
+        private Cursor(Entry[] entries, Route route, Caller caller, ProviderClass providerClass, String family, Exclusion providerHold,
+                ModelLockouts.Query lockouts) {
             this.entries = entries;
             this.route = route;
             this.caller = caller;
             this.providerClass = providerClass;
             this.family = family;
             this.providerHold = providerHold;
+            this.lockouts = lockouts;
         }
 
         /**
@@ -146,22 +166,44 @@ public final class ConnectionSelector {
          */
         public Candidate next() {
             long now = clock.millis();
+            String provider = route.provider().id();
             while (next < entries.length) {
-                Entry e = entries[next++];
+                int i = next++;
+                Entry e = entries[i];
                 Connection c = e.connection();
                 if (!c.enabled() || !caller.mayUse(c.id())) {
                     continue;
                 }
                 eligible++;
-                Candidate candidate = new Candidate(route.provider().id(), providerClass, c, e.breakerKey(), route.upstreamModel(), family);
-                Exclusion why = providerHold != null ? providerHold : engine.exclusion(candidate, now);
-                if (why != null) {
-                    excluded.add(new Excluded(candidate, why));
+                if (providerHold != null) {
+                    remember(i, providerHold.reason(), providerHold.remainingMs());
                     continue;
                 }
-                return candidate;
+                if (engine.held(provider, providerClass, c, e.breakerKey(), lockouts, now, hold)) {
+                    remember(i, hold.reason(), hold.remainingMs());
+                    continue;
+                }
+                return candidate(i);
             }
             return null;
+        }
+
+        private Candidate candidate(int i) {
+            Entry e = entries[i];
+            return new Candidate(route.provider().id(), providerClass, e.connection(), e.breakerKey(), route.upstreamModel(), family);
+        }
+
+        private void remember(int index, Exclusion.Reason reason, long ms) {
+            if (held == heldIndex.length) {
+                int n = Math.max(4, held * 2);
+                heldIndex = Arrays.copyOf(heldIndex, n);
+                heldReason = Arrays.copyOf(heldReason, n);
+                heldMs = Arrays.copyOf(heldMs, n);
+            }
+            heldIndex[held] = index;
+            heldReason[held] = (byte) reason.ordinal();
+            heldMs[held] = ms;
+            held++;
         }
 
         /**
@@ -171,12 +213,38 @@ public final class ConnectionSelector {
          * @param c the candidate
          */
         public void refusedByBreaker(Candidate c) {
-            excluded.add(new Excluded(c, new Exclusion(Exclusion.Reason.CIRCUIT_OPEN, engine.breakerRetryAfterMs(c))));
+            for (int i = next - 1; i >= 0; i--) {
+                if (entries[i].connection() == c.connection()) {
+                    remember(i, Exclusion.Reason.CIRCUIT_OPEN, engine.breakerRetryAfterMs(c));
+                    break;
+                }
+            }
+            hold.forgetBreaker();
+        }
+
+        /** An attempt ended: breakers may have changed, so the walk asks them again. */
+        public void attempted() {
+            hold.forgetBreaker();
         }
 
         /** @return the connections held back so far, in walk order */
         public List<Excluded> excluded() {
-            return List.copyOf(excluded);
+            List<Excluded> out = new ArrayList<>(held);
+            for (int k = 0; k < held; k++) {
+                out.add(new Excluded(candidate(heldIndex[k]), new Exclusion(REASONS[heldReason[k]], heldMs[k])));
+            }
+            return out;
+        }
+
+        /** @return the time until the first timer among the held-back connections ends, or -1 when no timer holds any */
+        public long soonestTimerMs() {
+            long soonest = -1;
+            for (int k = 0; k < held; k++) {
+                if (REASONS[heldReason[k]].timer() && (soonest < 0 || heldMs[k] < soonest)) {
+                    soonest = heldMs[k];
+                }
+            }
+            return soonest;
         }
 
         /** @return enabled connections the caller may use, seen so far */

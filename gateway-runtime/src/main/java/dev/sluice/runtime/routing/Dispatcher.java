@@ -13,7 +13,6 @@ import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ProxyLogRow;
 import dev.sluice.runtime.store.Secrets;
 import java.time.InstantSource;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -81,6 +80,7 @@ public final class Dispatcher {
                 result = new AttemptResult.Failed<>(new TransportError(TransportErrorKind.PROTOCOL, e.getClass().getSimpleName() + ": " + e.getMessage()));
             }
             long latencyMs = (System.nanoTime() - t0) / 1_000_000;
+            cursor.attempted();
             switch (result) {
                 case AttemptResult.Ok<T> ok -> {
                     engine.afterSuccess(candidate);
@@ -105,14 +105,8 @@ public final class Dispatcher {
         if (last != null) {
             return last;
         }
-        List<ConnectionSelector.Excluded> excluded = cursor.excluded();
-        long soonest = Long.MAX_VALUE;
-        for (ConnectionSelector.Excluded x : excluded) {
-            if (x.exclusion().reason().timer()) {
-                soonest = Math.min(soonest, x.exclusion().remainingMs());
-            }
-        }
-        return soonest == Long.MAX_VALUE ? new DispatchResult.NoConnection<>(excluded) : new DispatchResult.CoolingDown<>(soonest, excluded);
+        long soonest = cursor.soonestTimerMs();
+        return soonest < 0 ? new DispatchResult.NoConnection<>(cursor.excluded()) : new DispatchResult.CoolingDown<>(soonest, cursor.excluded());
     }
 
     private UpstreamTarget target(Route route, Connection c) {

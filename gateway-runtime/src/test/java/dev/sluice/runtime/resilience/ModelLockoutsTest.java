@@ -494,4 +494,21 @@ class ModelLockoutsTest {
         assertThat(lockouts.activeCount()).isEqualTo(1);
         assertThat(lockouts.hasAny("c0")).isFalse();
     }
+
+    @Test
+    void theRequestQueryAgreesWithBlockingAcrossClearsAndNewLocks_ML4_NF3() {
+        assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5").blocking("c1")).isNull();
+        quota429("c1", "gpt-5.1");
+        ModelLockouts.Query q = lockouts.query("codex", "gpt-5.1", "gpt-5");
+        assertThat(q.blocking("c1")).isNotNull();
+        assertThat(q.blocking("c2")).isNull();
+        assertThat(lockouts.query("codex", "o3", null).blocking("c1")).isNull();
+        assertThat(lockouts.clear("codex", "c1", "gpt-5")).isTrue();
+        assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5").blocking("c1")).isNull();
+        // a lock recorded after the index entry was pruned is seen again
+        quota429("c1", "gpt-5.1");
+        assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5").blocking("c1")).isNotNull();
+        settings.set(ResilienceSettings.DEFAULTS);
+        assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5").blocking("c1")).isNull();
+    }
 }
