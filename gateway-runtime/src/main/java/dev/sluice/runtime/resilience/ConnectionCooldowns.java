@@ -115,6 +115,11 @@ public final class ConnectionCooldowns {
             long now = clock.millis();
             String lastError = truncate(errorMessage);
             String type = verdict.reason().wireName();
+            boolean cooling = s.rateLimitedUntil() != null && s.rateLimitedUntil() > now;
+            if (cooling && verdict.reason() == FailureReason.REQUEST_REJECTED) {
+                // CC-3: refusals of one burst are one refusal; only answers after the cooldown extend the streak
+                return new Outcome(0, s.testStatus(), true);
+            }
             String terminal = terminalStatus(connectionId, verdict, s, now);
             if (terminal != null) {
                 rejectedStreaks.remove(connectionId);
@@ -123,7 +128,6 @@ public final class ConnectionCooldowns {
                 return new Outcome(0, terminal, false);
             }
             Step step = step(c, verdict, s, now);
-            boolean cooling = s.rateLimitedUntil() != null && s.rateLimitedUntil() > now;
             if (c.disableCooling()) {
                 // CC-9: recorded, never cooled
                 store.updateState(connectionId, new ConnectionState(s.testStatus(), s.rateLimitedUntil(), lastError, type, errorCode,
@@ -183,7 +187,10 @@ public final class ConnectionCooldowns {
         int next = Math.min(level + 1, p.maxBackoffSteps());
         long formula = backoff(p, level);
         Long hint = v.retryAfterMs();
-        if (hint != null && !v.hintSource().authoritative()) {
+        boolean quota = v.reason() == FailureReason.QUOTA_EXHAUSTED;
+        if (hint != null && !quota && !v.hintSource().authoritative()) {
+            // CC-2: a "retry in" read from body text may not exceed maxCooldownMs; an announced quota
+            // reset may (BO-5: "resets in 3 days" is honoured, within the classifier's 30-day cap)
             hint = Math.min(hint, p.maxCooldownMs());
         }
         return switch (v.reason()) {
@@ -198,7 +205,12 @@ public final class ConnectionCooldowns {
             }
             default -> {
                 if (v.cooldownMs() != null) {
-                    yield new Step(hint != null ? hint : v.cooldownMs(), next, s.expiredRetries(), false);
+                    // the duration the failure declares (1 h subscription, 24 h weekly …), unless the
+                    // upstream announced a later reset
+                    yield new Step(hint != null ? Math.max(hint, v.cooldownMs()) : v.cooldownMs(), next, s.expiredRetries(), false);
+                }
+                if (quota && hint != null) {
+                    yield new Step(hint, next, s.expiredRetries(), false);
                 }
                 if (hint != null && (c.authType() != ProviderClass.OAUTH || hint >= formula)) {
                     // BO-2: an API key follows the upstream's hint; an OAuth account takes the longer of the two

@@ -191,6 +191,16 @@ public final class ResilienceEngine {
     }
 
     /**
+     * Releases what {@link #acquire} claimed when the attempt ended without an outcome (an error
+     * escaped the attempt loop).
+     *
+     * @param c the candidate
+     */
+    public void release(Candidate c) {
+        breakers.onNeutral(c.breakerKey());
+    }
+
+    /**
      * Remaining open time of a candidate's breaker.
      *
      * @param c the candidate
@@ -229,7 +239,9 @@ public final class ResilienceEngine {
         if (v.requestScoped()) {
             return v.fallback() ? Decision.TRY_NEXT : Decision.GIVE_UP;
         }
-        if (v.fallback() && v.reason() != FailureReason.CONCURRENCY_LIMITED) {
+        if (v.countsForBreaker()) {
+            // the window gate remembers providers that fail at the service level, like the breaker;
+            // a walk over rate-limited keys is the keys' business (connection cooldown)
             providerCooldowns.recordFailure(c.provider(), c.providerClass(), c.connection().id());
         }
         ModelLockout locked = null;

@@ -101,12 +101,16 @@ public record Verdict(
 
     /**
      * Whether this failure counts for the provider circuit breaker (CB-3): a provider-level status
-     * (408/500/502/503/504) or a transport failure, never when {@code skipProviderBreaker} or
+     * (408/500/502/503/504) or a transport failure classified {@code server_error},
+     * {@code timeout} or {@code network_error}; never when {@code skipProviderBreaker} or
      * {@code requestScoped}.
      *
      * @return true when it counts
      */
     public boolean countsForBreaker() {
-        return !skipProviderBreaker && !requestScoped && BREAKER_STATUSES.contains(status);
+        // an account-level verdict on a 5xx (a deactivation or empty-wallet text) is the account's, not the provider's
+        boolean providerLevel = reason == FailureReason.SERVER_ERROR || reason == FailureReason.TIMEOUT
+                || reason == FailureReason.NETWORK_ERROR;
+        return providerLevel && !skipProviderBreaker && !requestScoped && BREAKER_STATUSES.contains(status);
     }
 }

@@ -24,6 +24,8 @@ import java.util.function.Function;
  */
 public final class Dispatcher {
 
+    private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+
     private final ConnectionSelector selector;
     private final ResilienceEngine engine;
     private final AttemptRecorder recorder;
@@ -68,37 +70,51 @@ public final class Dispatcher {
                 cursor.refusedByBreaker(candidate);
                 continue;
             }
+            Candidate tried = candidate;
             Connection c = candidate.connection();
             attempts++;
-            long startedAt = clock.millis();
-            long t0 = System.nanoTime();
-            AttemptResult<T> result;
+            boolean settled = false;
             try {
-                result = attempt.apply(target(route, c));
-            } catch (RuntimeException e) {
-                // an executor (or a plugin's) bug or an unreadable answer is this attempt's failure, not a 500
-                result = new AttemptResult.Failed<>(new TransportError(TransportErrorKind.PROTOCOL, e.getClass().getSimpleName() + ": " + e.getMessage()));
-            }
-            long latencyMs = (System.nanoTime() - t0) / 1_000_000;
-            cursor.attempted();
-            switch (result) {
-                case AttemptResult.Ok<T> ok -> {
-                    engine.afterSuccess(candidate);
-                    recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
-                            ok.status(), latencyMs, null, null));
-                    return new DispatchResult.Served<>(ok.value(), c);
+                long startedAt = clock.millis();
+                long t0 = System.nanoTime();
+                AttemptResult<T> result;
+                try {
+                    result = attempt.apply(target(route, c));
+                } catch (RuntimeException | StackOverflowError | LinkageError e) {
+                    // an executor (or a plugin's) bug or an unreadable answer is this attempt's failure, not a 500
+                    result = new AttemptResult.Failed<>(new TransportError(TransportErrorKind.PROTOCOL,
+                            e.getClass().getSimpleName() + ": " + e.getMessage()));
                 }
-                case AttemptResult.Failed<T> failed -> {
-                    Verdict verdict = engine.classify(candidate, failed.failure());
-                    UpstreamError upstream = failed.failure() instanceof UpstreamError e ? e : null;
-                    recorder.record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
-                            upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), null));
-                    last = new DispatchResult.Failed<>(failed.failure(), verdict, c, attempts);
-                    ResilienceEngine.Decision decision = engine.afterFailure(candidate, verdict,
-                            Secrets.scrub(failed.failure().describe(), c), upstream == null ? null : upstream.errorCode());
-                    if (decision == ResilienceEngine.Decision.GIVE_UP) {
-                        return last;
+                long latencyMs = (System.nanoTime() - t0) / 1_000_000;
+                cursor.attempted();
+                switch (result) {
+                    case AttemptResult.Ok<T> ok -> {
+                        settled = true;
+                        bookkeeping(() -> engine.afterSuccess(tried));
+                        record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
+                                ok.status(), latencyMs, null, null));
+                        return new DispatchResult.Served<>(ok.value(), c);
                     }
+                    case AttemptResult.Failed<T> failed -> {
+                        Verdict verdict = engine.classify(candidate, failed.failure());
+                        UpstreamError upstream = failed.failure() instanceof UpstreamError e ? e : null;
+                        record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
+                                upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), null));
+                        last = new DispatchResult.Failed<>(failed.failure(), verdict, c, attempts);
+                        settled = true;
+                        ResilienceEngine.Decision[] decision = {verdict.fallback() ? ResilienceEngine.Decision.TRY_NEXT
+                                : ResilienceEngine.Decision.GIVE_UP};
+                        bookkeeping(() -> decision[0] = engine.afterFailure(tried, verdict,
+                                Secrets.scrub(failed.failure().describe(), c), upstream == null ? null : upstream.errorCode()));
+                        if (decision[0] == ResilienceEngine.Decision.GIVE_UP) {
+                            return last;
+                        }
+                    }
+                }
+            } finally {
+                if (!settled) {
+                    // whatever escaped, a claimed half-open probe must not stay claimed
+                    engine.release(candidate);
                 }
             }
         }
@@ -107,6 +123,26 @@ public final class Dispatcher {
         }
         long soonest = cursor.soonestTimerMs();
         return soonest < 0 ? new DispatchResult.NoConnection<>(cursor.excluded()) : new DispatchResult.CoolingDown<>(soonest, cursor.excluded());
+    }
+
+    /**
+     * Resilience bookkeeping is best effort: a store failure while recording an outcome must not
+     * turn an answered request into a 500, nor stop the walk to the next connection.
+     */
+    private static void bookkeeping(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "resilience bookkeeping failed: " + e);
+        }
+    }
+
+    private void record(ProxyLogRow row) {
+        try {
+            recorder.record(row);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "attempt log write failed: " + e);
+        }
     }
 
     private UpstreamTarget target(Route route, Connection c) {

@@ -94,10 +94,16 @@ public final class SqliteConnectionStore implements ConnectionStore {
     @Override
     public Optional<Connection> update(String id, NewConnection f, boolean rateLimitProtection) {
         int n = writeAndReload(c -> {
+            // CC-6: terminal states (and cooldowns) last until the credentials change
+            Connection old = find(id).orElse(null);
+            boolean newCredentials = old != null && credentialsChanged(old, f);
             try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET provider=?, name=?, auth_type=?,"
                     + " api_key_enc=?, oauth_access_enc=?, oauth_refresh_enc=?, oauth_expires_at=?, base_url=?, priority=?, enabled=?,"
                     + " max_concurrent=?, rate_limit_overrides=?, disable_cooling=?, provider_specific_data=?, local_address=?,"
-                    + " proxy_url=?, rate_limit_protection=?, updated_at=? WHERE id=?")) {
+                    + " proxy_url=?, rate_limit_protection=?, updated_at=?"
+                    + (newCredentials ? ", test_status='active', rate_limited_until=NULL, last_error=NULL, last_error_type=NULL,"
+                            + " error_code=NULL, backoff_level=0, expired_retries=0" : "")
+                    + " WHERE id=?")) {
                 int i = bindFields(ps, 1, f);
                 ps.setInt(i++, rateLimitProtection ? 1 : 0);
                 ps.setLong(i++, clock.millis());
@@ -108,9 +114,18 @@ public final class SqliteConnectionStore implements ConnectionStore {
         return n == 0 ? Optional.empty() : find(id);
     }
 
+    private static boolean credentialsChanged(Connection old, NewConnection f) {
+        String oldAccess = old.oauth() == null ? null : old.oauth().accessToken();
+        String oldRefresh = old.oauth() == null ? null : old.oauth().refreshToken();
+        String newAccess = f.oauth() == null ? null : f.oauth().accessToken();
+        String newRefresh = f.oauth() == null ? null : f.oauth().refreshToken();
+        return !java.util.Objects.equals(old.apiKey(), f.apiKey()) || !java.util.Objects.equals(oldAccess, newAccess)
+                || !java.util.Objects.equals(oldRefresh, newRefresh);
+    }
+
     @Override
     public Optional<Connection> updateState(String id, ConnectionState s) {
-        int n = writeAndReload(c -> {
+        int n = writeAndReloadOne(id, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET test_status=?, rate_limited_until=?,"
                     + " last_error=?, last_error_type=?, error_code=?, backoff_level=?, expired_retries=?, updated_at=? WHERE id=?")) {
                 ps.setString(1, s.testStatus());
@@ -130,7 +145,7 @@ public final class SqliteConnectionStore implements ConnectionStore {
 
     @Override
     public Optional<Connection> updateOAuth(String id, OAuthTokens tokens) {
-        int n = writeAndReload(c -> {
+        int n = writeAndReloadOne(id, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET oauth_access_enc=?,"
                     + " oauth_refresh_enc=?, oauth_expires_at=?, updated_at=? WHERE id=?")) {
                 ps.setString(1, box.seal(tokens.accessToken()));
@@ -163,6 +178,34 @@ public final class SqliteConnectionStore implements ConnectionStore {
         return db.withConnection(c -> {
             T result = work.run(c);
             reload();
+            return result;
+        });
+    }
+
+    /**
+     * Like {@link #writeAndReload} for a write to one row: only that row is read back (and
+     * decrypted) and replaced in a copy of the snapshot, so a cooldown write costs O(1) reads
+     * however many connections there are.
+     */
+    private <T> T writeAndReloadOne(String id, Database.Work<T> work) {
+        return db.withConnection(c -> {
+            T result = work.run(c);
+            Connection fresh;
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections WHERE id=?")) {
+                ps.setString(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    fresh = rs.next() ? read(rs) : null;
+                }
+            }
+            List<Connection> next = new ArrayList<>(snapshot.size());
+            for (Connection old : snapshot) {
+                if (!old.id().equals(id)) {
+                    next.add(old);
+                } else if (fresh != null) {
+                    next.add(fresh);
+                }
+            }
+            snapshot = List.copyOf(next);
             return result;
         });
     }

@@ -300,6 +300,46 @@ class ConnectionCooldownsTest {
         assertThat(state(banned).testStatus()).isEqualTo("banned");
     }
 
+    private long classifiedCooldown(String body) {
+        Connection c = apiKey(false);
+        Verdict v = new FailureClassifier(clock).classify("glm", ProviderClass.APIKEY,
+                new dev.sluice.api.upstream.UpstreamError(new dev.sluice.api.upstream.ResponseHead(429, java.util.Map.of()), body, null, null, null));
+        return cooldowns.onFailure(c.id(), v, null, null).cooledMs();
+    }
+
+    @Test
+    void quotaTextsKeepTheirDeclaredOrAnnouncedDurations_CC2_BO5() {
+        assertThat(classifiedCooldown("{\"error\":{\"message\":\"usage limit reached, try again in 3h\"}}")).isEqualTo(10_800_000);
+        assertThat(classifiedCooldown("{\"error\":{\"message\":\"You've reached your usage limit. It resets in 3 days\"}}"))
+                .isEqualTo(259_200_000);
+        // an announced reset beats the generic guess for the kind of cap (24 h for a weekly one)
+        assertThat(classifiedCooldown("{\"error\":{\"message\":\"weekly usage limit reached, try again in 2h\"}}"))
+                .isEqualTo(7_200_000);
+        assertThat(classifiedCooldown("{\"error\":{\"message\":\"weekly usage limit reached\"}}")).isEqualTo(86_400_000);
+        assertThat(classifiedCooldown("{\"error\":{\"message\":\"usage limit reached\"}}")).isEqualTo(3_600_000);
+        // a plain rate limit's body-text hint stays under maxCooldownMs
+        assertThat(classifiedCooldown("{\"error\":{\"message\":\"Rate limit exceeded, please retry after 2700s\"}}"))
+                .isEqualTo(1_800_000);
+    }
+
+    @Test
+    void refusalsOfOneBurstAreOneRefusal_CC3_CC6() throws Exception {
+        Connection c = oauth();
+        Verdict rejected = Verdict.of(FailureReason.REQUEST_REJECTED, 403, true, LockScope.CONNECTION);
+        CountDownLatch start = new CountDownLatch(1);
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 3; i++) {
+                pool.submit(() -> {
+                    start.await();
+                    return cooldowns.onFailure(c.id(), rejected, "Request not allowed", null);
+                });
+            }
+            start.countDown();
+        }
+        assertThat(state(c).testStatus()).isEqualTo("unavailable");
+        assertThat(remaining(c)).isEqualTo(300_000);
+    }
+
     @ParameterizedTest
     @CsvSource({"0,3000", "1,6000", "5,96000", "9,96000"})
     void backoffFormula_CC2(int level, long expected) {

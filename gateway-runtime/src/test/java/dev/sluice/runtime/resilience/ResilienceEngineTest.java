@@ -106,9 +106,17 @@ class ResilienceEngineTest {
     @Test
     void serverErrorsCountForTheBreakerButNeverCoolTheConnection_CB3() {
         fail("o3", error(503, "Service Unavailable"));
+        clock.advance(java.time.Duration.ofMillis(CircuitBreakers.DEDUPE_WINDOW_MS));
         fail("o3", new TransportError(TransportErrorKind.CONNECT_FAILED, "refused"));
         assertThat(state()).isEqualTo(ConnectionState.ACTIVE);
-        assertThat(breakers.view(new BreakerKey("codexish", "127.0.0.1:1"), ProviderClass.APIKEY).failureCount()).isEqualTo(1);
+        assertThat(breakers.view(new BreakerKey("codexish", "127.0.0.1:1"), ProviderClass.APIKEY).failureCount()).isEqualTo(2);
+    }
+
+    @Test
+    void anAccountVerdictOnA5xxNeverCountsForTheBreaker_CB3() {
+        fail("o3", error(503, "{\"error\":{\"message\":\"Insufficient balance, please recharge\"}}"));
+        assertThat(breakers.views()).isEmpty();
+        assertThat(state().testStatus()).isEqualTo("credits_exhausted");
     }
 
     @Test
@@ -129,11 +137,22 @@ class ResilienceEngineTest {
     }
 
     @Test
-    void successClearsTheConnectionAndDecaysTheLockout_CC7_ML3() {
+    void successClearsTheConnection_CC7() {
         fail("o3", error(429, "{\"error\":{\"message\":\"Rate limit reached\"}}"));
+        assertThat(state().testStatus()).isEqualTo("unavailable");
         clock.advance(java.time.Duration.ofSeconds(3));
         engine.afterSuccess(candidate("o3"));
         assertThat(state()).isEqualTo(ConnectionState.ACTIVE);
+    }
+
+    @Test
+    void successDecaysTheLockoutFailureCount_ML3() {
+        lockoutOn();
+        fail("o3", error(503, "overloaded"));
+        assertThat(lockouts.active()).singleElement().satisfies(l -> assertThat(l.failureCount()).isEqualTo(1));
+        engine.afterSuccess(candidate("o3"));
+        assertThat(lockouts.active()).isEmpty();
+        assertThat(engine.exclusion(candidate("o3"), clock.millis())).isNull();
     }
 
     @Test

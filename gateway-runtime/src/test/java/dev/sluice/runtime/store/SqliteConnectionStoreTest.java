@@ -146,10 +146,33 @@ class SqliteConnectionStoreTest {
         assertThat(updated.oauth().accessToken()).isEqualTo("oauth-access-SECRET");
         assertThat(updated.priority()).isEqualTo(3);
         assertThat(updated.rateLimitProtection()).isTrue();
-        assertThat(updated.state()).isEqualTo(cooling);
+        // new credentials: the old key's resilience state no longer applies (CC-6)
+        assertThat(updated.state()).isEqualTo(ConnectionState.ACTIVE);
         assertThat(updated.createdAt()).isEqualTo(T0);
         assertThat(updated.updatedAt()).isEqualTo(T0 + 5_000);
         assertThat(store.find(created.id())).contains(updated);
+    }
+
+    @Test
+    void anEditThatKeepsTheCredentialsKeepsTheResilienceState_CC6() {
+        Connection created = store.create(apiKey("openai", "old", "sk-same", 1));
+        ConnectionState banned = new ConnectionState("banned", null, "account deactivated", "banned", "403", 0, 0);
+        store.updateState(created.id(), banned);
+        assertThat(store.update(created.id(), apiKey("openai", "renamed", "sk-same", 2), false).orElseThrow().state()).isEqualTo(banned);
+        assertThat(store.update(created.id(), apiKey("openai", "renamed", "sk-new", 2), false).orElseThrow().state())
+                .isEqualTo(ConnectionState.ACTIVE);
+    }
+
+    @Test
+    void aStateWriteRereadsOnlyItsRowAndKeepsTheOthersInTheSnapshot_CC1() {
+        Connection a = store.create(apiKey("openai", "a", "k1", 1));
+        Connection b = store.create(apiKey("openai", "b", "k2", 1));
+        Connection bBefore = store.find(b.id()).orElseThrow();
+        ConnectionState cooling = new ConnectionState("unavailable", T0 + 1_000, null, "rate_limit_exceeded", null, 1, 0);
+        store.updateState(a.id(), cooling);
+        assertThat(store.list()).extracting(Connection::id).containsExactly(a.id(), b.id());
+        assertThat(store.find(a.id()).orElseThrow().state()).isEqualTo(cooling);
+        assertThat(store.find(b.id()).orElseThrow()).isSameAs(bBefore);
     }
 
     @Test
