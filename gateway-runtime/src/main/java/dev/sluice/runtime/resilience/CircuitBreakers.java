@@ -22,8 +22,8 @@ import java.util.function.Supplier;
  *
  * <p>There is no timer (CB-6): every call first applies the transitions that time alone makes
  * ({@code OPEN → HALF_OPEN} once the open period passed, a stale {@code DEGRADED → CLOSED}, the
- * release of a half-open probe that never reported). Thresholds and periods are read from the
- * live settings on every call, for the class the caller names.
+ * release of a half-open probe that never reported, after {@link #probeLeaseMs}). Thresholds and
+ * periods are read from the live settings on every call, for the class the caller names.
  *
  * <p>Each breaker is guarded by its own lock, held for the transition and its persistence, so
  * rows are written in the order the transitions happen. The common case (a {@code CLOSED}
@@ -31,9 +31,17 @@ import java.util.function.Supplier;
  * lock and writes nothing. Unknown keys are {@code CLOSED}; a breaker is created by its first
  * counted failure.
  *
- * <p>Outcomes are reported by state, not by caller: while {@code HALF_OPEN} the first success or
- * counted failure reported decides, as the probe's outcome would (the only attempt admitted since
- * the breaker opened is the probe; a straggler started before the open is treated the same).
+ * <p>The half-open probe is held by one caller: {@link #admit} hands it an {@link Admission} token
+ * that no other caller holds, and only that token releases the claim on a neutral outcome
+ * ({@link #onNeutral(BreakerKey, Admission)}). A straggler (an attempt admitted while the breaker
+ * was still {@code CLOSED} or {@code DEGRADED}, ending after it went {@code HALF_OPEN}) or an
+ * earlier probe whose lease expired therefore cannot free the claim of the probe in flight.
+ *
+ * <p>Successes and counted failures are judged by state, not by caller: while {@code HALF_OPEN}
+ * the first one reported decides, whoever reports it. A straggler's success closes the breaker and
+ * its counted failure re-opens it, because either is a real upstream outcome seen after the open
+ * period passed, as good as the probe's own (BO-3); the probe's later report then finds the
+ * breaker in its new state and is judged there.
  */
 public final class CircuitBreakers {
 
@@ -48,6 +56,14 @@ public final class CircuitBreakers {
 
     /** Registry cap: when reached, idle {@code CLOSED} breakers with no failures are evicted first. */
     public static final int MAX_BREAKERS = 500;
+
+    /**
+     * Least time a claimed half-open probe keeps its claim when it never reports (CB-1): longer
+     * than the slowest non-streaming attempt (the upstream headers timeout is 110 s by default),
+     * so a slow probe is not joined by a second one. The lease is the larger of this and the
+     * profile's {@code resetTimeoutMs} ({@link #probeLeaseMs}).
+     */
+    public static final long PROBE_LEASE_MS = 300_000;
 
     /** The class whose profile applies to a breaker no caller has named yet (e.g. restored without one). */
     public static final ProviderClass DEFAULT_CLASS = ProviderClass.APIKEY;
@@ -121,17 +137,47 @@ public final class CircuitBreakers {
     }
 
     /**
-     * May this attempt go upstream? {@code CLOSED} and {@code DEGRADED}: yes. {@code OPEN}: no.
-     * {@code HALF_OPEN}: yes for exactly one caller, the probe, until an outcome is reported or
-     * {@code resetTimeoutMs} passed since it was claimed (a safety lease for probes that never
-     * report); no for everyone else.
+     * How long a claimed half-open probe that never reports keeps its claim (CB-1): the larger of
+     * {@link #PROBE_LEASE_MS} and {@code resetTimeoutMs}.
+     *
+     * @param p the profile
+     * @return the lease in ms
+     */
+    public static long probeLeaseMs(BreakerProfile p) {
+        return Math.max(PROBE_LEASE_MS, p.resetTimeoutMs());
+    }
+
+    /**
+     * May this attempt go upstream? {@code CLOSED} and {@code DEGRADED}: {@link Admission#ADMITTED}.
+     * {@code OPEN}: {@link Admission#REFUSED}. {@code HALF_OPEN}: a fresh probe token (see
+     * {@link Admission#probe()}) for exactly one caller, until an outcome is reported or
+     * {@link #probeLeaseMs} passed since it was claimed (a safety lease for probes that never
+     * report); {@link Admission#REFUSED} for everyone else.
+     *
+     * <p>The caller keeps the answer for the attempt and hands it to
+     * {@link #onNeutral(BreakerKey, Admission)} when the attempt ends without evidence.
+     *
+     * @param key the breaker
+     * @param cls the connection's provider class (selects the profile)
+     * @return the admission; never null
+     */
+    public Admission admit(BreakerKey key, ProviderClass cls) {
+        return decide(key, cls, true);
+    }
+
+    /**
+     * Whether this attempt may go upstream; claims the half-open probe like {@link #admit} but
+     * drops the token, so a neutral outcome can only be reported through the deprecated
+     * {@link #onNeutral(BreakerKey)}.
      *
      * @param key the breaker
      * @param cls the connection's provider class (selects the profile)
      * @return true when the attempt may proceed
+     * @deprecated use {@link #admit}, which says whether the caller holds the probe
      */
+    @Deprecated
     public boolean tryAcquire(BreakerKey key, ProviderClass cls) {
-        return admit(key, cls, true);
+        return admit(key, cls).admitted();
     }
 
     /**
@@ -143,40 +189,44 @@ public final class CircuitBreakers {
      * @return true when an attempt could proceed now
      */
     public boolean canExecute(BreakerKey key, ProviderClass cls) {
-        return admit(key, cls, false);
+        return decide(key, cls, false).admitted();
     }
 
-    private boolean admit(BreakerKey key, ProviderClass cls, boolean claim) {
+    /** With {@code claim} false a free half-open probe is answered {@link Admission#ADMITTED}, unclaimed. */
+    private Admission decide(BreakerKey key, ProviderClass cls, boolean claim) {
         requireNonNull(cls, "cls is null");
         Cell cell = cells.get(key);
         if (cell == null) {
-            return true;
+            return Admission.ADMITTED;
         }
         if (cell.cls != cls) {
             cell.cls = cls;
         }
         if (cell.snap.state() == BreakerState.CLOSED) {
-            return true;
+            return Admission.ADMITTED;
         }
-        Boolean answer = locked(key, null, c -> {
+        Admission answer = locked(key, null, c -> {
             long now = clock.millis();
             normalize(c, profile(cls), now);
             return switch (c.snap.state()) {
-                case CLOSED, DEGRADED -> true;
-                case OPEN -> false;
+                case CLOSED, DEGRADED -> Admission.ADMITTED;
+                case OPEN -> Admission.REFUSED;
                 case HALF_OPEN -> {
-                    if (c.probeClaimedAt != null) {
-                        yield false;
+                    if (c.probe != null) {
+                        yield Admission.REFUSED;
                     }
-                    if (claim) {
-                        c.probeClaimedAt = now;
-                        LOG.log(Level.DEBUG, () -> "breaker " + key + " half-open probe claimed");
+                    if (!claim) {
+                        yield Admission.ADMITTED;
                     }
-                    yield true;
+                    Admission probe = new Admission(true);
+                    c.probe = probe;
+                    c.probeClaimedAt = now;
+                    LOG.log(Level.DEBUG, () -> "breaker " + key + " half-open probe claimed");
+                    yield probe;
                 }
             };
         });
-        return answer == null || answer;
+        return answer == null ? Admission.ADMITTED : answer;
     }
 
     /**
@@ -192,12 +242,13 @@ public final class CircuitBreakers {
     public void onSuccess(BreakerKey key, ProviderClass cls, String connectionId) {
         requireNonNull(cls, "cls is null");
         Cell cell = cells.get(key);
-        if (connectionId != null) {
+        if (cell == null) {
+            // No cell, no dedupe entry in its window: entries are made with the cell, and forgotten with it.
+            return;
+        }
+        if (connectionId != null && cell.dedupeUntil > clock.millis()) {
             // A failure after a success is new evidence, not a repeat of the earlier one.
             lastCounted.remove(new DedupeKey(key, connectionId));
-        }
-        if (cell == null) {
-            return;
         }
         if (cell.cls != cls) {
             cell.cls = cls;
@@ -263,7 +314,7 @@ public final class CircuitBreakers {
             switch (s.state()) {
                 case OPEN -> { }
                 case HALF_OPEN -> {
-                    remember(dk, now);
+                    remember(c, dk, now);
                     move(c, new BreakerSnapshot(key, cls, BreakerState.OPEN, s.failureCount() + 1, s.openCycles() + 1,
                             now, now, kind, 0, now), "half-open probe failed (" + kind + ")");
                 }
@@ -274,7 +325,7 @@ public final class CircuitBreakers {
                             return null;
                         }
                     }
-                    remember(dk, now);
+                    remember(c, dk, now);
                     int count = s.failureCount() + 1;
                     if (count >= p.failureThreshold()) {
                         move(c, new BreakerSnapshot(key, cls, BreakerState.OPEN, count, 0, now, now, kind, 0, now),
@@ -294,18 +345,45 @@ public final class CircuitBreakers {
 
     /**
      * The attempt ended without evidence either way (a 429 or 401, a request-scoped failure, a
-     * client abort): releases a claimed half-open probe so another caller may probe; changes
-     * nothing else.
+     * client abort). When {@code admission} is the half-open probe token that still holds the
+     * claim, the claim is released so another caller may probe; otherwise (an ordinary
+     * admission, a straggler, a probe whose lease expired and whose claim was given to a newer
+     * probe, a probe whose breaker has since changed state) nothing changes. Nothing else ever
+     * changes: no count, no state, no row.
      *
      * @param key the breaker
+     * @param admission what {@link #admit} answered for this attempt
      */
+    public void onNeutral(BreakerKey key, Admission admission) {
+        requireNonNull(admission, "admission is null");
+        if (!admission.probe() || cells.get(key) == null) {
+            return;
+        }
+        locked(key, null, c -> {
+            if (c.probe == admission) {
+                releaseProbe(c, "probe ended without evidence");
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Releases whatever half-open probe claim is held, whoever holds it.
+     *
+     * @param key the breaker
+     * @deprecated unsafe: a straggler's neutral outcome frees the claim of the probe still in flight,
+     *     letting a second probe through; use {@link #onNeutral(BreakerKey, Admission)}
+     */
+    @Deprecated
     public void onNeutral(BreakerKey key) {
         Cell cell = cells.get(key);
         if (cell == null || cell.snap.state() != BreakerState.HALF_OPEN) {
             return;
         }
         locked(key, null, c -> {
-            c.probeClaimedAt = null;
+            if (c.probe != null) {
+                releaseProbe(c, "neutral outcome (caller unknown)");
+            }
             return null;
         });
     }
@@ -514,6 +592,7 @@ public final class CircuitBreakers {
                         c.removed = true;
                         cells.remove(e.getKey(), c);
                         delete(e.getKey());
+                        forgetDedupe(e.getKey(), c);
                     }
                 } finally {
                     c.lock.unlock();
@@ -521,6 +600,16 @@ public final class CircuitBreakers {
             }
         }
         // Nothing idle left: the cap is exceeded rather than forgetting a breaker that holds evidence.
+    }
+
+    /**
+     * Drops an evicted breaker's dedupe entries still in their window, so that a key without a
+     * cell never has one (what lets {@link #onSuccess} skip the map for such keys).
+     */
+    private void forgetDedupe(BreakerKey key, Cell c) {
+        if (c.dedupeUntil > clock.millis()) {
+            lastCounted.keySet().removeIf(k -> k.key().equals(key));
+        }
     }
 
     private static boolean isIdle(BreakerSnapshot s) {
@@ -545,7 +634,7 @@ public final class CircuitBreakers {
         switch (s.state()) {
             case OPEN -> {
                 if (s.openedAt() == null || now - s.openedAt() >= openPeriodMs(p, s.openCycles(), s.lastFailureKind())) {
-                    c.probeClaimedAt = null;
+                    c.probe = null;
                     move(c, new BreakerSnapshot(s.key(), c.cls, BreakerState.HALF_OPEN, s.failureCount(), s.openCycles(),
                             s.openedAt(), s.lastFailureAt(), s.lastFailureKind(), 0, now), "open period passed");
                 }
@@ -557,9 +646,8 @@ public final class CircuitBreakers {
                 }
             }
             case HALF_OPEN -> {
-                if (c.probeClaimedAt != null && now - c.probeClaimedAt >= p.resetTimeoutMs()) {
-                    c.probeClaimedAt = null;
-                    LOG.log(Level.DEBUG, () -> "breaker " + s.key() + " half-open probe lease expired");
+                if (c.probe != null && now - c.probeClaimedAt >= probeLeaseMs(p)) {
+                    releaseProbe(c, "probe lease expired");
                 }
             }
             case CLOSED -> { }
@@ -594,7 +682,7 @@ public final class CircuitBreakers {
         }
         c.snap = next;
         if (next.state() != BreakerState.HALF_OPEN) {
-            c.probeClaimedAt = null;
+            c.probe = null;
         }
         if (from != next.state()) {
             Level level = next.state() == BreakerState.OPEN || from == BreakerState.OPEN ? Level.INFO : Level.DEBUG;
@@ -607,6 +695,12 @@ public final class CircuitBreakers {
         }
     }
 
+    /** Frees the half-open probe claim; caller holds the cell's lock and a claim is held. */
+    private static void releaseProbe(Cell c, String why) {
+        c.probe = null;
+        LOG.log(Level.DEBUG, () -> "breaker " + c.snap.key() + " half-open probe released: " + why);
+    }
+
     private void delete(BreakerKey key) {
         try {
             store.delete(key);
@@ -615,10 +709,12 @@ public final class CircuitBreakers {
         }
     }
 
-    private void remember(DedupeKey dk, long now) {
+    /** Remembers a counted failure for dedupe; caller holds the cell's lock. */
+    private void remember(Cell c, DedupeKey dk, long now) {
         if (dk == null) {
             return;
         }
+        c.dedupeUntil = now + DEDUPE_WINDOW_MS;
         if (lastCounted.size() >= DEDUPE_MAX_ENTRIES && !lastCounted.containsKey(dk)) {
             trimDedupe(now);
         }
@@ -656,14 +752,59 @@ public final class CircuitBreakers {
         volatile BreakerSnapshot snap;
         /** The class callers last named; persisted with the next change. */
         volatile ProviderClass cls;
-        /** When the half-open probe was claimed, or null; never persisted. */
-        Long probeClaimedAt;
+        /** The token of the half-open probe holding the claim, or null; never persisted. */
+        Admission probe;
+        /** When {@link #probe} was claimed (meaningful only while it is set). */
+        long probeClaimedAt;
+        /**
+         * Until when a dedupe entry of this breaker may still be in its window (the last counted
+         * failure with a connection id + {@link #DEDUPE_WINDOW_MS}); lets a success skip the
+         * dedupe map when nothing of this breaker can be deduplicated.
+         */
+        volatile long dedupeUntil = Long.MIN_VALUE;
         /** Set when evicted or reset: a caller that finds it looks the key up again. */
         boolean removed;
 
         Cell(BreakerSnapshot s) {
             this.snap = s;
             this.cls = s.providerClass();
+        }
+    }
+
+    /**
+     * The breaker's answer to one attempt ({@link #admit}): {@link #REFUSED}, {@link #ADMITTED},
+     * or a half-open probe token. A probe token is a fresh object per claim, compared by identity:
+     * it is the claim's generation, so only the attempt that got it can release that claim
+     * ({@link #onNeutral(BreakerKey, Admission)}), never a straggler nor an older probe whose
+     * lease expired. Immutable and thread-safe.
+     */
+    public static final class Admission {
+
+        /** The attempt must not go upstream ({@code OPEN}, or {@code HALF_OPEN} with a probe in flight). */
+        public static final Admission REFUSED = new Admission(false);
+
+        /** The attempt may go upstream and holds no probe ({@code CLOSED} or {@code DEGRADED}). */
+        public static final Admission ADMITTED = new Admission(true);
+
+        private final boolean admitted;
+
+        private Admission(boolean admitted) {
+            this.admitted = admitted;
+        }
+
+        /** @return true when the attempt may go upstream (an ordinary admission or the probe) */
+        public boolean admitted() {
+            return admitted;
+        }
+
+        /** @return true when this attempt is the half-open probe (it holds the claim) */
+        public boolean probe() {
+            return admitted && this != ADMITTED;
+        }
+
+        @Override
+        public String toString() {
+            return this == REFUSED ? "REFUSED" : this == ADMITTED ? "ADMITTED" : "PROBE";
         }
     }
 

@@ -3,6 +3,7 @@ package dev.sluice.runtime.resilience;
 import static dev.sluice.api.ProviderClass.APIKEY;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.runtime.resilience.CircuitBreakers.Admission;
 import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import dev.sluice.runtime.resilience.ResilienceSettings.CircuitBreakerSettings;
 import dev.sluice.testkit.TestClock;
@@ -64,17 +65,46 @@ class CircuitBreakersConcurrencyTest {
         }
         for (int round = 0; round < 20; round++) {
             clock.advance(Duration.ofMillis(breakers.retryAfterMs(KEY, APIKEY)));
-            AtomicInteger admitted = new AtomicInteger();
+            AtomicInteger probes = new AtomicInteger();
+            AtomicInteger refused = new AtomicInteger();
             together(THREADS, i -> {
-                if (breakers.tryAcquire(KEY, APIKEY)) {
-                    admitted.incrementAndGet();
+                Admission a = breakers.admit(KEY, APIKEY);
+                if (a.probe()) {
+                    probes.incrementAndGet();
+                } else if (a == Admission.REFUSED) {
+                    refused.incrementAndGet();
                 }
             });
-            assertThat(admitted).as("round %d", round).hasValue(1);
+            assertThat(probes).as("round %d", round).hasValue(1);
+            assertThat(refused).as("round %d", round).hasValue(THREADS - 1);
             assertThat(breakers.view(KEY, APIKEY).state()).isEqualTo(BreakerState.HALF_OPEN);
             breakers.onFailure(KEY, APIKEY, "probe", "server_error");
             assertThat(breakers.view(KEY, APIKEY).openCycles()).isEqualTo(round + 1);
         }
+    }
+
+    @Test
+    void stragglersEndingNeutralAmongConcurrentAdmitsLeaveOneProbe_CB1() throws Exception {
+        CircuitBreakers breakers = breakers(ResilienceSettings.DEFAULTS.circuitBreaker().apikey());
+        List<Admission> stragglers = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            stragglers.add(breakers.admit(KEY, APIKEY));
+        }
+        for (int i = 0; i < 12; i++) {
+            breakers.onFailure(KEY, APIKEY, "c" + i, "server_error");
+        }
+        clock.advance(Duration.ofMillis(breakers.retryAfterMs(KEY, APIKEY)));
+        AtomicInteger probes = new AtomicInteger();
+        together(2 * THREADS, i -> {
+            if (i % 2 == 0) {
+                breakers.onNeutral(KEY, stragglers.get(i / 2));
+            } else if (breakers.admit(KEY, APIKEY).probe()) {
+                probes.incrementAndGet();
+            }
+        });
+        assertThat(stragglers).containsOnly(Admission.ADMITTED);
+        assertThat(probes).hasValue(1);
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.REFUSED);
     }
 
     @Test

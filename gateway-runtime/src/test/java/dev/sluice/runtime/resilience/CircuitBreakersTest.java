@@ -10,6 +10,7 @@ import static dev.sluice.runtime.resilience.BreakerState.OPEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.resilience.CircuitBreakers.Admission;
 import dev.sluice.runtime.resilience.BreakerStore.BreakerSnapshot;
 import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import dev.sluice.runtime.resilience.ResilienceSettings.CircuitBreakerSettings;
@@ -77,6 +78,7 @@ class CircuitBreakersTest {
         assertThat(CircuitBreakers.DEDUPE_MAX_ENTRIES).isEqualTo(10_000);
         assertThat(CircuitBreakers.MAX_BREAKERS).isEqualTo(500);
         assertThat(CircuitBreakers.DEFAULT_CLASS).isEqualTo(APIKEY);
+        assertThat(CircuitBreakers.PROBE_LEASE_MS).isEqualTo(300_000);
     }
 
     // --- thresholds --------------------------------------------------------------------------
@@ -84,11 +86,12 @@ class CircuitBreakersTest {
     @Test
     void unknownBreakerIsClosedAndNotRemembered_CB1() {
         assertThat(view()).isEqualTo(new BreakerView(KEY, CLOSED, 0, null, 0, 0, null));
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
         assertThat(breakers.canExecute(KEY, APIKEY)).isTrue();
         assertThat(breakers.retryAfterMs(KEY, APIKEY)).isZero();
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.ADMITTED);
         breakers.onSuccess(KEY, APIKEY, "c1");
-        breakers.onNeutral(KEY);
+        breakers.onNeutral(KEY, Admission.ADMITTED);
         assertThat(breakers.views()).isEmpty();
         assertThat(store.saves).hasValue(0);
     }
@@ -99,12 +102,12 @@ class CircuitBreakersTest {
         assertThat(view()).isEqualTo(new BreakerView(KEY, CLOSED, 6, t0, 0, 0, SERVER_ERROR));
         fail(1);
         assertThat(view().state()).isEqualTo(DEGRADED);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
         fail(4);
         assertThat(view()).isEqualTo(new BreakerView(KEY, DEGRADED, 11, t0, 0, 0, SERVER_ERROR));
         fail(1);
         assertThat(view()).isEqualTo(new BreakerView(KEY, OPEN, 12, t0, 30_000, 0, SERVER_ERROR));
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isFalse();
         assertThat(breakers.canExecute(KEY, APIKEY)).isFalse();
         assertThat(breakers.retryAfterMs(KEY, APIKEY)).isEqualTo(30_000);
     }
@@ -156,7 +159,7 @@ class CircuitBreakersTest {
         BreakerKey other = new BreakerKey("glm", "api.z.ai:443");
         fail(12);
         assertThat(view().state()).isEqualTo(OPEN);
-        assertThat(breakers.tryAcquire(other, APIKEY)).isTrue();
+        assertThat(breakers.admit(other, APIKEY).admitted()).isTrue();
         assertThat(breakers.view(other, APIKEY)).isEqualTo(new BreakerView(other, CLOSED, 0, null, 0, 0, null));
     }
 
@@ -191,12 +194,12 @@ class CircuitBreakersTest {
             assertThat(view()).as("cycle %d", cycle)
                     .isEqualTo(new BreakerView(KEY, OPEN, 12 + cycle, openedAt, periods[cycle], cycle, SERVER_ERROR));
             advance(periods[cycle] - 1);
-            assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+            assertThat(breakers.admit(KEY, APIKEY).admitted()).isFalse();
             assertThat(breakers.retryAfterMs(KEY, APIKEY)).isEqualTo(1);
             advance(1);
             assertThat(view().state()).isEqualTo(HALF_OPEN);
             assertThat(breakers.retryAfterMs(KEY, APIKEY)).isZero();
-            assertThat(breakers.tryAcquire(KEY, APIKEY)).as("the probe").isTrue();
+            assertThat(breakers.admit(KEY, APIKEY).admitted()).as("the probe").isTrue();
             breakers.onFailure(KEY, APIKEY, "probe-conn", SERVER_ERROR);
         }
     }
@@ -209,7 +212,7 @@ class CircuitBreakersTest {
             assertThat(breakers.view(KEY, OAUTH).openCycles()).isEqualTo(cycle);
             assertThat(breakers.retryAfterMs(KEY, OAUTH)).as("cycle %d", cycle).isEqualTo(periods[cycle]);
             advance(periods[cycle]);
-            assertThat(breakers.tryAcquire(KEY, OAUTH)).isTrue();
+            assertThat(breakers.admit(KEY, OAUTH).admitted()).isTrue();
             breakers.onFailure(KEY, OAUTH, "probe-conn", SERVER_ERROR);
         }
     }
@@ -244,14 +247,22 @@ class CircuitBreakersTest {
 
     @Test
     void halfOpenLetsExactlyOneProbeThrough_CB1() {
+        assertThat(breakers.admit(KEY, APIKEY)).as("closed").isSameAs(Admission.ADMITTED);
         fail(12);
+        assertThat(breakers.admit(KEY, APIKEY)).as("open").isSameAs(Admission.REFUSED);
         advance(30_000);
         assertThat(breakers.canExecute(KEY, APIKEY)).as("peeking claims nothing").isTrue();
         assertThat(breakers.canExecute(KEY, APIKEY)).isTrue();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        Admission probe = breakers.admit(KEY, APIKEY);
+        assertThat(probe.admitted()).isTrue();
+        assertThat(probe.probe()).isTrue();
+        assertThat(probe).hasToString("PROBE").isNotSameAs(Admission.ADMITTED);
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.REFUSED);
         assertThat(breakers.canExecute(KEY, APIKEY)).isFalse();
         assertThat(view()).isEqualTo(new BreakerView(KEY, HALF_OPEN, 12, t0, 0, 0, SERVER_ERROR));
+        assertThat(Admission.ADMITTED.probe()).isFalse();
+        assertThat(Admission.REFUSED.probe()).isFalse();
+        assertThat(Admission.REFUSED.admitted()).isFalse();
     }
 
     @Test
@@ -259,18 +270,18 @@ class CircuitBreakersTest {
         fail(12);
         for (int cycle = 0; cycle < 5; cycle++) {
             advance(breakers.retryAfterMs(KEY, APIKEY));
-            assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+            assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
             breakers.onFailure(KEY, APIKEY, "probe", SERVER_ERROR);
         }
         assertThat(view().openCycles()).isEqualTo(5);
         advance(breakers.retryAfterMs(KEY, APIKEY));
         long failedAt = clock.millis() - 120_000;
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
         breakers.onSuccess(KEY, APIKEY, "probe");
 
         assertThat(view()).isEqualTo(new BreakerView(KEY, CLOSED, 0, failedAt, 0, 0, SERVER_ERROR));
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
         fail(12);
         assertThat(breakers.retryAfterMs(KEY, APIKEY)).as("the backoff starts over").isEqualTo(30_000);
     }
@@ -280,46 +291,151 @@ class CircuitBreakersTest {
         apikeyProfile(new BreakerProfile(7, 12, 1_000, 4, 3, Map.of()));
         fail(12);
         advance(1_000);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
         breakers.onFailure(KEY, APIKEY, "conn-0", "network_error");
         assertThat(view()).as("conn-0 failed 1 s earlier, yet the failed probe counts")
                 .isEqualTo(new BreakerView(KEY, OPEN, 13, t0 + 1_000, 1_000, 1, "network_error"));
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isFalse();
     }
 
     @Test
-    void probeThatNeverReportsIsReleasedAfterTheResetTimeout_CB1() {
+    void probeThatNeverReportsIsReleasedAfterFiveMinutesNotTheResetTimeout_CB1_CB6() {
         fail(12);
         advance(30_000);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
-        advance(29_999);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        Admission first = breakers.admit(KEY, APIKEY);
+        assertThat(first.probe()).isTrue();
+        advance(60_000);
+        assertThat(breakers.admit(KEY, APIKEY)).as("a slow probe (60 s, past resetTimeoutMs) is not joined")
+                .isSameAs(Admission.REFUSED);
+        advance(CircuitBreakers.PROBE_LEASE_MS - 60_000 - 1);
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.REFUSED);
+        assertThat(breakers.canExecute(KEY, APIKEY)).isFalse();
         advance(1);
         assertThat(breakers.canExecute(KEY, APIKEY)).isTrue();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).as("a new probe").isTrue();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        Admission second = breakers.admit(KEY, APIKEY);
+        assertThat(second.probe()).as("a new probe after 300 s").isTrue();
+        assertThat(second).isNotSameAs(first);
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.REFUSED);
+        assertThat(view()).isEqualTo(new BreakerView(KEY, HALF_OPEN, 12, t0, 0, 0, SERVER_ERROR));
     }
 
     @Test
-    void neutralOutcomeReleasesTheProbeAndChangesNothingElse_CB1_BO7() {
+    void probeLeaseIsTheResetTimeoutWhenThatIsLonger_CB1() {
+        BreakerProfile slow = new BreakerProfile(7, 12, 600_000, 4, 3, Map.of());
+        assertThat(CircuitBreakers.probeLeaseMs(slow)).isEqualTo(600_000);
+        assertThat(CircuitBreakers.probeLeaseMs(ResilienceSettings.DEFAULTS.circuitBreaker().oauth())).isEqualTo(300_000);
+        apikeyProfile(slow);
+        fail(12);
+        advance(600_000);
+        assertThat(breakers.admit(KEY, APIKEY).probe()).isTrue();
+        advance(599_999);
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.REFUSED);
+        advance(1);
+        assertThat(breakers.admit(KEY, APIKEY).probe()).isTrue();
+    }
+
+    @Test
+    void neutralOutcomeOfTheProbeReleasesItAndChangesNothingElse_CB1_BO7() {
         fail(12);
         advance(30_000);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+        Admission probe = breakers.admit(KEY, APIKEY);
         int saves = store.saves.get();
-        breakers.onNeutral(KEY);
+        breakers.onNeutral(KEY, probe);
         assertThat(view()).isEqualTo(new BreakerView(KEY, HALF_OPEN, 12, t0, 0, 0, SERVER_ERROR));
         assertThat(store.saves).hasValue(saves);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        Admission next = breakers.admit(KEY, APIKEY);
+        assertThat(next.probe()).isTrue();
+        breakers.onNeutral(KEY, probe);
+        assertThat(breakers.admit(KEY, APIKEY)).as("a spent token releases nothing").isSameAs(Admission.REFUSED);
+    }
+
+    @Test
+    void neutralOutcomeOfARequestAdmittedBeforeTheOpenKeepsTheProbe_CB1_BO3() {
+        fail(11);
+        assertThat(view().state()).isEqualTo(DEGRADED);
+        Admission straggler = breakers.admit(KEY, APIKEY);
+        assertThat(straggler).isSameAs(Admission.ADMITTED);
+        fail(1);
+        assertThat(view().state()).isEqualTo(OPEN);
+        advance(30_000);
+        Admission probe = breakers.admit(KEY, APIKEY);
+        assertThat(probe.probe()).isTrue();
+
+        breakers.onNeutral(KEY, straggler);  // e.g. the straggler ended in a 429
+        assertThat(breakers.admit(KEY, APIKEY)).as("still exactly one probe").isSameAs(Admission.REFUSED);
+        assertThat(breakers.canExecute(KEY, APIKEY)).isFalse();
+        breakers.onNeutral(KEY, Admission.REFUSED);
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.REFUSED);
+
+        breakers.onNeutral(KEY, probe);
+        assertThat(breakers.admit(KEY, APIKEY).probe()).as("only the holder releases").isTrue();
+    }
+
+    @Test
+    void staleNeutralOfAProbeWhoseLeaseExpiredKeepsTheNewerProbe_CB1() {
+        fail(12);
+        advance(30_000);
+        Admission old = breakers.admit(KEY, APIKEY);
+        advance(CircuitBreakers.PROBE_LEASE_MS);
+        Admission newer = breakers.admit(KEY, APIKEY);
+        assertThat(newer.probe()).isTrue();
+
+        breakers.onNeutral(KEY, old);
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.REFUSED);
+        breakers.onNeutral(KEY, newer);
+        assertThat(breakers.admit(KEY, APIKEY).probe()).isTrue();
+    }
+
+    @Test
+    void staleNeutralOfAProbeFromAnEarlierHalfOpenKeepsTheNewerProbe_CB1_BO3() {
+        fail(12);
+        advance(30_000);
+        Admission old = breakers.admit(KEY, APIKEY);
+        breakers.onFailure(KEY, APIKEY, "straggler", SERVER_ERROR);
+        assertThat(view()).as("a straggler's counted failure re-opens: real upstream evidence")
+                .isEqualTo(new BreakerView(KEY, OPEN, 13, t0 + 30_000, 30_000, 1, SERVER_ERROR));
+        advance(30_000);
+        Admission newer = breakers.admit(KEY, APIKEY);
+        assertThat(newer.probe()).isTrue();
+
+        breakers.onNeutral(KEY, old);
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.REFUSED);
+    }
+
+    @Test
+    void stragglerSuccessWhileHalfOpenClosesTheBreaker_CB1_BO3() {
+        fail(12);
+        advance(30_000);
+        Admission probe = breakers.admit(KEY, APIKEY);
+        breakers.onSuccess(KEY, APIKEY, "straggler");
+        assertThat(view()).isEqualTo(new BreakerView(KEY, CLOSED, 0, t0, 0, 0, SERVER_ERROR));
+        breakers.onNeutral(KEY, probe);
+        assertThat(breakers.admit(KEY, APIKEY)).isSameAs(Admission.ADMITTED);
+        assertThat(view()).isEqualTo(new BreakerView(KEY, CLOSED, 0, t0, 0, 0, SERVER_ERROR));
     }
 
     @Test
     void neutralOutcomeOutsideHalfOpenChangesNothing_BO7() {
         fail(3);
         int saves = store.saves.get();
-        breakers.onNeutral(KEY);
+        breakers.onNeutral(KEY, Admission.ADMITTED);
+        breakers.onNeutral(KEY, Admission.REFUSED);
         assertThat(view()).isEqualTo(new BreakerView(KEY, CLOSED, 3, t0, 0, 0, SERVER_ERROR));
         assertThat(store.saves).hasValue(saves);
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void deprecatedTryAcquireAndOnNeutralKeepTheirOldAnswers_CB1() {
+        fail(12);
+        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        advance(30_000);
+        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        breakers.onNeutral(KEY);
+        assertThat(breakers.admit(KEY, APIKEY).probe()).as("releases whatever claim is held").isTrue();
+        breakers.onNeutral(new BreakerKey("nobody", "h:1"));
+        assertThat(breakers.views()).hasSize(1);
     }
 
     // --- leaving DEGRADED --------------------------------------------------------------------
@@ -430,6 +546,38 @@ class CircuitBreakersTest {
     }
 
     @Test
+    void aSuccessWithNothingInTheDedupeWindowLeavesTheDedupeMemoryAlone_CB4() {
+        breakers.onFailure(KEY, APIKEY, "c1", SERVER_ERROR);
+        advance(CircuitBreakers.DEDUPE_WINDOW_MS);
+        breakers.onSuccess(KEY, APIKEY, "c1");
+        assertThat(breakers.dedupeEntries()).as("the stale entry is not worth a lookup").isEqualTo(1);
+        assertThat(view().failureCount()).isZero();
+        breakers.onFailure(KEY, APIKEY, "c1", SERVER_ERROR);
+        assertThat(view().failureCount()).as("a stale entry dedupes nothing").isEqualTo(1);
+    }
+
+    @Test
+    void evictingABreakerForgetsItsDedupeEntries_CB4_CB7() {
+        List<BreakerKey> idle = new ArrayList<>();
+        for (int i = 0; i < CircuitBreakers.MAX_BREAKERS; i++) {
+            BreakerKey k = new BreakerKey("p" + i, "h:1");
+            breakers.onFailure(k, APIKEY, "c1", SERVER_ERROR);
+            breakers.onSuccess(k, APIKEY, "other");  // idle again, c1's entry still in its window
+            idle.add(k);
+            advance(1);
+        }
+        assertThat(breakers.dedupeEntries()).isEqualTo(CircuitBreakers.MAX_BREAKERS);
+        breakers.onFailure(KEY, APIKEY, "c9", SERVER_ERROR);
+        assertThat(breakers.size()).isEqualTo(CircuitBreakers.MAX_BREAKERS);
+        assertThat(breakers.dedupeEntries()).isEqualTo(CircuitBreakers.MAX_BREAKERS);
+
+        BreakerKey evicted = idle.get(0);
+        breakers.onSuccess(evicted, APIKEY, "c1");
+        breakers.onFailure(evicted, APIKEY, "c1", SERVER_ERROR);
+        assertThat(breakers.view(evicted, APIKEY).failureCount()).as("a new breaker, nothing to dedupe").isEqualTo(1);
+    }
+
+    @Test
     void dedupeMemoryIsBounded_CB4() {
         apikeyProfile(new BreakerProfile(1_000_000, 1_000_000, 30_000, 4, 3, Map.of()));
         fail(KEY, APIKEY, CircuitBreakers.DEDUPE_MAX_ENTRIES + 1, SERVER_ERROR);
@@ -464,7 +612,7 @@ class CircuitBreakersTest {
         assertThat(breakers.reset()).isEqualTo(2);
         assertThat(breakers.views()).isEmpty();
         assertThat(store.rows).isEmpty();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
         breakers.onFailure(openai, APIKEY, "c1", SERVER_ERROR);
         assertThat(breakers.view(openai, APIKEY).failureCount()).as("dedupe forgotten too").isEqualTo(1);
         assertThat(breakers.reset()).isEqualTo(1);
@@ -543,22 +691,22 @@ class CircuitBreakersTest {
         breakers = new CircuitBreakers(clock, settings::get, store);
 
         assertThat(view()).isEqualTo(new BreakerView(KEY, OPEN, 12, t0, 20_000, 0, SERVER_ERROR));
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isFalse();
         advance(20_000);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isFalse();
     }
 
     @Test
     void aRestoredHalfOpenBreakerHasNoProbeInFlight_CB7() {
         fail(12);
         advance(30_000);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
         breakers = new CircuitBreakers(clock, settings::get, store);
 
         assertThat(view().state()).isEqualTo(HALF_OPEN);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isFalse();
     }
 
     @Test
@@ -566,7 +714,7 @@ class CircuitBreakersTest {
         fail(KEY, OAUTH, 8, SERVER_ERROR);
         for (int cycle = 0; cycle < 3; cycle++) {
             advance(breakers.retryAfterMs(KEY, OAUTH));
-            breakers.tryAcquire(KEY, OAUTH);
+            breakers.admit(KEY, OAUTH);
             breakers.onFailure(KEY, OAUTH, "probe", SERVER_ERROR);
         }
         BreakerKey degraded = new BreakerKey("minimax", "api.minimax.io:443");
@@ -594,7 +742,7 @@ class CircuitBreakersTest {
         store.failing = true;
         fail(12);
         assertThat(view().state()).isEqualTo(OPEN);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
+        assertThat(breakers.admit(KEY, APIKEY).admitted()).isFalse();
         assertThat(breakers.reset()).isEqualTo(1);
         assertThat(view().state()).isEqualTo(CLOSED);
     }
