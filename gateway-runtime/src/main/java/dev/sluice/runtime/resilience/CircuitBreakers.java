@@ -166,22 +166,7 @@ public final class CircuitBreakers {
     }
 
     /**
-     * Whether this attempt may go upstream; claims the half-open probe like {@link #admit} but
-     * drops the token, so a neutral outcome can only be reported through the deprecated
-     * {@link #onNeutral(BreakerKey)}.
-     *
-     * @param key the breaker
-     * @param cls the connection's provider class (selects the profile)
-     * @return true when the attempt may proceed
-     * @deprecated use {@link #admit}, which says whether the caller holds the probe
-     */
-    @Deprecated
-    public boolean tryAcquire(BreakerKey key, ProviderClass cls) {
-        return admit(key, cls).admitted();
-    }
-
-    /**
-     * The same answer as {@link #tryAcquire} without claiming the half-open probe: false when
+     * The same answer as {@link #admit} without claiming the half-open probe: false when
      * {@code OPEN}, or {@code HALF_OPEN} with a probe in flight.
      *
      * @param key the breaker
@@ -362,27 +347,6 @@ public final class CircuitBreakers {
         locked(key, null, c -> {
             if (c.probe == admission) {
                 releaseProbe(c, "probe ended without evidence");
-            }
-            return null;
-        });
-    }
-
-    /**
-     * Releases whatever half-open probe claim is held, whoever holds it.
-     *
-     * @param key the breaker
-     * @deprecated unsafe: a straggler's neutral outcome frees the claim of the probe still in flight,
-     *     letting a second probe through; use {@link #onNeutral(BreakerKey, Admission)}
-     */
-    @Deprecated
-    public void onNeutral(BreakerKey key) {
-        Cell cell = cells.get(key);
-        if (cell == null || cell.snap.state() != BreakerState.HALF_OPEN) {
-            return;
-        }
-        locked(key, null, c -> {
-            if (c.probe != null) {
-                releaseProbe(c, "neutral outcome (caller unknown)");
             }
             return null;
         });

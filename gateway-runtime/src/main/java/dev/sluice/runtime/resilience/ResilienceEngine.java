@@ -181,13 +181,14 @@ public final class ResilienceEngine {
     }
 
     /**
-     * The breaker's admission of an attempt (claims the half-open probe when there is one).
+     * The breaker's admission of an attempt (claims the half-open probe when there is one). Keep
+     * it for the attempt and hand it back with the outcome.
      *
      * @param c the candidate
-     * @return true when the attempt may go upstream
+     * @return the admission; {@link CircuitBreakers.Admission#admitted()} says whether the attempt may go upstream
      */
-    public boolean acquire(Candidate c) {
-        return breakers.tryAcquire(c.breakerKey(), c.providerClass());
+    public CircuitBreakers.Admission acquire(Candidate c) {
+        return breakers.admit(c.breakerKey(), c.providerClass());
     }
 
     /**
@@ -195,9 +196,10 @@ public final class ResilienceEngine {
      * escaped the attempt loop).
      *
      * @param c the candidate
+     * @param admission what {@link #acquire} gave the attempt
      */
-    public void release(Candidate c) {
-        breakers.onNeutral(c.breakerKey());
+    public void release(Candidate c, CircuitBreakers.Admission admission) {
+        breakers.onNeutral(c.breakerKey(), admission);
     }
 
     /**
@@ -225,16 +227,18 @@ public final class ResilienceEngine {
      * Routes a failure's verdict to the mechanisms it concerns and decides what follows.
      *
      * @param c the candidate that failed
+     * @param admission what {@link #acquire} gave the attempt
      * @param v the verdict
      * @param errorMessage the upstream error, secrets scrubbed, or null
      * @param errorCode the upstream error code, or null
      * @return the decision
      */
-    public Decision afterFailure(Candidate c, Verdict v, String errorMessage, String errorCode) {
+    public Decision afterFailure(Candidate c, CircuitBreakers.Admission admission, Verdict v, String errorMessage, String errorCode) {
         if (v.countsForBreaker()) {
             breakers.onFailure(c.breakerKey(), c.providerClass(), c.connection().id(), v.reason().wireName());
         } else {
-            breakers.onNeutral(c.breakerKey());
+            // no evidence about the provider: a probe that got a 429 lets the next request probe
+            breakers.onNeutral(c.breakerKey(), admission);
         }
         if (v.requestScoped()) {
             return v.fallback() ? Decision.TRY_NEXT : Decision.GIVE_UP;

@@ -7,6 +7,7 @@ import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.resilience.Verdict;
 import dev.sluice.runtime.store.Connection;
@@ -66,7 +67,8 @@ public final class Dispatcher {
         int attempts = 0;
         Candidate candidate;
         while ((candidate = cursor.next()) != null) {
-            if (!engine.acquire(candidate)) {
+            CircuitBreakers.Admission admission = engine.acquire(candidate);
+            if (!admission.admitted()) {
                 cursor.refusedByBreaker(candidate);
                 continue;
             }
@@ -104,7 +106,7 @@ public final class Dispatcher {
                         settled = true;
                         ResilienceEngine.Decision[] decision = {verdict.fallback() ? ResilienceEngine.Decision.TRY_NEXT
                                 : ResilienceEngine.Decision.GIVE_UP};
-                        bookkeeping(() -> decision[0] = engine.afterFailure(tried, verdict,
+                        bookkeeping(() -> decision[0] = engine.afterFailure(tried, admission, verdict,
                                 Secrets.scrub(failed.failure().describe(), c), upstream == null ? null : upstream.errorCode()));
                         if (decision[0] == ResilienceEngine.Decision.GIVE_UP) {
                             return last;
@@ -114,7 +116,7 @@ public final class Dispatcher {
             } finally {
                 if (!settled) {
                     // whatever escaped, a claimed half-open probe must not stay claimed
-                    engine.release(candidate);
+                    engine.release(candidate, admission);
                 }
             }
         }

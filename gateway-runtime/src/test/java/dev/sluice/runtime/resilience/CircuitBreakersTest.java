@@ -424,20 +424,6 @@ class CircuitBreakersTest {
         assertThat(store.saves).hasValue(saves);
     }
 
-    @Test
-    @SuppressWarnings("deprecation")
-    void deprecatedTryAcquireAndOnNeutralKeepTheirOldAnswers_CB1() {
-        fail(12);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
-        advance(30_000);
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isTrue();
-        assertThat(breakers.tryAcquire(KEY, APIKEY)).isFalse();
-        breakers.onNeutral(KEY);
-        assertThat(breakers.admit(KEY, APIKEY).probe()).as("releases whatever claim is held").isTrue();
-        breakers.onNeutral(new BreakerKey("nobody", "h:1"));
-        assertThat(breakers.views()).hasSize(1);
-    }
-
     // --- leaving DEGRADED --------------------------------------------------------------------
 
     @Test

@@ -75,7 +75,7 @@ class ResilienceEngineTest {
 
     private ResilienceEngine.Decision fail(String model, UpstreamFailure failure) {
         Candidate c = candidate(model);
-        return engine.afterFailure(c, engine.classify(c, failure), "boom", null);
+        return engine.afterFailure(c, engine.acquire(c), engine.classify(c, failure), "boom", null);
     }
 
     private static UpstreamError error(int status, String body) {

@@ -132,15 +132,15 @@ class SqliteBreakerStoreTest {
 
         breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, store);
         assertThat(breakers.views()).containsExactly(new BreakerView(GLM, BreakerState.OPEN, 12, t0, 20_000, 0, "server_error"));
-        assertThat(breakers.tryAcquire(GLM, APIKEY)).isFalse();
+        assertThat(breakers.admit(GLM, APIKEY).admitted()).isFalse();
         clock.advance(Duration.ofSeconds(20));
-        assertThat(breakers.tryAcquire(GLM, APIKEY)).isTrue();
-        assertThat(breakers.tryAcquire(GLM, APIKEY)).isFalse();
+        assertThat(breakers.admit(GLM, APIKEY).admitted()).isTrue();
+        assertThat(breakers.admit(GLM, APIKEY).admitted()).isFalse();
         reopen();
 
         breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, store);
         assertThat(breakers.view(GLM, APIKEY).state()).as("half-open persisted, its probe not").isEqualTo(BreakerState.HALF_OPEN);
-        assertThat(breakers.tryAcquire(GLM, APIKEY)).isTrue();
+        assertThat(breakers.admit(GLM, APIKEY).admitted()).isTrue();
         breakers.onSuccess(GLM, APIKEY, "conn-0");
         assertThat(breakers.reset()).isEqualTo(1);
         reopen();
