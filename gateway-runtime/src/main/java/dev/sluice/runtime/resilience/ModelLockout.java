@@ -12,12 +12,14 @@ import dev.sluice.api.rules.LockScope;
  * @param provider the provider id
  * @param connectionId the connection id
  * @param model the locked key model (ML-4): the quota family name, the base model, or (scope
- *     {@code exact}) the lower-cased model
+ *     {@code exact}) the lower-cased model. A family lock and a model lock may show the same name
+ *     (family {@code gpt-5}, model {@code gpt-5}); they are distinct locks with the same {@link #key()}
  * @param scope {@link LockScope#MODEL} (family or base model) or {@link LockScope#EXACT}
  * @param reason the reason of the most recent failure on this key
  * @param lockedAt epoch ms of the most recent failure on this key
  * @param expiresAt epoch ms at which the lock ends (exclusive: blocked while {@code now < expiresAt})
- * @param failureCount repeats inside the escalation window (ML-3), at least 1
+ * @param failureCount failures that came after the previous lock ended and inside the escalation
+ *     window (ML-3), at least 1; failures absorbed while the lock was in force do not count
  */
 public record ModelLockout(String provider, String connectionId, String model, LockScope scope, FailureReason reason,
         long lockedAt, long expiresAt, int failureCount) {

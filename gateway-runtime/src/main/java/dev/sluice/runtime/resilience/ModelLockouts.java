@@ -8,15 +8,13 @@ import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -28,23 +26,30 @@ import java.util.function.Supplier;
  * where the key model is the quota family when the provider declares one, else the model itself;
  * a 404 ({@code not_found}, {@code not_found_local}) always locks the base model, never its family.
  * A {@link LockScope#EXACT} lock is keyed {@code provider:connectionId:exact:model} with the model
- * lower-cased. {@link #blocking} checks all three key shapes.
+ * lower-cased. Family keys and model keys are kept apart internally, so a family named like one of
+ * its models ({@code gpt-5}) and a 404 lock of that model never stand for each other; both show the
+ * name as {@link ModelLockout#model()}. A model is blocked by its family key, its model key or its
+ * exact key.
  *
  * <p><b>Duration (ML-2).</b> An upstream hint longer than {@code baseCooldownMs} wins (clamped to
  * {@code maxCooldownMs} unless authoritative); else a cooldown the failure declares (clamped to
  * {@code maxCooldownMs}); else {@code base × 2^min(failureCount − 1, maxBackoffSteps)} capped at
- * {@code maxCooldownMs}, or {@code base} when exponential backoff is off. A new lock never shortens a
- * longer one already in force.
+ * {@code maxCooldownMs}, or {@code base} when exponential backoff is off.
  *
- * <p><b>Escalation window (ML-3).</b> A failure is a repeat, and increments {@code failureCount},
- * when {@code now − lastFailureAt ≤ lastCooldownMs + baseCooldownMs}, where {@code lastCooldownMs}
- * is the lock in force after the last failure ({@code expiresAt − lastFailureAt}); that is, when it
- * comes no later than one base cooldown after the previous lock ended. Otherwise the count restarts
- * at 1. The window is the lockout's own base cooldown (OmniRoute uses the breaker's reset timeout,
- * which is not a model-lockout setting). So that the window can be honoured, an entry outlives its
- * lock by {@code baseCooldownMs}: it stops blocking at {@code expiresAt} and is forgotten after the
- * window. A success halves the count on every key of the model and deletes the entry at 0, which
- * ends the lock before its timer.
+ * <p><b>Bursts (like CC-3).</b> A failure that arrives while its key's lock is in force
+ * ({@code now < expiresAt}) is absorbed: concurrent requests that hit the same limit are one event,
+ * so the count and the expiry stay as they are. Only a hint or declared cooldown that ends later
+ * than the lock in force extends it (longer wins); the lock then takes that failure's reason and
+ * time, still with the same count.
+ *
+ * <p><b>Escalation window (ML-3).</b> A failure after the lock ended is a repeat, and increments
+ * {@code failureCount}, when it comes no later than one base cooldown after the lock ended
+ * ({@code now ≤ expiresAt + baseCooldownMs}); otherwise the count restarts at 1. The window is the
+ * lockout's own base cooldown (OmniRoute uses the breaker's reset timeout, which is not a
+ * model-lockout setting). So that the window can be honoured, an entry outlives its lock by
+ * {@code baseCooldownMs}: it stops blocking at {@code expiresAt} and is forgotten after the window.
+ * A success halves the count on every key of the model and deletes the entry at 0, which ends the
+ * lock before its timer.
  *
  * <p><b>Master switch.</b> When {@code modelLockout.enabled} is false nothing is recorded, and
  * entries recorded earlier neither block nor are listed (they come back if the switch is turned on
@@ -52,30 +57,35 @@ import java.util.function.Supplier;
  *
  * <p><b>Memory.</b> Entries past their escalation window are removed when a read meets them and by
  * a sweep that a write runs once more than {@code max(10 000, 2 × the count after the previous
- * sweep)} entries are stored. Unexpired locks are never dropped, so there is no hard cap: the map
+ * sweep)} entries are stored. Unexpired locks are never dropped, so there is no hard cap: the table
  * holds about twice the number of keys that failed within the last {@code maxCooldownMs +
  * baseCooldownMs} (longer for authoritative hints above the maximum).
  *
- * <p><b>Hot path.</b> Entries are indexed by connection first: {@link #blocking} and
- * {@link #onSuccess} for a connection without entries cost one hash lookup and allocate nothing.
- * Thread-safe: reads are lock-free; writes to one connection are serialised by
- * {@link ConcurrentHashMap#compute}.
+ * <p><b>Hot path (NF-3).</b> The table is model first: provider → kind (family, model, exact) →
+ * key model → connection → lockout. A request reads the (at most three) connection maps of its
+ * model once ({@link #query}); each connection then costs at most three hash lookups and a time
+ * comparison, and allocates nothing. Operations by connection (clearing, {@link #hasAny}) scan the
+ * key models; they serve the admin API, not requests.
+ *
+ * <p><b>Concurrency.</b> Reads are lock-free. Every write to one key model (all its connections) runs
+ * inside {@link ConcurrentHashMap#compute} of that key, which also drops the key's connection map
+ * once it is empty; a read that meets an entry past its window removes just that entry,
+ * conditionally on its identity. A query holds the connection maps it read, so a lock recorded while
+ * it runs may be missed by that one request, never by later ones; a removed or decayed lock is
+ * replaced or removed in place and never blocks after the write returns.
  */
 public final class ModelLockouts {
 
     /** Stored entries above which a write sweeps out entries past their escalation window. */
     static final int SWEEP_THRESHOLD = 10_000;
 
+    /** Drops a key model's connection map once it holds nothing (non-capturing: no allocation). */
+    private static final BiFunction<String, ConcurrentHashMap<String, ModelLockout>, ConcurrentHashMap<String, ModelLockout>>
+            DROP_IF_EMPTY = (k, conns) -> conns.isEmpty() ? null : conns;
+
     private final InstantSource clock;
     private final Supplier<ResilienceSettings> settings;
-    private final ConcurrentHashMap<String, ConnectionLocks> byConnection = new ConcurrentHashMap<>();
-    /**
-     * NF-3 index, model first: for {@code provider + key model}, the connections that MAY hold a
-     * lock on it (a superset of the truth: entries are added after the lock is stored and pruned
-     * only after a lookup found nothing, re-added if a lock appeared meanwhile). A request reads
-     * its model's sets once and then pays one small-map lookup per connection.
-     */
-    private final ConcurrentHashMap<String, Set<String>> index = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ProviderLocks> byProvider = new ConcurrentHashMap<>();
     private final AtomicInteger stored = new AtomicInteger();
     private final AtomicBoolean sweeping = new AtomicBoolean();
     private volatile int sweepAbove = SWEEP_THRESHOLD;
@@ -125,8 +135,8 @@ public final class ModelLockouts {
      * @param hintMs the upstream retry hint in ms, or null
      * @param hintAuthoritative whether the hint may exceed {@code maxCooldownMs}
      * @param declaredCooldownMs a cooldown the failure declares, or null
-     * @return the lockout now in force for the key, or null when lockout is disabled or the status
-     *     is not one of {@code errorCodes}
+     * @return the lockout now in force for the key (the one already in force when the failure is
+     *     absorbed), or null when lockout is disabled or the status is not one of {@code errorCodes}
      */
     public ModelLockout recordFailure(String provider, String connectionId, String model, String family,
             LockScope scope, FailureReason reason, int status, Long hintMs, boolean hintAuthoritative,
@@ -140,42 +150,70 @@ public final class ModelLockouts {
         requireNonNull(model, "model is null");
         requireNonNull(reason, "reason is null");
         LockScope resolved = resolveScope(status, scope);
-        String keyModel = keyModel(resolved, model, family, reason, status);
+        Kind kind;
+        String keyModel;
+        if (resolved == LockScope.EXACT) {
+            kind = Kind.EXACT;
+            keyModel = model.toLowerCase(Locale.ROOT);
+        } else if (family != null && !isNotFound(reason, status)) {
+            kind = Kind.FAMILY;
+            keyModel = family;
+        } else {
+            kind = Kind.MODEL;
+            keyModel = model;
+        }
         long now = clock.millis();
         ModelLockout[] result = new ModelLockout[1];
-        update(connectionId, true, c -> {
-            ProviderLocks locks = c.byProvider.computeIfAbsent(provider, p -> new ProviderLocks());
-            Map<String, ModelLockout> map = locks.map(resolved);
-            ModelLockout prev = map.get(keyModel);
-            int count = prev != null && now <= saturatedAdd(prev.expiresAt(), s.baseCooldownMs())
-                    ? (prev.failureCount() == Integer.MAX_VALUE ? Integer.MAX_VALUE : prev.failureCount() + 1)
-                    : 1;
-            long duration = cooldownMs(s, count, hintMs, hintAuthoritative, declaredCooldownMs);
-            long expiresAt = saturatedAdd(now, duration);
-            if (prev != null && prev.expiresAt() > expiresAt) {
-                expiresAt = prev.expiresAt(); // longer wins
+        ProviderLocks p = byProvider.computeIfAbsent(provider, id -> new ProviderLocks());
+        p.map(kind).compute(keyModel, (k, conns) -> {
+            if (conns == null) {
+                conns = new ConcurrentHashMap<>(4);
             }
-            ModelLockout next = new ModelLockout(provider, connectionId, keyModel, resolved, reason, now, expiresAt,
-                    count);
-            map.put(keyModel, next);
-            if (prev == null) {
+            ModelLockout prev = conns.get(connectionId);
+            ModelLockout next = prev != null && now < prev.expiresAt()
+                    ? absorb(prev, s, reason, now, hintMs, hintAuthoritative, declaredCooldownMs)
+                    : lock(prev, s, provider, connectionId, keyModel, resolved, reason, now, hintMs, hintAuthoritative,
+                            declaredCooldownMs);
+            // put even an unchanged prev: a read may have dropped it meanwhile (null then counts it again)
+            if (conns.put(connectionId, next) == null) {
                 stored.incrementAndGet();
             }
             result[0] = next;
+            return conns;
         });
-        index.computeIfAbsent(indexKey(provider, resolved, keyModel), k -> ConcurrentHashMap.newKeySet()).add(connectionId);
         maybeSweep(now, s.baseCooldownMs());
         return result[0];
     }
 
-    private static String indexKey(String provider, LockScope scope, String keyModel) {
-        return provider + (scope == LockScope.EXACT ? "\u0001" : "\u0000") + keyModel;
+    /** A failure while the key's lock is in force: same count, same expiry unless a longer explicit one. */
+    private static ModelLockout absorb(ModelLockout prev, ModelLockoutSettings s, FailureReason reason, long now, Long hintMs,
+            boolean hintAuthoritative, Long declaredCooldownMs) {
+        long explicit = explicitMs(s, hintMs, hintAuthoritative, declaredCooldownMs);
+        if (explicit < 0) {
+            return prev;
+        }
+        long until = saturatedAdd(now, explicit);
+        return until <= prev.expiresAt() ? prev
+                : new ModelLockout(prev.provider(), prev.connectionId(), prev.model(), prev.scope(), reason, now, until,
+                        prev.failureCount());
+    }
+
+    /** A failure with no lock in force: a repeat inside the window escalates, else the count restarts. */
+    private static ModelLockout lock(ModelLockout prev, ModelLockoutSettings s, String provider, String connectionId,
+            String keyModel, LockScope scope, FailureReason reason, long now, Long hintMs, boolean hintAuthoritative,
+            Long declaredCooldownMs) {
+        int count = prev != null && now <= saturatedAdd(prev.expiresAt(), s.baseCooldownMs())
+                ? (prev.failureCount() == Integer.MAX_VALUE ? Integer.MAX_VALUE : prev.failureCount() + 1)
+                : 1;
+        long expiresAt = saturatedAdd(now, cooldownMs(s, count, hintMs, hintAuthoritative, declaredCooldownMs));
+        return new ModelLockout(provider, connectionId, keyModel, scope, reason, now, expiresAt, count);
     }
 
     /**
-     * The lockouts that may concern one model in one request (NF-3): read once per request, then
-     * asked per connection. When lockout is disabled or no connection holds a lock on the model, its
-     * family or its exact key, the answer is a shared empty query that costs nothing per connection.
+     * The lockouts that may concern one model in one request (NF-3): its family, model and exact
+     * connection maps are read once, with the settings and the clock; then {@link Query#blocking}
+     * answers per connection. When lockout is disabled or nothing of the model is locked, the answer
+     * is a shared empty query that costs nothing per connection.
      *
      * @param provider the provider id
      * @param model the upstream model
@@ -183,93 +221,112 @@ public final class ModelLockouts {
      * @return the query
      */
     public Query query(String provider, String model, String family) {
-        if (byConnection.isEmpty() || !settings.get().modelLockout().enabled()) {
+        ProviderLocks p = byProvider.get(provider);
+        if (p == null) {
             return Query.NONE;
         }
-        Set<String> f = family == null ? null : nonEmpty(index.get(indexKey(provider, LockScope.MODEL, family)));
-        Set<String> m = model.equals(family) ? null : nonEmpty(index.get(indexKey(provider, LockScope.MODEL, model)));
-        Set<String> x = nonEmpty(index.get(indexKey(provider, LockScope.EXACT, model.toLowerCase(Locale.ROOT))));
-        return f == null && m == null && x == null ? Query.NONE : new Query(this, provider, model, family, f, m, x);
+        ModelLockoutSettings s = settings.get().modelLockout();
+        if (!s.enabled()) {
+            return Query.NONE;
+        }
+        String exactKey = model.toLowerCase(Locale.ROOT);
+        ConcurrentHashMap<String, ModelLockout> f = family == null ? null : p.family.get(family);
+        ConcurrentHashMap<String, ModelLockout> m = p.model.get(model);
+        ConcurrentHashMap<String, ModelLockout> x = p.exact.get(exactKey);
+        if (f == null && m == null && x == null) {
+            return Query.NONE;
+        }
+        return new Query(this, p, family, model, exactKey, f, m, x, clock.millis(), s.baseCooldownMs());
     }
 
-    private static Set<String> nonEmpty(Set<String> s) {
-        return s == null || s.isEmpty() ? null : s;
-    }
-
-    /** One request's view of the lockouts of its model; see {@link #query}. */
+    /**
+     * One request's view of the lockouts of its model; see {@link #query}. It holds the model's
+     * connection maps, the time it was made and the base cooldown; it is cheap to ask per
+     * connection and may be shared by the threads of one request.
+     */
     public static final class Query {
-        static final Query NONE = new Query(null, null, null, null, null, null, null);
+        static final Query NONE = new Query(null, null, null, null, null, null, null, null, 0, 0);
         private final ModelLockouts owner;
-        private final String provider;
-        private final String model;
-        private final String family;
-        private final Set<String> familySet;
-        private final Set<String> modelSet;
-        private final Set<String> exactSet;
+        private final ProviderLocks locks;
+        private final String familyKey;
+        private final String modelKey;
+        private final String exactKey;
+        private final ConcurrentHashMap<String, ModelLockout> family;
+        private final ConcurrentHashMap<String, ModelLockout> model;
+        private final ConcurrentHashMap<String, ModelLockout> exact;
+        private final long now;
+        private final long baseCooldownMs;
 
-        private Query(ModelLockouts owner, String provider, String model, String family, Set<String> familySet, Set<String> modelSet,
-                Set<String> exactSet) {
+        private Query(ModelLockouts owner, ProviderLocks locks, String familyKey, String modelKey, String exactKey,
+                ConcurrentHashMap<String, ModelLockout> family, ConcurrentHashMap<String, ModelLockout> model,
+                ConcurrentHashMap<String, ModelLockout> exact, long now, long baseCooldownMs) {
             this.owner = owner;
-            this.provider = provider;
-            this.model = model;
+            this.locks = locks;
+            this.familyKey = familyKey;
+            this.modelKey = modelKey;
+            this.exactKey = exactKey;
             this.family = family;
-            this.familySet = familySet;
-            this.modelSet = modelSet;
-            this.exactSet = exactSet;
+            this.model = model;
+            this.exact = exact;
+            this.now = now;
+            this.baseCooldownMs = baseCooldownMs;
         }
 
         /**
-         * The lockout that blocks this model on a connection.
+         * The lockout that blocks this model on a connection at the time the query was made: of the
+         * family, model and exact locks in force, the one that ends last.
          *
          * @param connectionId the connection
          * @return the blocking lockout, or null
          */
         public ModelLockout blocking(String connectionId) {
-            if (owner == null || !(contains(familySet, connectionId) || contains(modelSet, connectionId) || contains(exactSet, connectionId))) {
+            return blocking(connectionId, now);
+        }
+
+        /**
+         * The lockout that blocks this model on a connection at a given time (for a walk that
+         * outlives the moment the query was made).
+         *
+         * @param connectionId the connection
+         * @param atMs the time, epoch ms
+         * @return the blocking lockout, or null
+         */
+        public ModelLockout blocking(String connectionId, long atMs) {
+            if (owner == null) {
                 return null;
             }
-            ModelLockout l = owner.blocking(provider, connectionId, model, family);
-            if (l == null) {
-                owner.prune(provider, connectionId, model, family);
+            ModelLockout best = null;
+            if (family != null) {
+                best = check(best, family, Kind.FAMILY, familyKey, connectionId, atMs);
             }
-            return l;
-        }
-
-        private static boolean contains(Set<String> s, String id) {
-            return s != null && s.contains(id);
-        }
-    }
-
-    /** Drops index entries of a connection that no longer holds a lock for them (remove, then re-check). */
-    private void prune(String provider, String connectionId, String model, String family) {
-        ConnectionLocks c = byConnection.get(connectionId);
-        ProviderLocks locks = c == null ? null : c.byProvider.get(provider);
-        if (family != null) {
-            pruneOne(indexKey(provider, LockScope.MODEL, family), connectionId, locks == null ? null : locks.models, family);
-        }
-        pruneOne(indexKey(provider, LockScope.MODEL, model), connectionId, locks == null ? null : locks.models, model);
-        String exact = model.toLowerCase(Locale.ROOT);
-        pruneOne(indexKey(provider, LockScope.EXACT, exact), connectionId, locks == null ? null : locks.exact, exact);
-    }
-
-    private void pruneOne(String key, String connectionId, Map<String, ModelLockout> map, String keyModel) {
-        if (map != null && map.containsKey(keyModel)) {
-            return; // stored (perhaps stale, kept for the repeat window): keep the index entry
-        }
-        Set<String> set = index.get(key);
-        if (set != null && set.remove(connectionId)) {
-            ConnectionLocks again = byConnection.get(connectionId);
-            boolean reappeared = again != null && again.byProvider.values().stream()
-                    .anyMatch(l -> l.models.containsKey(keyModel) || l.exact.containsKey(keyModel));
-            if (reappeared) {
-                set.add(connectionId);
+            if (model != null) {
+                best = check(best, model, Kind.MODEL, modelKey, connectionId, atMs);
             }
+            if (exact != null) {
+                best = check(best, exact, Kind.EXACT, exactKey, connectionId, atMs);
+            }
+            return best;
+        }
+
+        private ModelLockout check(ModelLockout best, ConcurrentHashMap<String, ModelLockout> conns, Kind kind, String key,
+                String connectionId, long atMs) {
+            ModelLockout e = conns.get(connectionId);
+            if (e == null) {
+                return best;
+            }
+            if (e.expiresAt() > atMs) {
+                return best == null || e.expiresAt() > best.expiresAt() ? e : best;
+            }
+            if (isStale(e, atMs, baseCooldownMs)) {
+                owner.dropStale(locks.map(kind), key, conns, connectionId, e);
+            }
+            return best;
         }
     }
 
     /**
-     * The lockout that blocks a model on a connection: the one of the family key, the model key
-     * and the exact key that ends last, if any is in force.
+     * The lockout that blocks a model on a connection now: the one of the family key, the model key
+     * and the exact key that ends last, if any is in force. Convenience over {@link #query}.
      *
      * @param provider the provider id
      * @param connectionId the connection id
@@ -278,33 +335,7 @@ public final class ModelLockouts {
      * @return the blocking lockout, or null
      */
     public ModelLockout blocking(String provider, String connectionId, String model, String family) {
-        ConnectionLocks c = byConnection.get(connectionId);
-        if (c == null) {
-            return null;
-        }
-        ProviderLocks locks = c.byProvider.get(provider);
-        if (locks == null) {
-            return null;
-        }
-        ModelLockout f = family == null || locks.models.isEmpty() ? null : locks.models.get(family);
-        ModelLockout m = model.equals(family) || locks.models.isEmpty() ? null : locks.models.get(model);
-        ModelLockout x = locks.exact.isEmpty() ? null : locks.exact.get(model.toLowerCase(Locale.ROOT));
-        if (f == null && m == null && x == null) {
-            return null;
-        }
-        long now = clock.millis();
-        ModelLockout best = later(later(later(null, f, now), m, now), x, now);
-        ModelLockoutSettings s = settings.get().modelLockout();
-        long base = s.baseCooldownMs();
-        if (isStale(f, now, base) || isStale(m, now, base) || isStale(x, now, base)) {
-            update(connectionId, false, cc -> {
-                ProviderLocks l = cc.byProvider.get(provider);
-                if (l != null) {
-                    stored.addAndGet(-(removeStale(l.models, now, base) + removeStale(l.exact, now, base)));
-                }
-            });
-        }
-        return best != null && s.enabled() ? best : null;
+        return query(provider, model, family).blocking(connectionId);
     }
 
     /**
@@ -317,30 +348,15 @@ public final class ModelLockouts {
      * @param family its quota family, or null
      */
     public void onSuccess(String provider, String connectionId, String model, String family) {
-        ConnectionLocks c = byConnection.get(connectionId);
-        if (c == null) {
+        ProviderLocks p = byProvider.get(provider);
+        if (p == null) {
             return;
         }
-        ProviderLocks locks = c.byProvider.get(provider);
-        if (locks == null) {
-            return;
+        if (family != null) {
+            decay(p.family, family, connectionId);
         }
-        String exact = model.toLowerCase(Locale.ROOT);
-        boolean sameKey = model.equals(family);
-        if (!(family != null && locks.models.containsKey(family)) && !locks.models.containsKey(model)
-                && !locks.exact.containsKey(exact)) {
-            return;
-        }
-        update(connectionId, false, cc -> {
-            ProviderLocks l = cc.byProvider.get(provider);
-            if (l != null) {
-                decay(l.models, family);
-                if (!sameKey) {
-                    decay(l.models, model);
-                }
-                decay(l.exact, exact);
-            }
-        });
+        decay(p.model, model, connectionId);
+        decay(p.exact, model.toLowerCase(Locale.ROOT), connectionId);
     }
 
     /**
@@ -354,10 +370,15 @@ public final class ModelLockouts {
         }
         long now = clock.millis();
         List<ModelLockout> out = new ArrayList<>();
-        for (ConnectionLocks c : byConnection.values()) {
-            for (ProviderLocks l : c.byProvider.values()) {
-                addUnexpired(out, l.models, now);
-                addUnexpired(out, l.exact, now);
+        for (ProviderLocks p : byProvider.values()) {
+            for (Kind kind : Kind.ALL) {
+                for (ConcurrentHashMap<String, ModelLockout> conns : p.map(kind).values()) {
+                    for (ModelLockout e : conns.values()) {
+                        if (e.expiresAt() > now) {
+                            out.add(e);
+                        }
+                    }
+                }
             }
         }
         out.sort(Comparator.comparingLong(ModelLockout::expiresAt).thenComparing(ModelLockout::key));
@@ -366,7 +387,8 @@ public final class ModelLockouts {
 
     /**
      * ML-5 {@code DELETE}: re-enables one key model on a connection. The model is matched as a key
-     * model: a family name, a model, or (case-insensitively) an exact model.
+     * model: a family name, a model, or (case-insensitively) an exact model; when a family and a
+     * model share the name, both locks are removed.
      *
      * @param provider the provider id
      * @param connectionId the connection id
@@ -374,43 +396,36 @@ public final class ModelLockouts {
      * @return true when an unexpired lockout was removed
      */
     public boolean clear(String provider, String connectionId, String model) {
+        ProviderLocks p = byProvider.get(provider);
+        if (p == null) {
+            return false;
+        }
         long now = clock.millis();
-        boolean[] removed = new boolean[1];
-        update(connectionId, false, c -> {
-            ProviderLocks l = c.byProvider.get(provider);
-            if (l != null) {
-                removed[0] |= remove(l.models, model, now);
-                removed[0] |= remove(l.exact, model.toLowerCase(Locale.ROOT), now);
-            }
-        });
-        return removed[0];
+        int removed = remove(p.family, model, connectionId, now) + remove(p.model, model, connectionId, now)
+                + remove(p.exact, model.toLowerCase(Locale.ROOT), connectionId, now);
+        return removed > 0;
     }
 
     /**
-     * Removes every lockout of a connection (e.g. when an operator clears its cooldown).
+     * Removes every lockout of a connection (e.g. when an operator clears its cooldown). Scans the
+     * key models.
      *
      * @param connectionId the connection id
      * @return the number of unexpired lockouts removed
      */
     public int clearConnection(String connectionId) {
-        ConnectionLocks c = byConnection.remove(connectionId);
-        if (c == null) {
-            return 0;
-        }
         long now = clock.millis();
-        int total = 0;
         int unexpired = 0;
-        for (ProviderLocks l : c.byProvider.values()) {
-            for (Map<String, ModelLockout> map : List.of(l.models, l.exact)) {
-                for (ModelLockout e : map.values()) {
-                    total++;
-                    if (e.expiresAt() > now) {
-                        unexpired++;
+        for (ProviderLocks p : byProvider.values()) {
+            for (Kind kind : Kind.ALL) {
+                ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map = p.map(kind);
+                for (Map.Entry<String, ConcurrentHashMap<String, ModelLockout>> key : map.entrySet()) {
+                    if (key.getValue().containsKey(connectionId)) {
+                        unexpired += remove(map, key.getKey(), connectionId, now);
                     }
                 }
             }
         }
-        stored.addAndGet(-total);
         return unexpired;
     }
 
@@ -420,11 +435,24 @@ public final class ModelLockouts {
      * @return the number of unexpired lockouts removed
      */
     public int clearAll() {
-        int n = 0;
-        for (String connectionId : byConnection.keySet()) {
-            n += clearConnection(connectionId);
+        long now = clock.millis();
+        int[] unexpired = new int[1];
+        for (ProviderLocks p : byProvider.values()) {
+            for (Kind kind : Kind.ALL) {
+                ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map = p.map(kind);
+                for (String key : map.keySet()) {
+                    map.computeIfPresent(key, (k, conns) -> {
+                        for (Map.Entry<String, ModelLockout> e : conns.entrySet()) {
+                            if (removeEntry(conns, e.getKey(), e.getValue()) && e.getValue().expiresAt() > now) {
+                                unexpired[0]++;
+                            }
+                        }
+                        return conns.isEmpty() ? null : conns;
+                    });
+                }
+            }
         }
-        return n;
+        return unexpired[0];
     }
 
     /**
@@ -438,8 +466,16 @@ public final class ModelLockouts {
         }
         long now = clock.millis();
         int n = 0;
-        for (ConnectionLocks c : byConnection.values()) {
-            n += c.unexpired(now);
+        for (ProviderLocks p : byProvider.values()) {
+            for (Kind kind : Kind.ALL) {
+                for (ConcurrentHashMap<String, ModelLockout> conns : p.map(kind).values()) {
+                    for (ModelLockout e : conns.values()) {
+                        if (e.expiresAt() > now) {
+                            n++;
+                        }
+                    }
+                }
+            }
         }
         return n;
     }
@@ -448,11 +484,25 @@ public final class ModelLockouts {
      * Whether a connection has any lockout in force.
      *
      * @param connectionId the connection id
-     * @return true when at least one of its lockouts is unexpired and lockout is enabled
+     * @return true when at least one of its lockouts is unexpired and lockout is enabled (a scan of
+     *     the key models; not for the hot path)
      */
     public boolean hasAny(String connectionId) {
-        ConnectionLocks c = byConnection.get(connectionId);
-        return c != null && c.unexpired(clock.millis()) > 0 && settings.get().modelLockout().enabled();
+        if (!settings.get().modelLockout().enabled()) {
+            return false;
+        }
+        long now = clock.millis();
+        for (ProviderLocks p : byProvider.values()) {
+            for (Kind kind : Kind.ALL) {
+                for (ConcurrentHashMap<String, ModelLockout> conns : p.map(kind).values()) {
+                    ModelLockout e = conns.get(connectionId);
+                    if (e != null && e.expiresAt() > now) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** Entries held, in force or inside their escalation window; for tests of the memory bound. */
@@ -462,46 +512,88 @@ public final class ModelLockouts {
 
     // ------------------------------------------------------------------ internals
 
-    /** The ML-2 duration of a failure, before "longer wins". */
+    /** The ML-2 duration of a failure with no lock in force. */
     static long cooldownMs(ModelLockoutSettings s, int failureCount, Long hintMs, boolean hintAuthoritative,
             Long declaredCooldownMs) {
+        long explicit = explicitMs(s, hintMs, hintAuthoritative, declaredCooldownMs);
+        if (explicit >= 0) {
+            return explicit;
+        }
         long base = s.baseCooldownMs();
-        long max = s.maxCooldownMs();
-        if (hintMs != null && hintMs > base) {
-            return hintAuthoritative ? hintMs : Math.min(hintMs, max);
-        }
-        if (declaredCooldownMs != null && declaredCooldownMs > 0) {
-            return Math.min(declaredCooldownMs, max);
-        }
         if (!s.useExponentialBackoff()) {
             return base;
         }
         int steps = Math.max(0, Math.min(failureCount - 1, s.maxBackoffSteps()));
         long scaled = steps >= 63 || base > (Long.MAX_VALUE >> steps) ? Long.MAX_VALUE : base << steps;
-        return Math.min(scaled, max);
+        return Math.min(scaled, s.maxCooldownMs());
     }
 
-    private static String keyModel(LockScope scope, String model, String family, FailureReason reason, int status) {
-        if (scope == LockScope.EXACT) {
-            return model.toLowerCase(Locale.ROOT);
+    /** The duration an upstream hint (longer than the base) or a declared cooldown asks for, or −1. */
+    private static long explicitMs(ModelLockoutSettings s, Long hintMs, boolean hintAuthoritative, Long declaredCooldownMs) {
+        if (hintMs != null && hintMs > s.baseCooldownMs()) {
+            return hintAuthoritative ? hintMs : Math.min(hintMs, s.maxCooldownMs());
         }
-        boolean notFound = status == 404 || reason == FailureReason.NOT_FOUND || reason == FailureReason.NOT_FOUND_LOCAL;
-        return family == null || notFound ? model : family;
+        if (declaredCooldownMs != null && declaredCooldownMs > 0) {
+            return Math.min(declaredCooldownMs, s.maxCooldownMs());
+        }
+        return -1;
     }
 
-    /** Runs a write on one connection's locks, atomically for that connection; drops emptied maps. */
-    private void update(String connectionId, boolean create, Consumer<ConnectionLocks> action) {
-        byConnection.compute(connectionId, (id, c) -> {
-            if (c == null) {
-                if (!create) {
-                    return null;
+    private static boolean isNotFound(FailureReason reason, int status) {
+        return status == 404 || reason == FailureReason.NOT_FOUND || reason == FailureReason.NOT_FOUND_LOCAL;
+    }
+
+    /** A read met an entry past its window: drop exactly that entry, and the key once it is empty. */
+    private void dropStale(ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map, String key,
+            ConcurrentHashMap<String, ModelLockout> conns, String connectionId, ModelLockout e) {
+        if (removeEntry(conns, connectionId, e) && conns.isEmpty()) {
+            map.computeIfPresent(key, DROP_IF_EMPTY);
+        }
+    }
+
+    /** Removes one entry if it is still {@code e}, keeping the stored count exact. */
+    private boolean removeEntry(ConcurrentHashMap<String, ModelLockout> conns, String connectionId, ModelLockout e) {
+        if (conns.remove(connectionId, e)) {
+            stored.decrementAndGet();
+            return true;
+        }
+        return false;
+    }
+
+    /** Halves one key's count on one connection; deletes it at 0. */
+    private void decay(ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map, String key, String connectionId) {
+        ConcurrentHashMap<String, ModelLockout> seen = map.get(key);
+        if (seen == null || !seen.containsKey(connectionId)) {
+            return; // the common case after a success: nothing to decay, nothing allocated
+        }
+        map.computeIfPresent(key, (k, conns) -> {
+            ModelLockout e = conns.get(connectionId);
+            if (e != null) {
+                int halved = e.failureCount() / 2;
+                if (halved == 0) {
+                    removeEntry(conns, connectionId, e);
+                } else {
+                    // replace only if still e: a read may have dropped it as stale meanwhile
+                    conns.replace(connectionId, e, new ModelLockout(e.provider(), e.connectionId(), e.model(), e.scope(),
+                            e.reason(), e.lockedAt(), e.expiresAt(), halved));
                 }
-                c = new ConnectionLocks();
             }
-            action.accept(c);
-            c.byProvider.values().removeIf(ProviderLocks::isEmpty);
-            return c.byProvider.isEmpty() ? null : c;
+            return conns.isEmpty() ? null : conns;
         });
+    }
+
+    /** Removes one key's entry of one connection; returns 1 when it was in force, else 0. */
+    private int remove(ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map, String key, String connectionId,
+            long now) {
+        int[] unexpired = new int[1];
+        map.computeIfPresent(key, (k, conns) -> {
+            ModelLockout e = conns.get(connectionId);
+            if (e != null && removeEntry(conns, connectionId, e) && e.expiresAt() > now) {
+                unexpired[0] = 1;
+            }
+            return conns.isEmpty() ? null : conns;
+        });
+        return unexpired[0];
     }
 
     private void maybeSweep(long now, long base) {
@@ -509,12 +601,20 @@ public final class ModelLockouts {
             return;
         }
         try {
-            for (String connectionId : byConnection.keySet()) {
-                update(connectionId, false, c -> {
-                    for (ProviderLocks l : c.byProvider.values()) {
-                        stored.addAndGet(-(removeStale(l.models, now, base) + removeStale(l.exact, now, base)));
+            for (ProviderLocks p : byProvider.values()) {
+                for (Kind kind : Kind.ALL) {
+                    ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map = p.map(kind);
+                    for (String key : map.keySet()) {
+                        map.computeIfPresent(key, (k, conns) -> {
+                            for (Map.Entry<String, ModelLockout> e : conns.entrySet()) {
+                                if (isStale(e.getValue(), now, base)) {
+                                    removeEntry(conns, e.getKey(), e.getValue());
+                                }
+                            }
+                            return conns.isEmpty() ? null : conns;
+                        });
                     }
-                });
+                }
             }
             sweepAbove = Math.max(SWEEP_THRESHOLD, stored.get() * 2);
         } finally {
@@ -522,62 +622,9 @@ public final class ModelLockouts {
         }
     }
 
-    private void decay(Map<String, ModelLockout> map, String key) {
-        if (key == null) {
-            return;
-        }
-        ModelLockout e = map.get(key);
-        if (e == null) {
-            return;
-        }
-        int halved = e.failureCount() / 2;
-        if (halved == 0) {
-            map.remove(key);
-            stored.decrementAndGet();
-        } else {
-            map.put(key, new ModelLockout(e.provider(), e.connectionId(), e.model(), e.scope(), e.reason(),
-                    e.lockedAt(), e.expiresAt(), halved));
-        }
-    }
-
-    private boolean remove(Map<String, ModelLockout> map, String key, long now) {
-        ModelLockout e = map.remove(key);
-        if (e == null) {
-            return false;
-        }
-        stored.decrementAndGet();
-        return e.expiresAt() > now;
-    }
-
-    private static ModelLockout later(ModelLockout best, ModelLockout e, long now) {
-        if (e == null || e.expiresAt() <= now) {
-            return best;
-        }
-        return best == null || e.expiresAt() > best.expiresAt() ? e : best;
-    }
-
     /** Past its escalation window: neither blocks nor counts as a repeat any more. */
     private static boolean isStale(ModelLockout e, long now, long base) {
-        return e != null && now > saturatedAdd(e.expiresAt(), base);
-    }
-
-    private static int removeStale(Map<String, ModelLockout> map, long now, long base) {
-        int n = 0;
-        for (Iterator<ModelLockout> it = map.values().iterator(); it.hasNext();) {
-            if (isStale(it.next(), now, base)) {
-                it.remove();
-                n++;
-            }
-        }
-        return n;
-    }
-
-    private static void addUnexpired(List<ModelLockout> out, Map<String, ModelLockout> map, long now) {
-        for (ModelLockout e : map.values()) {
-            if (e.expiresAt() > now) {
-                out.add(e);
-            }
-        }
+        return now > saturatedAdd(e.expiresAt(), base);
     }
 
     private static long saturatedAdd(long a, long b) {
@@ -585,40 +632,25 @@ public final class ModelLockouts {
         return ((a ^ r) & (b ^ r)) < 0 ? (b > 0 ? Long.MAX_VALUE : Long.MIN_VALUE) : r;
     }
 
-    /** The lockouts of one connection, by provider. */
-    private static final class ConnectionLocks {
-        final ConcurrentHashMap<String, ProviderLocks> byProvider = new ConcurrentHashMap<>(2);
+    /** Which namespace a key model lives in: a quota family, a (base) model, or an exact model. */
+    private enum Kind {
+        FAMILY, MODEL, EXACT;
 
-        int unexpired(long now) {
-            int n = 0;
-            for (ProviderLocks l : byProvider.values()) {
-                n += count(l.models, now) + count(l.exact, now);
-            }
-            return n;
-        }
-
-        private static int count(Map<String, ModelLockout> map, long now) {
-            int n = 0;
-            for (ModelLockout e : map.values()) {
-                if (e.expiresAt() > now) {
-                    n++;
-                }
-            }
-            return n;
-        }
+        static final Kind[] ALL = values();
     }
 
-    /** The lockouts of one provider on one connection: family/model keys and exact keys. */
+    /** One provider's lockouts, model first: per kind, key model → connection id → lockout. */
     private static final class ProviderLocks {
-        final ConcurrentHashMap<String, ModelLockout> models = new ConcurrentHashMap<>(4);
-        final ConcurrentHashMap<String, ModelLockout> exact = new ConcurrentHashMap<>(4);
+        final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> family = new ConcurrentHashMap<>();
+        final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> model = new ConcurrentHashMap<>();
+        final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> exact = new ConcurrentHashMap<>();
 
-        Map<String, ModelLockout> map(LockScope scope) {
-            return scope == LockScope.EXACT ? exact : models;
-        }
-
-        boolean isEmpty() {
-            return models.isEmpty() && exact.isEmpty();
+        ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map(Kind kind) {
+            return switch (kind) {
+                case FAMILY -> family;
+                case MODEL -> model;
+                case EXACT -> exact;
+            };
         }
     }
 }

@@ -54,6 +54,16 @@ class ModelLockoutsTest {
                 FailureReason.RATE_LIMIT_EXCEEDED, status, hint, authoritative, declared);
     }
 
+    /** {@code n} failures, each the moment the previous lock ended (a repeat); returns the last. */
+    private ModelLockout escalate(int n) {
+        ModelLockout l = fail(429, null, false, null);
+        for (int i = 1; i < n; i++) {
+            advance(l.expiresAt() - now());
+            l = fail(429, null, false, null);
+        }
+        return l;
+    }
+
     // ------------------------------------------------------------------ ML-2 defaults and the switch
 
     @Test
@@ -226,12 +236,19 @@ class ModelLockoutsTest {
         settings.set(with(new ModelLockoutSettings(true, List.of(429), 10_000, 3_600_000, 2, true)));
         long[] expected = {10_000, 20_000, 40_000, 40_000, 40_000};
         for (long e : expected) {
-            assertThat(fail(429, null, false, null).expiresAt() - now()).isEqualTo(e);
+            ModelLockout l = fail(429, null, false, null);
+            assertThat(l.expiresAt() - now()).isEqualTo(e);
+            advance(l.expiresAt() - now());
         }
+        assertThat(fail(429, null, false, null).failureCount()).isEqualTo(6);
         settings.set(with(new ModelLockoutSettings(true, List.of(429), 10_000, 3_600_000, 0, true)));
-        assertThat(fail(429, null, false, null).expiresAt() - now()).isEqualTo(40_000); // longer wins
+        ModelLockout absorbed = fail(429, null, false, null); // in force: the new settings do not shorten it
+        assertThat(absorbed.expiresAt() - now()).isEqualTo(40_000);
+        assertThat(absorbed.failureCount()).isEqualTo(6);
         advance(40_000);
-        assertThat(fail(429, null, false, null).expiresAt() - now()).isEqualTo(10_000);
+        ModelLockout next = fail(429, null, false, null);
+        assertThat(next.failureCount()).isEqualTo(7);
+        assertThat(next.expiresAt() - now()).isEqualTo(10_000);
     }
 
     @Test
@@ -304,11 +321,11 @@ class ModelLockoutsTest {
     void aShorterLockNeverShortensALongerOne_ML2() {
         ModelLockout longLock = fail(429, 3_600_000L, true, null);
         advance(60_000);
-        ModelLockout again = fail(429, null, false, null);
-        assertThat(again.failureCount()).isEqualTo(2);
-        assertThat(again.expiresAt()).isEqualTo(longLock.expiresAt());
-        assertThat(again.lockedAt()).isEqualTo(now());
-        assertThat(lockouts.blocking("codex", "c1", "gpt-5.1", "gpt-5").expiresAt()).isEqualTo(longLock.expiresAt());
+        ModelLockout again = fail(429, null, false, null); // in force: absorbed, nothing changes
+        assertThat(again).isEqualTo(longLock);
+        assertThat(fail(429, 600_000L, false, null)).isEqualTo(longLock); // a shorter hint neither
+        assertThat(fail(403, null, false, 900_000L)).isEqualTo(longLock); // nor a shorter declared cooldown
+        assertThat(lockouts.blocking("codex", "c1", "gpt-5.1", "gpt-5")).isEqualTo(longLock);
     }
 
     @Test
@@ -330,11 +347,10 @@ class ModelLockoutsTest {
 
     @Test
     void successHalvesTheCountAndDeletesAtZero_ML3() {
-        for (int i = 0; i < 8; i++) {
-            fail(429, null, false, null);
-        }
+        escalate(8);
         ModelLockout locked = lockouts.blocking("codex", "c1", "gpt-5.1", "gpt-5");
         assertThat(locked.failureCount()).isEqualTo(8);
+        assertThat(locked.expiresAt() - now()).isEqualTo(MAX);
         for (int expected : new int[] {4, 2, 1}) {
             lockouts.onSuccess("codex", "c1", "gpt-5.1", "gpt-5");
             ModelLockout l = lockouts.blocking("codex", "c1", "gpt-5.1", "gpt-5");
@@ -350,9 +366,7 @@ class ModelLockoutsTest {
 
     @Test
     void aDecayedModelStopsEscalating_ML3() {
-        for (int i = 0; i < 4; i++) {
-            fail(429, null, false, null);
-        }
+        assertThat(escalate(4).expiresAt() - now()).isEqualTo(960_000);
         lockouts.onSuccess("codex", "c1", "gpt-5.1", "gpt-5"); // 4 → 2
         advance(960_000); // the moment the lock ends: a repeat
         ModelLockout next = fail(429, null, false, null);
@@ -368,10 +382,11 @@ class ModelLockoutsTest {
     @Test
     void successDecaysTheFamilyTheModelAndTheExactKeys_ML3() {
         quota429("c1", "gpt-5.1");
+        advance(BASE);
+        assertThat(quota429("c1", "gpt-5.2").failureCount()).isEqualTo(2); // a repeat on the family key
         lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.NOT_FOUND, 404, null, false, null);
         lockouts.recordFailure("codex", "c1", "GPT-5.1", "gpt-5", null, FailureReason.SERVER_ERROR, 503, null, false,
                 null);
-        quota429("c1", "gpt-5.2"); // family count 2
         assertThat(lockouts.storedEntries()).isEqualTo(3);
         lockouts.onSuccess("codex", "c1", "gpt-5.1", "gpt-5");
         assertThat(lockouts.active()).extracting(ModelLockout::key, ModelLockout::failureCount)
@@ -462,7 +477,7 @@ class ModelLockoutsTest {
     }
 
     @Test
-    void concurrentFailuresAndSuccessesStayConsistent_ML4() throws Exception {
+    void concurrentFailuresAndSuccessesStayConsistent_ML2_ML4() throws Exception {
         int threads = 8;
         int perThread = 2_000;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -487,9 +502,10 @@ class ModelLockoutsTest {
             f.get();
         }
         pool.shutdown();
+        // one burst (the clock stands still): every failure after the first is absorbed
         ModelLockout shared = lockouts.blocking("codex", "shared", "gpt-5.1", "gpt-5");
-        assertThat(shared.failureCount()).isEqualTo(threads * perThread);
-        assertThat(shared.expiresAt() - now()).isEqualTo(MAX);
+        assertThat(shared.failureCount()).isEqualTo(1);
+        assertThat(shared.expiresAt() - now()).isEqualTo(BASE);
         assertThat(lockouts.storedEntries()).isEqualTo(1);
         assertThat(lockouts.activeCount()).isEqualTo(1);
         assertThat(lockouts.hasAny("c0")).isFalse();
@@ -510,5 +526,222 @@ class ModelLockoutsTest {
         assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5").blocking("c1")).isNotNull();
         settings.set(ResilienceSettings.DEFAULTS);
         assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5").blocking("c1")).isNull();
+    }
+
+    // ------------------------------------------------------------------ bursts (the CC-3 herd rule for model locks)
+
+    @Test
+    void failuresWhileTheLockIsInForceAreOneBurstAndDoNotEscalate_ML2_ML3() {
+        ModelLockout first = fail(429, null, false, null);
+        for (int i = 0; i < 4; i++) { // five concurrent 429s
+            assertThat(fail(429, null, false, null)).isEqualTo(first);
+        }
+        advance(BASE - 1); // still in force: absorbed, including the reason
+        ModelLockout late = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.QUOTA_EXHAUSTED,
+                403, null, false, null);
+        assertThat(late).isEqualTo(first);
+        assertThat(lockouts.blocking("codex", "c1", "gpt-5.1", "gpt-5")).isEqualTo(first);
+        assertThat(lockouts.storedEntries()).isEqualTo(1);
+        advance(1); // the lock ended: the next failure is a repeat and escalates one step
+        ModelLockout repeat = fail(429, null, false, null);
+        assertThat(repeat.failureCount()).isEqualTo(2);
+        assertThat(repeat.lockedAt()).isEqualTo(now());
+        assertThat(repeat.expiresAt() - now()).isEqualTo(240_000);
+    }
+
+    @Test
+    void aLongerHintOrDeclaredCooldownDuringTheLockExtendsItWithoutEscalating_ML2() {
+        ModelLockout first = fail(429, null, false, null);
+        advance(30_000);
+        ModelLockout hinted = fail(429, 600_000L, false, null);
+        assertThat(hinted).isEqualTo(new ModelLockout("codex", "c1", "gpt-5", LockScope.MODEL,
+                FailureReason.RATE_LIMIT_EXCEEDED, now(), now() + 600_000, 1));
+        advance(30_000);
+        ModelLockout declared = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", LockScope.MODEL,
+                FailureReason.QUOTA_EXHAUSTED, 403, null, false, 21_600_000L); // clamped to the max
+        assertThat(declared).isEqualTo(new ModelLockout("codex", "c1", "gpt-5", LockScope.MODEL,
+                FailureReason.QUOTA_EXHAUSTED, now(), now() + MAX, 1));
+        assertThat(first.lockedAt()).isEqualTo(now() - 60_000);
+        advance(MAX); // ended: the repeat escalates from the count of the burst, 1
+        ModelLockout repeat = fail(429, null, false, null);
+        assertThat(repeat.failureCount()).isEqualTo(2);
+        assertThat(repeat.expiresAt() - now()).isEqualTo(240_000);
+    }
+
+    @Test
+    void aBurstOnOneKeyLeavesTheOtherKeysOfTheModelAlone_ML2_ML4() {
+        quota429("c1", "gpt-5.1");
+        ModelLockout exact = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.SERVER_ERROR,
+                503, null, false, null);
+        assertThat(exact.failureCount()).isEqualTo(1); // its own key: a first failure, not absorbed by the family lock
+        assertThat(quota429("c2", "gpt-5.1").failureCount()).isEqualTo(1);
+        assertThat(lockouts.storedEntries()).isEqualTo(3);
+    }
+
+    // ------------------------------------------------------------------ family and model keys stay apart
+
+    @Test
+    void aNotFoundOnTheModelNamedLikeItsFamilyLocksOnlyThatModel_ML1_ML4() {
+        ModelLockout notFound = lockouts.recordFailure("codex", "c1", "gpt-5", "gpt-5", null, FailureReason.NOT_FOUND, 404,
+                null, false, null);
+        assertThat(notFound).isEqualTo(new ModelLockout("codex", "c1", "gpt-5", LockScope.MODEL, FailureReason.NOT_FOUND,
+                now(), now() + BASE, 1));
+        assertThat(lockouts.blocking("codex", "c1", "gpt-5", "gpt-5")).isEqualTo(notFound);
+        assertThat(lockouts.blocking("codex", "c1", "gpt-5-mini", "gpt-5")).isNull();
+        assertThat(lockouts.blocking("codex", "c1", "gpt-5.1-codex", "gpt-5")).isNull();
+        assertThat(lockouts.query("codex", "gpt-5-mini", "gpt-5").blocking("c1")).isNull();
+    }
+
+    @Test
+    void aFamilyLockAndAModelLockOfTheSameNameAreTwoLocks_ML1_ML4() {
+        ModelLockout familyLock = quota429("c1", "gpt-5.1"); // family gpt-5
+        advance(10_000);
+        ModelLockout modelLock = lockouts.recordFailure("codex", "c1", "gpt-5", "gpt-5", null, FailureReason.NOT_FOUND,
+                404, null, false, null);
+        assertThat(modelLock.failureCount()).isEqualTo(1); // not absorbed by, nor escalating, the family lock
+        assertThat(modelLock.reason()).isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(lockouts.active()).containsExactly(familyLock, modelLock);
+        assertThat(lockouts.activeCount()).isEqualTo(2);
+        // the model gpt-5 is blocked by both: the one that ends last answers
+        assertThat(lockouts.blocking("codex", "c1", "gpt-5", "gpt-5")).isEqualTo(modelLock);
+        assertThat(lockouts.blocking("codex", "c1", "gpt-5.2", "gpt-5")).isEqualTo(familyLock);
+        // a success on gpt-5 decays both keys of that model; on gpt-5.2 only the family
+        lockouts.onSuccess("codex", "c1", "gpt-5.2", "gpt-5");
+        assertThat(lockouts.active()).containsExactly(modelLock);
+        lockouts.onSuccess("codex", "c1", "gpt-5", "gpt-5");
+        assertThat(lockouts.active()).isEmpty();
+        assertThat(lockouts.storedEntries()).isZero();
+    }
+
+    @Test
+    void clearingByTheSharedNameClearsTheFamilyAndTheModelLock_ML5() {
+        quota429("c1", "gpt-5.1");
+        lockouts.recordFailure("codex", "c1", "gpt-5", "gpt-5", null, FailureReason.NOT_FOUND, 404, null, false, null);
+        assertThat(lockouts.clear("codex", "c1", "gpt-5")).isTrue();
+        assertThat(lockouts.active()).isEmpty();
+        assertThat(lockouts.storedEntries()).isZero();
+        assertThat(lockouts.clear("codex", "c1", "gpt-5")).isFalse();
+    }
+
+    @Test
+    void clearingByFamilyOrByModelNameClearsOnlyThatLock_ML5() {
+        ModelLockout familyLock = quota429("c1", "gpt-5.1");
+        ModelLockout modelLock = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.NOT_FOUND,
+                404, null, false, null);
+        assertThat(lockouts.clear("codex", "c1", "gpt-5.1")).isTrue();
+        assertThat(lockouts.active()).containsExactly(familyLock);
+        ModelLockout again = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.NOT_FOUND,
+                404, null, false, null);
+        assertThat(again).isEqualTo(modelLock);
+        assertThat(lockouts.clear("codex", "c1", "gpt-5")).isTrue();
+        assertThat(lockouts.active()).containsExactly(modelLock);
+        assertThat(lockouts.blocking("codex", "c1", "gpt-5.2", "gpt-5")).isNull();
+        assertThat(lockouts.blocking("codex", "c1", "gpt-5.1", "gpt-5")).isEqualTo(modelLock);
+    }
+
+    // ------------------------------------------------------------------ the request query (NF-3)
+
+    @Test
+    void aQueryAnswersAtTheTimeItWasMadeOrAtAGivenTime_NF3() {
+        ModelLockout l = quota429("c1", "gpt-5.1");
+        ModelLockouts.Query q = lockouts.query("codex", "gpt-5.1", "gpt-5");
+        advance(BASE);
+        assertThat(q.blocking("c1")).isEqualTo(l); // the request's snapshot time
+        assertThat(q.blocking("c1", now())).isNull();
+        assertThat(q.blocking("c1", now() - 1)).isEqualTo(l);
+        assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5").blocking("c1")).isNull();
+        assertThat(lockouts.storedEntries()).isEqualTo(1); // expired, kept for the escalation window
+        advance(BASE + 1);
+        assertThat(q.blocking("c1", now())).isNull(); // past the window: the read drops it
+        assertThat(lockouts.storedEntries()).isZero();
+    }
+
+    @Test
+    void aQueryNeverReportsALockClearedOrDecayedAfterItWasMade_ML3_ML5_NF3() {
+        quota429("c1", "gpt-5.1");
+        quota429("c2", "gpt-5.1");
+        lockouts.recordFailure("codex", "c3", "gpt-5.1", "gpt-5", null, FailureReason.SERVER_ERROR, 503, null, false, null);
+        ModelLockouts.Query q = lockouts.query("codex", "gpt-5.1", "gpt-5");
+        assertThat(q.blocking("c1")).isNotNull();
+        assertThat(q.blocking("c2")).isNotNull();
+        assertThat(q.blocking("c3")).isNotNull();
+        lockouts.clear("codex", "c1", "gpt-5");
+        lockouts.onSuccess("codex", "c2", "gpt-5.1", "gpt-5");
+        lockouts.clearConnection("c3");
+        assertThat(q.blocking("c1")).isNull();
+        assertThat(q.blocking("c2")).isNull();
+        assertThat(q.blocking("c3")).isNull();
+        // a lock recorded after the query is seen by the next one; clearAll removes it again
+        quota429("c4", "gpt-5.2");
+        assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5").blocking("c4")).isNotNull();
+        assertThat(lockouts.clearAll()).isEqualTo(1);
+        assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5").blocking("c4")).isNull();
+        assertThat(lockouts.storedEntries()).isZero();
+    }
+
+    @Test
+    void aQueryWithNothingLockedOrLockoutOffIsTheSharedEmptyOne_ML2_NF3() {
+        assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5")).isSameAs(ModelLockouts.Query.NONE);
+        quota429("c1", "gpt-5.1");
+        assertThat(lockouts.query("codex", "o3", null)).isSameAs(ModelLockouts.Query.NONE);
+        assertThat(lockouts.query("openai", "gpt-5.1", "gpt-5")).isSameAs(ModelLockouts.Query.NONE);
+        settings.set(with(ResilienceSettings.DEFAULTS.modelLockout()));
+        assertThat(lockouts.query("codex", "gpt-5.1", "gpt-5")).isSameAs(ModelLockouts.Query.NONE);
+        assertThat(ModelLockouts.Query.NONE.blocking("c1")).isNull();
+    }
+
+    @Test
+    void locksRecordedWhileReadsDropStaleEntriesAreNeverLost_ML4_NF3() throws Exception {
+        int stale = 500;
+        for (int i = 0; i < stale; i++) {
+            lockouts.recordFailure("p", "old-" + i, "m", null, null, FailureReason.NOT_FOUND, 404, null, false, null);
+        }
+        advance(BASE + BASE + 1); // every old entry is past its window; reads will drop them and the key's map
+        int writers = 4;
+        int readers = 4;
+        int perWriter = 500;
+        ExecutorService pool = Executors.newFixedThreadPool(writers + readers);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < writers; t++) {
+            int id = t;
+            futures.add(pool.submit(() -> {
+                start.await();
+                for (int i = 0; i < perWriter; i++) {
+                    lockouts.recordFailure("p", "new-" + id + "-" + i, "m", null, null, FailureReason.NOT_FOUND, 404, null,
+                            false, null);
+                    // churn on the same key: a lock recorded and cleared again, emptying and refilling the map
+                    lockouts.recordFailure("p", "churn-" + id, "m", null, null, FailureReason.NOT_FOUND, 404, null, false, null);
+                    lockouts.clear("p", "churn-" + id, "m");
+                }
+                return null;
+            }));
+        }
+        for (int t = 0; t < readers; t++) {
+            futures.add(pool.submit(() -> {
+                start.await();
+                for (int round = 0; round < 3; round++) {
+                    for (int i = 0; i < stale; i++) {
+                        lockouts.query("p", "m", null).blocking("old-" + i);
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : futures) {
+            f.get();
+        }
+        pool.shutdown();
+        for (int t = 0; t < writers; t++) {
+            for (int i = 0; i < perWriter; i++) {
+                assertThat(lockouts.query("p", "m", null).blocking("new-" + t + "-" + i)).as("new-%d-%d", t, i).isNotNull();
+            }
+        }
+        for (int i = 0; i < stale; i++) {
+            lockouts.blocking("p", "old-" + i, "m", null); // drop what the readers raced past
+        }
+        assertThat(lockouts.activeCount()).isEqualTo(writers * perWriter);
+        assertThat(lockouts.storedEntries()).isEqualTo(writers * perWriter);
     }
 }
