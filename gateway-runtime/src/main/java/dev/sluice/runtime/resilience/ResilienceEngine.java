@@ -138,7 +138,7 @@ public final class ResilienceEngine {
         if (pc > 0) {
             return out.set(Exclusion.Reason.PROVIDER_COOLDOWN, pc);
         }
-        ModelLockout lock = lockoutQuery.blocking(conn.id());
+        ModelLockout lock = lockoutQuery.blocking(conn.id(), now);
         if (lock != null) {
             return out.set(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - now));
         }
