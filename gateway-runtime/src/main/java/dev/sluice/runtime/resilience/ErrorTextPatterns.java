@@ -1,6 +1,8 @@
 package dev.sluice.runtime.resilience;
 
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -19,8 +21,16 @@ final class ErrorTextPatterns {
     private ErrorTextPatterns() {
     }
 
+    /** Each pattern's required literal ({@link RegexLiterals}); filled once, during class initialisation. */
+    private static final Map<Pattern, String> REQUIRED = new IdentityHashMap<>();
+
     private static Pattern re(String regex) {
-        return Pattern.compile(regex);
+        Pattern p = Pattern.compile(regex);
+        String literal = RegexLiterals.required(regex);
+        if (literal != null) {
+            REQUIRED.put(p, literal);
+        }
+        return p;
     }
 
     /**
@@ -378,6 +388,10 @@ final class ErrorTextPatterns {
      */
     static boolean findsAny(String text, List<Pattern> patterns) {
         for (Pattern p : patterns) {
+            String literal = REQUIRED.get(p);
+            if (literal != null && !text.contains(literal)) {
+                continue;
+            }
             if (p.matcher(text).find()) {
                 return true;
             }

@@ -327,6 +327,10 @@ public final class RetryHints {
         if (lowerText == null || lowerText.indexOf('"') < 0) {
             return Optional.empty();
         }
+        if (!lowerText.contains("retry") && !lowerText.contains("reset")) {
+            // every field below names a retry or a reset: skip the regex engine on plain bodies
+            return Optional.empty();
+        }
         Matcher m = GOOGLE_RETRY_INFO.matcher(lowerText);
         if (m.find()) {
             Optional<Long> d = parseDuration(m.group(1));
@@ -381,8 +385,14 @@ public final class RetryHints {
         if (lowerText == null || lowerText.isEmpty()) {
             return Optional.empty();
         }
+        boolean retry = lowerText.contains("retry") || lowerText.contains("try again") || lowerText.contains("wait");
+        boolean reset = lowerText.contains("reset") || lowerText.contains("available at");
+        if (!retry && !reset && !lowerText.contains("限额将在")) {
+            // every form below needs one of these words: skip the regex engine on plain bodies
+            return Optional.empty();
+        }
         Matcher m = TEXT_RETRY_IN.matcher(lowerText);
-        if (m.find()) {
+        if (retry && m.find()) {
             String d = m.group(1) != null ? m.group(1) : m.group(2);
             return Optional.of(retryIn(durationMs(d), HintSource.BODY_TEXT));
         }
@@ -394,7 +404,7 @@ public final class RetryHints {
             }
         }
         m = TEXT_RESET_IN.matcher(lowerText);
-        if (m.find()) {
+        if (reset && m.find()) {
             return Optional.of(reset((long) Math.min(durationMs(m.group(1)), MAX_RESET_MS), HintSource.BODY_TEXT));
         }
         m = TEXT_CN_RESET_AT.matcher(lowerText);

@@ -1,0 +1,106 @@
+package dev.sluice.runtime.resilience;
+
+/**
+ * The literal text a regular expression cannot match without, used to skip the regex engine on
+ * texts that lack it (an error body is scanned by dozens of patterns; {@link String#contains} is
+ * an order of magnitude cheaper than a failed {@code find()}). Conservative: when in doubt there
+ * is no required literal, and the pattern always runs.
+ */
+final class RegexLiterals {
+
+    /** Shorter literals filter too little to be worth the check. */
+    static final int MIN_LENGTH = 3;
+
+    private RegexLiterals() {
+    }
+
+    /**
+     * The longest run of plain characters outside groups and classes that every match contains.
+     *
+     * @param regex the pattern source (no flags that change case or literal meaning)
+     * @return the literal, or null when none is certain
+     */
+    static String required(String regex) {
+        if (hasTopLevelAlternation(regex)) {
+            return null;
+        }
+        String best = "";
+        StringBuilder run = new StringBuilder();
+        int depth = 0;
+        boolean inClass = false;
+        for (int i = 0; i < regex.length(); i++) {
+            char c = regex.charAt(i);
+            if (c == '\\') {
+                // an escape ends the run: \b, \s, \d … are not literal text (conservative for \. too)
+                best = longer(best, run);
+                i++;
+                continue;
+            }
+            if (inClass) {
+                inClass = c != ']';
+                continue;
+            }
+            switch (c) {
+                case '[' -> {
+                    best = longer(best, run);
+                    inClass = true;
+                }
+                case '(' -> {
+                    best = longer(best, run);
+                    depth++;
+                }
+                case ')' -> {
+                    best = longer(best, run);
+                    depth--;
+                }
+                case '?', '*', '{' -> {
+                    // the quantifier makes the previous character optional (or repeats it): drop it
+                    if (depth == 0 && !run.isEmpty()) {
+                        run.setLength(run.length() - 1);
+                    }
+                    best = longer(best, run);
+                    if (c == '{') {
+                        int close = regex.indexOf('}', i);
+                        i = close < 0 ? regex.length() : close;
+                    }
+                }
+                case '+', '.', '^', '$' -> best = longer(best, run);
+                default -> {
+                    if (depth == 0) {
+                        run.append(c);
+                    }
+                }
+            }
+        }
+        best = longer(best, run);
+        return best.length() >= MIN_LENGTH ? best : null;
+    }
+
+    private static String longer(String best, StringBuilder run) {
+        String candidate = run.toString();
+        run.setLength(0);
+        return candidate.length() > best.length() ? candidate : best;
+    }
+
+    private static boolean hasTopLevelAlternation(String regex) {
+        int depth = 0;
+        boolean inClass = false;
+        for (int i = 0; i < regex.length(); i++) {
+            char c = regex.charAt(i);
+            if (c == '\\') {
+                i++;
+            } else if (inClass) {
+                inClass = c != ']';
+            } else if (c == '[') {
+                inClass = true;
+            } else if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            } else if (c == '|' && depth == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
