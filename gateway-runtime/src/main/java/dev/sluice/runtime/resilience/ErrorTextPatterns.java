@@ -3,6 +3,7 @@ package dev.sluice.runtime.resilience;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -23,9 +24,16 @@ final class ErrorTextPatterns {
 
     /** Each pattern's required literal ({@link RegexLiterals}); filled once, during class initialisation. */
     private static final Map<Pattern, String> REQUIRED = new IdentityHashMap<>();
+    /** Each pattern's leading literal ({@link RegexLiterals#prefix}): matches start only where it occurs. */
+    private static final Map<Pattern, String> PREFIX = new IdentityHashMap<>();
 
     private static Pattern re(String regex) {
         Pattern p = Pattern.compile(regex);
+        String prefix = RegexLiterals.prefix(regex);
+        if (prefix != null) {
+            PREFIX.put(p, prefix);
+            return p;
+        }
         String literal = RegexLiterals.required(regex);
         if (literal != null) {
             REQUIRED.put(p, literal);
@@ -388,11 +396,34 @@ final class ErrorTextPatterns {
      */
     static boolean findsAny(String text, List<Pattern> patterns) {
         for (Pattern p : patterns) {
+            String prefix = PREFIX.get(p);
+            if (prefix != null) {
+                if (startsAtOccurrence(p, text, prefix)) {
+                    return true;
+                }
+                continue;
+            }
             String literal = REQUIRED.get(p);
             if (literal != null && !text.contains(literal)) {
                 continue;
             }
             if (p.matcher(text).find()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code find()} for a pattern whose matches start with {@code prefix}: tried only where it occurs. */
+    private static boolean startsAtOccurrence(Pattern p, String text, String prefix) {
+        int at = text.indexOf(prefix);
+        if (at < 0) {
+            return false;
+        }
+        Matcher m = p.matcher(text).useTransparentBounds(true).useAnchoringBounds(false);
+        for (; at >= 0; at = text.indexOf(prefix, at + 1)) {
+            m.region(at, text.length());
+            if (m.lookingAt()) {
                 return true;
             }
         }

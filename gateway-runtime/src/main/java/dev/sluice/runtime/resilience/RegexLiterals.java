@@ -76,6 +76,34 @@ final class RegexLiterals {
         return best.length() >= MIN_LENGTH ? best : null;
     }
 
+    /**
+     * The literal every match starts with, after an optional leading {@code \\b}: a match can
+     * then only start where that literal occurs, so a scan may try the pattern ({@code lookingAt})
+     * at those places only.
+     *
+     * @param regex the pattern source
+     * @return the prefix, or null when the pattern does not start with one of at least
+     *     {@link #MIN_LENGTH} characters
+     */
+    static String prefix(String regex) {
+        if (hasTopLevelAlternation(regex)) {
+            return null;
+        }
+        int i = regex.startsWith("\\b") ? 2 : 0;
+        StringBuilder run = new StringBuilder();
+        for (; i < regex.length(); i++) {
+            char c = regex.charAt(i);
+            if ("\\[](){}?*+.^$|".indexOf(c) >= 0) {
+                if (c == '?' || c == '*' || c == '{') {
+                    run.setLength(Math.max(0, run.length() - 1));
+                }
+                break;
+            }
+            run.append(c);
+        }
+        return run.length() >= MIN_LENGTH ? run.toString() : null;
+    }
+
     private static String longer(String best, StringBuilder run) {
         String candidate = run.toString();
         run.setLength(0);

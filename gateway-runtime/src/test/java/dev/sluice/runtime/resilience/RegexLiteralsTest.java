@@ -27,4 +27,18 @@ class RegexLiteralsTest {
     void theRequiredLiteralIsOneEveryMatchContains_FC2(String regex, String expected) {
         assertThat(RegexLiterals.required(regex)).isEqualTo(expected);
     }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', nullValues = "NULL", value = {
+        "'\\bdaily\\b.{0,40}\\blimit'; daily",
+        "'quota.{0,40}exceed'; quota",
+        "'quota (?:depleted|will reset)'; 'quota '",
+        "'\\bper.?day'; per",
+        "'colou?r'; colo",
+        "'ab.c'; NULL",
+        "'(?:a|b)cde'; NULL",
+        "'x|yyyy'; NULL"})
+    void theLeadingLiteralIsWhereEveryMatchStarts_FC2(String regex, String expected) {
+        assertThat(RegexLiterals.prefix(regex)).isEqualTo(expected);
+    }
 }
