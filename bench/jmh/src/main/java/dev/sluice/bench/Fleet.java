@@ -6,6 +6,7 @@ import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.BreakerState;
+import dev.sluice.runtime.resilience.BreakerStore;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ConnectionCooldowns;
@@ -140,7 +141,7 @@ final class Fleet {
         byRank = List.of(ranked);
         store = new FixedConnectionStore(created);
 
-        breakers = new CircuitBreakers(clock, () -> settings, new NoOpBreakerStore());
+        breakers = new CircuitBreakers(clock, () -> settings, BreakerStore.none());
         lockouts = new ModelLockouts(clock, () -> settings);
         engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings, breakers,
                 new ConnectionCooldowns(store, clock, () -> settings), lockouts, new ProviderCooldowns(clock, () -> settings),

@@ -13,6 +13,33 @@ import java.util.List;
 public interface BreakerStore {
 
     /**
+     * A store that keeps nothing: breakers live in memory only (tests, benchmarks, embedded use).
+     *
+     * @return the store
+     */
+    static BreakerStore none() {
+        return new BreakerStore() {
+            @Override
+            public List<BreakerSnapshot> loadAll() {
+                return List.of();
+            }
+
+            @Override
+            public void save(BreakerSnapshot s) {
+            }
+
+            @Override
+            public void delete(BreakerKey k) {
+            }
+
+            @Override
+            public void deleteAll() {
+            }
+        };
+    }
+
+
+    /**
      * Every persisted breaker.
      *
      * @return the snapshots

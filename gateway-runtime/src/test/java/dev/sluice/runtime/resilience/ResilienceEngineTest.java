@@ -47,7 +47,7 @@ class ResilienceEngineTest {
     void open() {
         db = Database.open(dir);
         store = new SqliteConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
-        breakers = new CircuitBreakers(clock, settings::get, new NoStore());
+        breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none());
         lockouts = new ModelLockouts(clock, settings::get);
         engine = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
                 lockouts, new ProviderCooldowns(clock, settings::get),
@@ -163,24 +163,5 @@ class ResilienceEngineTest {
         assertThat(f.matches("codex-mini-2")).isFalse();
         assertThat(new QuotaFamilies(List.of(f)).familyOf("p", "o3")).isNull();
         assertThat(new QuotaFamilies(List.of(f)).familyOf("other", "gpt-5")).isNull();
-    }
-
-    private static final class NoStore implements BreakerStore {
-        @Override
-        public List<BreakerSnapshot> loadAll() {
-            return List.of();
-        }
-
-        @Override
-        public void save(BreakerSnapshot s) {
-        }
-
-        @Override
-        public void delete(BreakerKey k) {
-        }
-
-        @Override
-        public void deleteAll() {
-        }
     }
 }

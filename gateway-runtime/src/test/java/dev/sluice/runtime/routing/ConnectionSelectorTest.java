@@ -53,7 +53,7 @@ class ConnectionSelectorTest {
     @BeforeEach
     void setUp() {
         fx = new RoutingFixture(dir);
-        breakers = new CircuitBreakers(fx.clock, settings::get, new InMemoryBreakers());
+        breakers = new CircuitBreakers(fx.clock, settings::get, BreakerStore.none());
         lockouts = new ModelLockouts(fx.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get, breakers,
                 new ConnectionCooldowns(fx.store, fx.clock, settings::get), lockouts, new ProviderCooldowns(fx.clock, settings::get),
@@ -267,25 +267,6 @@ class ConnectionSelectorTest {
         assertThat(lockouts.blocking("openai", a.id(), "gpt-y", null)).isNull();
     }
 
-    /** Breaker persistence is not under test here. */
-    private static final class InMemoryBreakers implements BreakerStore {
-        @Override
-        public List<BreakerSnapshot> loadAll() {
-            return List.of();
-        }
-
-        @Override
-        public void save(BreakerSnapshot s) {
-        }
-
-        @Override
-        public void delete(BreakerKey k) {
-        }
-
-        @Override
-        public void deleteAll() {
-        }
-    }
 
     private static Long at(long ms) {
         return RoutingFixture.T0 + ms;
