@@ -22,7 +22,9 @@ import dev.sluice.runtime.resilience.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ProviderCooldowns;
 import dev.sluice.runtime.resilience.QuotaFamilies;
+import dev.sluice.runtime.resilience.ErrorRules;
 import dev.sluice.runtime.resilience.Resilience;
+import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.ChatRouter;
@@ -32,6 +34,7 @@ import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.security.AdminKeys;
+import dev.sluice.runtime.settings.GeneralSettingsService;
 import dev.sluice.runtime.settings.ResilienceSettingsLayers;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.security.SecretBox;
@@ -53,6 +56,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -161,15 +165,30 @@ public final class SluiceServer implements AutoCloseable {
         Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new SqliteBreakerStore(db)),
                 new ConnectionCooldowns(connections, clock, resilienceSettings), new ModelLockouts(clock, resilienceSettings),
                 new ProviderCooldowns(clock, resilienceSettings));
-        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock), resilienceSettings, resilience.breakers(),
-                resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(), new QuotaFamilies(registry.quotaFamilies()));
+        GeneralSettingsService generalSettings = new GeneralSettingsService(settings);
+        // SPEC §16: plugins contribute rules and opt their providers into full-text matching and honoured scopes
+        Set<String> fullText = new HashSet<>();
+        Set<String> honourScope = new HashSet<>();
+        for (Provider p : providers) {
+            if (p.descriptor().fullTextErrorRules()) {
+                fullText.add(p.id());
+            }
+            if (p.descriptor().honorsRuleScope()) {
+                honourScope.add(p.id());
+            }
+        }
+        ErrorRules errorRules = new ErrorRules(registry.errorRules(), fullText, honourScope, generalSettings::providerErrorRules);
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock, errorRules), resilienceSettings, resilience.breakers(),
+                resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(), new QuotaFamilies(registry.quotaFamilies()),
+                new StatusRestatement(registry.restatementRules()));
         Dispatcher dispatcher = new Dispatcher(new ConnectionSelector(connections, clock, engine), engine, logWriter::record, clock,
                 json -> parseObject(mapper, json));
         Duration attemptTimeout = config.headersTimeout();
         ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
-                new ModelResolver(catalog), chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, resilienceSettings, clock);
+                new ModelResolver(catalog), chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, resilienceSettings,
+                generalSettings, clock);
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())

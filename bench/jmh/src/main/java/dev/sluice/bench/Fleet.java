@@ -17,6 +17,7 @@ import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ProviderCooldowns;
 import dev.sluice.runtime.resilience.QuotaFamilies;
 import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
 import dev.sluice.runtime.routing.BuiltinProviders;
@@ -145,7 +146,7 @@ final class Fleet {
         lockouts = new ModelLockouts(clock, () -> settings);
         engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings, breakers,
                 new ConnectionCooldowns(store, clock, () -> settings), lockouts, new ProviderCooldowns(clock, () -> settings),
-                new QuotaFamilies(List.of()));
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of()));
         selector = new ConnectionSelector(store, clock, engine);
 
         // one host's breaker OPEN: the API-key profile's failureThreshold of distinct connections' failures

@@ -15,6 +15,7 @@ import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import dev.sluice.runtime.resilience.Resilience;
+import dev.sluice.runtime.settings.GeneralSettingsService;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -44,12 +45,14 @@ public final class HttpApi {
      * @param attemptTimeout upstream timeout per attempt
      * @param resilience the resilience mechanisms (admin views)
      * @param resilienceSettings the resilience settings tree (SPEC §18)
+     * @param generalSettings the other settings ({@code /api/settings})
      * @param clock the clock
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, ChatRouter chatRouter, Dispatcher dispatcher, ProviderCatalog catalog,
             ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database, Duration attemptTimeout,
-            Resilience resilience, ResilienceSettingsService resilienceSettings, InstantSource clock) {
+            Resilience resilience, ResilienceSettingsService resilienceSettings,
+            GeneralSettingsService generalSettings, InstantSource clock) {
     }
 
     /**
@@ -76,6 +79,7 @@ public final class HttpApi {
         routing.register("/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
         routing.register("/api/resilience", resilience.resilience());
         routing.register("/api/monitoring", resilience.monitoring());
+        routing.register("/api/settings", new SettingsAdminService(json, auth, d.generalSettings()));
         routing.any(HttpApi::unknownRoute);
         return routing;
     }
@@ -96,6 +100,7 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/cooldowns"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/model-cooldowns"), "GET, DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/monitoring/health"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/settings/?"), "GET, PATCH"),
             Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"));
 
     private static void unknownRoute(ServerRequest req, ServerResponse res) {

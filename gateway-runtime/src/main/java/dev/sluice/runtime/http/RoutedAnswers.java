@@ -117,8 +117,10 @@ final class RoutedAnswers {
                 headers.put(CONNECTION_ID.defaultCase(), f.connection().id());
                 headers.put(PROVIDER.defaultCase(), route.provider().id());
                 headers.put(MODEL.defaultCase(), headerSafe(route.upstreamModel()));
-                if (f.verdict().retryAfterMs() != null && (status == 429 || status == 503)) {
-                    headers.put("Retry-After", String.valueOf(seconds(f.verdict().retryAfterMs())));
+                // RS-3: a restated error tells the client its rule's window, not the internal cooldown
+                Long retryAfter = f.clientRetryAfterMs() != null ? f.clientRetryAfterMs() : f.verdict().retryAfterMs();
+                if (retryAfter != null && (status == 429 || status == 503)) {
+                    headers.put("Retry-After", String.valueOf(seconds(retryAfter)));
                 }
                 String code = f.failure() instanceof UpstreamError e && e.errorCode() != null ? e.errorCode()
                         : f.verdict().reason().wireName();

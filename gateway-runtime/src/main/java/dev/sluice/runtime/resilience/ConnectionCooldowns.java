@@ -155,6 +155,11 @@ public final class ConnectionCooldowns {
 
     /** The terminal status a failure leads to, or null. */
     private String terminalStatus(String connectionId, Verdict v, ConnectionState s, long now) {
+        if (v.ruleScope() != null) {
+            // ER-3: a provider error rule only ever cools (a rule combining connection scope with a
+            // terminal reason must not end an account)
+            return null;
+        }
         if (v.creditsExhausted() || v.reason() == FailureReason.CREDITS_EXHAUSTED) {
             return "credits_exhausted";
         }

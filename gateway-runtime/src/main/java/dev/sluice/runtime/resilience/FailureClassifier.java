@@ -63,14 +63,26 @@ public final class FailureClassifier {
     static final int MAX_SCANNED_CHARS = 16_384;
 
     private final InstantSource clock;
+    private final ErrorRules rules;
+
+    /**
+     * Creates the classifier without provider error rules.
+     *
+     * @param clock the clock
+     */
+    public FailureClassifier(InstantSource clock) {
+        this(clock, ErrorRules.NONE);
+    }
 
     /**
      * Creates the classifier.
      *
      * @param clock the clock
+     * @param rules provider error rules (SPEC §16.2)
      */
-    public FailureClassifier(InstantSource clock) {
+    public FailureClassifier(InstantSource clock, ErrorRules rules) {
         this.clock = Objects.requireNonNull(clock, "clock is null");
+        this.rules = Objects.requireNonNull(rules, "rules is null");
     }
 
     /**
@@ -138,8 +150,33 @@ public final class FailureClassifier {
         long now = clock.millis();
         Facts f = new Facts(status, text, code, type, RetryHints.all(e.head(), e.retryHint(), text, now), now);
         Verdict v = byText(f, provider, connectionClass);
+        if (provider != null && v.reason() != FailureReason.BANNED && rules.any(provider)) {
+            ErrorRules.Match match = rules.match(provider, status, e.head(), text, code, type);
+            if (match != null) {
+                v = withRule(v, match);
+            }
+        }
         Hint hint = f.hint();
         return hint == null ? v : v.withHint(hint.ms(), hint.source());
+    }
+
+    /**
+     * A matched provider error rule (ER-1) over the built-in verdict: the rule's reason and declared
+     * cooldown, its scope acted on only where honoured (ER-3; informational {@code ruleScope}
+     * elsewhere). A rule never yields a terminal or request-scoped verdict, and never turns a
+     * quota the built-in tables recognised into a mere rate limit (BO-5): the more specific wins.
+     * Rules are consulted for every status, 400 included (OmniRoute's known gap, closed here).
+     */
+    private static Verdict withRule(Verdict builtIn, ErrorRules.Match match) {
+        var rule = match.rule();
+        boolean keepQuota = rule.reason() == FailureReason.RATE_LIMIT_EXCEEDED && builtIn.reason() == FailureReason.QUOTA_EXHAUSTED;
+        FailureReason reason = keepQuota ? builtIn.reason() : rule.reason();
+        Long cooldown = rule.baseCooldownMs() != null ? rule.baseCooldownMs() : reason == builtIn.reason() ? builtIn.cooldownMs() : null;
+        LockScope scope = match.honoured() ? rule.scope() : builtIn.lockScope();
+        boolean providerLevel = reason == FailureReason.SERVER_ERROR || reason == FailureReason.TIMEOUT
+                || reason == FailureReason.NETWORK_ERROR;
+        return new Verdict(reason, builtIn.status(), true, null, null, cooldown, scope, false, false,
+                builtIn.skipProviderBreaker() || !providerLevel, false, rule.scope());
     }
 
     private Verdict byText(Facts f, String provider, ProviderClass connectionClass) {

@@ -31,6 +31,7 @@ public final class ResilienceEngine {
     private final ModelLockouts lockouts;
     private final ProviderCooldowns providerCooldowns;
     private final QuotaFamilies families;
+    private final StatusRestatement restatement;
 
     /**
      * Creates the engine.
@@ -42,9 +43,11 @@ public final class ResilienceEngine {
      * @param lockouts model lockouts
      * @param providerCooldowns the provider cooldown window gate
      * @param families quota families
+     * @param restatement status restatement rules (§16.1)
      */
     public ResilienceEngine(FailureClassifier classifier, Supplier<ResilienceSettings> settings, CircuitBreakers breakers,
-            ConnectionCooldowns cooldowns, ModelLockouts lockouts, ProviderCooldowns providerCooldowns, QuotaFamilies families) {
+            ConnectionCooldowns cooldowns, ModelLockouts lockouts, ProviderCooldowns providerCooldowns, QuotaFamilies families,
+            StatusRestatement restatement) {
         this.classifier = classifier;
         this.settings = settings;
         this.breakers = breakers;
@@ -52,6 +55,7 @@ public final class ResilienceEngine {
         this.lockouts = lockouts;
         this.providerCooldowns = providerCooldowns;
         this.families = families;
+        this.restatement = restatement;
     }
 
     /** What the attempt loop does after a failure. */
@@ -213,6 +217,19 @@ public final class ResilienceEngine {
     }
 
     /**
+     * Restates a failure's status when a rule of its provider says so (SPEC §16.1): right after
+     * the executor reported it and before anything classifies it.
+     *
+     * @param c the candidate that failed
+     * @param failure the failure
+     * @param nowMillis the current time
+     * @return the failure the rest of the gateway sees, and the client's Retry-After
+     */
+    public StatusRestatement.Result restate(Candidate c, UpstreamFailure failure, long nowMillis) {
+        return restatement.apply(c.provider(), failure, nowMillis);
+    }
+
+    /**
      * Classifies a failure (SPEC §5).
      *
      * @param c the candidate that failed
@@ -248,14 +265,21 @@ public final class ResilienceEngine {
             // a walk over rate-limited keys is the keys' business (connection cooldown)
             providerCooldowns.recordFailure(c.provider(), c.providerClass(), c.connection().id());
         }
+        // ER-3: a connection-scoped rule on a connection that may not cool falls back to the model lock
+        boolean ruleOnUncoolable = v.ruleScope() == LockScope.CONNECTION && v.lockScope() == LockScope.CONNECTION
+                && c.connection().disableCooling();
+        LockScope lockScope = ruleOnUncoolable ? LockScope.MODEL : v.lockScope();
         ModelLockout locked = null;
-        if (v.lockScope() == LockScope.MODEL || v.lockScope() == LockScope.EXACT) {
-            locked = lockouts.recordFailure(c.provider(), c.connection().id(), c.model(), c.family(), v.lockScope(), v.reason(),
+        if (lockScope == LockScope.MODEL || lockScope == LockScope.EXACT) {
+            // ER-4: a model-access rule's lock is stored as "forbidden"
+            FailureReason lockReason = v.ruleScope() == LockScope.MODEL && v.reason() == FailureReason.AUTH_ERROR
+                    ? FailureReason.FORBIDDEN : v.reason();
+            locked = lockouts.recordFailure(c.provider(), c.connection().id(), c.model(), c.family(), lockScope, lockReason,
                     v.status(), v.retryAfterMs(), v.hintSource() != null && v.hintSource().authoritative(), v.cooldownMs());
         }
-        boolean accountWide = v.lockScope() == LockScope.CONNECTION;
+        boolean accountWide = lockScope == LockScope.CONNECTION;
         // a rate or quota 429 that no model lockout took cools the account (lockout is off by default)
-        boolean untakenLimit = locked == null && v.lockScope() == LockScope.MODEL
+        boolean untakenLimit = locked == null && lockScope == LockScope.MODEL && !ruleOnUncoolable
                 && (v.reason() == FailureReason.RATE_LIMIT_EXCEEDED || v.reason() == FailureReason.QUOTA_EXHAUSTED);
         if (accountWide || untakenLimit) {
             cooldowns.onFailure(c.connection().id(), v, errorMessage, errorCode);

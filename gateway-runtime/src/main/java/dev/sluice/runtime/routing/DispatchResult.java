@@ -53,12 +53,15 @@ public sealed interface DispatchResult<T> {
     /**
      * Every attempt failed, or one failed with a verdict that forbids fallback.
      *
-     * @param failure the last failure
+     * @param failure the last failure (after status restatement)
      * @param verdict its verdict
      * @param connection the connection of the last attempt
      * @param attempts attempts made
+     * @param clientRetryAfterMs the {@code Retry-After} a status restatement tells the client
+     *     (RS-3), or null to use the verdict's hint
      * @param <T> the value type
      */
-    record Failed<T>(UpstreamFailure failure, Verdict verdict, Connection connection, int attempts) implements DispatchResult<T> {
+    record Failed<T>(UpstreamFailure failure, Verdict verdict, Connection connection, int attempts, Long clientRetryAfterMs)
+            implements DispatchResult<T> {
     }
 }

@@ -6,9 +6,11 @@ import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamError;
+import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.Verdict;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ProxyLogRow;
@@ -98,16 +100,19 @@ public final class Dispatcher {
                         return new DispatchResult.Served<>(ok.value(), c);
                     }
                     case AttemptResult.Failed<T> failed -> {
-                        Verdict verdict = engine.classify(candidate, failed.failure());
-                        UpstreamError upstream = failed.failure() instanceof UpstreamError e ? e : null;
+                        // §16.1: a misreported status is restated before anything classifies it
+                        StatusRestatement.Result restated = engine.restate(candidate, failed.failure(), clock.millis());
+                        UpstreamFailure failure = restated.failure();
+                        Verdict verdict = engine.classify(candidate, failure);
+                        UpstreamError upstream = failure instanceof UpstreamError e ? e : null;
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                                 upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), null));
-                        last = new DispatchResult.Failed<>(failed.failure(), verdict, c, attempts);
+                        last = new DispatchResult.Failed<>(failure, verdict, c, attempts, restated.clientRetryAfterMs());
                         settled = true;
                         ResilienceEngine.Decision[] decision = {verdict.fallback() ? ResilienceEngine.Decision.TRY_NEXT
                                 : ResilienceEngine.Decision.GIVE_UP};
                         bookkeeping(() -> decision[0] = engine.afterFailure(tried, admission, verdict,
-                                Secrets.scrub(failed.failure().describe(), c), upstream == null ? null : upstream.errorCode()));
+                                Secrets.scrub(failure.describe(), c), upstream == null ? null : upstream.errorCode()));
                         if (decision[0] == ResilienceEngine.Decision.GIVE_UP) {
                             return last;
                         }

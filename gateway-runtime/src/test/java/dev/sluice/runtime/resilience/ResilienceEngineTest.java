@@ -51,7 +51,7 @@ class ResilienceEngineTest {
         lockouts = new ModelLockouts(clock, settings::get);
         engine = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
                 lockouts, new ProviderCooldowns(clock, settings::get),
-                new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))));
+                new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()));
         conn = store.create(new NewConnection("codexish", "k", ProviderClass.APIKEY, "sk-1", null, null, 1, true, null, null, false,
                 null, null, null));
     }

@@ -16,6 +16,7 @@ import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ProviderCooldowns;
 import dev.sluice.runtime.resilience.QuotaFamilies;
 import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.BreakerStore;
 import dev.sluice.runtime.store.Connection;
@@ -57,7 +58,7 @@ class ConnectionSelectorTest {
         lockouts = new ModelLockouts(fx.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get, breakers,
                 new ConnectionCooldowns(fx.store, fx.clock, settings::get), lockouts, new ProviderCooldowns(fx.clock, settings::get),
-                new QuotaFamilies(List.of()));
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of()));
         selector = new ConnectionSelector(fx.store, fx.clock, engine);
     }
 

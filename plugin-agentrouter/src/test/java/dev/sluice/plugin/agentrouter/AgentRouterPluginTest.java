@@ -7,6 +7,13 @@ import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderPlugin;
+import dev.sluice.api.rules.ErrorRule;
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
+import dev.sluice.api.rules.RestatementRule;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The plugin's contract: what it contributes, through the SPI only. */
@@ -44,10 +51,26 @@ class AgentRouterPluginTest {
     }
 
     @Test
-    void contributesNoRulesYet() {
+    void restatesQuota403And400To429WithASixtySecondClientWindowButNeverModelAccessDenial_RS1_RS3_RS4() {
         assertThat(plugin.executors()).isEmpty();
-        assertThat(plugin.restatementRules()).isEmpty();
-        assertThat(plugin.errorRules()).isEmpty();
+        assertThat(plugin.restatementRules()).containsExactly(new RestatementRule("agentrouter-quota-misstatus", "agentrouter",
+                Set.of(400, 403), 429, List.of("用户额度不足", "额度不足"), List.of("无权访问模型"), 60_000));
+    }
+
+    @Test
+    void declaresTheModelAccessAndUserQuotaRules_ER1_ER4() {
+        assertThat(plugin.errorRules()).containsExactly(
+                new ErrorRule("agentrouter-model-access-denied", "agentrouter", null, Map.of(), List.of("无权访问模型"),
+                        FailureReason.AUTH_ERROR, LockScope.MODEL, 21_600_000L),
+                new ErrorRule("agentrouter-user-quota-exhausted", "agentrouter", null, Map.of(), List.of("用户额度不足", "额度不足"),
+                        FailureReason.QUOTA_EXHAUSTED, LockScope.CONNECTION, null));
         assertThat(plugin.egressBucketing()).isEmpty();
+    }
+
+    @Test
+    void optsIntoFullTextMatchingAndHonouredScopes_ER2_ER3_ER6() {
+        ProviderDescriptor d = plugin.providers().get(0);
+        assertThat(d.fullTextErrorRules()).isTrue();
+        assertThat(d.honorsRuleScope()).isTrue();
     }
 }

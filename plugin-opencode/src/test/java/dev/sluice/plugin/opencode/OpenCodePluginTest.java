@@ -6,6 +6,11 @@ import dev.sluice.api.HostContext;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderPlugin;
+import dev.sluice.api.rules.ErrorRule;
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The plugin's contract: what it contributes, through the SPI only. */
@@ -40,5 +45,32 @@ class OpenCodePluginTest {
             assertThat(d.executor()).isEqualTo(HostContext.OPENAI_COMPATIBLE);
             assertThat(d.passthroughModels()).isTrue();
         }
+    }
+
+    @Test
+    void declaresStatusAndHeaderOnlyRulesForEachFamilyProvider_ER1_ER2() {
+        assertThat(plugin.errorRules()).hasSize(9);
+        for (String provider : List.of("opencode-zen", "opencode-go", "opencode-cli")) {
+            assertThat(plugin.errorRules()).filteredOn(r -> r.provider().equals(provider)).containsExactly(
+                    new ErrorRule("quota_exhausted_remaining_requests", provider, 429, Map.of("x-ratelimit-remaining-requests", "0"),
+                            List.of(), FailureReason.QUOTA_EXHAUSTED, LockScope.CONNECTION, null),
+                    new ErrorRule("quota_exhausted_remaining_tokens", provider, 429, Map.of("x-ratelimit-remaining-tokens", "0"),
+                            List.of(), FailureReason.QUOTA_EXHAUSTED, LockScope.CONNECTION, null),
+                    new ErrorRule("status_429", provider, 429, Map.of(), List.of(), FailureReason.RATE_LIMIT_EXCEEDED,
+                            LockScope.CONNECTION, null));
+        }
+        // status- and header-only: opencode is not a full-text provider, nor does it honour rule scopes (ER-2, ER-3)
+        assertThat(plugin.errorRules()).allSatisfy(r -> assertThat(r.textMarkers()).isEmpty());
+        assertThat(plugin.providers()).allSatisfy(d -> assertThat(d.fullTextErrorRules() || d.honorsRuleScope()).isFalse());
+    }
+
+    @Test
+    void bucketsGoAndCliByEgressIp_EB1() {
+        assertThat(plugin.egressBucketing()).singleElement().satisfies(hook -> {
+            assertThat(hook.name()).isEqualTo("opencode-egress-ip");
+            assertThat(hook.providers()).containsExactlyInAnyOrder("opencode-go", "opencode-cli");
+            assertThat(hook.bucketKey("opencode-go", "127.0.0.2")).isEqualTo("127.0.0.2");
+        });
+        assertThat(plugin.restatementRules()).isEmpty();
     }
 }

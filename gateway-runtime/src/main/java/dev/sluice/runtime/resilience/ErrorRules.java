@@ -1,0 +1,153 @@
+package dev.sluice.runtime.resilience;
+
+import dev.sluice.api.rules.ErrorRule;
+import dev.sluice.api.upstream.ResponseHead;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Provider error rules (SPEC §16.2, ER-1…ER-6): classification knowledge per provider,
+ * contributed by plugins and declared by operators ({@code settings.providerErrorRules}),
+ * consulted by the {@link FailureClassifier}.
+ *
+ * <ul>
+ *   <li>Operator rules are checked before plugin rules; the first match wins.</li>
+ *   <li>ER-2: a rule sees the full error text only for providers that declare full-text
+ *       matching (their descriptor) or that have an operator rule; every other provider's rules
+ *       see only the structured {@code code} and {@code type}, so a provider that opted into
+ *       nothing classifies exactly as without rules.</li>
+ *   <li>ER-3/ER-5: a rule's scope is acted on only for providers that declare it (their
+ *       descriptor) or that have an operator rule; elsewhere it is informational.</li>
+ *   <li>A rule matches when every condition it has holds: {@code status} equal; each header
+ *       present with the given value (case-insensitive; {@code *} = any value); one of the
+ *       {@code textMarkers} contained (case-insensitive substring, never a regex).</li>
+ * </ul>
+ */
+public final class ErrorRules {
+
+    /** No rules at all. */
+    public static final ErrorRules NONE = new ErrorRules(List.of(), Set.of(), Set.of(), List::of);
+
+    private final Map<String, List<ErrorRule>> plugin;
+    private final Set<String> fullText;
+    private final Set<String> honourScope;
+    private final Supplier<List<ErrorRule>> operator;
+    private volatile Snapshot snapshot = new Snapshot(List.of(), Map.of());
+
+    /**
+     * Creates the registry.
+     *
+     * @param pluginRules the rules plugins contributed
+     * @param fullTextProviders providers whose descriptor opts into full-text matching (ER-2, ER-6)
+     * @param honourScopeProviders providers whose descriptor opts into honoured scopes (ER-3, ER-6)
+     * @param operatorRules the operators' rules, read on each use (they change at run time)
+     */
+    public ErrorRules(List<ErrorRule> pluginRules, Set<String> fullTextProviders, Set<String> honourScopeProviders,
+            Supplier<List<ErrorRule>> operatorRules) {
+        this.plugin = group(pluginRules);
+        this.fullText = Set.copyOf(fullTextProviders);
+        this.honourScope = Set.copyOf(honourScopeProviders);
+        this.operator = operatorRules;
+    }
+
+    private static Map<String, List<ErrorRule>> group(List<ErrorRule> rules) {
+        Map<String, List<ErrorRule>> m = new HashMap<>();
+        for (ErrorRule r : rules) {
+            m.computeIfAbsent(r.provider().toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(r);
+        }
+        m.replaceAll((k, v) -> List.copyOf(v));
+        return Map.copyOf(m);
+    }
+
+    /** The operator rules grouped, rebuilt only when the operator's list changes. */
+    private record Snapshot(List<ErrorRule> source, Map<String, List<ErrorRule>> byProvider) {
+    }
+
+    private Map<String, List<ErrorRule>> operatorRules() {
+        List<ErrorRule> now = operator.get();
+        Snapshot s = snapshot;
+        if (s.source != now) {
+            s = new Snapshot(now, group(now));
+            snapshot = s;
+        }
+        return s.byProvider;
+    }
+
+    /**
+     * A matched rule.
+     *
+     * @param rule the rule
+     * @param honoured whether its scope is acted on (ER-3)
+     */
+    public record Match(ErrorRule rule, boolean honoured) {
+    }
+
+    /**
+     * Whether a provider has any rule (a quick test before building texts).
+     *
+     * @param provider the provider id
+     * @return true when plugins or operators declared rules for it
+     */
+    public boolean any(String provider) {
+        String p = provider.toLowerCase(Locale.ROOT);
+        return plugin.containsKey(p) || operatorRules().containsKey(p);
+    }
+
+    /**
+     * The first rule that matches an upstream error.
+     *
+     * @param provider the provider id
+     * @param status the (restated) status
+     * @param head the response head
+     * @param fullText the whole error text, lower case
+     * @param code the structured error code, lower case ("" when none)
+     * @param type the structured error type, lower case ("" when none)
+     * @return the match, or null
+     */
+    public Match match(String provider, int status, ResponseHead head, String fullText, String code, String type) {
+        String p = provider.toLowerCase(Locale.ROOT);
+        List<ErrorRule> ops = operatorRules().get(p);
+        List<ErrorRule> own = plugin.get(p);
+        if (ops == null && own == null) {
+            return null;
+        }
+        boolean operated = ops != null;
+        // ER-2: only opted-in providers (and those an operator wrote rules for) expose the body
+        String text = operated || this.fullText.contains(p) ? fullText : code + " " + type;
+        boolean honoured = operated || honourScope.contains(p);
+        for (List<ErrorRule> rules : operated ? List.of(ops, own == null ? List.<ErrorRule>of() : own) : List.of(own)) {
+            for (ErrorRule r : rules) {
+                if (matches(r, status, head, text)) {
+                    return new Match(r, honoured);
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean matches(ErrorRule r, int status, ResponseHead head, String text) {
+        if (r.status() != null && r.status() != status) {
+            return false;
+        }
+        for (Map.Entry<String, String> h : r.headers().entrySet()) {
+            String value = head.first(h.getKey()).map(String::strip).orElse(null);
+            if (value == null || !("*".equals(h.getValue()) || value.equalsIgnoreCase(h.getValue().strip()))) {
+                return false;
+            }
+        }
+        if (r.textMarkers().isEmpty()) {
+            return true;
+        }
+        for (String m : r.textMarkers()) {
+            if (text.contains(m.toLowerCase(Locale.ROOT))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
