@@ -50,6 +50,13 @@ final class SluiceClient {
                 .build());
     }
 
+    HttpResponse<String> patch(String path, String bearer, Object body) {
+        return send(request(path, bearer)
+                .header("Content-Type", "application/json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofString(toJson(body)))
+                .build());
+    }
+
     private HttpRequest.Builder request(String path, String bearer) {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(REQUEST_TIMEOUT);
         if (bearer != null) {

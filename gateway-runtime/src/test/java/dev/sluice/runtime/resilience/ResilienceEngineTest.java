@@ -164,4 +164,65 @@ class ResilienceEngineTest {
         assertThat(new QuotaFamilies(List.of(f)).familyOf("p", "o3")).isNull();
         assertThat(new QuotaFamilies(List.of(f)).familyOf("other", "gpt-5")).isNull();
     }
+
+    // ------------------------------------------------------------------ §16: rules reach the mechanisms
+
+    private ResilienceEngine agentrouterEngine() {
+        ErrorRules rules = new ErrorRules(List.of(ErrorRulesTest.MODEL_ACCESS, ErrorRulesTest.USER_QUOTA), java.util.Set.of("agentrouter"),
+                java.util.Set.of("agentrouter"), List::of);
+        return new ResilienceEngine(new FailureClassifier(clock, rules), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
+                lockouts, new ProviderCooldowns(clock, settings::get), new QuotaFamilies(List.of()),
+                new StatusRestatement(List.of(StatusRestatementTest.AGENTROUTER)));
+    }
+
+    private ResilienceEngine.Decision failOn(ResilienceEngine e, Connection c, String model, UpstreamError error) {
+        Candidate cand = new Candidate("agentrouter", ProviderClass.APIKEY, store.find(c.id()).orElseThrow(),
+                new BreakerKey("agentrouter", "127.0.0.1:2"), model, null);
+        UpstreamFailure restated = e.restate(cand, error, clock.millis()).failure();
+        return e.afterFailure(cand, e.acquire(cand), e.classify(cand, restated), "boom", null);
+    }
+
+    private Connection agentrouterKey(boolean disableCooling) {
+        return store.create(new NewConnection("agentrouter", "ar", ProviderClass.APIKEY, "sk-ar", null, null, 1, true, null, null,
+                disableCooling, null, null, null));
+    }
+
+    @Test
+    void aHonouredConnectionQuotaRuleCoolsTheConnectionTransientlyEvenWithLockoutOn_ER3() {
+        lockoutOn();
+        Connection ar = agentrouterKey(false);
+        failOn(agentrouterEngine(), ar, "claude-sonnet-4-5", error(403, "{\"error\":{\"message\":\"用户额度不足\"}}"));
+        ConnectionState s = store.find(ar.id()).orElseThrow().state();
+        assertThat(s.testStatus()).isEqualTo("unavailable");
+        assertThat(s.rateLimitedUntil() - clock.millis()).isEqualTo(3_000);
+        assertThat(s.lastErrorType()).isEqualTo("quota_exhausted");
+        assertThat(lockouts.activeCount()).isZero();
+    }
+
+    @Test
+    void disableCoolingConnectionsFallBackToTheModelLock_ER3() {
+        lockoutOn();
+        Connection ar = agentrouterKey(true);
+        failOn(agentrouterEngine(), ar, "claude-sonnet-4-5", error(403, "{\"error\":{\"message\":\"用户额度不足\"}}"));
+        assertThat(store.find(ar.id()).orElseThrow().state().rateLimitedUntil()).isNull();
+        assertThat(lockouts.active()).singleElement().satisfies(l -> {
+            assertThat(l.model()).isEqualTo("claude-sonnet-4-5");
+            assertThat(l.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
+        });
+    }
+
+    @Test
+    void modelAccessDeniedLocksOnlyThatModelForTheClampedSixHoursAsForbidden_ER4() {
+        lockoutOn();
+        Connection ar = agentrouterKey(false);
+        failOn(agentrouterEngine(), ar, "claude-opus-4-1", error(403, "{\"error\":{\"message\":\"无权访问模型\"}}"));
+        assertThat(lockouts.active()).singleElement().satisfies(l -> {
+            assertThat(l.model()).isEqualTo("claude-opus-4-1");
+            assertThat(l.reason()).isEqualTo(FailureReason.FORBIDDEN);
+            // 6 h declared, clamped to modelLockout.maxCooldownMs
+            assertThat(l.expiresAt() - clock.millis()).isEqualTo(1_800_000);
+        });
+        assertThat(store.find(ar.id()).orElseThrow().state()).isEqualTo(ConnectionState.ACTIVE);
+        assertThat(lockouts.blocking("agentrouter", ar.id(), "claude-sonnet-4-5", null)).isNull();
+    }
 }
