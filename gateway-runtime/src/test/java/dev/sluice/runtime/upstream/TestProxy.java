@@ -145,14 +145,22 @@ final class TestProxy implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         server.close();
-        acceptor.join();
+        join(acceptor);
         for (Socket s : sockets) {
             s.close();
         }
         for (Thread t : threads) {
+            join(t);
+        }
+    }
+
+    private static void join(Thread t) {
+        try {
             t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
