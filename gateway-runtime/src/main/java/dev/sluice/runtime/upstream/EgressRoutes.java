@@ -30,6 +30,11 @@ import java.util.function.Supplier;
  *
  * <p>It also knows each route's egress IP (EB-2, best effort, see {@link #egressIp}).
  *
+ * <p>Known limits: only {@code http://} proxies ({@code https://} and {@code socks5://} proxy URLs
+ * fail the attempt rather than go out directly); a bound local address behind NAT is a stand-in
+ * for the public IP it maps to; a probed IP is up to {@link #EGRESS_IP_TTL} old, and the
+ * {@code proxy_logs} history built from it lags a proxy's own change of address (EB-5).
+ *
  * <p>Thread-safe. {@link #close()} closes every route client (not the default client, which the
  * caller owns).
  */
