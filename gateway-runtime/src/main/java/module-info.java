@@ -13,6 +13,7 @@ module sluice.runtime {
     requires io.helidon.config;
     requires io.helidon.config.yaml;
     requires com.fasterxml.jackson.databind;
+    requires java.net.http;
     requires java.sql;
     requires org.xerial.sqlitejdbc;
 

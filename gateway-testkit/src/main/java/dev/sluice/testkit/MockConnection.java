@@ -94,7 +94,7 @@ final class MockConnection implements Runnable {
         }
         String body = readBody(headers);
         RecordedRequest request = new RecordedRequest(requestLine.substring(0, sp1), requestLine.substring(sp1 + 1, sp2),
-                headers, body);
+                headers, body, socket.getInetAddress().getHostAddress());
         server.record(request);
         String connection = headers.getOrDefault("connection", "").toLowerCase(Locale.ROOT);
         boolean keepAlive = version.equals("HTTP/1.0") ? connection.contains("keep-alive") : !connection.contains("close");

@@ -12,8 +12,10 @@ import java.util.Map;
  * @param path the request target as sent, including any query string, e.g. {@code /v1/chat/completions}
  * @param headers header names in lower case, each with its first value
  * @param body the body decoded as UTF-8 (de-chunked if it was sent chunked); empty if none
+ * @param remoteAddress the client's IP address as text (e.g. {@code 127.0.0.2}: tells which local
+ *     address the client bound), or null when unknown (a request built by hand)
  */
-public record RecordedRequest(String method, String path, Map<String, String> headers, String body) {
+public record RecordedRequest(String method, String path, Map<String, String> headers, String body, String remoteAddress) {
 
     /** Validates and copies the headers. */
     public RecordedRequest {
@@ -21,6 +23,18 @@ public record RecordedRequest(String method, String path, Map<String, String> he
         requireNonNull(path, "path is null");
         headers = Map.copyOf(requireNonNull(headers, "headers is null"));
         requireNonNull(body, "body is null");
+    }
+
+    /**
+     * A request whose client address is unknown.
+     *
+     * @param method the HTTP method
+     * @param path the request target
+     * @param headers header names in lower case, each with its first value
+     * @param body the body
+     */
+    public RecordedRequest(String method, String path, Map<String, String> headers, String body) {
+        this(method, path, headers, body, null);
     }
 
     /**

@@ -92,6 +92,37 @@ class MockUpstreamTest {
     }
 
     @Test
+    void recordsTheClientsRemoteAddress() throws Exception {
+        post("/a", "");
+
+        assertThat(upstream.takeRequest(Duration.ofSeconds(5)).remoteAddress()).isEqualTo("127.0.0.1");
+    }
+
+    @Test
+    void recordsTheLocalAddressAClientBoundTo() throws Exception {
+        // Linux routes all of 127.0.0.0/8 through lo, so a client may bind 127.0.0.2
+        try (Socket socket = new Socket(java.net.InetAddress.getLoopbackAddress(), upstream.port(),
+                java.net.InetAddress.getByName("127.0.0.2"), 0)) {
+            OutputStream out = socket.getOutputStream();
+            out.write("GET /bound HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(UTF_8));
+            out.flush();
+            socket.getInputStream().readAllBytes();
+        }
+
+        RecordedRequest recorded = upstream.takeRequest(Duration.ofSeconds(5));
+        assertThat(recorded.path()).isEqualTo("/bound");
+        assertThat(recorded.remoteAddress()).isEqualTo("127.0.0.2");
+    }
+
+    @Test
+    void aHandBuiltRecordedRequestHasNoRemoteAddress() {
+        RecordedRequest request = new RecordedRequest("GET", "/", java.util.Map.of(), "");
+
+        assertThat(request.remoteAddress()).isNull();
+        assertThat(request).isEqualTo(new RecordedRequest("GET", "/", java.util.Map.of(), "", null));
+    }
+
+    @Test
     void takeRequestReturnsNullOnTimeoutAndEachRequestOnce() throws Exception {
         assertThat(upstream.takeRequest(Duration.ofMillis(50))).isNull();
         post("/a", "");

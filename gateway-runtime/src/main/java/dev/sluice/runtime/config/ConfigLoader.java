@@ -2,6 +2,8 @@ package dev.sluice.runtime.config;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import dev.sluice.runtime.settings.ResilienceEnvironment;
@@ -81,6 +83,7 @@ public final class ConfigLoader {
                 "server.maxBodyBytes");
         Duration connect = positiveMillis(file, "upstream.connectTimeoutMs", SluiceConfig.DEFAULT_CONNECT_TIMEOUT);
         Duration headers = positiveMillis(file, "upstream.headersTimeoutMs", SluiceConfig.DEFAULT_HEADERS_TIMEOUT);
+        URI egressProbeUrl = httpUrl(file, "upstream.egressProbeUrl");
 
         Map<String, Map<String, String>> pluginSettings = new LinkedHashMap<>();
         Config settings = file.get("plugins.settings");
@@ -98,7 +101,7 @@ public final class ConfigLoader {
             LOG.log(System.Logger.Level.WARNING, "config file setting resilience is not an object; ignored");
         }
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
-                pluginSettings, resilienceTree, ResilienceEnvironment.select(env));
+                pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl);
     }
 
     /** A config subtree as nested maps, lists and text values (Helidon reads every YAML scalar as text). */
@@ -153,6 +156,24 @@ public final class ConfigLoader {
             throw new IllegalArgumentException(key + " must be a positive number of milliseconds, got " + ms);
         }
         return Duration.ofMillis(ms);
+    }
+
+    /** An optional absolute http(s) URL; null when absent or blank. */
+    private static URI httpUrl(Config file, String key) {
+        String value = blankToNull(file.get(key).asString().orElse(null));
+        if (value == null) {
+            return null;
+        }
+        try {
+            URI u = new URI(value.strip());
+            String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(java.util.Locale.ROOT);
+            if ((scheme.equals("http") || scheme.equals("https")) && u.getHost() != null) {
+                return u;
+            }
+        } catch (URISyntaxException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(key + " must be an absolute http or https URL, got '" + value + "'");
     }
 
     private static String blankToNull(String s) {

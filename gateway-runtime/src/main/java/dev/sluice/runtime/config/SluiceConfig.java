@@ -2,6 +2,7 @@ package dev.sluice.runtime.config;
 
 import static java.util.Objects.requireNonNull;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +31,9 @@ import java.util.Map;
  *     text values (SE-2; read by {@code ResilienceSettingsLayers}), empty when absent
  * @param resilienceEnv the environment variables that override resilience settings
  *     ({@code ResilienceEnvironment.OVERRIDES}) that are set, and only those
+ * @param egressProbeUrl {@code upstream.egressProbeUrl}: a URL answering the caller's public IP as
+ *     text, fetched through a connection's route to learn its egress IP (SPEC EB-2); null (the
+ *     default) to learn egress IPs only from bound local addresses
  */
 public record SluiceConfig(
         String host,
@@ -44,7 +48,8 @@ public record SluiceConfig(
         Duration headersTimeout,
         Map<String, Map<String, String>> pluginSettings,
         Map<String, Object> resilience,
-        Map<String, String> resilienceEnv) {
+        Map<String, String> resilienceEnv,
+        URI egressProbeUrl) {
 
     /** Default listen address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -73,6 +78,30 @@ public record SluiceConfig(
         pluginSettings = pluginSettings == null ? Map.of() : Map.copyOf(pluginSettings);
         resilience = resilience == null ? Map.of() : immutableMap(resilience);
         resilienceEnv = resilienceEnv == null ? Map.of() : Map.copyOf(resilienceEnv);
+    }
+
+    /**
+     * Without an egress probe URL (the default).
+     *
+     * @param host listen address
+     * @param port listen port; 0 picks a free port
+     * @param dataDir data folder
+     * @param pluginsDir plugins folder
+     * @param strictPlugins stop start-up when a plugin fails to load
+     * @param adminKey the admin key, or null
+     * @param secretKey base64 AES key, or null
+     * @param maxBodyBytes client request body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     * @param resilience the {@code resilience:} subtree of the config file
+     * @param resilienceEnv the resilience environment variables that are set
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, resilience, resilienceEnv, null);
     }
 
     /**
@@ -123,6 +152,7 @@ public record SluiceConfig(
     public String toString() {
         return "SluiceConfig[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", pluginsDir=" + pluginsDir
                 + ", strictPlugins=" + strictPlugins + ", adminKey=" + (adminKey == null ? "generated" : "***")
-                + ", maxBodyBytes=" + maxBodyBytes + ", resilience=" + resilience + ", resilienceEnv=" + resilienceEnv.keySet() + "]";
+                + ", maxBodyBytes=" + maxBodyBytes + ", egressProbeUrl=" + (egressProbeUrl == null ? null : "set")
+                + ", resilience=" + resilience + ", resilienceEnv=" + resilienceEnv.keySet() + "]";
     }
 }

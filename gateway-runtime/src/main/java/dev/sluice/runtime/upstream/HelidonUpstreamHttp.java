@@ -30,6 +30,9 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
     /** Idle keep-alive connections kept per upstream; below the concurrency it cost 20 % throughput. */
     static final int CONNECTION_CACHE_SIZE = 1024;
 
+    /** How WebClient words an unresolvable host (an IllegalArgumentException). */
+    private static final String UNRESOLVED_HOST = "Failed to get address for host";
+
     private final WebClient client;
 
     /**
@@ -80,6 +83,12 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
             t = t.getCause();
         }
         String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (msg.startsWith(UNRESOLVED_HOST)) {
+            // WebClient reports an unresolvable host as an IllegalArgumentException; it is a DNS failure
+            java.net.UnknownHostException dns = new java.net.UnknownHostException(msg);
+            dns.initCause(e);
+            return dns;
+        }
         return new IOException("upstream connection closed: " + msg, e);
     }
 

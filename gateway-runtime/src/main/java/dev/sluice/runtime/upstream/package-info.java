@@ -1,6 +1,11 @@
 /**
- * The one upstream HTTP client ({@link dev.sluice.runtime.upstream.HelidonUpstreamHttp}, Helidon
- * WebClient: keep-alive pool, TCP_NODELAY, bounded timeouts) that every executor, built-in or
- * plugin, sends through.
+ * The upstream HTTP clients and egress. {@link dev.sluice.runtime.upstream.HelidonUpstreamHttp}
+ * (Helidon WebClient: keep-alive pool, TCP_NODELAY, bounded timeouts) is the default client;
+ * connections with a {@code localAddress} and/or {@code proxyUrl} (SPEC §16.3) go out through a
+ * {@code java.net.http} client of their {@link dev.sluice.runtime.upstream.EgressRoute}, because
+ * WebClient cannot bind a local address. {@link dev.sluice.runtime.upstream.EgressRoutes} is the
+ * one {@code UpstreamHttp} every executor, built-in or plugin, sends through: it picks the client
+ * of the route the attempt loop set on the calling thread, and knows each route's egress IP
+ * (EB-2).
  */
 package dev.sluice.runtime.upstream;

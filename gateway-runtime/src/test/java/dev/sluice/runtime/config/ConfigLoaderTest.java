@@ -57,6 +57,26 @@ class ConfigLoaderTest {
     // ------------------------------------------------------------------ defaults (SE-3)
 
     @Test
+    void egressProbeUrlIsUnsetByDefaultAndReadFromTheUpstreamSection_EB2() throws IOException {
+        assertThat(load(Map.of()).egressProbeUrl()).isNull();
+
+        writeConfig("upstream:\n  egressProbeUrl: https://ip.example.test/plain\n");
+        assertThat(load(Map.of()).egressProbeUrl()).isEqualTo(java.net.URI.create("https://ip.example.test/plain"));
+
+        writeConfig("upstream:\n  egressProbeUrl: \"  \"\n");
+        assertThat(load(Map.of()).egressProbeUrl()).isNull();
+    }
+
+    @Test
+    void anEgressProbeUrlThatIsNotAnAbsoluteHttpUrlStopsStartUpNamingTheSetting_EB2() throws IOException {
+        for (String bad : List.of("ip.example.test/plain", "ftp://ip.example.test/", "http://")) {
+            writeConfig("upstream:\n  egressProbeUrl: \"" + bad + "\"\n");
+            assertThatThrownBy(() -> load(Map.of())).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("upstream.egressProbeUrl must be an absolute http or https URL, got '" + bad + "'");
+        }
+    }
+
+    @Test
     void defaultConstantsHaveTheSpecifiedValues_SE3() {
         assertThat(SluiceConfig.DEFAULT_HOST).isEqualTo("127.0.0.1");
         assertThat(SluiceConfig.DEFAULT_PORT).isEqualTo(20128);
