@@ -130,4 +130,42 @@ class ProviderRulesIT {
         assertThat(cooled.get("lastErrorType").asText()).isEqualTo("quota_exhausted");
         assertThat(cooled.get("remainingMs").asLong()).isBetween(299_000L, 300_000L);
     }
+
+    private String opencodeConnection(String name, String localAddress, int priority) {
+        JsonNode created = client.expect(client.post("/api/providers", adminKey, Map.of("provider", "opencode-go", "name", name,
+                "authType", "apikey", "apiKey", "sk-oc-" + name + "-0123456789", "baseUrl", first.baseUrl() + "/v1",
+                "localAddress", localAddress, "priority", priority)), 201);
+        return created.get("id").asText();
+    }
+
+    @Test
+    void a429OnOneEgressIpCoolsItsSiblingSoTheNextCallGoesStraightToTheOtherIp_EB1_EB2_EB3() {
+        String a = opencodeConnection("a", "127.0.0.2", 1);
+        String b = opencodeConnection("b", "127.0.0.2", 2);
+        String c = opencodeConnection("c", "127.0.0.3", 3);
+        first.setDefault(MockResponse.completion("ok"));
+        // each connection serves once through its own address, so its egress IP is known (EB-2)
+        for (String id : List.of(a, b, c)) {
+            JsonNode key = client.expect(client.post("/api/keys", adminKey, Map.of("name", "only-" + id, "allowedConnections", List.of(id))), 201);
+            client.expect(client.post("/v1/chat/completions", key.get("key").asText(), SluiceClient.chat("opencode-go/kimi-k2", false)), 200);
+        }
+        assertThat(first.requests()).extracting(r -> r.remoteAddress()).containsExactly("127.0.0.2", "127.0.0.2", "127.0.0.3");
+        first.clear();
+
+        first.enqueue(MockResponse.json(429, "{\"error\":{\"message\":\"Too many requests from this IP\"}}"));
+        HttpResponse<String> r = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("opencode-go/kimi-k2", false));
+        client.expect(r, 200);
+        assertThat(r.headers().firstValue("X-Sluice-Connection-Id")).hasValue(c);
+        // a's 429 cooled b (same IP) before rotation reached it: two calls, from .2 then .3, none from b
+        assertThat(first.requests()).extracting(x -> x.remoteAddress()).containsExactly("127.0.0.2", "127.0.0.3");
+        JsonNode sibling = cooldownOf(b);
+        assertThat(sibling.get("testStatus").asText()).isEqualTo("unavailable");
+        assertThat(sibling.get("lastErrorType").asText()).isEqualTo("rate_limit_exceeded");
+        assertThat(sibling.get("rateLimitedUntil").asLong()).isEqualTo(cooldownOf(a).get("rateLimitedUntil").asLong());
+        assertThat(cooldownOf(c).get("testStatus").asText()).isEqualTo("active");
+
+        // the next request goes straight to the other IP
+        client.expect(client.post("/v1/chat/completions", clientKey, SluiceClient.chat("opencode-go/kimi-k2", false)), 200);
+        assertThat(first.requests()).extracting(x -> x.remoteAddress()).containsExactly("127.0.0.2", "127.0.0.3", "127.0.0.3");
+    }
 }

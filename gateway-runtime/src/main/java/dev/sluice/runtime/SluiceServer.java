@@ -22,6 +22,7 @@ import dev.sluice.runtime.resilience.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ProviderCooldowns;
 import dev.sluice.runtime.resilience.QuotaFamilies;
+import dev.sluice.runtime.resilience.EgressLocks;
 import dev.sluice.runtime.resilience.ErrorRules;
 import dev.sluice.runtime.resilience.Resilience;
 import dev.sluice.runtime.resilience.StatusRestatement;
@@ -48,6 +49,7 @@ import dev.sluice.runtime.store.SqliteBreakerStore;
 import dev.sluice.runtime.store.SqliteConnectionStore;
 import dev.sluice.runtime.store.SqliteProxyLogStore;
 import dev.sluice.runtime.store.SqliteSettingsStore;
+import dev.sluice.runtime.upstream.EgressRoutes;
 import dev.sluice.runtime.upstream.HelidonUpstreamHttp;
 import io.helidon.webserver.WebServer;
 import java.io.IOException;
@@ -78,9 +80,11 @@ public final class SluiceServer implements AutoCloseable {
     private final ConnectionStore connections;
     private final ProxyLogStore proxyLogs;
     private final PluginRegistry plugins;
+    private final EgressRoutes egress;
 
     private SluiceServer(WebServer web, Database database, ProxyLogWriter logWriter, ConnectionStore connections,
-            ProxyLogStore proxyLogs, PluginRegistry plugins) {
+            ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress) {
+        this.egress = egress;
         this.web = web;
         this.database = database;
         this.logWriter = logWriter;
@@ -118,7 +122,20 @@ public final class SluiceServer implements AutoCloseable {
         SqliteProxyLogStore proxyLogs = new SqliteProxyLogStore(db);
         String adminHash = AdminKeys.resolveHash(config.adminKey(), settings, console);
 
-        HelidonUpstreamHttp http = new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout());
+        // every executor sends through the egress routes: a connection's localAddress / proxyUrl (§16.3)
+        EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout()),
+                config.connectTimeout(), config.egressProbeUrl(), clock);
+        try {
+            return start(config, clock, pluginParent, console, db, mapper, box, connections, keys, settings, proxyLogs, adminHash, http);
+        } catch (RuntimeException e) {
+            http.close();
+            throw e;
+        }
+    }
+
+    private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
+            Database db, ObjectMapper mapper, SecretBox box, SqliteConnectionStore connections, SqliteApiKeyStore keys,
+            SqliteSettingsStore settings, SqliteProxyLogStore proxyLogs, String adminHash, EgressRoutes http) {
         OpenAiCodec codec = new OpenAiCodec();
         OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
         Map<String, ProviderExecutor> builtinExecutors = Map.of(HostContext.OPENAI_COMPATIBLE, openAi);
@@ -180,9 +197,11 @@ public final class SluiceServer implements AutoCloseable {
         ErrorRules errorRules = new ErrorRules(registry.errorRules(), fullText, honourScope, generalSettings::providerErrorRules);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock, errorRules), resilienceSettings, resilience.breakers(),
                 resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(), new QuotaFamilies(registry.quotaFamilies()),
-                new StatusRestatement(registry.restatementRules()));
+                new StatusRestatement(registry.restatementRules()),
+                new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), connections, proxyLogs,
+                        resilience.cooldowns(), clock));
         Dispatcher dispatcher = new Dispatcher(new ConnectionSelector(connections, clock, engine), engine, logWriter::record, clock,
-                json -> parseObject(mapper, json));
+                json -> parseObject(mapper, json), http);
         Duration attemptTimeout = config.headersTimeout();
         ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
 
@@ -207,7 +226,7 @@ public final class SluiceServer implements AutoCloseable {
         String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
-        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry);
+        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http);
     }
 
     /** A factory that throws or returns null loses its providers, not the server (SH-2); strict mode stops. */
@@ -262,12 +281,13 @@ public final class SluiceServer implements AutoCloseable {
         return plugins;
     }
 
-    /** Stops accepting, flushes logs, closes the database. Idempotent. */
+    /** Stops accepting, closes the egress route clients, flushes logs, closes the database. Idempotent. */
     @Override
     public void close() {
         if (web.isRunning()) {
             web.stop();
         }
+        egress.close();
         logWriter.close();
         database.close();
     }

@@ -40,6 +40,8 @@ public final class ConfigLoader {
     public static final String ENV_SECRET_KEY = "SLUICE_SECRET_KEY";
     /** Env: refuse to start when a plugin fails to load. */
     public static final String ENV_STRICT_PLUGINS = "SLUICE_STRICT_PLUGINS";
+    /** Environment: the egress-bucketed providers (SPEC EB-1). */
+    public static final String ENV_EGRESS_IP_LOCK_PROVIDERS = "SLUICE_EGRESS_IP_LOCK_PROVIDERS";
 
     private ConfigLoader() {
     }
@@ -84,6 +86,7 @@ public final class ConfigLoader {
         Duration connect = positiveMillis(file, "upstream.connectTimeoutMs", SluiceConfig.DEFAULT_CONNECT_TIMEOUT);
         Duration headers = positiveMillis(file, "upstream.headersTimeoutMs", SluiceConfig.DEFAULT_HEADERS_TIMEOUT);
         URI egressProbeUrl = httpUrl(file, "upstream.egressProbeUrl");
+        String egressLockProviders = blankToNull(pick(env, ENV_EGRESS_IP_LOCK_PROVIDERS, file.get("upstream.egressIpLockProviders"), null));
 
         Map<String, Map<String, String>> pluginSettings = new LinkedHashMap<>();
         Config settings = file.get("plugins.settings");
@@ -101,7 +104,7 @@ public final class ConfigLoader {
             LOG.log(System.Logger.Level.WARNING, "config file setting resilience is not an object; ignored");
         }
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
-                pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl);
+                pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders);
     }
 
     /** A config subtree as nested maps, lists and text values (Helidon reads every YAML scalar as text). */

@@ -34,6 +34,9 @@ import java.util.Map;
  * @param egressProbeUrl {@code upstream.egressProbeUrl}: a URL answering the caller's public IP as
  *     text, fetched through a connection's route to learn its egress IP (SPEC EB-2); null (the
  *     default) to learn egress IPs only from bound local addresses
+ * @param egressLockProviders {@code SLUICE_EGRESS_IP_LOCK_PROVIDERS} (or
+ *     {@code upstream.egressIpLockProviders}): the egress-bucketed providers (SPEC EB-1); null =
+ *     the plugins' declared family, {@code none} = no provider, a comma list = exactly those
  */
 public record SluiceConfig(
         String host,
@@ -49,7 +52,8 @@ public record SluiceConfig(
         Map<String, Map<String, String>> pluginSettings,
         Map<String, Object> resilience,
         Map<String, String> resilienceEnv,
-        URI egressProbeUrl) {
+        URI egressProbeUrl,
+        String egressLockProviders) {
 
     /** Default listen address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -81,7 +85,33 @@ public record SluiceConfig(
     }
 
     /**
-     * Without an egress probe URL (the default).
+     * Without an egress-bucketing override (the plugins' declared family).
+     *
+     * @param host listen address
+     * @param port listen port; 0 picks a free port
+     * @param dataDir data folder
+     * @param pluginsDir plugins folder
+     * @param strictPlugins stop start-up when a plugin fails to load
+     * @param adminKey the admin key, or null
+     * @param secretKey base64 AES key, or null
+     * @param maxBodyBytes client request body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     * @param resilience the {@code resilience:} subtree of the config file
+     * @param resilienceEnv the resilience environment variables that are set
+     * @param egressProbeUrl the egress probe URL, or null
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
+            URI egressProbeUrl) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, resilience, resilienceEnv, egressProbeUrl, null);
+    }
+
+    /**
+     * Without an egress probe URL.
      *
      * @param host listen address
      * @param port listen port; 0 picks a free port
@@ -101,7 +131,7 @@ public record SluiceConfig(
             String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
             Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, null);
+                pluginSettings, resilience, resilienceEnv, null, null);
     }
 
     /**

@@ -240,6 +240,37 @@ public final class ConnectionCooldowns {
     }
 
     /**
+     * EB-2: cools a connection until a given time on behalf of a sibling that shares its limits
+     * (same egress IP): never terminal, never shortening a longer cooldown, never a terminal or
+     * {@code disableCooling} connection; the backoff level is left as it is.
+     *
+     * @param connectionId the sibling
+     * @param until the end of the cooldown, epoch ms
+     * @param reason the failure reason to record
+     * @param lastError the error to record
+     * @return true when the sibling was cooled now
+     */
+    public boolean coolUntil(String connectionId, long until, FailureReason reason, String lastError) {
+        ReentrantLock lock = locks.computeIfAbsent(connectionId, k -> new ReentrantLock());
+        lock.lock();
+        try {
+            Optional<Connection> found = store.find(connectionId);
+            if (found.isEmpty() || found.get().disableCooling()) {
+                return false;
+            }
+            ConnectionState s = found.get().state();
+            if (isTerminal(s.testStatus()) || (s.rateLimitedUntil() != null && s.rateLimitedUntil() >= until)) {
+                return false;
+            }
+            store.updateState(connectionId, new ConnectionState("unavailable", until, truncate(lastError), reason.wireName(), "429",
+                    s.backoffLevel(), s.expiredRetries()));
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * CC-7: a successful request clears every error field of the connection (backoff back to 0).
      * Costs nothing when the connection is already clean.
      *

@@ -32,6 +32,7 @@ public final class ResilienceEngine {
     private final ProviderCooldowns providerCooldowns;
     private final QuotaFamilies families;
     private final StatusRestatement restatement;
+    private final EgressLocks egressLocks;
 
     /**
      * Creates the engine.
@@ -44,10 +45,11 @@ public final class ResilienceEngine {
      * @param providerCooldowns the provider cooldown window gate
      * @param families quota families
      * @param restatement status restatement rules (§16.1)
+     * @param egressLocks egress-bucketed locks (§16.3), or null for none
      */
     public ResilienceEngine(FailureClassifier classifier, Supplier<ResilienceSettings> settings, CircuitBreakers breakers,
             ConnectionCooldowns cooldowns, ModelLockouts lockouts, ProviderCooldowns providerCooldowns, QuotaFamilies families,
-            StatusRestatement restatement) {
+            StatusRestatement restatement, EgressLocks egressLocks) {
         this.classifier = classifier;
         this.settings = settings;
         this.breakers = breakers;
@@ -56,6 +58,7 @@ public final class ResilienceEngine {
         this.providerCooldowns = providerCooldowns;
         this.families = families;
         this.restatement = restatement;
+        this.egressLocks = egressLocks;
     }
 
     /** What the attempt loop does after a failure. */
@@ -230,6 +233,18 @@ public final class ResilienceEngine {
     }
 
     /**
+     * Remembers the egress IP of an attempt (§16.3, EB-2).
+     *
+     * @param c the candidate
+     * @param egressIp the attempt's egress IP, or null when unknown
+     */
+    public void recordEgress(Candidate c, String egressIp) {
+        if (egressLocks != null && egressIp != null && egressLocks.providers().contains(c.provider())) {
+            egressLocks.recordAttempt(c.connection().id(), egressIp);
+        }
+    }
+
+    /**
      * Classifies a failure (SPEC §5).
      *
      * @param c the candidate that failed
@@ -268,7 +283,9 @@ public final class ResilienceEngine {
         // ER-3: a connection-scoped rule on a connection that may not cool falls back to the model lock
         boolean ruleOnUncoolable = v.ruleScope() == LockScope.CONNECTION && v.lockScope() == LockScope.CONNECTION
                 && c.connection().disableCooling();
-        LockScope lockScope = ruleOnUncoolable ? LockScope.MODEL : v.lockScope();
+        // EB-3: an egress-bucketed family's 429 is the IP's, so the connection (never a model) cools
+        boolean egress = egressLocks != null && egressLocks.applies(c.provider(), v);
+        LockScope lockScope = egress ? LockScope.CONNECTION : ruleOnUncoolable ? LockScope.MODEL : v.lockScope();
         ModelLockout locked = null;
         if (lockScope == LockScope.MODEL || lockScope == LockScope.EXACT) {
             // ER-4: a model-access rule's lock is stored as "forbidden"
@@ -283,6 +300,9 @@ public final class ResilienceEngine {
                 && (v.reason() == FailureReason.RATE_LIMIT_EXCEEDED || v.reason() == FailureReason.QUOTA_EXHAUSTED);
         if (accountWide || untakenLimit) {
             cooldowns.onFailure(c.connection().id(), v, errorMessage, errorCode);
+        }
+        if (egress) {
+            egressLocks.coolSiblings(c.connection(), v.reason());
         }
         return v.fallback() ? Decision.TRY_NEXT : Decision.GIVE_UP;
     }

@@ -147,6 +147,9 @@ public final class ConnectionSelector {
         private int held;
         private int next;
         private int eligible;
+        /** After an attempt: the connections' current state (a failure may have cooled siblings, EB-2). */
+        private Map<String, Connection> current;
+        private boolean stale;
 
         private Cursor(Entry[] entries, Route route, Caller caller, ProviderClass providerClass, String family, Exclusion providerHold,
                 ModelLockouts.Query lockouts) {
@@ -170,7 +173,7 @@ public final class ConnectionSelector {
             while (next < entries.length) {
                 int i = next++;
                 Entry e = entries[i];
-                Connection c = e.connection();
+                Connection c = now(e.connection());
                 if (!c.enabled() || !caller.mayUse(c.id())) {
                     continue;
                 }
@@ -190,7 +193,21 @@ public final class ConnectionSelector {
 
         private Candidate candidate(int i) {
             Entry e = entries[i];
-            return new Candidate(route.provider().id(), providerClass, e.connection(), e.breakerKey(), route.upstreamModel(), family);
+            return new Candidate(route.provider().id(), providerClass, now(e.connection()), e.breakerKey(), route.upstreamModel(), family);
+        }
+
+        /** The connection as the store has it now, once an attempt may have changed states. */
+        private Connection now(Connection c) {
+            if (stale) {
+                stale = false;
+                List<Connection> snapshot = store.list();
+                Map<String, Connection> byId = new HashMap<>(snapshot.size() * 2);
+                for (Connection x : snapshot) {
+                    byId.put(x.id(), x);
+                }
+                current = byId;
+            }
+            return current == null ? c : current.getOrDefault(c.id(), c);
         }
 
         private void remember(int index, Exclusion.Reason reason, long ms) {
@@ -222,9 +239,13 @@ public final class ConnectionSelector {
             hold.forgetBreaker();
         }
 
-        /** An attempt ended: breakers may have changed, so the walk asks them again. */
+        /**
+         * An attempt ended: breakers and connection states may have changed (a failure may have
+         * cooled siblings sharing an egress IP), so the rest of the walk reads them again.
+         */
         public void attempted() {
             hold.forgetBreaker();
+            stale = true;
         }
 
         /** @return the connections held back so far, in walk order */

@@ -15,6 +15,8 @@ import dev.sluice.runtime.resilience.Verdict;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ProxyLogRow;
 import dev.sluice.runtime.store.Secrets;
+import dev.sluice.runtime.upstream.EgressRoute;
+import dev.sluice.runtime.upstream.EgressRoutes;
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.function.Function;
@@ -34,6 +36,7 @@ public final class Dispatcher {
     private final AttemptRecorder recorder;
     private final InstantSource clock;
     private final Function<String, Map<String, Object>> jsonObjectParser;
+    private final EgressRoutes egress;
 
     /**
      * Creates the dispatcher.
@@ -43,14 +46,17 @@ public final class Dispatcher {
      * @param recorder attempt log
      * @param clock the clock
      * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     * @param egress the outbound routes: each attempt leaves through its connection's
+     *     {@code localAddress} / {@code proxyUrl} (§16.3)
      */
     public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
-            Function<String, Map<String, Object>> jsonObjectParser) {
+            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress) {
         this.selector = selector;
         this.engine = engine;
         this.recorder = recorder;
         this.clock = clock;
         this.jsonObjectParser = jsonObjectParser;
+        this.egress = egress;
     }
 
     /**
@@ -82,8 +88,9 @@ public final class Dispatcher {
                 long startedAt = clock.millis();
                 long t0 = System.nanoTime();
                 AttemptResult<T> result;
+                EgressRoute way = EgressRoute.of(c.localAddress(), c.proxyUrl());
                 try {
-                    result = attempt.apply(target(route, c));
+                    result = egress.with(way, () -> attempt.apply(target(route, c)));
                 } catch (RuntimeException | StackOverflowError | LinkageError e) {
                     // an executor (or a plugin's) bug or an unreadable answer is this attempt's failure, not a 500
                     result = new AttemptResult.Failed<>(new TransportError(TransportErrorKind.PROTOCOL,
@@ -91,12 +98,14 @@ public final class Dispatcher {
                 }
                 long latencyMs = (System.nanoTime() - t0) / 1_000_000;
                 cursor.attempted();
+                String egressIp = egress.egressIp(way);
+                engine.recordEgress(tried, egressIp);
                 switch (result) {
                     case AttemptResult.Ok<T> ok -> {
                         settled = true;
                         bookkeeping(() -> engine.afterSuccess(tried));
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
-                                ok.status(), latencyMs, null, null));
+                                ok.status(), latencyMs, null, egressIp));
                         return new DispatchResult.Served<>(ok.value(), c);
                     }
                     case AttemptResult.Failed<T> failed -> {
@@ -106,7 +115,7 @@ public final class Dispatcher {
                         Verdict verdict = engine.classify(candidate, failure);
                         UpstreamError upstream = failure instanceof UpstreamError e ? e : null;
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
-                                upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), null));
+                                upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), egressIp));
                         last = new DispatchResult.Failed<>(failure, verdict, c, attempts, restated.clientRetryAfterMs());
                         settled = true;
                         ResilienceEngine.Decision[] decision = {verdict.fallback() ? ResilienceEngine.Decision.TRY_NEXT

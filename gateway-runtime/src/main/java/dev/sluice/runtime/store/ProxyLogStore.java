@@ -1,6 +1,8 @@
 package dev.sluice.runtime.store;
 
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /** Per-attempt log rows. Written in batches off the request path. */
 public interface ProxyLogStore {
@@ -28,4 +30,17 @@ public interface ProxyLogStore {
      * @return rows deleted
      */
     int prune(long olderThan, int maxRows);
+
+    /**
+     * The last known egress IP of each connection of some providers (SPEC EB-2, EB-4): the
+     * {@code egress_ip} of each connection's most recent attempt since a time that recorded one.
+     * One scan bounded by the time index and the provider list.
+     *
+     * @param providers the provider ids (the egress-bucketed family)
+     * @param since epoch ms; older attempts are not considered (the 24 h window)
+     * @return connection id → egress IP; empty for a store that keeps no history
+     */
+    default Map<String, String> lastEgressIps(Collection<String> providers, long since) {
+        return Map.of();
+    }
 }

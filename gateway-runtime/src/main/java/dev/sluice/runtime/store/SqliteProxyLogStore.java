@@ -3,6 +3,10 @@ package dev.sluice.runtime.store;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 
 /** {@link ProxyLogStore} on SQLite. */
@@ -60,6 +64,32 @@ public final class SqliteProxyLogStore implements ProxyLogStore {
                 }
             }
             return rows;
+        });
+    }
+
+    @Override
+    public Map<String, String> lastEgressIps(Collection<String> providers, long since) {
+        if (providers.isEmpty()) {
+            return Map.of();
+        }
+        String marks = String.join(",", Collections.nCopies(providers.size(), "?"));
+        return db.withConnection(c -> {
+            Map<String, String> out = new HashMap<>();
+            // ts-indexed scan of the window, bound to the family; ascending, so the newest row wins
+            try (PreparedStatement ps = c.prepareStatement("SELECT connection_id, egress_ip FROM proxy_logs WHERE ts >= ?"
+                    + " AND provider IN (" + marks + ") AND egress_ip IS NOT NULL AND connection_id IS NOT NULL ORDER BY ts, id")) {
+                int i = 1;
+                ps.setLong(i++, since);
+                for (String p : providers) {
+                    ps.setString(i++, p);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.put(rs.getString(1), rs.getString(2));
+                    }
+                }
+            }
+            return out;
         });
     }
 

@@ -51,7 +51,7 @@ class ResilienceEngineTest {
         lockouts = new ModelLockouts(clock, settings::get);
         engine = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
                 lockouts, new ProviderCooldowns(clock, settings::get),
-                new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()));
+                new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()), null);
         conn = store.create(new NewConnection("codexish", "k", ProviderClass.APIKEY, "sk-1", null, null, 1, true, null, null, false,
                 null, null, null));
     }
@@ -172,7 +172,7 @@ class ResilienceEngineTest {
                 java.util.Set.of("agentrouter"), List::of);
         return new ResilienceEngine(new FailureClassifier(clock, rules), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
                 lockouts, new ProviderCooldowns(clock, settings::get), new QuotaFamilies(List.of()),
-                new StatusRestatement(List.of(StatusRestatementTest.AGENTROUTER)));
+                new StatusRestatement(List.of(StatusRestatementTest.AGENTROUTER)), null);
     }
 
     private ResilienceEngine.Decision failOn(ResilienceEngine e, Connection c, String model, UpstreamError error) {

@@ -144,6 +144,20 @@ class ProxyLogTest {
         assertThat(store.recent(10)).isEmpty();
     }
 
+    @Test
+    void lastEgressIpsAreTheNewestPerConnectionInTheWindowAndTheFamily_EB2_EB4() {
+        store.append(List.of(
+                new ProxyLogRow(T0, "r1", "opencode-go", "a", "m", 200, 1, null, "127.0.0.2"),
+                new ProxyLogRow(T0 + 10, "r2", "opencode-go", "a", "m", 200, 1, null, "127.0.0.3"),
+                new ProxyLogRow(T0 + 20, "r3", "opencode-go", "a", "m", 200, 1, null, null),
+                new ProxyLogRow(T0 + 5, "r4", "opencode-cli", "b", "m", 200, 1, null, "127.0.0.2"),
+                new ProxyLogRow(T0 - 1, "r5", "opencode-cli", "old", "m", 200, 1, null, "127.0.0.2"),
+                new ProxyLogRow(T0 + 5, "r6", "glm", "c", "m", 200, 1, null, "127.0.0.2")));
+        assertThat(store.lastEgressIps(List.of("opencode-go", "opencode-cli"), T0))
+                .isEqualTo(java.util.Map.of("a", "127.0.0.3", "b", "127.0.0.2"));
+        assertThat(store.lastEgressIps(List.of(), T0)).isEmpty();
+    }
+
     /** A store whose first append blocks until released, so that the writer falls behind on demand. */
     private static final class StallingStore implements ProxyLogStore {
         final CountDownLatch entered = new CountDownLatch(1);
