@@ -96,7 +96,8 @@ final class ConnectionJson {
         if (localAddress != null && !isIpLiteral(localAddress)) {
             throw ApiException.badRequest("localAddress", "'localAddress' must be an IP address literal.");
         }
-        String proxyUrl = url(body, "proxyUrl", Set.of("http", "https", "socks5"));
+        // an HTTP proxy (CONNECT for https upstreams): the only kind the egress routes speak (§16.3)
+        String proxyUrl = url(body, "proxyUrl", Set.of("http"));
         return new NewConnection(provider, name == null || name.isBlank() ? provider : name, authType, apiKey, oauth,
                 baseUrl, priority, enabled, maxConcurrent, overrides, disableCooling, psd, localAddress, proxyUrl);
     }

@@ -225,4 +225,43 @@ class ResilienceEngineTest {
         assertThat(store.find(ar.id()).orElseThrow().state()).isEqualTo(ConnectionState.ACTIVE);
         assertThat(lockouts.blocking("agentrouter", ar.id(), "claude-sonnet-4-5", null)).isNull();
     }
+
+    @Test
+    void anEgressFamily429CoolsTheConnectionEvenWithLockoutOn_EB3() {
+        lockoutOn();
+        dev.sluice.api.rules.EgressBucketing hook = new dev.sluice.api.rules.EgressBucketing() {
+            @Override
+            public String name() {
+                return "egress";
+            }
+
+            @Override
+            public java.util.Set<String> providers() {
+                return java.util.Set.of("codexish");
+            }
+        };
+        ConnectionCooldowns cooldowns = new ConnectionCooldowns(store, clock, settings::get);
+        ResilienceEngine egress = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers, cooldowns, lockouts,
+                new ProviderCooldowns(clock, settings::get), new QuotaFamilies(List.of()), new StatusRestatement(List.of()),
+                new EgressLocks(java.util.Map.of("codexish", hook), store, new dev.sluice.runtime.store.ProxyLogStore() {
+                    @Override
+                    public void append(List<dev.sluice.runtime.store.ProxyLogRow> rows) {
+                    }
+
+                    @Override
+                    public List<dev.sluice.runtime.store.ProxyLogRow> recent(int limit) {
+                        return List.of();
+                    }
+
+                    @Override
+                    public int prune(long olderThan, int maxRows) {
+                        return 0;
+                    }
+                }, cooldowns, clock));
+        Candidate c = candidate("o3");
+        egress.afterFailure(c, egress.acquire(c), egress.classify(c, error(429, "{\"error\":{\"message\":\"Rate limit reached\"}}")), "429",
+                null);
+        assertThat(state().testStatus()).isEqualTo("unavailable");
+        assertThat(lockouts.activeCount()).isZero();
+    }
 }
