@@ -150,6 +150,16 @@ class EgressLocksTest {
     }
 
     @Test
+    void theKnownLimitASiblingThatMovedIsJudgedByItsHistoricIp_EB5() {
+        Connection a = conn("opencode-go", false);
+        Connection moved = conn("opencode-go", false);
+        used(a, "127.0.0.2", 1_000);
+        // moved's proxy changed an hour ago, but it has not been used since: the history still says .2
+        used(moved, "127.0.0.2", 3_600_000);
+        assertThat(fail(a, rateLimit())).containsExactly(moved.id());
+    }
+
+    @Test
     void terminalLongerCoolingAndDisableCoolingSiblingsAreLeftAlone_EB2() {
         Connection a = conn("opencode-go", false);
         Connection banned = conn("opencode-go", false);
