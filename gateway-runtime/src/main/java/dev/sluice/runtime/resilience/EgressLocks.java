@@ -28,6 +28,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class EgressLocks {
 
+    /**
+     * The bucket of connections that leave through the machine's default route (no local address,
+     * no proxy) when no probe told their IP: they share whatever that IP is.
+     */
+    public static final String DIRECT_ROUTE = "direct-route";
+
     /** EB-2: how far back {@code proxy_logs} is read for the last known egress IP. */
     public static final long LOOKUP_WINDOW_MS = 86_400_000L;
 
@@ -169,15 +175,27 @@ public final class EgressLocks {
         return cooled;
     }
 
-    /** EB-2: the newest of the log's 24 h window and what this process saw since. */
+    /**
+     * EB-2, EB-4: what this process saw in the last 24 h, and for the family's other connections
+     * the attempt log's newest row in that window (one indexed lookup per connection).
+     */
     private Map<String, String> lastKnownIps(long now) {
         long since = now - LOOKUP_WINDOW_MS;
-        Map<String, String> ips = new HashMap<>(logs.lastEgressIps(hooksByProvider.keySet(), since));
+        Map<String, String> ips = new HashMap<>();
         seen.forEach((id, s) -> {
             if (s.at >= since) {
                 ips.put(id, s.ip);
             }
         });
+        List<String> unknown = new ArrayList<>();
+        for (Connection c : store.list()) {
+            if (hooksByProvider.containsKey(c.provider()) && !ips.containsKey(c.id())) {
+                unknown.add(c.id());
+            }
+        }
+        if (!unknown.isEmpty()) {
+            logs.lastEgressIps(unknown, since).forEach(ips::putIfAbsent);
+        }
         return ips;
     }
 }

@@ -17,12 +17,12 @@ import java.util.function.Supplier;
  *
  * <ul>
  *   <li>Operator rules are checked before plugin rules; the first match wins.</li>
- *   <li>ER-2: a rule sees the full error text only for providers that declare full-text
- *       matching (their descriptor) or that have an operator rule; every other provider's rules
- *       see only the structured {@code code} and {@code type}, so a provider that opted into
- *       nothing classifies exactly as without rules.</li>
- *   <li>ER-3/ER-5: a rule's scope is acted on only for providers that declare it (their
- *       descriptor) or that have an operator rule; elsewhere it is informational.</li>
+ *   <li>ER-2: a plugin's rule sees the full error text only for providers that declare full-text
+ *       matching (their descriptor); every other provider's plugin rules see only the structured
+ *       {@code code} and {@code type}, so a provider that opted into nothing classifies exactly as
+ *       without text rules. Operator rules always see the full text (ER-5).</li>
+ *   <li>ER-3/ER-5: a plugin rule's scope is acted on only for providers that declare it (their
+ *       descriptor); an operator rule's scope always is; elsewhere it is informational.</li>
  *   <li>A rule matches when every condition it has holds: {@code status} equal; each header
  *       present with the given value (case-insensitive; {@code *} = any value); one of the
  *       {@code textMarkers} contained (case-insensitive substring, never a regex).</li>
@@ -116,12 +116,20 @@ public final class ErrorRules {
         if (ops == null && own == null) {
             return null;
         }
-        boolean operated = ops != null;
-        // ER-2: only opted-in providers (and those an operator wrote rules for) expose the body
-        String text = operated || this.fullText.contains(p) ? fullText : code + " " + type;
-        boolean honoured = operated || honourScope.contains(p);
-        for (List<ErrorRule> rules : operated ? List.of(ops, own == null ? List.<ErrorRule>of() : own) : List.of(own)) {
-            for (ErrorRule r : rules) {
+        // ER-5: operator rules always see the full text and have their scope honoured; ER-2/ER-3: a
+        // plugin's rules only where the provider's descriptor opts in — an operator rule for a
+        // provider does not change what its plugin rules see
+        if (ops != null) {
+            for (ErrorRule r : ops) {
+                if (matches(r, status, head, fullText)) {
+                    return new Match(r, true);
+                }
+            }
+        }
+        if (own != null) {
+            String text = this.fullText.contains(p) ? fullText : code + " " + type;
+            boolean honoured = honourScope.contains(p);
+            for (ErrorRule r : own) {
                 if (matches(r, status, head, text)) {
                     return new Match(r, honoured);
                 }

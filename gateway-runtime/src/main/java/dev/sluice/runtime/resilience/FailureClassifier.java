@@ -163,18 +163,37 @@ public final class FailureClassifier {
     /**
      * A matched provider error rule (ER-1) over the built-in verdict: the rule's reason and declared
      * cooldown, its scope acted on only where honoured (ER-3; informational {@code ruleScope}
-     * elsewhere). A rule never yields a terminal or request-scoped verdict, and never turns a
-     * quota the built-in tables recognised into a mere rate limit (BO-5): the more specific wins.
-     * Rules are consulted for every status, 400 included (OmniRoute's known gap, closed here).
+     * elsewhere). Rules are consulted for every status, 400 included (OmniRoute's known gap, closed
+     * here), but the built-in verdict keeps what a rule must not undo:
+     * <ul>
+     *   <li>terminal verdicts (credits, deactivation) and a concurrency limit (CC-4) stay;</li>
+     *   <li>a quota or concurrency limit the built-in tables recognised is never turned into a mere
+     *       rate limit (BO-5);</li>
+     *   <li>a service-level failure (5xx, 408, transport), a request-scoped error or a verdict that
+     *       forbids fallback is changed only by a rule that names that exact status and adds a text
+     *       or header condition — a status-only or catch-all rule never makes one bad request cool
+     *       an account or a provider outage look like a quota.</li>
+     * </ul>
+     * A rule never yields a terminal or request-scoped verdict.
      */
     private static Verdict withRule(Verdict builtIn, ErrorRules.Match match) {
         var rule = match.rule();
+        if (builtIn.permanent() || builtIn.creditsExhausted() || builtIn.reason() == FailureReason.CONCURRENCY_LIMITED) {
+            return builtIn;
+        }
+        boolean guarded = builtIn.requestScoped() || !builtIn.fallback() || builtIn.reason() == FailureReason.SERVER_ERROR
+                || builtIn.reason() == FailureReason.TIMEOUT || builtIn.reason() == FailureReason.NETWORK_ERROR;
+        boolean specific = rule.status() != null && rule.status() == builtIn.status()
+                && (!rule.textMarkers().isEmpty() || !rule.headers().isEmpty());
+        if (guarded && !specific) {
+            return builtIn;
+        }
         boolean keepQuota = rule.reason() == FailureReason.RATE_LIMIT_EXCEEDED && builtIn.reason() == FailureReason.QUOTA_EXHAUSTED;
         FailureReason reason = keepQuota ? builtIn.reason() : rule.reason();
         Long cooldown = rule.baseCooldownMs() != null ? rule.baseCooldownMs() : reason == builtIn.reason() ? builtIn.cooldownMs() : null;
         LockScope scope = match.honoured() ? rule.scope() : builtIn.lockScope();
         boolean providerLevel = reason == FailureReason.SERVER_ERROR || reason == FailureReason.TIMEOUT
-                || reason == FailureReason.NETWORK_ERROR;
+                || reason == FailureReason.NETWORK_ERROR || scope == LockScope.PROVIDER;
         return new Verdict(reason, builtIn.status(), true, null, null, cooldown, scope, false, false,
                 builtIn.skipProviderBreaker() || !providerLevel, false, rule.scope());
     }

@@ -237,10 +237,12 @@ public final class ResilienceEngine {
      *
      * @param c the candidate
      * @param egressIp the attempt's egress IP, or null when unknown
+     * @param direct whether the attempt left through the machine's default route (no local
+     *     address, no proxy): such connections share one egress IP even when it is unknown
      */
-    public void recordEgress(Candidate c, String egressIp) {
-        if (egressLocks != null && egressIp != null && egressLocks.providers().contains(c.provider())) {
-            egressLocks.recordAttempt(c.connection().id(), egressIp);
+    public void recordEgress(Candidate c, String egressIp, boolean direct) {
+        if (egressLocks != null && egressLocks.providers().contains(c.provider())) {
+            egressLocks.recordAttempt(c.connection().id(), egressIp != null ? egressIp : direct ? EgressLocks.DIRECT_ROUTE : null);
         }
     }
 
@@ -266,7 +268,8 @@ public final class ResilienceEngine {
      * @return the decision
      */
     public Decision afterFailure(Candidate c, CircuitBreakers.Admission admission, Verdict v, String errorMessage, String errorCode) {
-        if (v.countsForBreaker()) {
+        // a honoured provider-scoped rule (ER-3) is evidence about the provider, like a 5xx
+        if (v.countsForBreaker() || (v.lockScope() == LockScope.PROVIDER && v.ruleScope() == LockScope.PROVIDER)) {
             breakers.onFailure(c.breakerKey(), c.providerClass(), c.connection().id(), v.reason().wireName());
         } else {
             // no evidence about the provider: a probe that got a 429 lets the next request probe
@@ -284,7 +287,7 @@ public final class ResilienceEngine {
         boolean ruleOnUncoolable = v.ruleScope() == LockScope.CONNECTION && v.lockScope() == LockScope.CONNECTION
                 && c.connection().disableCooling();
         // EB-3: an egress-bucketed family's 429 is the IP's, so the connection (never a model) cools
-        boolean egress = egressLocks != null && egressLocks.applies(c.provider(), v);
+        boolean egress = egressLocks != null && !c.connection().disableCooling() && egressLocks.applies(c.provider(), v);
         LockScope lockScope = egress ? LockScope.CONNECTION : ruleOnUncoolable ? LockScope.MODEL : v.lockScope();
         ModelLockout locked = null;
         if (lockScope == LockScope.MODEL || lockScope == LockScope.EXACT) {

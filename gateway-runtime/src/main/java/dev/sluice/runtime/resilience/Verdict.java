@@ -100,6 +100,17 @@ public record Verdict(
     }
 
     /**
+     * Copy for a failure of the connection's own outbound route (its proxy or local address):
+     * {@code connection} scope, never counted for the provider breaker.
+     *
+     * @return the copy
+     */
+    public Verdict asConnectionFailure() {
+        return new Verdict(reason, status, fallback, retryAfterMs, hintSource, cooldownMs, LockScope.CONNECTION, permanent,
+                creditsExhausted, true, requestScoped, ruleScope);
+    }
+
+    /**
      * Whether this failure counts for the provider circuit breaker (CB-3): a provider-level status
      * (408/500/502/503/504) or a transport failure classified {@code server_error},
      * {@code timeout} or {@code network_error}; never when {@code skipProviderBreaker} or

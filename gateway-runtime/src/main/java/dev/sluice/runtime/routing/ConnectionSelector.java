@@ -70,8 +70,10 @@ public final class ConnectionSelector {
         Entry[] entries = p.byProvider.computeIfAbsent(provider, id -> build(snapshot, id, base));
         ProviderClass cls = route.provider().descriptor().defaultClass();
         String family = engine.familyOf(provider, route.upstreamModel());
-        return new Cursor(entries, route, caller, cls, family, engine.providerExclusion(provider, cls),
+        Cursor cursor = new Cursor(entries, route, caller, cls, family, engine.providerExclusion(provider, cls),
                 engine.lockoutQuery(provider, route.upstreamModel(), family));
+        cursor.seenSnapshot = snapshot;
+        return cursor;
     }
 
     private static Entry[] build(List<Connection> snapshot, String provider, String defaultBase) {
@@ -149,6 +151,7 @@ public final class ConnectionSelector {
         private int eligible;
         /** After an attempt: the connections' current state (a failure may have cooled siblings, EB-2). */
         private Map<String, Connection> current;
+        private List<Connection> seenSnapshot;
         private boolean stale;
 
         private Cursor(Entry[] entries, Route route, Caller caller, ProviderClass providerClass, String family, Exclusion providerHold,
@@ -201,6 +204,10 @@ public final class ConnectionSelector {
             if (stale) {
                 stale = false;
                 List<Connection> snapshot = store.list();
+                if (snapshot == seenSnapshot) {
+                    return current == null ? c : current.getOrDefault(c.id(), c);
+                }
+                seenSnapshot = snapshot;
                 Map<String, Connection> byId = new HashMap<>(snapshot.size() * 2);
                 for (Connection x : snapshot) {
                     byId.put(x.id(), x);

@@ -99,7 +99,7 @@ public final class Dispatcher {
                 long latencyMs = (System.nanoTime() - t0) / 1_000_000;
                 cursor.attempted();
                 String egressIp = egress.egressIp(way);
-                engine.recordEgress(tried, egressIp);
+                engine.recordEgress(tried, egressIp, way.isDirect());
                 switch (result) {
                     case AttemptResult.Ok<T> ok -> {
                         settled = true;
@@ -112,7 +112,10 @@ public final class Dispatcher {
                         // §16.1: a misreported status is restated before anything classifies it
                         StatusRestatement.Result restated = engine.restate(candidate, failed.failure(), clock.millis());
                         UpstreamFailure failure = restated.failure();
-                        Verdict verdict = engine.classify(candidate, failure);
+                        Verdict classified = engine.classify(candidate, failure);
+                        // a dead proxy or an unusable local address is this connection's problem, not
+                        // the upstream host's: cool the connection, never count for the breaker
+                        Verdict verdict = !way.isDirect() && failure instanceof TransportError ? classified.asConnectionFailure() : classified;
                         UpstreamError upstream = failure instanceof UpstreamError e ? e : null;
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                                 upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), egressIp));

@@ -32,15 +32,15 @@ public interface ProxyLogStore {
     int prune(long olderThan, int maxRows);
 
     /**
-     * The last known egress IP of each connection of some providers (SPEC EB-2, EB-4): the
-     * {@code egress_ip} of each connection's most recent attempt since a time that recorded one.
-     * One scan bounded by the time index and the provider list.
+     * The last known egress IP of some connections (SPEC EB-2, EB-4): the {@code egress_ip} of each
+     * connection's most recent attempt since a time that recorded one. One lookup per connection
+     * on the {@code (connection_id, ts)} index.
      *
-     * @param providers the provider ids (the egress-bucketed family)
+     * @param connectionIds the connections (of the egress-bucketed family)
      * @param since epoch ms; older attempts are not considered (the 24 h window)
      * @return connection id → egress IP; empty for a store that keeps no history
      */
-    default Map<String, String> lastEgressIps(Collection<String> providers, long since) {
+    default Map<String, String> lastEgressIps(Collection<String> connectionIds, long since) {
         return Map.of();
     }
 }

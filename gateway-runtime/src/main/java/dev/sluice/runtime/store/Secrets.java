@@ -27,7 +27,23 @@ public final class Secrets {
             out = replace(out, c.oauth().accessToken());
             out = replace(out, c.oauth().refreshToken());
         }
+        out = replace(out, proxyPassword(c.proxyUrl()));
         return out;
+    }
+
+    /** The password of an {@code http://user:password@host:port} proxy URL, or null. */
+    static String proxyPassword(String proxyUrl) {
+        if (proxyUrl == null) {
+            return null;
+        }
+        int scheme = proxyUrl.indexOf("://");
+        int at = proxyUrl.lastIndexOf('@');
+        if (scheme < 0 || at <= scheme) {
+            return null;
+        }
+        String userInfo = proxyUrl.substring(scheme + 3, at);
+        int colon = userInfo.indexOf(':');
+        return colon < 0 ? null : userInfo.substring(colon + 1);
     }
 
     private static String replace(String text, String secret) {

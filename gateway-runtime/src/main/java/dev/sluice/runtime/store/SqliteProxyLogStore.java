@@ -4,7 +4,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.List;
@@ -68,24 +67,21 @@ public final class SqliteProxyLogStore implements ProxyLogStore {
     }
 
     @Override
-    public Map<String, String> lastEgressIps(Collection<String> providers, long since) {
-        if (providers.isEmpty()) {
+    public Map<String, String> lastEgressIps(Collection<String> connectionIds, long since) {
+        if (connectionIds.isEmpty()) {
             return Map.of();
         }
-        String marks = String.join(",", Collections.nCopies(providers.size(), "?"));
         return db.withConnection(c -> {
             Map<String, String> out = new HashMap<>();
-            // ts-indexed scan of the window, bound to the family; ascending, so the newest row wins
-            try (PreparedStatement ps = c.prepareStatement("SELECT connection_id, egress_ip FROM proxy_logs WHERE ts >= ?"
-                    + " AND provider IN (" + marks + ") AND egress_ip IS NOT NULL AND connection_id IS NOT NULL ORDER BY ts, id")) {
-                int i = 1;
-                ps.setLong(i++, since);
-                for (String p : providers) {
-                    ps.setString(i++, p);
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.put(rs.getString(1), rs.getString(2));
+            try (PreparedStatement ps = c.prepareStatement("SELECT egress_ip FROM proxy_logs WHERE connection_id = ? AND ts >= ?"
+                    + " AND egress_ip IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1")) {
+                for (String id : connectionIds) {
+                    ps.setString(1, id);
+                    ps.setLong(2, since);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            out.put(id, rs.getString(1));
+                        }
                     }
                 }
             }

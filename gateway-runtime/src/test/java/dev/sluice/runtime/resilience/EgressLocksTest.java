@@ -179,15 +179,34 @@ class EgressLocksTest {
     }
 
     @Test
-    void aCooldownThatEndedCoolsNoSibling_EB2() {
+    void aFailingConnectionThatMayNotCoolSharesNothing_EB2() {
         Connection a = conn("opencode-go", true);
         Connection b = conn("opencode-go", false);
         used(a, "127.0.0.2", 1_000);
         used(b, "127.0.0.2", 1_000);
-        // the failing connection may not cool (disableCooling): nothing to share
         assertThat(fail(a, rateLimit())).isEmpty();
-        clock.advance(Duration.ofSeconds(1));
         assertThat(state(b)).isEqualTo(ConnectionState.ACTIVE);
+    }
+
+    @Test
+    void aCooldownThatAlreadyEndedCoolsNoSibling_EB2() {
+        Connection a = conn("opencode-go", false);
+        Connection b = conn("opencode-go", false);
+        used(a, "127.0.0.2", 1_000);
+        used(b, "127.0.0.2", 1_000);
+        cooldowns.onFailure(a.id(), rateLimit(), "429", null);
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(locks.coolSiblings(a, FailureReason.RATE_LIMIT_EXCEEDED)).isEmpty();
+        assertThat(state(b)).isEqualTo(ConnectionState.ACTIVE);
+    }
+
+    @Test
+    void connectionsOnTheDefaultRouteShareOneBucket_EB2() {
+        Connection a = conn("opencode-go", false);
+        Connection b = conn("opencode-cli", false);
+        locks.recordAttempt(a.id(), EgressLocks.DIRECT_ROUTE);
+        locks.recordAttempt(b.id(), EgressLocks.DIRECT_ROUTE);
+        assertThat(fail(a, rateLimit())).containsExactly(b.id());
     }
 
     @Test

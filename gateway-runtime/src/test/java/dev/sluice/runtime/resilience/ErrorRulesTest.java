@@ -55,8 +55,9 @@ class ErrorRulesTest {
                 true, false, LockScope.MODEL));
     }
 
+    /** (A 400 with these markers reaches the classifier restated to 429, RS-1.) */
     @ParameterizedTest
-    @ValueSource(ints = {400, 403, 429})
+    @ValueSource(ints = {403, 429})
     void userQuotaIsATransientConnectionQuota_ER1_ER3(int status) {
         Verdict v = classify("agentrouter", error(status, Map.of(), "{\"error\":{\"message\":\"用户额度不足\"}}"));
         assertThat(v.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
@@ -70,15 +71,53 @@ class ErrorRulesTest {
     }
 
     @Test
-    void aRuleNeverMakesAVerdictTerminal_ER3() {
-        ErrorRule terminalish = new ErrorRule("bad-idea", "agentrouter", null, Map.of(), List.of("余额不足"), FailureReason.CREDITS_EXHAUSTED,
-                LockScope.CONNECTION, null);
+    void aRuleNeverMakesAVerdictTerminalNorUndoesATerminalOne_ER3() {
+        ErrorRule terminalish = new ErrorRule("bad-idea", "agentrouter", null, Map.of(), List.of("xyz-marker", "余额不足"),
+                FailureReason.CREDITS_EXHAUSTED, LockScope.CONNECTION, null);
         FailureClassifier c = new FailureClassifier(InstantSource.fixed(Instant.EPOCH),
                 new ErrorRules(List.of(terminalish), Set.of("agentrouter"), Set.of("agentrouter"), List::of));
-        Verdict v = c.classify("agentrouter", ProviderClass.APIKEY, error(402, Map.of(), "余额不足"));
+        Verdict v = c.classify("agentrouter", ProviderClass.APIKEY, error(429, Map.of(), "slow down xyz-marker"));
+        assertThat(v.reason()).isEqualTo(FailureReason.CREDITS_EXHAUSTED);
         assertThat(v.creditsExhausted()).isFalse();
         assertThat(v.permanent()).isFalse();
         assertThat(v.ruleScope()).isEqualTo(LockScope.CONNECTION);
+        // a terminal verdict of the built-in tables stays what it is
+        Verdict broke = c.classify("agentrouter", ProviderClass.APIKEY, error(402, Map.of(), "余额不足"));
+        assertThat(broke.creditsExhausted()).isTrue();
+        assertThat(broke.ruleScope()).isNull();
+    }
+
+    @Test
+    void aConcurrencyLimitStaysOneWhateverTheStatusRule_CC4_ER1() {
+        Verdict v = classify("opencode-go", error(429, Map.of(), "{\"error\":{\"message\":\"Too many concurrent requests\"}}"));
+        assertThat(v.reason()).isEqualTo(FailureReason.CONCURRENCY_LIMITED);
+        assertThat(v.ruleScope()).isNull();
+    }
+
+    @Test
+    void serviceLevelAndRequestScopedVerdictsChangeOnlyForASpecificRule_ER1_BO7() {
+        // a provider outage mentioning quota is still an outage
+        Verdict outage = classify("agentrouter", error(503, Map.of(), "上游额度不足 upstream overloaded"));
+        assertThat(outage.reason()).isEqualTo(FailureReason.SERVER_ERROR);
+        assertThat(outage.countsForBreaker()).isTrue();
+        // a status-only operator rule never makes one client's context overflow cool the account
+        operator.set(List.of(new ErrorRule("op-400", "glm", 400, Map.of(), List.of(), FailureReason.QUOTA_EXHAUSTED,
+                LockScope.CONNECTION, null)));
+        UpstreamError overflow = error(400, Map.of(), "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\"}}");
+        assertThat(classify("glm", overflow)).isEqualTo(without.classify("glm", ProviderClass.APIKEY, overflow));
+        // a route the key may not use stays a no-fallback answer
+        UpstreamError route = error(403, Map.of(), "You are not authorized for this route 额度不足");
+        assertThat(classify("agentrouter", route).fallback()).isFalse();
+    }
+
+    @Test
+    void anOperatorRuleDoesNotChangeWhatThePluginRulesOfItsProviderSee_ER2_ER5() {
+        operator.set(List.of(new ErrorRule("op-402", "opencode-go", 402, Map.of(), List.of(), FailureReason.QUOTA_EXHAUSTED,
+                LockScope.CONNECTION, null)));
+        Verdict plain = classify("opencode-go", error(429, Map.of(), "{\"error\":{\"message\":\"Too many requests\"}}"));
+        assertThat(plain.lockScope()).isEqualTo(LockScope.MODEL);
+        UpstreamError e = error(400, Map.of(), "{\"error\":{\"message\":\"The endpoint is unavailable\"}}");
+        assertThat(classify("opencode-go", e)).isEqualTo(without.classify("opencode-go", ProviderClass.APIKEY, e));
     }
 
     @Test
@@ -108,14 +147,20 @@ class ErrorRulesTest {
     }
 
     @Test
-    void anUnlistedProviderClassifiesExactlyAsWithoutRules_ER2() {
+    void anUnlistedProviderWithTextRulesClassifiesExactlyAsWithoutRules_ER2() {
+        ErrorRule anyStatus = new ErrorRule("text-anywhere", "opencode-zen", null, Map.of(), List.of("用户额度不足", "quota", "rate limit"),
+                FailureReason.QUOTA_EXHAUSTED, LockScope.CONNECTION, 60_000L);
+        ErrorRule on400 = new ErrorRule("text-400", "opencode-zen", 400, Map.of(), List.of("endpoint is unavailable"),
+                FailureReason.SERVER_ERROR, LockScope.MODEL, 300_000L);
+        FailureClassifier textOnly = new FailureClassifier(InstantSource.fixed(Instant.EPOCH),
+                new ErrorRules(List.of(anyStatus, on400), Set.of(), Set.of(), List::of));
         List<UpstreamError> errors = new ArrayList<>();
         for (int status : new int[] {400, 401, 402, 403, 404, 408, 429, 500, 503}) {
-            errors.add(error(status, Map.of(), "{\"error\":{\"message\":\"用户额度不足 无权访问模型 endpoint is unavailable\"}}"));
+            errors.add(error(status, Map.of(), "{\"error\":{\"message\":\"用户额度不足 quota rate limit endpoint is unavailable\"}}"));
             errors.add(error(status, Map.of("x-ratelimit-remaining-requests", List.of("0")), "plain"));
         }
         for (UpstreamError e : errors) {
-            assertThat(classify("glm", e)).isEqualTo(without.classify("glm", ProviderClass.APIKEY, e));
+            assertThat(textOnly.classify("opencode-zen", ProviderClass.APIKEY, e)).isEqualTo(without.classify("opencode-zen", ProviderClass.APIKEY, e));
         }
     }
 
