@@ -10,4 +10,5 @@ module sluice.api {
     exports dev.sluice.api.chat;
     exports dev.sluice.api.upstream;
     exports dev.sluice.api.rules;
+    exports dev.sluice.api.combo;
 }

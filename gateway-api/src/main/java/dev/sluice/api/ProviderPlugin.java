@@ -1,5 +1,6 @@
 package dev.sluice.api;
 
+import dev.sluice.api.combo.ComboStrategy;
 import dev.sluice.api.rules.EgressBucketing;
 import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.QuotaFamily;
@@ -98,6 +99,16 @@ public interface ProviderPlugin {
      * @return quota families
      */
     default List<QuotaFamily> quotaFamilies() {
+        return List.of();
+    }
+
+    /**
+     * Combo strategies this plugin contributes (SPEC CO-2), usable by name in any combo. A name
+     * that a built-in strategy or another plugin already uses is refused.
+     *
+     * @return strategies
+     */
+    default List<ComboStrategy> comboStrategies() {
         return List.of();
     }
 }

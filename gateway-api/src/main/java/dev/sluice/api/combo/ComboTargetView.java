@@ -1,0 +1,30 @@
+package dev.sluice.api.combo;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * One eligible target of a combo as a {@link ComboStrategy} sees it for one request (SPEC CO-1,
+ * CO-2): its configuration and what the gateway has observed of it.
+ *
+ * @param index the target's position in the combo's list (0-based; stable across requests)
+ * @param model the target's model ({@code provider/model})
+ * @param connectionId the connection the target is pinned to, or null
+ * @param weight the configured weight (≥ 0; 1 when unset)
+ * @param priority the configured priority (lower first; the list position + 1 when unset)
+ * @param costPer1kTokens the configured cost, or null when unknown
+ * @param inFlight requests this gateway is sending to the target right now
+ * @param uses requests this gateway has sent to the target (since start)
+ * @param lastUsedAt when the target was last tried, epoch ms, or null
+ * @param lastSuccessAt when the target last answered successfully, epoch ms, or null
+ */
+public record ComboTargetView(int index, String model, String connectionId, int weight, int priority, Double costPer1kTokens,
+        long inFlight, long uses, Long lastUsedAt, Long lastSuccessAt) {
+
+    /** Validates. */
+    public ComboTargetView {
+        requireNonNull(model, "model is null");
+        if (weight < 0) {
+            throw new IllegalArgumentException("weight is negative");
+        }
+    }
+}
