@@ -1,0 +1,95 @@
+package dev.sluice.runtime.combo.strategy;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.api.combo.ComboStrategy;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The combo strategies a gateway knows (SPEC CO-2), by name: the built-in ones and those plugins
+ * contribute. Immutable; {@link #with(List)} returns a new registry. A combo names a strategy
+ * exactly (names are lower case).
+ *
+ * <p>Stateful strategies keep their per-combo state in their instance, so each {@link #builtIn()}
+ * call yields fresh state; a gateway creates one registry and shares it.
+ */
+public final class ComboStrategies {
+
+    private static final Pattern NAME = Pattern.compile("[a-z0-9-]+");
+
+    private final Map<String, ComboStrategy> byName;
+
+    private ComboStrategies(Map<String, ComboStrategy> byName) {
+        this.byName = Collections.unmodifiableMap(byName);
+    }
+
+    /**
+     * A registry of the built-in strategies: {@code priority}, {@code fill-first}, {@code weighted},
+     * {@code round-robin}, {@code random}, {@code strict-random}, {@code p2c}, {@code least-used},
+     * {@code cost-optimized}, {@code lkgp}.
+     *
+     * @return a new registry with fresh strategy state
+     */
+    public static ComboStrategies builtIn() {
+        return new ComboStrategies(new LinkedHashMap<>()).with(List.of(new PriorityStrategy(), new FillFirstStrategy(),
+                new WeightedStrategy(), new RoundRobinStrategy(), new RandomStrategy(), new StrictRandomStrategy(),
+                new PowerOfTwoChoicesStrategy(), new LeastUsedStrategy(), new CostOptimizedStrategy(), new LastKnownGoodStrategy()));
+    }
+
+    /**
+     * This registry plus contributed strategies, in the given order.
+     *
+     * @param contributed the strategies to add (e.g. plugins' {@code comboStrategies()})
+     * @return a new registry
+     * @throws IllegalArgumentException when a name is malformed or already taken (the message names
+     *     both strategies' classes)
+     */
+    public ComboStrategies with(List<ComboStrategy> contributed) {
+        Map<String, ComboStrategy> all = new LinkedHashMap<>(byName);
+        for (ComboStrategy strategy : List.copyOf(contributed)) {
+            String name = requireNonNull(strategy.name(), () -> "combo strategy " + origin(strategy) + " has no name");
+            if (!NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException("combo strategy " + origin(strategy) + " has the name '" + name
+                        + "'; names are lower case letters, digits and '-'");
+            }
+            ComboStrategy taken = all.putIfAbsent(name, strategy);
+            if (taken != null) {
+                throw new IllegalArgumentException("combo strategy '" + name + "' of " + origin(strategy)
+                        + " duplicates the one of " + origin(taken));
+            }
+        }
+        return new ComboStrategies(all);
+    }
+
+    /**
+     * The strategy of a name.
+     *
+     * @param name the name, matched exactly
+     * @return the strategy, or empty
+     */
+    public Optional<ComboStrategy> find(String name) {
+        return name == null ? Optional.empty() : Optional.ofNullable(byName.get(name));
+    }
+
+    /**
+     * The known names, built-in ones first, then contributions in the order they were added.
+     *
+     * @return an immutable set
+     */
+    public Set<String> names() {
+        return Collections.unmodifiableSet(new LinkedHashSet<>(byName.keySet()));
+    }
+
+    private static String origin(ComboStrategy strategy) {
+        Class<?> type = strategy.getClass();
+        Module module = type.getModule();
+        return type.getName() + (module.isNamed() ? " (module " + module.getName() + ")" : "");
+    }
+}
