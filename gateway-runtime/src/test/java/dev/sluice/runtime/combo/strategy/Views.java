@@ -1,0 +1,91 @@
+package dev.sluice.runtime.combo.strategy;
+
+import dev.sluice.api.combo.ComboContext;
+import dev.sluice.api.combo.ComboTargetView;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/** Test fixtures: target views with defaults (weight 1, priority = index + 1, nothing observed). */
+final class Views {
+
+    private Views() {
+    }
+
+    /** A builder of one target view. */
+    static final class B {
+        private final int index;
+        private int weight = 1;
+        private int priority;
+        private Double cost;
+        private long inFlight;
+        private long uses;
+        private Long lastUsedAt;
+        private Long lastSuccessAt;
+
+        private B(int index) {
+            this.index = index;
+            this.priority = index + 1;
+        }
+
+        B weight(int w) {
+            weight = w;
+            return this;
+        }
+
+        B priority(int p) {
+            priority = p;
+            return this;
+        }
+
+        B cost(Double c) {
+            cost = c;
+            return this;
+        }
+
+        B inFlight(long n) {
+            inFlight = n;
+            return this;
+        }
+
+        B uses(long n) {
+            uses = n;
+            return this;
+        }
+
+        B lastUsedAt(Long at) {
+            lastUsedAt = at;
+            return this;
+        }
+
+        B lastSuccessAt(Long at) {
+            lastSuccessAt = at;
+            return this;
+        }
+
+        ComboTargetView build() {
+            return new ComboTargetView(index, "p/m" + index, null, weight, priority, cost, inFlight, uses, lastUsedAt, lastSuccessAt);
+        }
+    }
+
+    static B t(int index) {
+        return new B(index);
+    }
+
+    /** Plain targets with the given indices. */
+    static List<ComboTargetView> plain(int... indices) {
+        return java.util.Arrays.stream(indices).mapToObj(i -> t(i).build()).toList();
+    }
+
+    static List<ComboTargetView> list(B... builders) {
+        return java.util.Arrays.stream(builders).map(B::build).toList();
+    }
+
+    static ComboContext ctx(String combo, RandomGenerator random) {
+        return new ComboContext(combo, Map.of(), random, 1_000L);
+    }
+
+    static List<Integer> indices(List<ComboTargetView> targets) {
+        return targets.stream().map(ComboTargetView::index).toList();
+    }
+}
