@@ -11,6 +11,7 @@ import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.store.ApiKeyStore;
 import dev.sluice.runtime.store.ConnectionStore;
 import dev.sluice.runtime.store.Database;
+import dev.sluice.runtime.store.SqliteComboStore;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
@@ -72,6 +73,8 @@ public final class HttpApi {
                 d.catalog(), d.connections(), d.attemptTimeout()));
         routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.resolver(), d.chatRouter()));
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog())));
+        routing.register("/api/combos", new CombosAdminService(json, auth, new SqliteComboStore(d.database(), d.mapper(), d.clock()),
+                COMBO_STRATEGIES::contains, () -> COMBO_STRATEGIES, id -> d.connections().find(id).isPresent()));
         routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections()));
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
@@ -84,6 +87,10 @@ public final class HttpApi {
         return routing;
     }
 
+    /** Placeholder until the strategy registry is wired: the CO-2 strategy names. */
+    private static final java.util.Set<String> COMBO_STRATEGIES = java.util.Set.of("priority", "weighted", "round-robin", "fill-first",
+            "p2c", "random", "strict-random", "least-used", "cost-optimized", "reset-aware", "headroom", "quota-weighted");
+
     /** Methods of every route, for 405 answers (path pattern → allowed methods). */
     private static final Map<java.util.regex.Pattern, String> ROUTES = Map.ofEntries(
             Map.entry(java.util.regex.Pattern.compile("/v1/chat/completions"), "POST"),
@@ -92,6 +99,8 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/v1/models(/.+)?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/providers/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/providers/[^/]+"), "GET, PUT, PATCH, DELETE"),
+            Map.entry(java.util.regex.Pattern.compile("/api/combos/?"), "GET, POST"),
+            Map.entry(java.util.regex.Pattern.compile("/api/combos/[^/]+"), "GET, PUT, DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/keys/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/keys/[^/]+"), "DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/plugins/?"), "GET"),

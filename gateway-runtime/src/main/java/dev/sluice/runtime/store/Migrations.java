@@ -93,6 +93,16 @@ final class Migrations {
                       last_failure_kind TEXT,
                       consecutive_successes INTEGER NOT NULL DEFAULT 0,
                       updated_at INTEGER NOT NULL
+                    )""")),
+            new Migration(3, "combos", List.of(
+                    """
+                    CREATE TABLE combos (
+                      name TEXT PRIMARY KEY,
+                      strategy TEXT NOT NULL,
+                      strategy_options TEXT NOT NULL,
+                      targets TEXT NOT NULL,
+                      created_at INTEGER NOT NULL,
+                      updated_at INTEGER NOT NULL
                     )""")));
 
     private Migrations() {
