@@ -22,6 +22,8 @@ import dev.sluice.runtime.resilience.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ProviderCooldowns;
 import dev.sluice.runtime.resilience.QuotaFamilies;
+import dev.sluice.api.combo.ComboStrategy;
+import dev.sluice.runtime.combo.strategy.ComboStrategies;
 import dev.sluice.runtime.resilience.EgressLocks;
 import dev.sluice.runtime.resilience.ErrorRules;
 import dev.sluice.runtime.resilience.Resilience;
@@ -29,6 +31,7 @@ import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.ChatRouter;
+import dev.sluice.runtime.routing.ComboRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Dispatcher;
 import dev.sluice.runtime.routing.ModelResolver;
@@ -46,6 +49,7 @@ import dev.sluice.runtime.store.OAuthTokens;
 import dev.sluice.runtime.store.ProxyLogWriter;
 import dev.sluice.runtime.store.SqliteApiKeyStore;
 import dev.sluice.runtime.store.SqliteBreakerStore;
+import dev.sluice.runtime.store.SqliteComboStore;
 import dev.sluice.runtime.store.SqliteConnectionStore;
 import dev.sluice.runtime.store.SqliteProxyLogStore;
 import dev.sluice.runtime.store.SqliteSettingsStore;
@@ -200,14 +204,27 @@ public final class SluiceServer implements AutoCloseable {
                 new StatusRestatement(registry.restatementRules()),
                 new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), connections, proxyLogs,
                         resilience.cooldowns(), clock));
-        Dispatcher dispatcher = new Dispatcher(new ConnectionSelector(connections, clock, engine), engine, logWriter::record, clock,
-                json -> parseObject(mapper, json), http);
+        ConnectionSelector selector = new ConnectionSelector(connections, clock, engine);
+        Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, json -> parseObject(mapper, json), http);
+        // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
+        ComboStrategies strategies = ComboStrategies.builtIn();
+        for (ComboStrategy contributed : registry.comboStrategies()) {
+            try {
+                strategies = strategies.with(List.of(contributed));
+            } catch (IllegalArgumentException e) {
+                LOG.log(System.Logger.Level.WARNING, "combo strategy skipped: " + e.getMessage());
+            }
+        }
+        SqliteComboStore combos = new SqliteComboStore(db, mapper, clock);
+        ModelResolver resolver = new ModelResolver(catalog);
+        ComboStrategies strategyRegistry = strategies;
+        ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock);
         Duration attemptTimeout = config.headersTimeout();
         ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
-                new ModelResolver(catalog), chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, resilienceSettings,
-                generalSettings, clock);
+                resolver, chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, resilienceSettings,
+                generalSettings, combos, strategyRegistry, comboRouter, clock);
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())

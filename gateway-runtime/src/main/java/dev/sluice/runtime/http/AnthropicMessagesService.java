@@ -13,6 +13,8 @@ import dev.sluice.runtime.anthropic.TokenEstimate;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.ChatReply;
 import dev.sluice.runtime.routing.ChatRouter;
+import dev.sluice.runtime.combo.Combo;
+import dev.sluice.runtime.routing.ComboRouter;
 import dev.sluice.runtime.routing.DispatchResult;
 import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.Route;
@@ -23,6 +25,8 @@ import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import java.io.IOException;
+import java.util.Map;
+import java.util.Optional;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 
@@ -41,8 +45,11 @@ final class AnthropicMessagesService implements HttpService {
     private final AnthropicCodec codec;
     private final ModelResolver resolver;
     private final ChatRouter chatRouter;
+    private final ComboRouter combos;
 
-    AnthropicMessagesService(Json json, Authenticator auth, AnthropicCodec codec, ModelResolver resolver, ChatRouter chatRouter) {
+    AnthropicMessagesService(Json json, Authenticator auth, AnthropicCodec codec, ModelResolver resolver, ChatRouter chatRouter,
+            ComboRouter combos) {
+        this.combos = combos;
         this.json = json;
         this.auth = auth;
         this.codec = codec;
@@ -60,8 +67,13 @@ final class AnthropicMessagesService implements HttpService {
         Caller caller = auth.client(req);
         byte[] body = json.body(req);
         ChatRequest request = codec.readMessagesRequest(body);
-        Route route = resolver.resolve(request.model()).orElseThrow(() -> RoutedAnswers.modelNotFound(request.model()));
         String requestId = RequestIds.of(req);
+        Optional<Combo> combo = combos.combo(request.model());
+        if (combo.isPresent()) {
+            messagesThroughCombo(req, res, body, request, combo.get(), caller, requestId);
+            return;
+        }
+        Route route = resolver.resolve(request.model()).orElseThrow(() -> RoutedAnswers.modelNotFound(request.model()));
         if (route.provider().executor().supportsPassthrough(PassthroughCall.ANTHROPIC_MESSAGES)) {
             passthrough(req, res, body, request.stream(), route, caller, requestId);
             return;
@@ -80,6 +92,39 @@ final class AnthropicMessagesService implements HttpService {
     }
 
     /**
+     * CO-1 on {@code /v1/messages}: each target is passed through when its provider speaks
+     * Anthropic, translated otherwise; the first target that serves answers the client.
+     */
+    private void messagesThroughCombo(ServerRequest req, ServerResponse res, byte[] body, ChatRequest request, Combo combo, Caller caller,
+            String requestId) {
+        Map<String, String> headers = RoutedAnswers.forwardableHeaders(req);
+        ComboRouter.Outcome<Object> outcome = combos.run(combo, caller, (route, c) -> {
+            if (route.provider().executor().supportsPassthrough(PassthroughCall.ANTHROPIC_MESSAGES)) {
+                return widen(chatRouter.passthrough(route, PassthroughCall.ANTHROPIC_MESSAGES, withModel(body, route.upstreamModel()),
+                        request.stream(), c, requestId, headers));
+            }
+            return widen(chatRouter.chat(route, request, c, requestId, headers));
+        });
+        if (!(outcome.result() instanceof DispatchResult.Served<Object> served)) {
+            throw RoutedAnswers.comboFailure(outcome.result(), combo, outcome.route());
+        }
+        Route route = outcome.route();
+        RoutedAnswers.routedHeaders(res, served.connection(), route);
+        switch (served.value()) {
+            case UpstreamResponse upstream -> relayPassthrough(res, upstream, served.connection(), route, request.stream(), requestId);
+            case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), "msg_" + requestId, route.upstreamModel()));
+            case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator("msg_" + requestId, route.upstreamModel()),
+                    route, requestId, served.connection());
+            default -> throw new IllegalStateException("unexpected reply " + served.value().getClass());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static DispatchResult<Object> widen(DispatchResult<?> r) {
+        return (DispatchResult<Object>) r;
+    }
+
+    /**
      * The upstream speaks Anthropic itself (SPEC API-3: passthrough when the target is Claude): the
      * client's body goes up unchanged but for {@code model}, and the answer or stream comes back
      * byte for byte, so nothing the canonical model cannot carry (thinking signatures,
@@ -94,7 +139,13 @@ final class AnthropicMessagesService implements HttpService {
             throw RoutedAnswers.failure(result, route);
         }
         RoutedAnswers.routedHeaders(res, served.connection(), route);
-        try (UpstreamResponse upstream = served.value()) {
+        relayPassthrough(res, served.value(), served.connection(), route, stream, requestId);
+    }
+
+    /** Relays an accepted passthrough answer byte for byte (and closes it). */
+    private void relayPassthrough(ServerResponse res, UpstreamResponse accepted, Connection connection, Route route, boolean stream,
+            String requestId) {
+        try (UpstreamResponse upstream = accepted) {
             if (!stream) {
                 byte[] answer;
                 try {
@@ -102,7 +153,7 @@ final class AnthropicMessagesService implements HttpService {
                 } catch (IOException e) {
                     throw new ApiException(502, "server_error", "network_error", "[" + route.provider().id() + "/"
                             + route.upstreamModel() + "] the upstream answer could not be read: "
-                            + Secrets.scrub(String.valueOf(e.getMessage()), served.connection()), null, java.util.Map.of());
+                            + Secrets.scrub(String.valueOf(e.getMessage()), connection), null, java.util.Map.of());
                 }
                 Json.send(res, 200, answer);
                 return;
@@ -120,7 +171,7 @@ final class AnthropicMessagesService implements HttpService {
                                 + route.provider().id() + " failed mid-stream: " + e.getMessage());
                         out.write(("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":"
                                 + json.mapper().writeValueAsString("[" + route.provider().id() + "/" + route.upstreamModel()
-                                        + "] upstream stream failed: " + Secrets.scrub(String.valueOf(e.getMessage()), served.connection()))
+                                        + "] upstream stream failed: " + Secrets.scrub(String.valueOf(e.getMessage()), connection))
                                 + "}}\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
                         out.flush();
                         return;

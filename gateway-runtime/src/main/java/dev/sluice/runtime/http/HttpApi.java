@@ -11,11 +11,13 @@ import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.store.ApiKeyStore;
 import dev.sluice.runtime.store.ConnectionStore;
 import dev.sluice.runtime.store.Database;
-import dev.sluice.runtime.store.SqliteComboStore;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
+import dev.sluice.runtime.combo.ComboStore;
+import dev.sluice.runtime.combo.strategy.ComboStrategies;
 import dev.sluice.runtime.resilience.Resilience;
+import dev.sluice.runtime.routing.ComboRouter;
 import dev.sluice.runtime.settings.GeneralSettingsService;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
 import java.time.Duration;
@@ -47,13 +49,17 @@ public final class HttpApi {
      * @param resilience the resilience mechanisms (admin views)
      * @param resilienceSettings the resilience settings tree (SPEC §18)
      * @param generalSettings the other settings ({@code /api/settings})
+     * @param combos the combos (SPEC §13)
+     * @param comboStrategies the combo strategies, built-in and contributed
+     * @param comboRouter routes requests that name a combo
      * @param clock the clock
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, ChatRouter chatRouter, Dispatcher dispatcher, ProviderCatalog catalog,
             ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database, Duration attemptTimeout,
             Resilience resilience, ResilienceSettingsService resilienceSettings,
-            GeneralSettingsService generalSettings, InstantSource clock) {
+            GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
+            InstantSource clock) {
     }
 
     /**
@@ -70,11 +76,12 @@ public final class HttpApi {
         new ErrorMapper(json).register(routing);
         routing.register("/health", new HealthService(json, d.database()));
         routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.resolver(), d.chatRouter(), d.dispatcher(),
-                d.catalog(), d.connections(), d.attemptTimeout()));
-        routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.resolver(), d.chatRouter()));
+                d.catalog(), d.connections(), d.attemptTimeout(), d.comboRouter(), d.combos()));
+        routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.resolver(), d.chatRouter(),
+                d.comboRouter()));
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog())));
-        routing.register("/api/combos", new CombosAdminService(json, auth, new SqliteComboStore(d.database(), d.mapper(), d.clock()),
-                COMBO_STRATEGIES::contains, () -> COMBO_STRATEGIES, id -> d.connections().find(id).isPresent()));
+        routing.register("/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
+                d.comboStrategies()::names, id -> d.connections().find(id).isPresent()));
         routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections()));
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
@@ -86,10 +93,6 @@ public final class HttpApi {
         routing.any(HttpApi::unknownRoute);
         return routing;
     }
-
-    /** Placeholder until the strategy registry is wired: the CO-2 strategy names. */
-    private static final java.util.Set<String> COMBO_STRATEGIES = java.util.Set.of("priority", "weighted", "round-robin", "fill-first",
-            "p2c", "random", "strict-random", "least-used", "cost-optimized", "reset-aware", "headroom", "quota-weighted");
 
     /** Methods of every route, for 405 answers (path pattern → allowed methods). */
     private static final Map<java.util.regex.Pattern, String> ROUTES = Map.ofEntries(

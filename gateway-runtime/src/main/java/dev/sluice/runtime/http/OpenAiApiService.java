@@ -17,6 +17,9 @@ import dev.sluice.runtime.routing.AttemptResult;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.ChatReply;
 import dev.sluice.runtime.routing.ChatRouter;
+import dev.sluice.runtime.combo.Combo;
+import dev.sluice.runtime.combo.ComboStore;
+import dev.sluice.runtime.routing.ComboRouter;
 import dev.sluice.runtime.routing.DispatchResult;
 import dev.sluice.runtime.routing.Dispatcher;
 import dev.sluice.runtime.routing.ModelResolver;
@@ -39,6 +42,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -59,9 +63,14 @@ final class OpenAiApiService implements HttpService {
     private final ProviderCatalog catalog;
     private final ConnectionStore connections;
     private final Duration attemptTimeout;
+    private final ComboRouter combos;
+    private final ComboStore comboStore;
 
     OpenAiApiService(Json json, Authenticator auth, OpenAiCodec codec, ModelResolver resolver, ChatRouter chatRouter,
-            Dispatcher dispatcher, ProviderCatalog catalog, ConnectionStore connections, Duration attemptTimeout) {
+            Dispatcher dispatcher, ProviderCatalog catalog, ConnectionStore connections, Duration attemptTimeout, ComboRouter combos,
+            ComboStore comboStore) {
+        this.combos = combos;
+        this.comboStore = comboStore;
         this.json = json;
         this.auth = auth;
         this.codec = codec;
@@ -84,9 +93,24 @@ final class OpenAiApiService implements HttpService {
     private void chat(ServerRequest req, ServerResponse res) {
         Caller caller = auth.client(req);
         ChatRequest request = codec.readChatRequest(json.body(req));
-        Route route = resolve(request.model());
         String requestId = RequestIds.of(req);
-        DispatchResult<ChatReply> result = chatRouter.chat(route, request, caller, requestId, RoutedAnswers.forwardableHeaders(req));
+        Map<String, String> headers = RoutedAnswers.forwardableHeaders(req);
+        Optional<Combo> combo = combos.combo(request.model());
+        Route route;
+        DispatchResult<ChatReply> result;
+        if (combo.isPresent()) {
+            // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
+            ComboRouter.Outcome<ChatReply> outcome = combos.run(combo.get(), caller,
+                    (r, c) -> chatRouter.chat(r, request, c, requestId, headers));
+            result = outcome.result();
+            route = outcome.route();
+            if (!(result instanceof DispatchResult.Served<ChatReply>)) {
+                throw RoutedAnswers.comboFailure(result, combo.get(), route);
+            }
+        } else {
+            route = resolve(request.model());
+            result = chatRouter.chat(route, request, caller, requestId, headers);
+        }
         if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
             throw RoutedAnswers.failure(result, route);
         }
@@ -198,6 +222,10 @@ final class OpenAiApiService implements HttpService {
     /** Every model id ({@code provider/model}) the caller can route to, with its provider, in listing order. */
     private Map<String, String> routableModels(Caller caller) {
         Map<String, String> models = new LinkedHashMap<>();
+        // API-2: combos are models clients can name
+        for (Combo c : comboStore.list()) {
+            models.put(c.name(), "combo");
+        }
         List<Connection> all = connections.list();
         for (Provider p : catalog.withConnections()) {
             List<Connection> enabled = all.stream()

@@ -14,6 +14,7 @@ import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -159,6 +160,31 @@ final class RoutedAnswers {
         by.forEach((reason, agg) -> sb.append(sb.isEmpty() ? "" : ", ").append(reason).append(' ').append(agg[0])
                 .append(agg[1] > 0 ? " (" + seconds(agg[1]) + " s)" : ""));
         return sb.toString();
+    }
+
+    /**
+     * The answer to a combo request that no target served (CO-5): every target held back by a
+     * timer → 503 {@code all_targets_cooling_down}; nothing runnable → 404
+     * {@code no_executable_targets}; otherwise the last target's failure, as for a single model.
+     */
+    static ApiException comboFailure(DispatchResult<?> result, Combo combo, Route lastRoute) {
+        return switch (result) {
+            case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "no_executable_targets",
+                    "[combo " + combo.name() + "] no target can run this request: none of its " + combo.targets().size()
+                            + " target(s) resolves to a usable connection"
+                            + (n.excluded().isEmpty() ? "" : " (" + reasons(n.excluded()) + ")") + ".",
+                    "model", Map.of(), Map.of("diagnostics", diagnostics(n.excluded())));
+            case DispatchResult.CoolingDown<?> c -> {
+                LOG.log(System.Logger.Level.WARNING, "[combo " + combo.name() + "] every target excluded before dispatch — "
+                        + reasons(c.excluded()));
+                yield new ApiException(503, "server_error", "all_targets_cooling_down",
+                        "[combo " + combo.name() + "] every target is held back by a resilience timer (" + reasons(c.excluded())
+                                + "); retry after " + seconds(c.retryAfterMs()) + " s.",
+                        null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))),
+                        Map.of("diagnostics", diagnostics(c.excluded())));
+            }
+            default -> failure(result, lastRoute);
+        };
     }
 
     private static long seconds(long ms) {

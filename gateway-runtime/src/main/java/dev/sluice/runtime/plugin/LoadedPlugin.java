@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.rules.EgressBucketing;
+import dev.sluice.api.combo.ComboStrategy;
 import dev.sluice.api.rules.QuotaFamily;
 import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.RestatementRule;
@@ -24,6 +25,7 @@ import java.util.List;
  * @param errorRules provider error rules (SPEC §16.2)
  * @param egressBucketing egress-bucketing hooks (SPEC §16.3)
  * @param quotaFamilies quota families (SPEC ML-1)
+ * @param comboStrategies combo strategies (SPEC CO-2)
  */
 public record LoadedPlugin(
         String name,
@@ -34,7 +36,8 @@ public record LoadedPlugin(
         List<RestatementRule> restatementRules,
         List<ErrorRule> errorRules,
         List<EgressBucketing> egressBucketing,
-        List<QuotaFamily> quotaFamilies) {
+        List<QuotaFamily> quotaFamilies,
+        List<ComboStrategy> comboStrategies) {
 
     /** Validates the fields and copies the lists. */
     public LoadedPlugin {
@@ -46,6 +49,7 @@ public record LoadedPlugin(
         errorRules = List.copyOf(errorRules);
         egressBucketing = List.copyOf(egressBucketing);
         quotaFamilies = List.copyOf(quotaFamilies);
+        comboStrategies = List.copyOf(comboStrategies);
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.sluice.api.HostContext;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderPlugin;
 import dev.sluice.api.rules.EgressBucketing;
+import dev.sluice.api.combo.ComboStrategy;
 import dev.sluice.api.rules.QuotaFamily;
 import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.RestatementRule;
@@ -62,6 +63,8 @@ final class PluginReader {
                 list(problems, call(who, "egressBucketing()", plugin::egressBucketing), "egressBucketing()");
 
         List<QuotaFamily> quotaFamilies = list(problems, call(who, "quotaFamilies()", plugin::quotaFamilies), "quotaFamilies()");
+        List<ComboStrategy> comboStrategies = list(problems, call(who, "comboStrategies()", plugin::comboStrategies), "comboStrategies()");
+        names(who, problems, comboStrategies, "combo strategy", ComboStrategy::name);
         List<String> executorNames = names(who, problems, executors, "executor", ExecutorFactory::name);
         List<String> egressNames = names(who, problems, egressBucketing, "egress-bucketing hook", EgressBucketing::name);
         checkProviders(problems, providers, executorNames);
@@ -71,7 +74,7 @@ final class PluginReader {
             throw new PluginRefusedException(who + " contributes invalid values: " + String.join("; ", problems));
         }
         LoadedPlugin loaded = new LoadedPlugin(name, spiVersion, source, providers, executors, restatementRules, errorRules,
-                egressBucketing, quotaFamilies);
+                egressBucketing, quotaFamilies, comboStrategies);
         return new PluginCandidate(loaded, executorNames, egressNames);
     }
 

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.rules.EgressBucketing;
+import dev.sluice.api.combo.ComboStrategy;
 import dev.sluice.api.rules.QuotaFamily;
 import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.RestatementRule;
@@ -33,6 +34,7 @@ public final class PluginRegistry {
     private final List<ErrorRule> errorRules;
     private final List<EgressBucketing> egressBucketing;
     private final List<QuotaFamily> quotaFamilies;
+    private final List<ComboStrategy> comboStrategies;
 
     PluginRegistry(List<LoadedPlugin> plugins, List<PluginFailure> failures, Map<String, ExecutorFactory> executors) {
         this.plugins = List.copyOf(plugins);
@@ -52,6 +54,7 @@ public final class PluginRegistry {
         this.errorRules = this.plugins.stream().flatMap(p -> p.errorRules().stream()).toList();
         this.egressBucketing = this.plugins.stream().flatMap(p -> p.egressBucketing().stream()).toList();
         this.quotaFamilies = this.plugins.stream().flatMap(p -> p.quotaFamilies().stream()).toList();
+        this.comboStrategies = this.plugins.stream().flatMap(p -> p.comboStrategies().stream()).toList();
     }
 
     /**
@@ -151,5 +154,14 @@ public final class PluginRegistry {
      */
     public List<QuotaFamily> quotaFamilies() {
         return quotaFamilies;
+    }
+
+    /**
+     * Every plugin's combo strategies (SPEC CO-2).
+     *
+     * @return the strategies
+     */
+    public List<ComboStrategy> comboStrategies() {
+        return comboStrategies;
     }
 }

@@ -1,0 +1,239 @@
+package dev.sluice.runtime.routing;
+
+import dev.sluice.api.combo.ComboContext;
+import dev.sluice.api.combo.ComboStrategy;
+import dev.sluice.api.combo.ComboTargetView;
+import dev.sluice.runtime.combo.Combo;
+import dev.sluice.runtime.combo.ComboStore;
+import dev.sluice.runtime.combo.ComboTarget;
+import dev.sluice.runtime.resilience.Exclusion;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * Routes a request whose {@code model} names a combo (SPEC §13 CO-1, CO-2, CO-5, CO-6): the
+ * targets that are eligible right now (each resolves to a provider with a connection no
+ * resilience mechanism holds back, pinned targets to their own connection) are ordered by the
+ * combo's strategy; each is dispatched in turn — a whole walk over its provider's connections —
+ * until one serves or a failure's verdict forbids fallback. Attempts are bounded by the combo's
+ * {@code maxAttempts} and {@code budgetMs} options. When nothing was attempted, the answer says
+ * which mechanism held each target back.
+ */
+public final class ComboRouter {
+
+    /** Options a combo's {@code strategyOptions} may carry for the router itself. */
+    public static final String MAX_ATTEMPTS = "maxAttempts";
+    /** See {@link #MAX_ATTEMPTS}: total time after which no further target is started, ms. */
+    public static final String BUDGET_MS = "budgetMs";
+
+    private final ComboStore combos;
+    private final ModelResolver resolver;
+    private final ConnectionSelector selector;
+    private final Function<String, Optional<ComboStrategy>> strategies;
+    private final InstantSource clock;
+    private final ConcurrentHashMap<String, Stats> stats = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the router.
+     *
+     * @param combos the combos
+     * @param resolver resolves a target's model to a route
+     * @param selector checks a target's eligibility (without claiming anything)
+     * @param strategies strategy by name
+     * @param clock the clock
+     */
+    public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
+            Function<String, Optional<ComboStrategy>> strategies, InstantSource clock) {
+        this.combos = combos;
+        this.resolver = resolver;
+        this.selector = selector;
+        this.strategies = strategies;
+        this.clock = clock;
+    }
+
+    /**
+     * The combo a model name denotes.
+     *
+     * @param model the request's model
+     * @return the combo, or empty
+     */
+    public Optional<Combo> combo(String model) {
+        return model == null || model.indexOf('/') >= 0 ? Optional.empty() : combos.find(model);
+    }
+
+    /**
+     * How a combo request ended.
+     *
+     * @param result the served target's result, the last failure, or why nothing ran
+     * @param route the route of the served or last tried target, or null when nothing was tried
+     * @param <T> the value type
+     */
+    public record Outcome<T>(DispatchResult<T> result, Route route) {
+    }
+
+    /**
+     * Runs a combo request.
+     *
+     * @param combo the combo
+     * @param caller the caller
+     * @param dispatch dispatches one target: its route and the caller narrowed to the target's pinned connection
+     * @param <T> the value type
+     * @return the outcome
+     */
+    public <T> Outcome<T> run(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
+        Stats st = stats.compute(combo.name(), (k, old) -> old != null && old.version == combo.updatedAt() && old.size() == combo.targets().size()
+                ? old : new Stats(combo.updatedAt(), combo.targets().size()));
+        List<ComboTargetView> eligible = new ArrayList<>();
+        Map<Integer, Route> routes = new HashMap<>();
+        Map<Integer, Caller> callers = new HashMap<>();
+        List<ConnectionSelector.Excluded> excluded = new ArrayList<>();
+        for (int i = 0; i < combo.targets().size(); i++) {
+            ComboTarget t = combo.targets().get(i);
+            Optional<Route> route = resolver.resolve(t.model());
+            Caller narrowed = narrow(caller, t.connectionId());
+            if (route.isEmpty() || narrowed == null) {
+                continue;
+            }
+            ConnectionSelector.Cursor cursor = selector.open(route.get(), narrowed);
+            if (cursor.next() == null) {
+                excluded.addAll(cursor.excluded());
+                continue;
+            }
+            routes.put(i, route.get());
+            callers.put(i, narrowed);
+            eligible.add(st.view(i, t));
+        }
+        if (eligible.isEmpty()) {
+            return new Outcome<>(held(excluded), null);
+        }
+        ComboStrategy strategy = strategies.apply(combo.strategy()).orElseThrow(() ->
+                new IllegalStateException("combo " + combo.name() + " names unknown strategy " + combo.strategy()));
+        long now = clock.millis();
+        List<ComboTargetView> order = strategy.order(new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(),
+                now), List.copyOf(eligible));
+        int maxAttempts = intOption(combo, MAX_ATTEMPTS, order.size());
+        long budget = intOption(combo, BUDGET_MS, 0);
+        DispatchResult<T> last = null;
+        Route lastRoute = null;
+        int attempts = 0;
+        for (ComboTargetView v : order) {
+            if (attempts >= maxAttempts || (budget > 0 && attempts > 0 && clock.millis() - now >= budget)) {
+                break;
+            }
+            Route route = routes.get(v.index());
+            if (route == null) {
+                continue;
+            }
+            attempts++;
+            st.started(v.index(), clock.millis());
+            DispatchResult<T> r;
+            try {
+                r = dispatch.apply(route, callers.get(v.index()));
+            } finally {
+                st.ended(v.index());
+            }
+            switch (r) {
+                case DispatchResult.Served<T> s -> {
+                    st.succeeded(v.index(), clock.millis());
+                    return new Outcome<>(s, route);
+                }
+                case DispatchResult.Failed<T> f -> {
+                    last = f;
+                    lastRoute = route;
+                    if (!f.verdict().fallback()) {
+                        return new Outcome<>(f, route);
+                    }
+                }
+                case DispatchResult.CoolingDown<T> c -> excluded.addAll(c.excluded());
+                case DispatchResult.NoConnection<T> n -> excluded.addAll(n.excluded());
+            }
+        }
+        return last != null ? new Outcome<>(last, lastRoute) : new Outcome<>(held(excluded), null);
+    }
+
+    /** CO-5: every target held back before dispatch — by timers (503) or by nothing that will pass (404). */
+    private static <T> DispatchResult<T> held(List<ConnectionSelector.Excluded> excluded) {
+        long soonest = -1;
+        for (ConnectionSelector.Excluded x : excluded) {
+            Exclusion e = x.exclusion();
+            if (e.reason().timer() && (soonest < 0 || e.remainingMs() < soonest)) {
+                soonest = e.remainingMs();
+            }
+        }
+        return soonest < 0 ? new DispatchResult.NoConnection<>(excluded) : new DispatchResult.CoolingDown<>(soonest, excluded);
+    }
+
+    /** The caller restricted to a pinned connection, or null when the caller may not use it. */
+    private static Caller narrow(Caller caller, String connectionId) {
+        if (connectionId == null) {
+            return caller;
+        }
+        return caller.mayUse(connectionId) ? new Caller(caller.keyId(), caller.admin(), Set.of(connectionId)) : null;
+    }
+
+    private static int intOption(Combo combo, String key, int fallback) {
+        Object v = combo.strategyOptions().get(key);
+        return v instanceof Number n && n.intValue() > 0 ? n.intValue() : fallback;
+    }
+
+    /** Per-combo observations the strategies read: in flight, uses, last use, last success. */
+    private static final class Stats {
+        final long version;
+        final AtomicLong[] inFlight;
+        final AtomicLong[] uses;
+        final AtomicLong[] lastUsedAt;
+        final AtomicLong[] lastSuccessAt;
+
+        Stats(long version, int n) {
+            this.version = version;
+            inFlight = counters(n);
+            uses = counters(n);
+            lastUsedAt = counters(n);
+            lastSuccessAt = counters(n);
+        }
+
+        private static AtomicLong[] counters(int n) {
+            AtomicLong[] a = new AtomicLong[n];
+            for (int i = 0; i < n; i++) {
+                a[i] = new AtomicLong();
+            }
+            return a;
+        }
+
+        int size() {
+            return uses.length;
+        }
+
+        ComboTargetView view(int i, ComboTarget t) {
+            long used = lastUsedAt[i].get();
+            long ok = lastSuccessAt[i].get();
+            return new ComboTargetView(i, t.model(), t.connectionId(), t.weight() == null ? 1 : t.weight(),
+                    t.priority() == null ? i + 1 : t.priority(), t.costPer1kTokens(), inFlight[i].get(), uses[i].get(),
+                    used == 0 ? null : used, ok == 0 ? null : ok);
+        }
+
+        void started(int i, long now) {
+            inFlight[i].incrementAndGet();
+            uses[i].incrementAndGet();
+            lastUsedAt[i].set(now);
+        }
+
+        void ended(int i) {
+            inFlight[i].decrementAndGet();
+        }
+
+        void succeeded(int i, long now) {
+            lastSuccessAt[i].set(now);
+        }
+    }
+}

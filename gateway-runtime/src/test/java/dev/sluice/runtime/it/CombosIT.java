@@ -1,0 +1,162 @@
+package dev.sluice.runtime.it;
+
+import static dev.sluice.runtime.it.SluiceHarness.ADMIN_KEY;
+import static dev.sluice.runtime.it.SluiceHarness.chatBody;
+import static dev.sluice.runtime.it.SluiceHarness.read;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.testkit.MockResponse;
+import dev.sluice.testkit.MockUpstream;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Combos through a real server (SPEC §13 CO-1, CO-2, CO-5; API-2). */
+class CombosIT {
+
+    @TempDir
+    Path dir;
+    SluiceHarness sluice;
+    MockUpstream a;
+    MockUpstream b;
+    String clientKey;
+    String connA;
+    String connB;
+
+    @BeforeEach
+    void start() {
+        sluice = new SluiceHarness(dir);
+        a = MockUpstream.start();
+        b = MockUpstream.start();
+        clientKey = sluice.addKey("{\"name\":\"it\"}");
+        connA = sluice.addOpenAiCompatible("alpha", a.baseUrl() + "/v1", 1);
+        connB = sluice.addOpenAiCompatible("beta", b.baseUrl() + "/v1", 1);
+    }
+
+    @AfterEach
+    void stop() {
+        sluice.close();
+        a.close();
+        b.close();
+    }
+
+    private void combo(String json) {
+        HttpResponse<String> r = sluice.send("POST", "/api/combos", ADMIN_KEY, json);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+    }
+
+    private HttpResponse<String> chat(String model, boolean stream) {
+        return sluice.send("POST", "/v1/chat/completions", clientKey, chatBody(model, stream));
+    }
+
+    private JsonNode breakerOf(String provider) {
+        for (JsonNode br : read(sluice.send("GET", "/api/monitoring/health", ADMIN_KEY, null).body()).get("providerBreakers")) {
+            if (br.get("provider").asText().equals(provider)) {
+                return br;
+            }
+        }
+        throw new AssertionError(provider);
+    }
+
+    @Test
+    void aFailingFirstTargetFallsBackToTheSecondAndItsBreakerCounts_CO1() {
+        combo("{\"name\":\"duo\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        a.setDefault(MockResponse.status(503, "{\"error\":{\"message\":\"overloaded\"}}"));
+        b.setDefault(MockResponse.completion("from beta"));
+
+        HttpResponse<String> r = chat("duo", false);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(read(r.body()).at("/choices/0/message/content").asText()).isEqualTo("from beta");
+        assertThat(r.headers().firstValue("X-Sluice-Connection-Id")).contains(connB);
+        assertThat(r.headers().firstValue("X-Sluice-Provider")).contains("beta");
+        assertThat(r.headers().firstValue("X-Sluice-Model")).contains("m2");
+        assertThat(breakerOf("alpha").get("failureCount").asInt()).isEqualTo(1);
+        assertThat(a.requests().get(0).body()).contains("\"model\":\"m1\"");
+    }
+
+    @Test
+    void aStreamingRequestFallsBackBeforeTheFirstByte_CO1() {
+        combo("{\"name\":\"duo\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        a.enqueue(MockResponse.reset());
+        b.setDefault(MockResponse.chatStream(List.of("hel", "lo"), Duration.ZERO));
+        HttpResponse<String> r = chat("duo", true);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("hel").contains("lo").contains("data: [DONE]");
+        assertThat(r.headers().firstValue("X-Sluice-Connection-Id")).contains(connB);
+    }
+
+    @Test
+    void aRequestErrorStopsTheComboWithTheUpstreamAnswer_CO1() {
+        combo("{\"name\":\"duo\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        a.enqueue(MockResponse.status(400, "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\"}}"));
+        HttpResponse<String> r = chat("duo", false);
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(b.requestCount()).isZero();
+    }
+
+    @Test
+    void everyTargetHeldByATimerAnswers503WithTheTargetsAndTheirMechanisms_CO5() {
+        combo("{\"name\":\"duo\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        a.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\"}}").header("Retry-After", "20"));
+        b.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\"}}").header("Retry-After", "9"));
+        assertThat(chat("duo", false).statusCode()).isEqualTo(429);
+        HttpResponse<String> r = chat("duo", false);
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.headers().firstValue("Retry-After")).contains("9");
+        JsonNode excluded = read(r.body()).at("/error/diagnostics/excluded");
+        assertThat(excluded).hasSize(2);
+        assertThat(excluded.get(0).get("target").asText()).isEqualTo("alpha/m1");
+        assertThat(excluded.get(0).get("reason").asText()).isEqualTo("unavailable");
+        assertThat(excluded.get(1).get("target").asText()).isEqualTo("beta/m2");
+        assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("all_targets_cooling_down");
+        assertThat(a.requestCount() + b.requestCount()).isEqualTo(2);
+    }
+
+    @Test
+    void aComboWhoseTargetsResolveToNothingIs404NoExecutableTargets_CO5() {
+        combo("{\"name\":\"ghost\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"nosuch/m\"}]}");
+        HttpResponse<String> r = chat("ghost", false);
+        assertThat(r.statusCode()).isEqualTo(404);
+        assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("no_executable_targets");
+    }
+
+    @Test
+    void roundRobinSpreadsRequestsInTargetOrder_CO2() {
+        combo("{\"name\":\"rr\",\"strategy\":\"round-robin\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        a.setDefault(MockResponse.completion("a"));
+        b.setDefault(MockResponse.completion("b"));
+        StringBuilder seen = new StringBuilder();
+        for (int i = 0; i < 4; i++) {
+            seen.append(read(chat("rr", false).body()).at("/choices/0/message/content").asText());
+        }
+        assertThat(seen.toString()).isEqualTo("abab");
+    }
+
+    @Test
+    void aTargetPinnedToAConnectionUsesOnlyThatConnection_CO1() {
+        String second = sluice.addOpenAiCompatible("alpha", b.baseUrl() + "/v1", 2);
+        combo("{\"name\":\"pinned\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\",\"connectionId\":\"" + second + "\"}]}");
+        b.setDefault(MockResponse.completion("pinned"));
+        HttpResponse<String> r = chat("pinned", false);
+        assertThat(r.headers().firstValue("X-Sluice-Connection-Id")).contains(second);
+        assertThat(a.requestCount()).isZero();
+    }
+
+    @Test
+    void combosAreListedAsModelsAndServeAnthropicClients_API2_API3() {
+        combo("{\"name\":\"duo\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        JsonNode models = read(sluice.send("GET", "/v1/models", clientKey, null).body()).get("data");
+        assertThat(models.findValuesAsText("id")).contains("duo");
+        a.setDefault(MockResponse.completion("hi from alpha"));
+        HttpResponse<String> r = sluice.send("POST", "/v1/messages", clientKey,
+                "{\"model\":\"duo\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(read(r.body()).at("/content/0/text").asText()).isEqualTo("hi from alpha");
+    }
+}
