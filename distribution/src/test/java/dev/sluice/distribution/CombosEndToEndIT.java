@@ -77,4 +77,65 @@ class CombosEndToEndIT {
                 "targets", List.of(Map.of("model", "alpha/m1"))));
         assertThat(client.expect(unknown, 400).at("/error/param").asText()).isEqualTo("strategy");
     }
+
+    private void duo() {
+        client.createConnection(adminKey, "alpha", "sk-alpha-0123456789", first.baseUrl() + "/v1");
+        client.createConnection(adminKey, "beta", "sk-beta-0123456789", second.baseUrl() + "/v1");
+        client.expect(client.post("/api/combos", adminKey, Map.of("name", "duo", "strategy", "priority",
+                "targets", List.of(Map.of("model", "alpha/m1"), Map.of("model", "beta/m2")))), 201);
+    }
+
+    private static MockResponse slowDown(int seconds) {
+        return MockResponse.status(429, "{\"error\":{\"message\":\"Rate limit reached, slow down\"}}").header("Retry-After",
+                String.valueOf(seconds));
+    }
+
+    @Test
+    void bothTargetsBriefly429TheComboWaitsAndSucceeds_CO3() {
+        duo();
+        client.expect(client.patch("/api/resilience", adminKey, Map.of("comboCooldownWait", Map.of("maxWaitMs", 5000))), 200);
+        first.enqueue(slowDown(2));
+        second.enqueue(slowDown(2));
+        first.setDefault(MockResponse.completion("after the wait"));
+        long t0 = System.nanoTime();
+        HttpResponse<String> r = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("duo", false));
+        long waitedMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(client.expect(r, 200).at("/choices/0/message/content").asText()).isEqualTo("after the wait");
+        assertThat(waitedMs).isGreaterThanOrEqualTo(2_000);
+        assertThat(first.requestCount()).isEqualTo(2);
+    }
+
+    @Test
+    void aCooldownLongerThanTheWaitAnswers429WithRetryAfter_CO3_CO4() {
+        duo();
+        client.expect(client.patch("/api/resilience", adminKey, Map.of("comboCooldownWait", Map.of("maxWaitMs", 1000))), 200);
+        first.enqueue(slowDown(2));
+        second.enqueue(slowDown(2));
+        HttpResponse<String> r = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("duo", false));
+        JsonNode error = client.expect(r, 429);
+        assertThat(r.headers().firstValue("Retry-After")).hasValue("2");
+        assertThat(error.at("/error/retry_after").asLong()).isEqualTo(2);
+        // before dispatch (both keys still cooling): the same answer, with diagnostics
+        HttpResponse<String> again = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("duo", false));
+        JsonNode held = client.expect(again, 429);
+        assertThat(held.at("/error/type").asText()).isEqualTo("rate_limit_error");
+        assertThat(held.at("/error/retry_after").asLong()).isBetween(1L, 2L);
+        assertThat(held.at("/error/reset_at").asText()).isNotEmpty();
+        assertThat(held.at("/error/diagnostics/excluded")).hasSize(2);
+        assertThat(first.requestCount() + second.requestCount()).isEqualTo(2);
+    }
+
+    @Test
+    void everyTargetLockedForQuotaAnswers503AllTargetsSkipped_CO4() {
+        duo();
+        String quota = "{\"error\":{\"message\":\"You've reached your usage limit for this plan\"}}";
+        first.enqueue(MockResponse.status(429, quota));
+        second.enqueue(MockResponse.status(429, quota));
+        client.expect(client.post("/v1/chat/completions", clientKey, SluiceClient.chat("duo", false)), 429);
+        HttpResponse<String> r = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("duo", false));
+        JsonNode error = client.expect(r, 503);
+        assertThat(error.at("/error/code").asText()).isEqualTo("ALL_TARGETS_SKIPPED");
+        assertThat(r.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(first.requestCount() + second.requestCount()).isEqualTo(2);
+    }
 }

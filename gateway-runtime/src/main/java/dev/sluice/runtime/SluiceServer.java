@@ -218,7 +218,8 @@ public final class SluiceServer implements AutoCloseable {
         SqliteComboStore combos = new SqliteComboStore(db, mapper, clock);
         ModelResolver resolver = new ModelResolver(catalog);
         ComboStrategies strategyRegistry = strategies;
-        ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock);
+        // CO-3: a wait sleeps the request's virtual thread, never a platform thread
+        ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep);
         Duration attemptTimeout = config.headersTimeout();
         ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
 

@@ -106,7 +106,7 @@ final class AnthropicMessagesService implements HttpService {
             return widen(chatRouter.chat(route, request, c, requestId, headers));
         });
         if (!(outcome.result() instanceof DispatchResult.Served<Object> served)) {
-            throw RoutedAnswers.comboFailure(outcome.result(), combo, outcome.route());
+            throw RoutedAnswers.comboFailure(outcome, combo);
         }
         Route route = outcome.route();
         RoutedAnswers.routedHeaders(res, served.connection(), route);

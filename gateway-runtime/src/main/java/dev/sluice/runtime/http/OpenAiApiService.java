@@ -105,7 +105,7 @@ final class OpenAiApiService implements HttpService {
             result = outcome.result();
             route = outcome.route();
             if (!(result instanceof DispatchResult.Served<ChatReply>)) {
-                throw RoutedAnswers.comboFailure(result, combo.get(), route);
+                throw RoutedAnswers.comboFailure(outcome, combo.get());
             }
         } else {
             route = resolve(request.model());

@@ -15,6 +15,7 @@ import io.helidon.webserver.http.ServerResponse;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import dev.sluice.runtime.combo.Combo;
+import dev.sluice.runtime.routing.ComboRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -167,7 +168,34 @@ final class RoutedAnswers {
      * timer → 503 {@code all_targets_cooling_down}; nothing runnable → 404
      * {@code no_executable_targets}; otherwise the last target's failure, as for a single model.
      */
-    static ApiException comboFailure(DispatchResult<?> result, Combo combo, Route lastRoute) {
+    static ApiException comboFailure(ComboRouter.Outcome<?> outcome, Combo combo) {
+        DispatchResult<?> result = outcome.result();
+        if (outcome.held() == ComboRouter.Held.SKIPPED) {
+            // CO-4: quota, auth or not found on every target: no hint, waiting would not help
+            return new ApiException(503, "server_error", "ALL_TARGETS_SKIPPED", "[combo " + combo.name()
+                    + "] every target is locked for a reason that does not pass by itself soon (quota, auth or not found).",
+                    null, Map.of(), Map.of("diagnostics", diagnostics(excludedOf(result))));
+        }
+        if (outcome.held() == ComboRouter.Held.RATE_LIMITED && result instanceof DispatchResult.CoolingDown<?> c) {
+            // CO-4: short transient cooldowns beyond what the combo may wait for
+            return new ApiException(429, "rate_limit_error", "rate_limit_exceeded", "[combo " + combo.name()
+                    + "] every target is in a short cooldown; retry after " + seconds(c.retryAfterMs()) + " s.",
+                    null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))),
+                    Map.of("retry_after", seconds(c.retryAfterMs()), "reset_at",
+                            java.time.Instant.ofEpochMilli(outcome.decidedAt() + c.retryAfterMs()).toString(), "diagnostics", diagnostics(c.excluded())));
+        }
+        Route lastRoute = outcome.route();
+        if (result instanceof DispatchResult.Failed<?> f && lastRoute != null) {
+            ApiException e = failure(f, lastRoute);
+            String retryAfter = e.headers().get("Retry-After");
+            if (e.status() == 429 && retryAfter != null) {
+                // CO-4: a combo's 429 says in its body when to come back, too
+                long s = Long.parseLong(retryAfter);
+                return new ApiException(e.status(), e.type(), e.code(), e.getMessage(), e.param(), e.headers(), Map.of("retry_after", s,
+                        "reset_at", java.time.Instant.ofEpochMilli(outcome.decidedAt() + s * 1000).toString()));
+            }
+            return e;
+        }
         return switch (result) {
             case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "no_executable_targets",
                     "[combo " + combo.name() + "] no target can run this request: none of its " + combo.targets().size()
@@ -184,6 +212,14 @@ final class RoutedAnswers {
                         Map.of("diagnostics", diagnostics(c.excluded())));
             }
             default -> failure(result, lastRoute);
+        };
+    }
+
+    private static List<ConnectionSelector.Excluded> excludedOf(DispatchResult<?> r) {
+        return switch (r) {
+            case DispatchResult.CoolingDown<?> c -> c.excluded();
+            case DispatchResult.NoConnection<?> n -> n.excluded();
+            default -> List.of();
         };
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.runtime.resilience;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.api.rules.FailureReason;
 import java.util.Locale;
 
 /**
@@ -10,12 +11,24 @@ import java.util.Locale;
  *
  * @param reason the mechanism
  * @param remainingMs ms until it may serve again (0 when no timer is involved)
+ * @param cause the failure that set the timer (a connection's last error, a lockout's reason), or
+ *     null when unknown or not a failure of that connection (breaker, window gate)
  */
-public record Exclusion(Reason reason, long remainingMs) {
+public record Exclusion(Reason reason, long remainingMs, FailureReason cause) {
 
     /** Validates. */
     public Exclusion {
         requireNonNull(reason, "reason is null");
+    }
+
+    /**
+     * An exclusion without a known cause.
+     *
+     * @param reason the mechanism
+     * @param remainingMs ms until it may serve again
+     */
+    public Exclusion(Reason reason, long remainingMs) {
+        this(reason, remainingMs, null);
     }
 
     /** The mechanisms that hold a connection back. */

@@ -115,7 +115,7 @@ public final class ResilienceEngine {
     public Exclusion exclusion(Candidate c, long now) {
         Hold hold = new Hold();
         return held(c.provider(), c.providerClass(), c.connection(), c.breakerKey(), lockoutQuery(c.provider(), c.model(), c.family()),
-                now, hold) ? new Exclusion(hold.reason(), hold.remainingMs()) : null;
+                now, hold) ? new Exclusion(hold.reason(), hold.remainingMs(), hold.cause()) : null;
     }
 
     /**
@@ -139,7 +139,7 @@ public final class ResilienceEngine {
         }
         Long until = conn.state().rateLimitedUntil();
         if (until != null && until > now) {
-            return out.set(Exclusion.Reason.UNAVAILABLE, until - now);
+            return out.set(Exclusion.Reason.UNAVAILABLE, until - now, reasonOf(conn.state().lastErrorType()));
         }
         long pc = providerCooldowns.connectionRemainingMs(provider, conn.id());
         if (pc > 0) {
@@ -147,7 +147,7 @@ public final class ResilienceEngine {
         }
         ModelLockout lock = lockoutQuery.blocking(conn.id(), now);
         if (lock != null) {
-            return out.set(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - now));
+            return out.set(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - now), lock.reason());
         }
         // connections of one host share a breaker: ask it once per host and request
         if (breakerKey != out.lastBreaker) {
@@ -158,17 +158,41 @@ public final class ResilienceEngine {
         return out.lastBreakerMs > 0 && out.set(Exclusion.Reason.CIRCUIT_OPEN, out.lastBreakerMs);
     }
 
+    /** A stored {@code lastErrorType} as a reason, or null. */
+    private static FailureReason reasonOf(String wire) {
+        if (wire == null) {
+            return null;
+        }
+        for (FailureReason r : FailureReason.values()) {
+            if (r.wireName().equals(wire)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
     /** A per-request scratch answer of {@link #held}: not thread-safe. */
     public static final class Hold {
         private Exclusion.Reason reason;
         private long remainingMs;
+        private FailureReason cause;
         private BreakerKey lastBreaker;
         private long lastBreakerMs;
 
         boolean set(Exclusion.Reason r, long ms) {
+            return set(r, ms, null);
+        }
+
+        boolean set(Exclusion.Reason r, long ms, FailureReason why) {
             reason = r;
             remainingMs = ms;
+            cause = why;
             return true;
+        }
+
+        /** @return the failure behind the last hold, or null */
+        public FailureReason cause() {
+            return cause;
         }
 
         /** Forgets the cached breaker answer (after an attempt changed the breaker). */

@@ -16,13 +16,15 @@ import java.util.Map;
  * @param connectionCooldown connection cooldown (§8)
  * @param streamStallCooldown whether a stream stall cools the connection (CC-5)
  * @param modelLockout model lockout (§11, ML-2)
+ * @param comboCooldownWait the combos' cooldown-aware wait (§13, CO-3)
  */
 public record ResilienceSettings(
         CircuitBreakerSettings circuitBreaker,
         ProviderCooldownSettings providerCooldown,
         ConnectionCooldownSettings connectionCooldown,
         StreamStallCooldown streamStallCooldown,
-        ModelLockoutSettings modelLockout) {
+        ModelLockoutSettings modelLockout,
+        ComboCooldownWait comboCooldownWait) {
 
     /** The built-in defaults of the spec. */
     public static final ResilienceSettings DEFAULTS = new ResilienceSettings(
@@ -38,7 +40,8 @@ public record ResilienceSettings(
                     new CooldownProfile(5_000, 8, 1_800_000),
                     new CooldownProfile(3_000, 5, 1_800_000)),
             new StreamStallCooldown(false),
-            new ModelLockoutSettings(false, List.of(403, 404, 429, 502, 503, 504), 120_000, 1_800_000, 10, true));
+            new ModelLockoutSettings(false, List.of(403, 404, 429, 502, 503, 504), 120_000, 1_800_000, 10, true),
+            ComboCooldownWait.DEFAULT);
 
     /** Validates. */
     public ResilienceSettings {
@@ -47,6 +50,37 @@ public record ResilienceSettings(
         requireNonNull(connectionCooldown, "connectionCooldown");
         requireNonNull(streamStallCooldown, "streamStallCooldown");
         requireNonNull(modelLockout, "modelLockout");
+        requireNonNull(comboCooldownWait, "comboCooldownWait");
+    }
+
+    /**
+     * The settings of the sections that have existed since the first release, with the default
+     * {@link ComboCooldownWait}.
+     *
+     * @param circuitBreaker provider circuit breaker
+     * @param providerCooldown provider cooldown window gate
+     * @param connectionCooldown connection cooldown
+     * @param streamStallCooldown stream stall cooldown
+     * @param modelLockout model lockout
+     */
+    public ResilienceSettings(CircuitBreakerSettings circuitBreaker, ProviderCooldownSettings providerCooldown,
+            ConnectionCooldownSettings connectionCooldown, StreamStallCooldown streamStallCooldown, ModelLockoutSettings modelLockout) {
+        this(circuitBreaker, providerCooldown, connectionCooldown, streamStallCooldown, modelLockout, ComboCooldownWait.DEFAULT);
+    }
+
+    /**
+     * The combos' cooldown-aware wait (CO-3, CO-4): a combo request that would end because every
+     * target is in a short transient cooldown waits for the earliest to end (+ 50 ms) and
+     * dispatches again, instead of answering 429.
+     *
+     * @param enabled whether combos wait (default true)
+     * @param maxWaitMs the longest single wait (default 90 000; 0–300 000)
+     * @param maxAttempts waits per request (default 5; 0–10)
+     * @param budgetMs total waiting per request (default 300 000; ≥ maxWaitMs, ≤ 300 000)
+     */
+    public record ComboCooldownWait(boolean enabled, long maxWaitMs, int maxAttempts, long budgetMs) {
+        /** The spec's defaults. */
+        public static final ComboCooldownWait DEFAULT = new ComboCooldownWait(true, 90_000, 5, 300_000);
     }
 
     /**

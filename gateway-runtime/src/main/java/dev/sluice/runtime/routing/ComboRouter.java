@@ -6,7 +6,9 @@ import dev.sluice.api.combo.ComboTargetView;
 import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.ComboTarget;
+import dev.sluice.api.rules.FailureReason;
 import dev.sluice.runtime.resilience.Exclusion;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,6 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Routes a request whose {@code model} names a combo (SPEC §13 CO-1, CO-2, CO-5, CO-6): the
@@ -41,7 +44,28 @@ public final class ComboRouter {
     private final ConnectionSelector selector;
     private final Function<String, Optional<ComboStrategy>> strategies;
     private final InstantSource clock;
+    private final Supplier<ResilienceSettings> settings;
+    private final Sleeper sleeper;
     private final ConcurrentHashMap<String, Stats> stats = new ConcurrentHashMap<>();
+
+    /** Waits out a cooldown (CO-3); production sleeps the request's virtual thread. */
+    @FunctionalInterface
+    public interface Sleeper {
+        /**
+         * Sleeps.
+         *
+         * @param ms how long
+         * @throws InterruptedException when interrupted
+         */
+        void sleep(long ms) throws InterruptedException;
+    }
+
+    /** Failure reasons a combo never waits for (CO-3): quota, auth, not found. */
+    static final Set<FailureReason> NOT_WAITABLE = Set.of(FailureReason.QUOTA_EXHAUSTED, FailureReason.CREDITS_EXHAUSTED,
+            FailureReason.AUTH_ERROR, FailureReason.FORBIDDEN, FailureReason.EXPIRED, FailureReason.BANNED, FailureReason.NOT_FOUND,
+            FailureReason.NOT_FOUND_LOCAL, FailureReason.MODEL_ACCESS_DENIED, FailureReason.REQUEST_REJECTED);
+    /** CO-3: a wait ends this long after the cooldown it waits for. */
+    static final long WAIT_MARGIN_MS = 50;
 
     /**
      * Creates the router.
@@ -51,9 +75,14 @@ public final class ComboRouter {
      * @param selector checks a target's eligibility (without claiming anything)
      * @param strategies strategy by name
      * @param clock the clock
+     * @param settings the live resilience settings ({@code comboCooldownWait})
+     * @param sleeper how a wait sleeps
      */
     public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
-            Function<String, Optional<ComboStrategy>> strategies, InstantSource clock) {
+            Function<String, Optional<ComboStrategy>> strategies, InstantSource clock, Supplier<ResilienceSettings> settings,
+            Sleeper sleeper) {
+        this.settings = settings;
+        this.sleeper = sleeper;
         this.combos = combos;
         this.resolver = resolver;
         this.selector = selector;
@@ -76,13 +105,29 @@ public final class ComboRouter {
      *
      * @param result the served target's result, the last failure, or why nothing ran
      * @param route the route of the served or last tried target, or null when nothing was tried
+     * @param held when nothing was tried: how the targets were held back
+     * @param decidedAt when the outcome was decided, epoch ms (the base of a {@code reset_at})
      * @param <T> the value type
      */
-    public record Outcome<T>(DispatchResult<T> result, Route route) {
+    public record Outcome<T>(DispatchResult<T> result, Route route, Held held, long decidedAt) {
+        Outcome(DispatchResult<T> result, Route route) {
+            this(result, route, Held.NONE, 0);
+        }
+    }
+
+    /** How every target was held back before dispatch (CO-4, CO-5). */
+    public enum Held {
+        /** Something was tried, or nothing to say. */
+        NONE,
+        /** Only short transient cooldowns or lockouts, too long (or too many) to wait for: 429 {@code rate_limit_error}. */
+        RATE_LIMITED,
+        /** Only quota, auth or not-found locks: 503 {@code ALL_TARGETS_SKIPPED}, no hint. */
+        SKIPPED
     }
 
     /**
-     * Runs a combo request.
+     * Runs a combo request, waiting out short transient cooldowns within {@code comboCooldownWait}
+     * (CO-3, CO-4) instead of answering 429.
      *
      * @param combo the combo
      * @param caller the caller
@@ -91,6 +136,124 @@ public final class ComboRouter {
      * @return the outcome
      */
     public <T> Outcome<T> run(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
+        ResilienceSettings.ComboCooldownWait w = settings.get().comboCooldownWait();
+        int waits = 0;
+        long waited = 0;
+        while (true) {
+            Outcome<T> pass = pass(combo, caller, dispatch);
+            DispatchResult<T> r = pass.result();
+            if (r instanceof DispatchResult.Served<T>) {
+                return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
+            }
+            List<ConnectionSelector.Excluded> excluded;
+            if (r instanceof DispatchResult.Failed<T> f) {
+                // CO-3: only a request that would end in a transient 429 waits; everything else ends here
+                boolean transient429 = f.verdict().status() == 429 && !NOT_WAITABLE.contains(f.verdict().reason());
+                if (!transient429) {
+                    return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
+                }
+                excluded = heldNow(combo, caller);
+                if (excluded == null) {
+                    // a target became eligible meanwhile: try again at once (counts as an attempt)
+                    if (waits++ < w.maxAttempts()) {
+                        continue;
+                    }
+                    return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
+                }
+            } else {
+                excluded = r instanceof DispatchResult.CoolingDown<T> c ? c.excluded() : ((DispatchResult.NoConnection<T>) r).excluded();
+            }
+            long transientMs = soonestTransient(excluded);
+            if (w.enabled() && transientMs >= 0) {
+                long wait = transientMs + WAIT_MARGIN_MS;
+                if (wait <= w.maxWaitMs() && waits < w.maxAttempts() && waited + wait <= w.budgetMs()) {
+                    try {
+                        sleeper.sleep(wait);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
+                    }
+                    waits++;
+                    waited += wait;
+                    continue;
+                }
+            }
+            if (r instanceof DispatchResult.Failed<T>) {
+                return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
+            }
+            return new Outcome<>(r, null, classify(excluded, w.enabled()), clock.millis());
+        }
+    }
+
+    /** The exclusions when no target is eligible now, or null when one is. */
+    private List<ConnectionSelector.Excluded> heldNow(Combo combo, Caller caller) {
+        List<ConnectionSelector.Excluded> excluded = new ArrayList<>();
+        for (ComboTarget t : combo.targets()) {
+            Optional<Route> route = resolver.resolve(t.model());
+            Caller narrowed = narrow(caller, t.connectionId());
+            if (route.isEmpty() || narrowed == null) {
+                continue;
+            }
+            ConnectionSelector.Cursor cursor = selector.open(route.get(), narrowed);
+            if (cursor.next() != null) {
+                return null;
+            }
+            excluded.addAll(cursor.excluded());
+        }
+        return excluded;
+    }
+
+    /** A connection cooldown or model lockout whose failure may pass by itself (CO-3). */
+    private static boolean waitable(Exclusion e) {
+        return (e.reason() == Exclusion.Reason.UNAVAILABLE || e.reason() == Exclusion.Reason.MODEL_LOCKOUT)
+                && !NOT_WAITABLE.contains(e.cause());
+    }
+
+    /** The soonest end of a waitable hold, or -1. */
+    private static long soonestTransient(List<ConnectionSelector.Excluded> excluded) {
+        long soonest = -1;
+        for (ConnectionSelector.Excluded x : excluded) {
+            if (waitable(x.exclusion()) && (soonest < 0 || x.exclusion().remainingMs() < soonest)) {
+                soonest = x.exclusion().remainingMs();
+            }
+        }
+        return soonest;
+    }
+
+    /** CO-4 / CO-5: how a fully held-back combo answers. */
+    private static Held classify(List<ConnectionSelector.Excluded> excluded, boolean waitingEnabled) {
+        boolean anyTimer = false;
+        boolean allWaitable = true;
+        boolean allNotWaitable = true;
+        for (ConnectionSelector.Excluded x : excluded) {
+            Exclusion e = x.exclusion();
+            if (!e.reason().timer()) {
+                continue;
+            }
+            anyTimer = true;
+            boolean lock = e.reason() == Exclusion.Reason.UNAVAILABLE || e.reason() == Exclusion.Reason.MODEL_LOCKOUT;
+            allWaitable &= waitable(e);
+            allNotWaitable &= lock && NOT_WAITABLE.contains(e.cause());
+        }
+        if (!anyTimer) {
+            return Held.NONE;
+        }
+        if (allNotWaitable) {
+            return Held.SKIPPED;
+        }
+        return allWaitable && waitingEnabled ? Held.RATE_LIMITED : Held.NONE;
+    }
+
+    /**
+     * One pass over the eligible targets in the strategy's order (no waiting).
+     *
+     * @param combo the combo
+     * @param caller the caller
+     * @param dispatch dispatches one target: its route and the caller narrowed to the target's pinned connection
+     * @param <T> the value type
+     * @return the outcome
+     */
+    private <T> Outcome<T> pass(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
         Stats st = stats.compute(combo.name(), (k, old) -> old != null && old.version == combo.updatedAt() && old.size() == combo.targets().size()
                 ? old : new Stats(combo.updatedAt(), combo.targets().size()));
         List<ComboTargetView> eligible = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.api.ProviderClass;
+import dev.sluice.api.rules.FailureReason;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.Exclusion;
@@ -146,6 +147,7 @@ public final class ConnectionSelector {
         private int[] heldIndex = new int[0];
         private byte[] heldReason = new byte[0];
         private long[] heldMs = new long[0];
+        private FailureReason[] heldCause = new FailureReason[0];
         private int held;
         private int next;
         private int eligible;
@@ -182,11 +184,11 @@ public final class ConnectionSelector {
                 }
                 eligible++;
                 if (providerHold != null) {
-                    remember(i, providerHold.reason(), providerHold.remainingMs());
+                    remember(i, providerHold.reason(), providerHold.remainingMs(), null);
                     continue;
                 }
                 if (engine.held(provider, providerClass, c, e.breakerKey(), lockouts, now, hold)) {
-                    remember(i, hold.reason(), hold.remainingMs());
+                    remember(i, hold.reason(), hold.remainingMs(), hold.cause());
                     continue;
                 }
                 return candidate(i);
@@ -217,16 +219,18 @@ public final class ConnectionSelector {
             return current == null ? c : current.getOrDefault(c.id(), c);
         }
 
-        private void remember(int index, Exclusion.Reason reason, long ms) {
+        private void remember(int index, Exclusion.Reason reason, long ms, FailureReason cause) {
             if (held == heldIndex.length) {
                 int n = Math.max(4, held * 2);
                 heldIndex = Arrays.copyOf(heldIndex, n);
                 heldReason = Arrays.copyOf(heldReason, n);
                 heldMs = Arrays.copyOf(heldMs, n);
+                heldCause = Arrays.copyOf(heldCause, n);
             }
             heldIndex[held] = index;
             heldReason[held] = (byte) reason.ordinal();
             heldMs[held] = ms;
+            heldCause[held] = cause;
             held++;
         }
 
@@ -239,7 +243,7 @@ public final class ConnectionSelector {
         public void refusedByBreaker(Candidate c) {
             for (int i = next - 1; i >= 0; i--) {
                 if (entries[i].connection() == c.connection()) {
-                    remember(i, Exclusion.Reason.CIRCUIT_OPEN, engine.breakerRetryAfterMs(c));
+                    remember(i, Exclusion.Reason.CIRCUIT_OPEN, engine.breakerRetryAfterMs(c), null);
                     break;
                 }
             }
@@ -259,7 +263,7 @@ public final class ConnectionSelector {
         public List<Excluded> excluded() {
             List<Excluded> out = new ArrayList<>(held);
             for (int k = 0; k < held; k++) {
-                out.add(new Excluded(candidate(heldIndex[k]), new Exclusion(REASONS[heldReason[k]], heldMs[k])));
+                out.add(new Excluded(candidate(heldIndex[k]), new Exclusion(REASONS[heldReason[k]], heldMs[k], heldCause[k])));
             }
             return out;
         }

@@ -20,11 +20,12 @@ public final class ResilienceSettingsCodec {
     private static final ProviderCooldownSection PROVIDER_COOLDOWN = new ProviderCooldownSection();
     private static final ConnectionCooldownSection CONNECTION_COOLDOWN = new ConnectionCooldownSection();
     private static final StreamStallCooldownSection STREAM_STALL_COOLDOWN = new StreamStallCooldownSection();
+    private static final ComboCooldownWaitSection COMBO_COOLDOWN_WAIT = new ComboCooldownWaitSection();
     private static final ModelLockoutSection MODEL_LOCKOUT = new ModelLockoutSection();
 
     /** The top-level keys, in display order. */
     static final List<Section<?>> SECTIONS = List.of(CIRCUIT_BREAKER, PROVIDER_COOLDOWN, CONNECTION_COOLDOWN, STREAM_STALL_COOLDOWN,
-            MODEL_LOCKOUT);
+            MODEL_LOCKOUT, COMBO_COOLDOWN_WAIT);
 
     /** The whole tree's schema. */
     static final Schema.Obj SCHEMA;
@@ -141,7 +142,8 @@ public final class ResilienceSettingsCodec {
                 PROVIDER_COOLDOWN.read(section(valid, PROVIDER_COOLDOWN)),
                 CONNECTION_COOLDOWN.read(section(valid, CONNECTION_COOLDOWN)),
                 STREAM_STALL_COOLDOWN.read(section(valid, STREAM_STALL_COOLDOWN)),
-                MODEL_LOCKOUT.read(section(valid, MODEL_LOCKOUT)));
+                MODEL_LOCKOUT.read(section(valid, MODEL_LOCKOUT)),
+                COMBO_COOLDOWN_WAIT.read(section(valid, COMBO_COOLDOWN_WAIT)));
     }
 
     private static ObjectNode section(ObjectNode tree, Section<?> s) {

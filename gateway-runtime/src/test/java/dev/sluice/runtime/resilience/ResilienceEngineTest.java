@@ -99,7 +99,7 @@ class ResilienceEngineTest {
         fail("gpt-5-mini", error(429, "{\"error\":{\"message\":\"Rate limit reached\"}}"));
         assertThat(state()).isEqualTo(ConnectionState.ACTIVE);
         assertThat(engine.exclusion(candidate("gpt-5-codex"), clock.millis()))
-                .isEqualTo(new Exclusion(Exclusion.Reason.MODEL_LOCKOUT, 120_000));
+                .isEqualTo(new Exclusion(Exclusion.Reason.MODEL_LOCKOUT, 120_000, FailureReason.RATE_LIMIT_EXCEEDED));
         assertThat(engine.exclusion(candidate("o3"), clock.millis())).isNull();
     }
 

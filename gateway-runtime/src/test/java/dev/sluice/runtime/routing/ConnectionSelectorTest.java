@@ -264,7 +264,7 @@ class ConnectionSelectorTest {
         Selection s = select();
         assertThat(s.candidates()).isEmpty();
         assertThat(s.excluded()).singleElement().satisfies(x ->
-                assertThat(x.exclusion()).isEqualTo(new Exclusion(Exclusion.Reason.MODEL_LOCKOUT, 120_000)));
+                assertThat(x.exclusion()).isEqualTo(new Exclusion(Exclusion.Reason.MODEL_LOCKOUT, 120_000, FailureReason.NOT_FOUND)));
         assertThat(lockouts.blocking("openai", a.id(), "gpt-y", null)).isNull();
     }
 

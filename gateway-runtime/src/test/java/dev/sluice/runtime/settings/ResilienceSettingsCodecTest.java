@@ -239,7 +239,7 @@ class ResilienceSettingsCodecTest {
         assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "requestQueue.maxQueueDepth", 10)))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("requestQueue"))
                 .hasMessage("'requestQueue' is not a resilience setting (known: circuitBreaker, providerCooldown, connectionCooldown,"
-                        + " streamStallCooldown, modelLockout).");
+                        + " streamStallCooldown, modelLockout, comboCooldownWait).");
         assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "modelLockout.cooldownMs", 10)))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("modelLockout.cooldownMs"))
                 .hasMessageStartingWith("'modelLockout.cooldownMs' is not a resilience setting (known in 'modelLockout': enabled, errorCodes,");

@@ -105,17 +105,40 @@ class ResilienceSettingsDefaultsTest {
                   "modelLockout": {
                     "enabled": false, "errorCodes": [403, 404, 429, 502, 503, 504], "baseCooldownMs": 120000,
                     "maxCooldownMs": 1800000, "maxBackoffSteps": 10, "useExponentialBackoff": true
-                  }
+                  },
+                  "comboCooldownWait": {"enabled": true, "maxWaitMs": 90000, "maxAttempts": 5, "budgetMs": 300000}
                 }
                 """);
 
         assertThat(ResilienceSettingsCodec.toJson(D)).isEqualTo(expected);
         assertThat(List.copyOf(ResilienceSettingsCodec.toJson(D).properties()).stream().map(Map.Entry::getKey))
-                .containsExactly("circuitBreaker", "providerCooldown", "connectionCooldown", "streamStallCooldown", "modelLockout");
+                .containsExactly("circuitBreaker", "providerCooldown", "connectionCooldown", "streamStallCooldown", "modelLockout",
+                        "comboCooldownWait");
     }
 
     @Test
     void theDefaultsPassTheirOwnValidation_SE1() {
         assertThat(ResilienceSettingsCodec.fromJson(ResilienceSettingsCodec.toJson(D))).isEqualTo(D);
+    }
+
+    @Test
+    void comboCooldownWaitDefaults_CO3() {
+        assertThat(D.comboCooldownWait().enabled()).isTrue();
+        assertThat(D.comboCooldownWait().maxWaitMs()).isEqualTo(90_000);
+        assertThat(D.comboCooldownWait().maxAttempts()).isEqualTo(5);
+        assertThat(D.comboCooldownWait().budgetMs()).isEqualTo(300_000);
+    }
+
+    @Test
+    void comboCooldownWaitBoundsAndBudgetRule_CO3_SE4() {
+        ResilienceSettings s = ResilienceSettingsCodec.fromJson(ResilienceSettingsCodec.toJson(D));
+        assertThat(s).isEqualTo(D);
+        com.fasterxml.jackson.databind.node.ObjectNode tree = ResilienceSettingsCodec.toJson(D);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("comboCooldownWait")).put("budgetMs", 1_000);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(tree))
+                .isInstanceOf(SettingsException.class).extracting(e -> ((SettingsException) e).path()).isEqualTo("comboCooldownWait.budgetMs");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("comboCooldownWait")).put("budgetMs", 300_000).put("maxWaitMs", 300_001);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(tree))
+                .isInstanceOf(SettingsException.class).extracting(e -> ((SettingsException) e).path()).isEqualTo("comboCooldownWait.maxWaitMs");
     }
 }

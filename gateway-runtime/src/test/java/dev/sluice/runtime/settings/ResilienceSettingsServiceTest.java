@@ -220,9 +220,9 @@ class ResilienceSettingsServiceTest {
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("modelLockout"));
         assertThatThrownBy(() -> s.patch(patch("requestQueue.maxQueueDepth", 10)))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("requestQueue"));
-        assertThatThrownBy(() -> s.patch(patch("comboCooldownWait", null)))
+        assertThatThrownBy(() -> s.patch(patch("streamRecovery", null)))
                 .as("an unknown key is refused even when its value is null")
-                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("comboCooldownWait"));
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamRecovery"));
         assertThatThrownBy(() -> s.patch(patch("circuitBreaker.apikey.cooldownByKind.bogus", null)))
                 .isInstanceOfSatisfying(SettingsException.class,
                         e -> assertThat(e.path()).isEqualTo("circuitBreaker.apikey.cooldownByKind.bogus"));
