@@ -138,4 +138,19 @@ class CombosEndToEndIT {
         assertThat(r.headers().firstValue("Retry-After")).isEmpty();
         assertThat(first.requestCount() + second.requestCount()).isEqualTo(2);
     }
+
+    @Test
+    void whenEveryTargetFailsTheEmergencyFallbackSetAtRunTimeServes_OF3() {
+        duo();
+        String gamma = client.createConnection(adminKey, "gamma", "sk-gamma-0123456789", second.baseUrl() + "/v1");
+        first.setDefault(MockResponse.status(503, "{\"error\":{\"message\":\"down\"}}"));
+        second.enqueue(MockResponse.status(503, "{\"error\":{\"message\":\"down\"}}"));
+        second.setDefault(MockResponse.completion("from the emergency fallback"));
+        JsonNode flags = client.expect(client.patch("/api/settings", adminKey, Map.of("featureFlags", Map.of("emergencyFallback", "gamma/m3"))), 200);
+        assertThat(flags.at("/featureFlags/emergencyFallback").asText()).isEqualTo("gamma/m3");
+        HttpResponse<String> r = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("duo", false));
+        assertThat(client.expect(r, 200).at("/choices/0/message/content").asText()).isEqualTo("from the emergency fallback");
+        assertThat(r.headers().firstValue("X-Sluice-Connection-Id")).hasValue(gamma);
+        assertThat(r.headers().firstValue("X-Sluice-Model")).hasValue("m3");
+    }
 }

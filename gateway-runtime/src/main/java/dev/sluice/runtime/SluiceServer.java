@@ -186,7 +186,7 @@ public final class SluiceServer implements AutoCloseable {
         Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new SqliteBreakerStore(db)),
                 new ConnectionCooldowns(connections, clock, resilienceSettings), new ModelLockouts(clock, resilienceSettings),
                 new ProviderCooldowns(clock, resilienceSettings));
-        GeneralSettingsService generalSettings = new GeneralSettingsService(settings);
+        GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback());
         // SPEC §16: plugins contribute rules and opt their providers into full-text matching and honoured scopes
         Set<String> fullText = new HashSet<>();
         Set<String> honourScope = new HashSet<>();
@@ -219,7 +219,8 @@ public final class SluiceServer implements AutoCloseable {
         ModelResolver resolver = new ModelResolver(catalog);
         ComboStrategies strategyRegistry = strategies;
         // CO-3: a wait sleeps the request's virtual thread, never a platform thread
-        ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep);
+        ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep,
+                generalSettings::emergencyFallback);
         Duration attemptTimeout = config.headersTimeout();
         ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
 

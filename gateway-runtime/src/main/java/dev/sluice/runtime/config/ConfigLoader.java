@@ -40,6 +40,8 @@ public final class ConfigLoader {
     public static final String ENV_SECRET_KEY = "SLUICE_SECRET_KEY";
     /** Env: refuse to start when a plugin fails to load. */
     public static final String ENV_STRICT_PLUGINS = "SLUICE_STRICT_PLUGINS";
+    /** Environment: the emergency fallback model (SPEC OF-3). */
+    public static final String ENV_EMERGENCY_FALLBACK = "SLUICE_EMERGENCY_FALLBACK";
     /** Environment: the egress-bucketed providers (SPEC EB-1). */
     public static final String ENV_EGRESS_IP_LOCK_PROVIDERS = "SLUICE_EGRESS_IP_LOCK_PROVIDERS";
 
@@ -87,6 +89,7 @@ public final class ConfigLoader {
         Duration headers = positiveMillis(file, "upstream.headersTimeoutMs", SluiceConfig.DEFAULT_HEADERS_TIMEOUT);
         URI egressProbeUrl = httpUrl(file, "upstream.egressProbeUrl");
         String egressLockProviders = blankToNull(pick(env, ENV_EGRESS_IP_LOCK_PROVIDERS, file.get("upstream.egressIpLockProviders"), null));
+        String emergencyFallback = blankToNull(pick(env, ENV_EMERGENCY_FALLBACK, file.get("routing.emergencyFallback"), null));
 
         Map<String, Map<String, String>> pluginSettings = new LinkedHashMap<>();
         Config settings = file.get("plugins.settings");
@@ -104,7 +107,7 @@ public final class ConfigLoader {
             LOG.log(System.Logger.Level.WARNING, "config file setting resilience is not an object; ignored");
         }
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
-                pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders);
+                pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback);
     }
 
     /** A config subtree as nested maps, lists and text values (Helidon reads every YAML scalar as text). */

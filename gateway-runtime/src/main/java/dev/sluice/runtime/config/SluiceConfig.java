@@ -37,6 +37,8 @@ import java.util.Map;
  * @param egressLockProviders {@code SLUICE_EGRESS_IP_LOCK_PROVIDERS} (or
  *     {@code upstream.egressIpLockProviders}): the egress-bucketed providers (SPEC EB-1); null =
  *     the plugins' declared family, {@code none} = no provider, a comma list = exactly those
+ * @param emergencyFallback {@code SLUICE_EMERGENCY_FALLBACK}: the model tried last when every
+ *     target of a combo failed (SPEC OF-3), or null
  */
 public record SluiceConfig(
         String host,
@@ -53,7 +55,8 @@ public record SluiceConfig(
         Map<String, Object> resilience,
         Map<String, String> resilienceEnv,
         URI egressProbeUrl,
-        String egressLockProviders) {
+        String egressLockProviders,
+        String emergencyFallback) {
 
     /** Default listen address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -85,6 +88,33 @@ public record SluiceConfig(
     }
 
     /**
+     * Without an emergency fallback.
+     *
+     * @param host listen address
+     * @param port listen port; 0 picks a free port
+     * @param dataDir data folder
+     * @param pluginsDir plugins folder
+     * @param strictPlugins stop start-up when a plugin fails to load
+     * @param adminKey the admin key, or null
+     * @param secretKey base64 AES key, or null
+     * @param maxBodyBytes client request body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     * @param resilience the {@code resilience:} subtree of the config file
+     * @param resilienceEnv the resilience environment variables that are set
+     * @param egressProbeUrl the egress probe URL, or null
+     * @param egressLockProviders the egress-bucketing override, or null
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
+            URI egressProbeUrl, String egressLockProviders) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, null);
+    }
+
+    /**
      * Without an egress-bucketing override (the plugins' declared family).
      *
      * @param host listen address
@@ -107,7 +137,7 @@ public record SluiceConfig(
             Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
             URI egressProbeUrl) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, egressProbeUrl, null);
+                pluginSettings, resilience, resilienceEnv, egressProbeUrl, null, null);
     }
 
     /**
@@ -131,7 +161,7 @@ public record SluiceConfig(
             String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
             Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, null, null);
+                pluginSettings, resilience, resilienceEnv, null, null, null);
     }
 
     /**

@@ -46,6 +46,7 @@ public final class ComboRouter {
     private final InstantSource clock;
     private final Supplier<ResilienceSettings> settings;
     private final Sleeper sleeper;
+    private final Supplier<String> emergencyFallback;
     private final ConcurrentHashMap<String, Stats> stats = new ConcurrentHashMap<>();
 
     /** Waits out a cooldown (CO-3); production sleeps the request's virtual thread. */
@@ -77,10 +78,12 @@ public final class ComboRouter {
      * @param clock the clock
      * @param settings the live resilience settings ({@code comboCooldownWait})
      * @param sleeper how a wait sleeps
+     * @param emergencyFallback the model tried last when every target failed (OF-3), read per request; null for none
      */
     public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
             Function<String, Optional<ComboStrategy>> strategies, InstantSource clock, Supplier<ResilienceSettings> settings,
-            Sleeper sleeper) {
+            Sleeper sleeper, Supplier<String> emergencyFallback) {
+        this.emergencyFallback = emergencyFallback;
         this.settings = settings;
         this.sleeper = sleeper;
         this.combos = combos;
@@ -136,6 +139,24 @@ public final class ComboRouter {
      * @return the outcome
      */
     public <T> Outcome<T> run(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
+        Outcome<T> outcome = runTargets(combo, caller, dispatch);
+        if (outcome.result() instanceof DispatchResult.Served<T>) {
+            return outcome;
+        }
+        // OF-3: one last configured target when every target failed or none could run
+        String last = emergencyFallback.get();
+        if (last == null || combo.targets().stream().anyMatch(t -> t.model().equals(last) && t.connectionId() == null)) {
+            return outcome;
+        }
+        Optional<Route> route = resolver.resolve(last);
+        if (route.isEmpty()) {
+            return outcome;
+        }
+        DispatchResult<T> r = dispatch.apply(route.get(), caller);
+        return r instanceof DispatchResult.Served<T> ? new Outcome<>(r, route.get(), Held.NONE, clock.millis()) : outcome;
+    }
+
+    private <T> Outcome<T> runTargets(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
         ResilienceSettings.ComboCooldownWait w = settings.get().comboCooldownWait();
         int waits = 0;
         long waited = 0;

@@ -8,11 +8,13 @@ import dev.sluice.runtime.store.SettingsStore;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The settings of {@code GET/PATCH /api/settings} (SPEC §3, §18) that are not resilience
- * settings. Today: {@code providerErrorRules} (ER-5), the operators' provider error rules, applied
- * to the next classified failure without restart. A PATCH replaces the keys it names (arrays are
+ * settings: {@code providerErrorRules} (ER-5), the operators' provider error rules, and the feature
+ * flag {@code featureFlags.emergencyFallback} (OF-3; also accepted as a top-level
+ * {@code emergencyFallback}), both applied without restart. A PATCH replaces the keys it names (arrays are
  * replaced whole, {@code null} empties one); an unknown key is a 400 naming it. Stored in the
  * {@code settings} table under {@value #STORE_KEY}.
  */
@@ -22,31 +24,75 @@ public final class GeneralSettingsService {
     public static final String STORE_KEY = "settings";
     /** The key of the operators' error rules. */
     public static final String PROVIDER_ERROR_RULES = "providerErrorRules";
+    /** The key of the feature flags. */
+    public static final String FEATURE_FLAGS = "featureFlags";
+    /** The feature flag (and top-level alias) of the emergency fallback target (OF-3). */
+    public static final String EMERGENCY_FALLBACK = "emergencyFallback";
 
     private static final System.Logger LOG = System.getLogger(GeneralSettingsService.class.getName());
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final SettingsStore store;
+    private final String emergencyFallbackFromEnv;
     private final Object writeLock = new Object();
     private volatile List<ErrorRule> errorRules;
+    /** The operator's run-time override of the emergency fallback, or null (then the environment's applies). */
+    private volatile String emergencyFallback;
 
     /**
      * Loads the stored settings; an unreadable stored value is ignored with a warning.
      *
      * @param store the settings table
+     * @param emergencyFallbackFromEnv {@code SLUICE_EMERGENCY_FALLBACK}, or null
      */
-    public GeneralSettingsService(SettingsStore store) {
+    public GeneralSettingsService(SettingsStore store, String emergencyFallbackFromEnv) {
         this.store = store;
+        this.emergencyFallbackFromEnv = emergencyFallbackFromEnv == null || emergencyFallbackFromEnv.isBlank() ? null
+                : emergencyFallbackFromEnv.strip();
         List<ErrorRule> rules = List.of();
+        String fallback = null;
         String stored = store.get(STORE_KEY).orElse(null);
         if (stored != null) {
             try {
-                rules = OperatorErrorRules.read(MAPPER.readTree(stored).get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES);
+                JsonNode tree = MAPPER.readTree(stored);
+                rules = OperatorErrorRules.read(tree.get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES);
+                fallback = model(tree.path(FEATURE_FLAGS).get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
             } catch (IOException | SettingsException e) {
                 LOG.log(System.Logger.Level.WARNING, "stored settings ignored (" + e.getMessage() + ")");
             }
         }
         this.errorRules = rules;
+        this.emergencyFallback = fallback;
+    }
+
+    /**
+     * Without an emergency fallback from the environment.
+     *
+     * @param store the settings table
+     */
+    public GeneralSettingsService(SettingsStore store) {
+        this(store, null);
+    }
+
+    /**
+     * OF-3: the last-resort target tried when every target of a combo failed — the operator's
+     * run-time setting, else {@code SLUICE_EMERGENCY_FALLBACK}.
+     *
+     * @return the model ({@code provider/model}), or null
+     */
+    public String emergencyFallback() {
+        String v = emergencyFallback;
+        return v != null ? v : emergencyFallbackFromEnv;
+    }
+
+    private static String model(JsonNode n, String path) {
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        if (!n.isTextual() || n.asText().isBlank()) {
+            throw new SettingsException(path, "'" + path + "' must be a model name (provider/model), or null to use SLUICE_EMERGENCY_FALLBACK.");
+        }
+        return n.asText().strip();
     }
 
     /**
@@ -66,6 +112,13 @@ public final class GeneralSettingsService {
     public ObjectNode tree() {
         ObjectNode root = MAPPER.createObjectNode();
         root.set(PROVIDER_ERROR_RULES, OperatorErrorRules.write(errorRules));
+        ObjectNode flags = root.putObject(FEATURE_FLAGS);
+        String fallback = emergencyFallback();
+        if (fallback == null) {
+            flags.putNull(EMERGENCY_FALLBACK);
+        } else {
+            flags.put(EMERGENCY_FALLBACK, fallback);
+        }
         return root;
     }
 
@@ -80,18 +133,43 @@ public final class GeneralSettingsService {
             throw new SettingsException(null, "The body must be a JSON object of settings.");
         }
         for (Map.Entry<String, JsonNode> e : body.properties()) {
-            if (!PROVIDER_ERROR_RULES.equals(e.getKey())) {
+            if (!Set.of(PROVIDER_ERROR_RULES, FEATURE_FLAGS, EMERGENCY_FALLBACK).contains(e.getKey())) {
                 throw new SettingsException(e.getKey(), "'" + e.getKey() + "' is not a setting here (known: " + PROVIDER_ERROR_RULES
-                        + "; resilience settings are under /api/resilience).");
+                        + ", " + FEATURE_FLAGS + "." + EMERGENCY_FALLBACK + "; resilience settings are under /api/resilience).");
+            }
+        }
+        JsonNode flags = body.get(FEATURE_FLAGS);
+        if (flags != null && !flags.isNull()) {
+            if (!flags.isObject()) {
+                throw new SettingsException(FEATURE_FLAGS, "'" + FEATURE_FLAGS + "' must be an object.");
+            }
+            for (Map.Entry<String, JsonNode> e : flags.properties()) {
+                if (!EMERGENCY_FALLBACK.equals(e.getKey())) {
+                    throw new SettingsException(FEATURE_FLAGS + "." + e.getKey(), "'" + FEATURE_FLAGS + "." + e.getKey()
+                            + "' is not a feature flag (known: " + EMERGENCY_FALLBACK + ").");
+                }
             }
         }
         synchronized (writeLock) {
             List<ErrorRule> rules = body.has(PROVIDER_ERROR_RULES)
                     ? OperatorErrorRules.read(body.get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES) : errorRules;
+            String fallback = emergencyFallback;
+            if (flags != null && flags.has(EMERGENCY_FALLBACK)) {
+                fallback = model(flags.get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
+            } else if (body.has(EMERGENCY_FALLBACK)) {
+                fallback = model(body.get(EMERGENCY_FALLBACK), EMERGENCY_FALLBACK);
+            }
             ObjectNode stored = MAPPER.createObjectNode();
             stored.set(PROVIDER_ERROR_RULES, OperatorErrorRules.write(rules));
+            ObjectNode storedFlags = stored.putObject(FEATURE_FLAGS);
+            if (fallback == null) {
+                storedFlags.putNull(EMERGENCY_FALLBACK);
+            } else {
+                storedFlags.put(EMERGENCY_FALLBACK, fallback);
+            }
             store.put(STORE_KEY, stored.toString());
             errorRules = rules;
+            emergencyFallback = fallback;
             return tree();
         }
     }

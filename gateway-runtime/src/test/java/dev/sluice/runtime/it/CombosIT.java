@@ -102,6 +102,9 @@ class CombosIT {
 
     @Test
     void everyTargetHeldByATimerAnswers503WithTheTargetsAndTheirMechanisms_CO5() {
+        // without the cooldown-aware wait (CO-3: these are short rate limits it would wait out)
+        assertThat(sluice.send("PATCH", "/api/resilience", ADMIN_KEY, "{\"comboCooldownWait\":{\"enabled\":false}}").statusCode())
+                .isEqualTo(200);
         combo("{\"name\":\"duo\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
         a.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\"}}").header("Retry-After", "20"));
         b.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\"}}").header("Retry-After", "9"));
