@@ -185,25 +185,41 @@ public final class ComboRouter {
                 excluded = r instanceof DispatchResult.CoolingDown<T> c ? c.excluded() : ((DispatchResult.NoConnection<T>) r).excluded();
             }
             long transientMs = soonestTransient(excluded);
-            if (w.enabled() && transientMs >= 0) {
+            if (mayWait(w, transientMs, waits, waited)) {
                 long wait = transientMs + WAIT_MARGIN_MS;
-                if (wait <= w.maxWaitMs() && waits < w.maxAttempts() && waited + wait <= w.budgetMs()) {
-                    try {
-                        sleeper.sleep(wait);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
-                    }
-                    waits++;
-                    waited += wait;
-                    continue;
+                try {
+                    sleeper.sleep(wait);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
                 }
+                waits++;
+                waited += wait;
+                continue;
             }
             if (r instanceof DispatchResult.Failed<T>) {
                 return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
             }
             return new Outcome<>(r, null, classify(excluded, w.enabled()), clock.millis());
         }
+    }
+
+    /**
+     * CO-4: {@code enabled ∧ 0 < wait ≤ maxWaitMs ∧ attempt < maxAttempts ∧ budgetLeft ≥ wait},
+     * with {@code wait} the earliest transient expiry + 50 ms.
+     *
+     * @param w the settings
+     * @param transientMs ms until the earliest waitable hold ends, or -1 when there is none
+     * @param waits waits so far in this request
+     * @param waited ms waited so far in this request
+     * @return whether to wait
+     */
+    static boolean mayWait(ResilienceSettings.ComboCooldownWait w, long transientMs, int waits, long waited) {
+        if (!w.enabled() || transientMs < 0) {
+            return false;
+        }
+        long wait = transientMs + WAIT_MARGIN_MS;
+        return wait <= w.maxWaitMs() && waits < w.maxAttempts() && waited + wait <= w.budgetMs();
     }
 
     /** The exclusions when no target is eligible now, or null when one is. */
@@ -231,7 +247,7 @@ public final class ComboRouter {
     }
 
     /** The soonest end of a waitable hold, or -1. */
-    private static long soonestTransient(List<ConnectionSelector.Excluded> excluded) {
+    static long soonestTransient(List<ConnectionSelector.Excluded> excluded) {
         long soonest = -1;
         for (ConnectionSelector.Excluded x : excluded) {
             if (waitable(x.exclusion()) && (soonest < 0 || x.exclusion().remainingMs() < soonest)) {
@@ -242,7 +258,7 @@ public final class ComboRouter {
     }
 
     /** CO-4 / CO-5: how a fully held-back combo answers. */
-    private static Held classify(List<ConnectionSelector.Excluded> excluded, boolean waitingEnabled) {
+    static Held classify(List<ConnectionSelector.Excluded> excluded, boolean waitingEnabled) {
         boolean anyTimer = false;
         boolean allWaitable = true;
         boolean allNotWaitable = true;
