@@ -16,9 +16,12 @@ import static java.util.Objects.requireNonNull;
  * @param uses requests this gateway has sent to the target (since start)
  * @param lastUsedAt when the target was last tried, epoch ms, or null
  * @param lastSuccessAt when the target last answered successfully, epoch ms, or null
+ * @param quotaRemaining the share of its upstream quota left (0–1) as the connection that would
+ *     serve it last announced (rate-limit headers), or null when unknown
+ * @param quotaResetAt when that quota resets, epoch ms, as last announced, or null when unknown
  */
 public record ComboTargetView(int index, String model, String connectionId, int weight, int priority, Double costPer1kTokens,
-        long inFlight, long uses, Long lastUsedAt, Long lastSuccessAt) {
+        long inFlight, long uses, Long lastUsedAt, Long lastSuccessAt, Double quotaRemaining, Long quotaResetAt) {
 
     /** Validates. */
     public ComboTargetView {
@@ -26,5 +29,27 @@ public record ComboTargetView(int index, String model, String connectionId, int 
         if (weight < 0) {
             throw new IllegalArgumentException("weight is negative");
         }
+        if (quotaRemaining != null && (quotaRemaining < 0 || quotaRemaining > 1)) {
+            throw new IllegalArgumentException("quotaRemaining must be within 0..1");
+        }
+    }
+
+    /**
+     * A view without quota observations.
+     *
+     * @param index the position in the combo's list
+     * @param model the model
+     * @param connectionId the pinned connection, or null
+     * @param weight the weight
+     * @param priority the priority
+     * @param costPer1kTokens the cost, or null
+     * @param inFlight requests in flight
+     * @param uses requests sent
+     * @param lastUsedAt last use, or null
+     * @param lastSuccessAt last success, or null
+     */
+    public ComboTargetView(int index, String model, String connectionId, int weight, int priority, Double costPer1kTokens,
+            long inFlight, long uses, Long lastUsedAt, Long lastSuccessAt) {
+        this(index, model, connectionId, weight, priority, costPer1kTokens, inFlight, uses, lastUsedAt, lastSuccessAt, null, null);
     }
 }
