@@ -26,6 +26,7 @@ import dev.sluice.api.combo.ComboStrategy;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
 import dev.sluice.runtime.resilience.EgressLocks;
 import dev.sluice.runtime.resilience.ErrorRules;
+import dev.sluice.runtime.resilience.QuotaObservations;
 import dev.sluice.runtime.resilience.Resilience;
 import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceEngine;
@@ -187,6 +188,7 @@ public final class SluiceServer implements AutoCloseable {
                 new ConnectionCooldowns(connections, clock, resilienceSettings), new ModelLockouts(clock, resilienceSettings),
                 new ProviderCooldowns(clock, resilienceSettings));
         GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback());
+        QuotaObservations quotas = new QuotaObservations(clock);
         // SPEC §16: plugins contribute rules and opt their providers into full-text matching and honoured scopes
         Set<String> fullText = new HashSet<>();
         Set<String> honourScope = new HashSet<>();
@@ -203,7 +205,7 @@ public final class SluiceServer implements AutoCloseable {
                 resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(), new QuotaFamilies(registry.quotaFamilies()),
                 new StatusRestatement(registry.restatementRules()),
                 new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), connections, proxyLogs,
-                        resilience.cooldowns(), clock));
+                        resilience.cooldowns(), clock), quotas);
         ConnectionSelector selector = new ConnectionSelector(connections, clock, engine);
         Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, json -> parseObject(mapper, json), http);
         // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
@@ -220,7 +222,7 @@ public final class SluiceServer implements AutoCloseable {
         ComboStrategies strategyRegistry = strategies;
         // CO-3: a wait sleeps the request's virtual thread, never a platform thread
         ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep,
-                generalSettings::emergencyFallback);
+                generalSettings::emergencyFallback, quotas);
         Duration attemptTimeout = config.headersTimeout();
         ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
 

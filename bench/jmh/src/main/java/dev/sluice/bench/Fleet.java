@@ -146,7 +146,7 @@ final class Fleet {
         lockouts = new ModelLockouts(clock, () -> settings);
         engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings, breakers,
                 new ConnectionCooldowns(store, clock, () -> settings), lockouts, new ProviderCooldowns(clock, () -> settings),
-                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null, null);
         selector = new ConnectionSelector(store, clock, engine);
 
         // one host's breaker OPEN: the API-key profile's failureThreshold of distinct connections' failures

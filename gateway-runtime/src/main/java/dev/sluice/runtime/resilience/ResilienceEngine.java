@@ -33,6 +33,7 @@ public final class ResilienceEngine {
     private final QuotaFamilies families;
     private final StatusRestatement restatement;
     private final EgressLocks egressLocks;
+    private final QuotaObservations quotas;
 
     /**
      * Creates the engine.
@@ -46,10 +47,12 @@ public final class ResilienceEngine {
      * @param families quota families
      * @param restatement status restatement rules (§16.1)
      * @param egressLocks egress-bucketed locks (§16.3), or null for none
+     * @param quotas the quotas upstreams announce (OF-4), or null to ignore them
      */
     public ResilienceEngine(FailureClassifier classifier, Supplier<ResilienceSettings> settings, CircuitBreakers breakers,
             ConnectionCooldowns cooldowns, ModelLockouts lockouts, ProviderCooldowns providerCooldowns, QuotaFamilies families,
-            StatusRestatement restatement, EgressLocks egressLocks) {
+            StatusRestatement restatement, EgressLocks egressLocks, QuotaObservations quotas) {
+        this.quotas = quotas;
         this.classifier = classifier;
         this.settings = settings;
         this.breakers = breakers;
@@ -336,7 +339,21 @@ public final class ResilienceEngine {
 
     /**
      * A served attempt: the breaker counts a success, the connection's error fields clear (CC-7),
-     * the model's lockout failure count decays (ML-3), the window gate clears (PC-2).
+     * the model's lockout failure count decays (ML-3), the window gate clears (PC-2), and the
+     * quota the answer announces is remembered (OF-4).
+     *
+     * @param c the candidate that served
+     * @param head the answer's head, or null
+     */
+    public void afterSuccess(Candidate c, dev.sluice.api.upstream.ResponseHead head) {
+        if (quotas != null && head != null) {
+            quotas.record(c.connection().id(), head);
+        }
+        afterSuccess(c);
+    }
+
+    /**
+     * A served attempt without a response head: see {@link #afterSuccess(Candidate, dev.sluice.api.upstream.ResponseHead)}.
      *
      * @param c the candidate that served
      */

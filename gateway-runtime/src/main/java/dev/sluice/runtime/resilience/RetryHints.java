@@ -205,7 +205,7 @@ public final class RetryHints {
     }
 
     /** An RFC 3339 time or epoch seconds/ms: ms from now until then (0 when past). */
-    private static Optional<Long> parseResetTime(String value, long nowMillis) {
+    static Optional<Long> parseResetTime(String value, long nowMillis) {
         String v = value.strip();
         if (DECIMAL.matcher(v).matches()) {
             return parseEpochReset(v, nowMillis);

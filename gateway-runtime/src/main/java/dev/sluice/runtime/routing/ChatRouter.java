@@ -49,7 +49,7 @@ public final class ChatRouter {
         return dispatcher.dispatch(route, caller, requestId, target -> {
             ChatOutcome outcome = route.provider().executor().chat(new ChatCall(upstream, target, requestId, attemptTimeout, clientHeaders));
             return switch (outcome) {
-                case ChatOutcome.Completed c -> new AttemptResult.Ok<>(new ChatReply.Complete(c.response()), c.head().status());
+                case ChatOutcome.Completed c -> new AttemptResult.Ok<>(new ChatReply.Complete(c.response()), c.head().status(), c.head());
                 case ChatOutcome.Failed f -> new AttemptResult.Failed<>(f.failure());
                 case ChatOutcome.Streaming s -> prefetch(s);
             };
@@ -73,7 +73,7 @@ public final class ChatRouter {
             String requestId, Map<String, String> clientHeaders) {
         return dispatcher.dispatch(route, caller, requestId, target -> switch (route.provider().executor().passthrough(
                 new PassthroughCall(dialect, body, stream, target, requestId, attemptTimeout, clientHeaders))) {
-            case PassthroughOutcome.Accepted a -> new AttemptResult.Ok<>(a.response(), a.response().head().status());
+            case PassthroughOutcome.Accepted a -> new AttemptResult.Ok<>(a.response(), a.response().head().status(), a.response().head());
             case PassthroughOutcome.Failed f -> new AttemptResult.Failed<>(f.failure());
         });
     }
@@ -105,6 +105,6 @@ public final class ChatRouter {
             return new AttemptResult.Failed<>(new TransportError(TransportErrorKind.CONNECTION_RESET,
                     "the upstream stream ended before its first chunk"));
         }
-        return new AttemptResult.Ok<>(new ChatReply.Stream(prefix, s.chunks()), s.head().status());
+        return new AttemptResult.Ok<>(new ChatReply.Stream(prefix, s.chunks()), s.head().status(), s.head());
     }
 }

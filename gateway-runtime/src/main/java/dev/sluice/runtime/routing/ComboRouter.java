@@ -7,7 +7,9 @@ import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.ComboTarget;
 import dev.sluice.api.rules.FailureReason;
+import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.Exclusion;
+import dev.sluice.runtime.resilience.QuotaObservations;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -47,6 +49,7 @@ public final class ComboRouter {
     private final Supplier<ResilienceSettings> settings;
     private final Sleeper sleeper;
     private final Supplier<String> emergencyFallback;
+    private final QuotaObservations quotas;
     private final ConcurrentHashMap<String, Stats> stats = new ConcurrentHashMap<>();
 
     /** Waits out a cooldown (CO-3); production sleeps the request's virtual thread. */
@@ -79,10 +82,12 @@ public final class ComboRouter {
      * @param settings the live resilience settings ({@code comboCooldownWait})
      * @param sleeper how a wait sleeps
      * @param emergencyFallback the model tried last when every target failed (OF-3), read per request; null for none
+     * @param quotas the quotas upstreams announced (OF-4), shown to strategies
      */
     public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
             Function<String, Optional<ComboStrategy>> strategies, InstantSource clock, Supplier<ResilienceSettings> settings,
-            Sleeper sleeper, Supplier<String> emergencyFallback) {
+            Sleeper sleeper, Supplier<String> emergencyFallback, QuotaObservations quotas) {
+        this.quotas = quotas;
         this.emergencyFallback = emergencyFallback;
         this.settings = settings;
         this.sleeper = sleeper;
@@ -305,13 +310,15 @@ public final class ComboRouter {
                 continue;
             }
             ConnectionSelector.Cursor cursor = selector.open(route.get(), narrowed);
-            if (cursor.next() == null) {
+            Candidate first = cursor.next();
+            if (first == null) {
                 excluded.addAll(cursor.excluded());
                 continue;
             }
             routes.put(i, route.get());
             callers.put(i, narrowed);
-            eligible.add(st.view(i, t));
+            // OF-4: the quota the connection that would serve last announced
+            eligible.add(st.view(i, t, quotas.of(first.connection().id())));
         }
         if (eligible.isEmpty()) {
             return new Outcome<>(held(excluded), null);
@@ -414,12 +421,13 @@ public final class ComboRouter {
             return uses.length;
         }
 
-        ComboTargetView view(int i, ComboTarget t) {
+        ComboTargetView view(int i, ComboTarget t, QuotaObservations.Quota quota) {
             long used = lastUsedAt[i].get();
             long ok = lastSuccessAt[i].get();
             return new ComboTargetView(i, t.model(), t.connectionId(), t.weight() == null ? 1 : t.weight(),
                     t.priority() == null ? i + 1 : t.priority(), t.costPer1kTokens(), inFlight[i].get(), uses[i].get(),
-                    used == 0 ? null : used, ok == 0 ? null : ok);
+                    used == 0 ? null : used, ok == 0 ? null : ok, quota == null ? null : quota.remaining(),
+                    quota == null ? null : quota.resetAt());
         }
 
         void started(int i, long now) {

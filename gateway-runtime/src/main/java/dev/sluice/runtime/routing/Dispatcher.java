@@ -103,7 +103,7 @@ public final class Dispatcher {
                 switch (result) {
                     case AttemptResult.Ok<T> ok -> {
                         settled = true;
-                        bookkeeping(() -> engine.afterSuccess(tried));
+                        bookkeeping(() -> engine.afterSuccess(tried, ok.head()));
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                                 ok.status(), latencyMs, null, egressIp));
                         return new DispatchResult.Served<>(ok.value(), c);

@@ -51,7 +51,7 @@ class ResilienceEngineTest {
         lockouts = new ModelLockouts(clock, settings::get);
         engine = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
                 lockouts, new ProviderCooldowns(clock, settings::get),
-                new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()), null);
+                new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()), null, null);
         conn = store.create(new NewConnection("codexish", "k", ProviderClass.APIKEY, "sk-1", null, null, 1, true, null, null, false,
                 null, null, null));
     }
@@ -172,7 +172,7 @@ class ResilienceEngineTest {
                 java.util.Set.of("agentrouter"), List::of);
         return new ResilienceEngine(new FailureClassifier(clock, rules), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
                 lockouts, new ProviderCooldowns(clock, settings::get), new QuotaFamilies(List.of()),
-                new StatusRestatement(List.of(StatusRestatementTest.AGENTROUTER)), null);
+                new StatusRestatement(List.of(StatusRestatementTest.AGENTROUTER)), null, null);
     }
 
     private ResilienceEngine.Decision failOn(ResilienceEngine e, Connection c, String model, UpstreamError error) {
@@ -257,7 +257,7 @@ class ResilienceEngineTest {
                     public int prune(long olderThan, int maxRows) {
                         return 0;
                     }
-                }, cooldowns, clock));
+                }, cooldowns, clock), null);
         Candidate c = candidate("o3");
         egress.afterFailure(c, egress.acquire(c), egress.classify(c, error(429, "{\"error\":{\"message\":\"Rate limit reached\"}}")), "429",
                 null);

@@ -58,7 +58,7 @@ class ConnectionSelectorTest {
         lockouts = new ModelLockouts(fx.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get, breakers,
                 new ConnectionCooldowns(fx.store, fx.clock, settings::get), lockouts, new ProviderCooldowns(fx.clock, settings::get),
-                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null, null);
         selector = new ConnectionSelector(fx.store, fx.clock, engine);
     }
 

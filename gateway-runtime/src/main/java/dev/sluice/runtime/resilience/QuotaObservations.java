@@ -1,0 +1,128 @@
+package dev.sluice.runtime.resilience;
+
+import dev.sluice.api.upstream.ResponseHead;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What upstreams announce about a connection's quota in their rate-limit headers (SPEC OF-4):
+ * the share left and when it resets, read from every successful answer, for the quota-driven
+ * combo strategies ({@code reset-aware}, {@code headroom}, {@code quota-weighted}). In memory; an
+ * observation older than {@link #MAX_AGE_MS} is forgotten.
+ *
+ * <p>Headers read: {@code x-ratelimit-remaining-requests|tokens} over
+ * {@code x-ratelimit-limit-requests|tokens} (OpenAI style), {@code
+ * anthropic-ratelimit-requests|tokens|input-tokens|output-tokens-remaining} over their
+ * {@code -limit}; resets from {@code x-ratelimit-reset-requests|tokens} (durations),
+ * {@code x-ratelimit-reset} (epoch) and {@code anthropic-ratelimit-*-reset} (RFC 3339). The share
+ * is the smallest of the announced ones; the reset the earliest.
+ */
+public final class QuotaObservations {
+
+    /** Observations older than this are forgotten (a day). */
+    public static final long MAX_AGE_MS = 86_400_000L;
+
+    private static final String[] KINDS = {"requests", "tokens", "input-tokens", "output-tokens"};
+
+    private final InstantSource clock;
+    private final ConcurrentHashMap<String, Quota> byConnection = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the store.
+     *
+     * @param clock the clock
+     */
+    public QuotaObservations(InstantSource clock) {
+        this.clock = clock;
+    }
+
+    /**
+     * A connection's last announced quota.
+     *
+     * @param remaining the share left, 0–1, or null when not announced
+     * @param resetAt when it resets, epoch ms, or null when not announced
+     * @param observedAt when it was announced, epoch ms
+     */
+    public record Quota(Double remaining, Long resetAt, long observedAt) {
+    }
+
+    /**
+     * Reads a successful answer's rate-limit headers.
+     *
+     * @param connectionId the connection that answered
+     * @param head the answer's head
+     */
+    public void record(String connectionId, ResponseHead head) {
+        if (head == null || head.headers().isEmpty()) {
+            return;
+        }
+        long now = clock.millis();
+        Double share = null;
+        Long reset = null;
+        for (String kind : KINDS) {
+            share = min(share, ratio(head, "x-ratelimit-remaining-" + kind, "x-ratelimit-limit-" + kind));
+            share = min(share, ratio(head, "anthropic-ratelimit-" + kind + "-remaining", "anthropic-ratelimit-" + kind + "-limit"));
+            reset = earliest(reset, head.first("x-ratelimit-reset-" + kind).flatMap(RetryHints::parseDuration).map(ms -> now + ms));
+            reset = earliest(reset, head.first("anthropic-ratelimit-" + kind + "-reset")
+                    .flatMap(v -> RetryHints.parseResetTime(v, now)).map(ms -> now + ms));
+        }
+        reset = earliest(reset, head.first("x-ratelimit-reset").flatMap(v -> RetryHints.parseEpochReset(v, now)).map(ms -> now + ms));
+        if (share != null || reset != null) {
+            byConnection.put(connectionId, new Quota(share, reset, now));
+        }
+    }
+
+    /**
+     * A connection's last announced quota, if recent.
+     *
+     * @param connectionId the connection
+     * @return the quota, or null when none was announced in the last day
+     */
+    public Quota of(String connectionId) {
+        Quota q = byConnection.get(connectionId);
+        if (q != null && clock.millis() - q.observedAt() > MAX_AGE_MS) {
+            byConnection.remove(connectionId, q);
+            return null;
+        }
+        return q;
+    }
+
+    private static Double ratio(ResponseHead head, String remaining, String limit) {
+        Optional<Double> r = head.first(remaining).flatMap(QuotaObservations::number);
+        Optional<Double> l = head.first(limit).flatMap(QuotaObservations::number);
+        if (r.isEmpty() || l.isEmpty() || l.get() <= 0) {
+            return null;
+        }
+        return Math.max(0, Math.min(1, r.get() / l.get()));
+    }
+
+    private static Optional<Double> number(String v) {
+        try {
+            double d = Double.parseDouble(v.strip());
+            return Double.isFinite(d) ? Optional.of(d) : Optional.empty();
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Double min(Double a, Double b) {
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        return Math.min(a, b);
+    }
+
+    private static Long earliest(Long a, Optional<Long> b) {
+        if (b.isEmpty()) {
+            return a;
+        }
+        if (a == null) {
+            return b.get();
+        }
+        return Math.min(a, b.get());
+    }
+}

@@ -1,0 +1,54 @@
+package dev.sluice.runtime.resilience;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.api.upstream.ResponseHead;
+import dev.sluice.testkit.TestClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Quota announcements read from successful answers for reset-aware routing (SPEC OF-4). */
+class QuotaObservationsTest {
+
+    private final TestClock clock = TestClock.at(Instant.parse("2026-01-01T00:00:00Z"));
+    private final QuotaObservations quotas = new QuotaObservations(clock);
+
+    private static ResponseHead head(Map<String, String> headers) {
+        java.util.Map<String, List<String>> m = new java.util.HashMap<>();
+        headers.forEach((k, v) -> m.put(k, List.of(v)));
+        return new ResponseHead(200, m);
+    }
+
+    @Test
+    void openAiHeadersGiveTheSmallestShareAndTheEarliestReset_OF4() {
+        quotas.record("c1", head(Map.of("x-ratelimit-limit-requests", "100", "x-ratelimit-remaining-requests", "40",
+                "x-ratelimit-limit-tokens", "10000", "x-ratelimit-remaining-tokens", "9000",
+                "x-ratelimit-reset-requests", "6m0s", "x-ratelimit-reset-tokens", "20s")));
+        QuotaObservations.Quota q = quotas.of("c1");
+        assertThat(q.remaining()).isEqualTo(0.4);
+        assertThat(q.resetAt()).isEqualTo(clock.millis() + 20_000);
+    }
+
+    @Test
+    void anthropicHeadersAreReadToo_OF4() {
+        quotas.record("c2", head(Map.of("anthropic-ratelimit-requests-limit", "50", "anthropic-ratelimit-requests-remaining", "5",
+                "anthropic-ratelimit-requests-reset", "2026-01-01T00:01:00Z")));
+        assertThat(quotas.of("c2").remaining()).isEqualTo(0.1);
+        assertThat(quotas.of("c2").resetAt()).isEqualTo(Instant.parse("2026-01-01T00:01:00Z").toEpochMilli());
+    }
+
+    @Test
+    void answersWithoutRateLimitHeadersChangeNothingAndOldObservationsAreForgotten_OF4() {
+        quotas.record("c3", head(Map.of("content-type", "application/json")));
+        assertThat(quotas.of("c3")).isNull();
+        quotas.record("c3", head(Map.of("x-ratelimit-limit-requests", "10", "x-ratelimit-remaining-requests", "abc")));
+        assertThat(quotas.of("c3")).isNull();
+        quotas.record("c3", head(Map.of("x-ratelimit-limit-requests", "10", "x-ratelimit-remaining-requests", "10")));
+        assertThat(quotas.of("c3").remaining()).isEqualTo(1.0);
+        clock.advance(Duration.ofMillis(QuotaObservations.MAX_AGE_MS + 1));
+        assertThat(quotas.of("c3")).isNull();
+    }
+}
