@@ -33,14 +33,15 @@ public final class ComboStrategies {
     /**
      * A registry of the built-in strategies: {@code priority}, {@code fill-first}, {@code weighted},
      * {@code round-robin}, {@code random}, {@code strict-random}, {@code p2c}, {@code least-used},
-     * {@code cost-optimized}, {@code lkgp}.
+     * {@code cost-optimized}, {@code lkgp}, {@code reset-aware}, {@code headroom}, {@code quota-weighted}.
      *
      * @return a new registry with fresh strategy state
      */
     public static ComboStrategies builtIn() {
         return new ComboStrategies(new LinkedHashMap<>()).with(List.of(new PriorityStrategy(), new FillFirstStrategy(),
                 new WeightedStrategy(), new RoundRobinStrategy(), new RandomStrategy(), new StrictRandomStrategy(),
-                new PowerOfTwoChoicesStrategy(), new LeastUsedStrategy(), new CostOptimizedStrategy(), new LastKnownGoodStrategy()));
+                new PowerOfTwoChoicesStrategy(), new LeastUsedStrategy(), new CostOptimizedStrategy(), new LastKnownGoodStrategy(),
+                new ResetAwareStrategy(), new HeadroomStrategy(), new QuotaWeightedStrategy()));
     }
 
     /**

@@ -19,7 +19,26 @@ final class Orders {
             .thenComparingLong(ComboTargetView::uses)
             .thenComparing(LIST);
 
+    /**
+     * Descending {@code quotaRemaining}, unknown (null or NaN) after every known share; callers add
+     * their own tie-break.
+     */
+    static final Comparator<ComboTargetView> MOST_REMAINING =
+            Comparator.comparing(Orders::knownQuota, Comparator.nullsLast(Comparator.<Double>reverseOrder()));
+
     private Orders() {
+    }
+
+    /**
+     * The target's known remaining quota share.
+     *
+     * @param target the target
+     * @return the share (0–1, with -0.0 folded into 0.0 so it ties with 0.0), or null when unknown
+     *     (null or NaN)
+     */
+    static Double knownQuota(ComboTargetView target) {
+        Double remaining = target.quotaRemaining();
+        return remaining == null || remaining.isNaN() ? null : remaining + 0.0;
     }
 
     /**

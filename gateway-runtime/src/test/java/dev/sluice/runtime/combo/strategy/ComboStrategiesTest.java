@@ -25,11 +25,11 @@ class ComboStrategiesTest {
     }
 
     @Test
-    void builtInHasTheTenStrategiesByExactName_CO2() {
+    void builtInHasTheThirteenStrategiesByExactName_CO2() {
         ComboStrategies registry = ComboStrategies.builtIn();
 
         assertThat(registry.names()).containsExactly("priority", "fill-first", "weighted", "round-robin", "random",
-                "strict-random", "p2c", "least-used", "cost-optimized", "lkgp");
+                "strict-random", "p2c", "least-used", "cost-optimized", "lkgp", "reset-aware", "headroom", "quota-weighted");
         for (String name : registry.names()) {
             assertThat(registry.find(name)).get().extracting(ComboStrategy::name).isEqualTo(name);
         }
@@ -41,13 +41,13 @@ class ComboStrategiesTest {
     @Test
     void contributedStrategiesAreAddedInOrderToANewRegistry_CO2() {
         ComboStrategies builtIn = ComboStrategies.builtIn();
-        ComboStrategy headroom = new Contributed("headroom");
+        ComboStrategy relay = new Contributed("context-relay");
 
-        ComboStrategies all = builtIn.with(List.of(headroom, new Contributed("reset-aware")));
+        ComboStrategies all = builtIn.with(List.of(relay, new Contributed("fusion")));
 
-        assertThat(all.find("headroom")).containsSame(headroom);
-        assertThat(all.names()).endsWith("headroom", "reset-aware").hasSize(12);
-        assertThat(builtIn.names()).hasSize(10).doesNotContain("headroom");
+        assertThat(all.find("context-relay")).containsSame(relay);
+        assertThat(all.names()).endsWith("context-relay", "fusion").hasSize(15);
+        assertThat(builtIn.names()).hasSize(13).doesNotContain("context-relay");
     }
 
     @Test
@@ -59,6 +59,10 @@ class ComboStrategiesTest {
                 .hasMessageContaining("'round-robin'")
                 .hasMessageContaining(Contributed.class.getName())
                 .hasMessageContaining(RoundRobinStrategy.class.getName());
+        assertThatThrownBy(() -> builtIn.with(List.of(new Contributed("headroom"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'headroom'")
+                .hasMessageContaining(HeadroomStrategy.class.getName());
         assertThatThrownBy(() -> builtIn.with(List.of(new Contributed("x"), new Contributed("x"))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'x'");
@@ -104,7 +108,11 @@ class ComboStrategiesTest {
         }
     }
 
-    /** 1–8 targets with distinct ascending indices out of 0–11 and random observations. */
+    /**
+     * 1–8 targets with distinct ascending indices out of 0–11 and random observations; quota shares
+     * of 0, ½, 1 or unknown and resets around {@link Views#NOW}, so ties, zeros and past resets
+     * occur.
+     */
     private static List<ComboTargetView> randomTargets(SplittableRandom gen) {
         int size = gen.nextInt(1, 9);
         List<Integer> pool = new ArrayList<>();
@@ -117,7 +125,8 @@ class ComboStrategiesTest {
         for (int index : chosen) {
             targets.add(new ComboTargetView(index, "p/m" + index, gen.nextBoolean() ? null : "conn" + index, gen.nextInt(0, 4),
                     gen.nextInt(0, 4), gen.nextInt(4) == 0 ? null : (double) gen.nextInt(0, 3), gen.nextLong(0, 4),
-                    gen.nextLong(0, 4), gen.nextBoolean() ? null : gen.nextLong(0, 5), gen.nextBoolean() ? null : gen.nextLong(0, 5)));
+                    gen.nextLong(0, 4), gen.nextBoolean() ? null : gen.nextLong(0, 5), gen.nextBoolean() ? null : gen.nextLong(0, 5),
+                    gen.nextInt(4) == 0 ? null : gen.nextInt(0, 3) / 2.0, gen.nextInt(4) == 0 ? null : gen.nextLong(0, 2 * Views.NOW)));
         }
         return targets;
     }

@@ -6,8 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
 
-/** Test fixtures: target views with defaults (weight 1, priority = index + 1, nothing observed). */
+/**
+ * Test fixtures: target views with defaults (weight 1, priority = index + 1, nothing observed) and
+ * contexts whose clock reads {@link #NOW}.
+ */
 final class Views {
+
+    /** The {@link ComboContext#nowMillis()} of {@link #ctx}. */
+    static final long NOW = 1_000L;
 
     private Views() {
     }
@@ -22,6 +28,8 @@ final class Views {
         private long uses;
         private Long lastUsedAt;
         private Long lastSuccessAt;
+        private Double quotaRemaining;
+        private Long quotaResetAt;
 
         private B(int index) {
             this.index = index;
@@ -63,8 +71,19 @@ final class Views {
             return this;
         }
 
+        B quota(Double remaining) {
+            quotaRemaining = remaining;
+            return this;
+        }
+
+        B resetAt(Long at) {
+            quotaResetAt = at;
+            return this;
+        }
+
         ComboTargetView build() {
-            return new ComboTargetView(index, "p/m" + index, null, weight, priority, cost, inFlight, uses, lastUsedAt, lastSuccessAt);
+            return new ComboTargetView(index, "p/m" + index, null, weight, priority, cost, inFlight, uses, lastUsedAt, lastSuccessAt,
+                    quotaRemaining, quotaResetAt);
         }
     }
 
@@ -82,7 +101,7 @@ final class Views {
     }
 
     static ComboContext ctx(String combo, RandomGenerator random) {
-        return new ComboContext(combo, Map.of(), random, 1_000L);
+        return new ComboContext(combo, Map.of(), random, NOW);
     }
 
     static List<Integer> indices(List<ComboTargetView> targets) {
