@@ -162,4 +162,21 @@ class CombosIT {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(read(r.body()).at("/content/0/text").asText()).isEqualTo("hi from alpha");
     }
+
+    @Test
+    void resetAwareRoutingPrefersTheTargetWhoseAnnouncedQuotaResetsSoonest_CO2_OF4() {
+        combo("{\"name\":\"ra\",\"strategy\":\"reset-aware\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        a.enqueue(MockResponse.completion("a").header("x-ratelimit-limit-requests", "100").header("x-ratelimit-remaining-requests", "50")
+                .header("x-ratelimit-reset-requests", "60s"));
+        a.enqueue(MockResponse.status(503, "{\"error\":{\"message\":\"down\"}}"));
+        b.enqueue(MockResponse.completion("b").header("x-ratelimit-limit-requests", "100").header("x-ratelimit-remaining-requests", "50")
+                .header("x-ratelimit-reset-requests", "5s"));
+        b.setDefault(MockResponse.completion("b again"));
+        // nothing known yet: priority order; the answers announce each key's reset
+        assertThat(read(chat("ra", false).body()).at("/choices/0/message/content").asText()).isEqualTo("a");
+        assertThat(read(chat("ra", false).body()).at("/choices/0/message/content").asText()).isEqualTo("b");
+        // beta's quota resets in 5 s, alpha's in 60 s: beta first
+        assertThat(read(chat("ra", false).body()).at("/choices/0/message/content").asText()).isEqualTo("b again");
+        assertThat(a.requestCount()).isEqualTo(2);
+    }
 }
