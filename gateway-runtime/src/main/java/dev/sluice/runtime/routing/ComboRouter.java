@@ -36,6 +36,8 @@ import java.util.function.Supplier;
  */
 public final class ComboRouter {
 
+    private static final System.Logger LOG = System.getLogger(ComboRouter.class.getName());
+
     /** Options a combo's {@code strategyOptions} may carry for the router itself. */
     public static final String MAX_ATTEMPTS = "maxAttempts";
     /** See {@link #MAX_ATTEMPTS}: total time after which no further target is started, ms. */
@@ -326,7 +328,7 @@ public final class ComboRouter {
         ComboStrategy strategy = strategies.apply(combo.strategy()).orElseThrow(() ->
                 new IllegalStateException("combo " + combo.name() + " names unknown strategy " + combo.strategy()));
         long now = clock.millis();
-        List<ComboTargetView> order = strategy.order(new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(),
+        List<ComboTargetView> order = ordered(strategy, new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(),
                 now), List.copyOf(eligible));
         int maxAttempts = intOption(combo, MAX_ATTEMPTS, order.size());
         long budget = intOption(combo, BUDGET_MS, 0);
@@ -366,6 +368,28 @@ public final class ComboRouter {
             }
         }
         return last != null ? new Outcome<>(last, lastRoute) : new Outcome<>(held(excluded), null);
+    }
+
+    /**
+     * The strategy's order, checked: a strategy (a plugin's, say) that throws or does not return
+     * each eligible target exactly once is not trusted — the list order serves instead, and the
+     * server log says why.
+     */
+    private static List<ComboTargetView> ordered(ComboStrategy strategy, ComboContext ctx, List<ComboTargetView> eligible) {
+        List<ComboTargetView> order;
+        try {
+            order = strategy.order(ctx, eligible);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "combo " + ctx.comboName() + ": strategy " + strategy.name() + " failed (" + e
+                    + "); list order used");
+            return eligible;
+        }
+        if (order == null || order.size() != eligible.size() || !new java.util.HashSet<>(order).equals(new java.util.HashSet<>(eligible))) {
+            LOG.log(System.Logger.Level.WARNING, "combo " + ctx.comboName() + ": strategy " + strategy.name()
+                    + " did not return each eligible target exactly once; list order used");
+            return eligible;
+        }
+        return order;
     }
 
     /** CO-5: every target held back before dispatch — by timers (503) or by nothing that will pass (404). */
