@@ -67,7 +67,7 @@ public final class ComboRouter {
     }
 
     /** Failure reasons a combo never waits for (CO-3): quota, auth, not found. */
-    static final Set<FailureReason> NOT_WAITABLE = Set.of(FailureReason.QUOTA_EXHAUSTED, FailureReason.CREDITS_EXHAUSTED,
+    static final Set<FailureReason> NOT_WAITABLE = java.util.EnumSet.of(FailureReason.QUOTA_EXHAUSTED, FailureReason.CREDITS_EXHAUSTED,
             FailureReason.AUTH_ERROR, FailureReason.FORBIDDEN, FailureReason.EXPIRED, FailureReason.BANNED, FailureReason.NOT_FOUND,
             FailureReason.NOT_FOUND_LOCAL, FailureReason.MODEL_ACCESS_DENIED, FailureReason.REQUEST_REJECTED);
     /** CO-3: a wait ends this long after the cooldown it waits for. */
@@ -147,7 +147,9 @@ public final class ComboRouter {
      */
     public <T> Outcome<T> run(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
         Outcome<T> outcome = runTargets(combo, caller, dispatch);
-        if (outcome.result() instanceof DispatchResult.Served<T>) {
+        if (outcome.result() instanceof DispatchResult.Served<T>
+                || (outcome.result() instanceof DispatchResult.Failed<T> f && !f.verdict().fallback())) {
+            // OF-3 is for targets that failed or could not run, not for a request every model would refuse
             return outcome;
         }
         // OF-3: one last configured target when every target failed or none could run
@@ -165,50 +167,75 @@ public final class ComboRouter {
 
     private <T> Outcome<T> runTargets(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
         ResilienceSettings.ComboCooldownWait w = settings.get().comboCooldownWait();
+        // the combo's own limits hold across the passes of one request
+        Limits limits = new Limits(intOption(combo, MAX_ATTEMPTS, Integer.MAX_VALUE), intOption(combo, BUDGET_MS, 0), clock.millis());
         int waits = 0;
         long waited = 0;
         while (true) {
-            Outcome<T> pass = pass(combo, caller, dispatch);
+            Outcome<T> pass = pass(combo, caller, dispatch, limits);
             DispatchResult<T> r = pass.result();
             if (r instanceof DispatchResult.Served<T>) {
-                return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
+                return stamped(pass);
             }
-            List<ConnectionSelector.Excluded> excluded;
+            long transientMs;
+            List<ConnectionSelector.Excluded> excluded = List.of();
             if (r instanceof DispatchResult.Failed<T> f) {
                 // CO-3: only a request that would end in a transient 429 waits; everything else ends here
-                boolean transient429 = f.verdict().status() == 429 && !NOT_WAITABLE.contains(f.verdict().reason());
-                if (!transient429) {
-                    return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
+                boolean transient429 = f.verdict().status() == 429 && !notWaitable(f.verdict().reason());
+                if (!transient429 || limits.exhausted(clock.millis())) {
+                    return stamped(pass);
                 }
-                excluded = heldNow(combo, caller);
-                if (excluded == null) {
-                    // a target became eligible meanwhile: try again at once (counts as an attempt)
-                    if (waits++ < w.maxAttempts()) {
-                        continue;
-                    }
-                    return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
-                }
+                List<ConnectionSelector.Excluded> held = heldNow(combo, caller);
+                long hint = f.verdict().retryAfterMs() == null ? 0 : f.verdict().retryAfterMs();
+                // a target eligible again at once still waits for the 429's own hint (never an immediate re-send)
+                transientMs = held == null ? hint : Math.max(hint, soonestTransient(held));
             } else {
                 excluded = r instanceof DispatchResult.CoolingDown<T> c ? c.excluded() : ((DispatchResult.NoConnection<T>) r).excluded();
+                transientMs = soonestTransient(excluded);
             }
-            long transientMs = soonestTransient(excluded);
             if (mayWait(w, transientMs, waits, waited)) {
                 long wait = transientMs + WAIT_MARGIN_MS;
                 try {
                     sleeper.sleep(wait);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
+                    return stamped(pass);
                 }
                 waits++;
                 waited += wait;
                 continue;
             }
             if (r instanceof DispatchResult.Failed<T>) {
-                return new Outcome<>(pass.result(), pass.route(), pass.held(), clock.millis());
+                return stamped(pass);
             }
-            return new Outcome<>(r, null, classify(excluded, w.enabled()), clock.millis());
+            return new Outcome<>(r, null, classify(excluded), clock.millis());
         }
+    }
+
+    private <T> Outcome<T> stamped(Outcome<T> o) {
+        return new Outcome<>(o.result(), o.route(), o.held(), clock.millis());
+    }
+
+    /** A combo's {@code maxAttempts} / {@code budgetMs} across the passes of one request. */
+    private static final class Limits {
+        final int maxAttempts;
+        final long budgetMs;
+        final long startedAt;
+        int attempts;
+
+        Limits(int maxAttempts, long budgetMs, long startedAt) {
+            this.maxAttempts = maxAttempts;
+            this.budgetMs = budgetMs;
+            this.startedAt = startedAt;
+        }
+
+        boolean exhausted(long now) {
+            return attempts >= maxAttempts || (budgetMs > 0 && attempts > 0 && now - startedAt >= budgetMs);
+        }
+    }
+
+    private static boolean notWaitable(FailureReason r) {
+        return r != null && NOT_WAITABLE.contains(r);
     }
 
     /**
@@ -250,7 +277,7 @@ public final class ComboRouter {
     /** A connection cooldown or model lockout whose failure may pass by itself (CO-3). */
     private static boolean waitable(Exclusion e) {
         return (e.reason() == Exclusion.Reason.UNAVAILABLE || e.reason() == Exclusion.Reason.MODEL_LOCKOUT)
-                && !NOT_WAITABLE.contains(e.cause());
+                && !notWaitable(e.cause());
     }
 
     /** The soonest end of a waitable hold, or -1. */
@@ -265,7 +292,7 @@ public final class ComboRouter {
     }
 
     /** CO-4 / CO-5: how a fully held-back combo answers. */
-    static Held classify(List<ConnectionSelector.Excluded> excluded, boolean waitingEnabled) {
+    static Held classify(List<ConnectionSelector.Excluded> excluded) {
         boolean anyTimer = false;
         boolean allWaitable = true;
         boolean allNotWaitable = true;
@@ -277,7 +304,7 @@ public final class ComboRouter {
             anyTimer = true;
             boolean lock = e.reason() == Exclusion.Reason.UNAVAILABLE || e.reason() == Exclusion.Reason.MODEL_LOCKOUT;
             allWaitable &= waitable(e);
-            allNotWaitable &= lock && NOT_WAITABLE.contains(e.cause());
+            allNotWaitable &= lock && notWaitable(e.cause());
         }
         if (!anyTimer) {
             return Held.NONE;
@@ -285,7 +312,7 @@ public final class ComboRouter {
         if (allNotWaitable) {
             return Held.SKIPPED;
         }
-        return allWaitable && waitingEnabled ? Held.RATE_LIMITED : Held.NONE;
+        return allWaitable ? Held.RATE_LIMITED : Held.NONE;
     }
 
     /**
@@ -297,9 +324,14 @@ public final class ComboRouter {
      * @param <T> the value type
      * @return the outcome
      */
-    private <T> Outcome<T> pass(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
-        Stats st = stats.compute(combo.name(), (k, old) -> old != null && old.version == combo.updatedAt() && old.size() == combo.targets().size()
+    private <T> Outcome<T> pass(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch, Limits limits) {
+        // a request that read an older copy of the combo never resets the newer one's stats
+        Stats st = stats.compute(combo.name(), (k, old) -> old != null && (old.version > combo.updatedAt()
+                || (old.version == combo.updatedAt() && old.size() == combo.targets().size()))
                 ? old : new Stats(combo.updatedAt(), combo.targets().size()));
+        if (st.size() != combo.targets().size()) {
+            st = new Stats(combo.updatedAt(), combo.targets().size());
+        }
         List<ComboTargetView> eligible = new ArrayList<>();
         Map<Integer, Route> routes = new HashMap<>();
         Map<Integer, Caller> callers = new HashMap<>();
@@ -325,25 +357,25 @@ public final class ComboRouter {
         if (eligible.isEmpty()) {
             return new Outcome<>(held(excluded), null);
         }
-        ComboStrategy strategy = strategies.apply(combo.strategy()).orElseThrow(() ->
-                new IllegalStateException("combo " + combo.name() + " names unknown strategy " + combo.strategy()));
+        ComboStrategy strategy = strategies.apply(combo.strategy()).orElse(null);
+        if (strategy == null) {
+            // a plugin that contributed it is gone: list order rather than a 500
+            LOG.log(System.Logger.Level.WARNING, "combo " + combo.name() + " names unknown strategy " + combo.strategy() + "; list order used");
+        }
         long now = clock.millis();
-        List<ComboTargetView> order = ordered(strategy, new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(),
+        List<ComboTargetView> order = strategy == null ? List.copyOf(eligible) : ordered(strategy, new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(),
                 now), List.copyOf(eligible));
-        int maxAttempts = intOption(combo, MAX_ATTEMPTS, order.size());
-        long budget = intOption(combo, BUDGET_MS, 0);
         DispatchResult<T> last = null;
         Route lastRoute = null;
-        int attempts = 0;
         for (ComboTargetView v : order) {
-            if (attempts >= maxAttempts || (budget > 0 && attempts > 0 && clock.millis() - now >= budget)) {
+            if (limits.exhausted(clock.millis())) {
                 break;
             }
             Route route = routes.get(v.index());
             if (route == null) {
                 continue;
             }
-            attempts++;
+            limits.attempts++;
             st.started(v.index(), clock.millis());
             DispatchResult<T> r;
             try {

@@ -82,15 +82,20 @@ public final class GeneralSettingsService {
      */
     public String emergencyFallback() {
         String v = emergencyFallback;
-        return v != null ? v : emergencyFallbackFromEnv;
+        if (v == null) {
+            return emergencyFallbackFromEnv;
+        }
+        return v.isEmpty() ? null : v;
     }
 
+    /** A model name; {@code ""} turns the fallback off (even one set by the environment); null follows the environment. */
     private static String model(JsonNode n, String path) {
         if (n == null || n.isNull()) {
             return null;
         }
-        if (!n.isTextual() || n.asText().isBlank()) {
-            throw new SettingsException(path, "'" + path + "' must be a model name (provider/model), or null to use SLUICE_EMERGENCY_FALLBACK.");
+        if (!n.isTextual()) {
+            throw new SettingsException(path, "'" + path + "' must be a model name (provider/model), \"\" to turn it off, or null to"
+                    + " use SLUICE_EMERGENCY_FALLBACK.");
         }
         return n.asText().strip();
     }

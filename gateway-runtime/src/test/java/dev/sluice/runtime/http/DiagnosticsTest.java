@@ -30,7 +30,7 @@ class DiagnosticsTest {
                 null, null, null, ConnectionState.ACTIVE, 0, 0);
         ConnectionSelector.Excluded x = new ConnectionSelector.Excluded(
                 new Candidate("glm", ProviderClass.APIKEY, c, new BreakerKey("glm", "h:1"), "glm-4.6", null),
-                new Exclusion(reason, ms, FailureReason.RATE_LIMIT_EXCEEDED));
+                new Exclusion(reason, ms, reason == Exclusion.Reason.UNAVAILABLE ? null : FailureReason.RATE_LIMIT_EXCEEDED));
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> excluded = (List<Map<String, Object>>) RoutedAnswers.diagnostics(List.of(x)).get("excluded");
         assertThat(excluded).singleElement().satisfies(m -> {

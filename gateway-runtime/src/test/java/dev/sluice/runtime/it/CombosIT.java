@@ -101,8 +101,7 @@ class CombosIT {
     }
 
     @Test
-    void everyTargetHeldByATimerAnswers503WithTheTargetsAndTheirMechanisms_CO5() {
-        // without the cooldown-aware wait (CO-3: these are short rate limits it would wait out)
+    void everyTargetInAShortRateLimitBeyondTheWaitAnswers429WithDiagnostics_CO4() {
         assertThat(sluice.send("PATCH", "/api/resilience", ADMIN_KEY, "{\"comboCooldownWait\":{\"enabled\":false}}").statusCode())
                 .isEqualTo(200);
         combo("{\"name\":\"duo\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
@@ -110,14 +109,34 @@ class CombosIT {
         b.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\"}}").header("Retry-After", "9"));
         assertThat(chat("duo", false).statusCode()).isEqualTo(429);
         HttpResponse<String> r = chat("duo", false);
-        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.statusCode()).isEqualTo(429);
         assertThat(r.headers().firstValue("Retry-After")).contains("9");
-        JsonNode excluded = read(r.body()).at("/error/diagnostics/excluded");
+        JsonNode error = read(r.body()).get("error");
+        assertThat(error.get("type").asText()).isEqualTo("rate_limit_error");
+        assertThat(error.get("retry_after").asLong()).isEqualTo(9);
+        JsonNode excluded = error.at("/diagnostics/excluded");
         assertThat(excluded).hasSize(2);
         assertThat(excluded.get(0).get("target").asText()).isEqualTo("alpha/m1");
         assertThat(excluded.get(0).get("reason").asText()).isEqualTo("unavailable");
         assertThat(excluded.get(1).get("target").asText()).isEqualTo("beta/m2");
-        assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("all_targets_cooling_down");
+        assertThat(a.requestCount() + b.requestCount()).isEqualTo(2);
+    }
+
+    @Test
+    void everyTargetBehindAnOpenBreakerAnswers503WithTheTargetsAndTheirMechanisms_CO5() {
+        assertThat(sluice.send("PATCH", "/api/resilience", ADMIN_KEY,
+                "{\"circuitBreaker\":{\"apikey\":{\"failureThreshold\":1,\"degradationThreshold\":1}}}").statusCode()).isEqualTo(200);
+        combo("{\"name\":\"duo\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        a.setDefault(MockResponse.status(503, "{\"error\":{\"message\":\"down\"}}"));
+        b.setDefault(MockResponse.status(503, "{\"error\":{\"message\":\"down\"}}"));
+        assertThat(chat("duo", false).statusCode()).isEqualTo(503);
+        HttpResponse<String> r = chat("duo", false);
+        assertThat(r.statusCode()).isEqualTo(503);
+        JsonNode body = read(r.body());
+        assertThat(body.at("/error/code").asText()).isEqualTo("all_targets_cooling_down");
+        assertThat(r.headers().firstValue("Retry-After")).contains("30");
+        assertThat(body.at("/error/diagnostics/excluded").findValuesAsText("reason")).containsOnly("circuit_open");
+        assertThat(body.at("/error/diagnostics/excluded").findValuesAsText("target")).containsExactly("alpha/m1", "beta/m2");
         assertThat(a.requestCount() + b.requestCount()).isEqualTo(2);
     }
 

@@ -60,12 +60,14 @@ class ComboWaitDecisionTest {
         var notFound = held(Exclusion.Reason.MODEL_LOCKOUT, 120_000, FailureReason.NOT_FOUND);
         var breaker = held(Exclusion.Reason.CIRCUIT_OPEN, 30_000, null);
         var terminal = held(Exclusion.Reason.TERMINAL, 0, null);
-        assertThat(ComboRouter.classify(List.of(rate, rate), true)).isEqualTo(ComboRouter.Held.RATE_LIMITED);
-        assertThat(ComboRouter.classify(List.of(rate), false)).isEqualTo(ComboRouter.Held.NONE);
-        assertThat(ComboRouter.classify(List.of(quota, notFound), true)).isEqualTo(ComboRouter.Held.SKIPPED);
-        assertThat(ComboRouter.classify(List.of(quota, notFound, terminal), true)).isEqualTo(ComboRouter.Held.SKIPPED);
-        assertThat(ComboRouter.classify(List.of(rate, breaker), true)).isEqualTo(ComboRouter.Held.NONE);
-        assertThat(ComboRouter.classify(List.of(rate, quota), true)).isEqualTo(ComboRouter.Held.NONE);
-        assertThat(ComboRouter.classify(List.of(terminal), true)).isEqualTo(ComboRouter.Held.NONE);
+        var unknownCause = held(Exclusion.Reason.UNAVAILABLE, 3_000, null);
+        assertThat(ComboRouter.classify(List.of(rate, rate))).isEqualTo(ComboRouter.Held.RATE_LIMITED);
+        assertThat(ComboRouter.classify(List.of(rate, unknownCause))).isEqualTo(ComboRouter.Held.RATE_LIMITED);
+        assertThat(ComboRouter.classify(List.of(quota, notFound))).isEqualTo(ComboRouter.Held.SKIPPED);
+        assertThat(ComboRouter.classify(List.of(quota, notFound, terminal))).isEqualTo(ComboRouter.Held.SKIPPED);
+        assertThat(ComboRouter.classify(List.of(rate, breaker))).isEqualTo(ComboRouter.Held.NONE);
+        assertThat(ComboRouter.classify(List.of(rate, quota))).isEqualTo(ComboRouter.Held.NONE);
+        assertThat(ComboRouter.classify(List.of(terminal))).isEqualTo(ComboRouter.Held.NONE);
+        assertThat(ComboRouter.soonestTransient(List.of(unknownCause))).isEqualTo(3_000);
     }
 }
