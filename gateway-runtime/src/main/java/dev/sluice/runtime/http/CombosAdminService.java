@@ -172,8 +172,17 @@ final class CombosAdminService implements HttpService {
         if (!n.isObject()) {
             throw ApiException.badRequest("strategyOptions", "'strategyOptions' must be an object.");
         }
+        // the router's own options: whole numbers in range
+        for (String key : List.of("maxAttempts", "budgetMs")) {
+            JsonNode v = n.get(key);
+            long max = key.equals("maxAttempts") ? 100 : 3_600_000;
+            if (v != null && !v.isNull() && (!v.isIntegralNumber() || !v.canConvertToInt() || v.asLong() < 1 || v.asLong() > max)) {
+                throw ApiException.badRequest("strategyOptions." + key, "'strategyOptions." + key + "' must be a whole number from 1 to "
+                        + max + ".");
+            }
+        }
         Map<String, Object> out = new LinkedHashMap<>();
-        n.fields().forEachRemaining(e -> {
+        n.properties().forEach(e -> {
             if (!e.getValue().isNull()) {
                 out.put(e.getKey(), json.mapper().convertValue(e.getValue(), Object.class));
             }

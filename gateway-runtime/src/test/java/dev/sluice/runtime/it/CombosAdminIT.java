@@ -314,4 +314,15 @@ class CombosAdminIT {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(read(r.body())).isEqualTo(created);
     }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"\"maxAttempts\":0", "\"maxAttempts\":1.5", "\"budgetMs\":-1",
+        "\"budgetMs\":3000000000", "\"maxAttempts\":\"3\""})
+    void routerOptionsAreWholeNumbersInRange_CO1(String option) {
+        String field = option.substring(1, option.indexOf('"', 1));
+        var r = sluice.send("POST", "/api/combos", SluiceHarness.ADMIN_KEY, "{\"name\":\"opt\",\"strategy\":\"priority\",\"strategyOptions\":{"
+                + option + "},\"targets\":[{\"model\":\"glm/glm-4.6\"}]}");
+        org.assertj.core.api.Assertions.assertThat(r.statusCode()).isEqualTo(400);
+        org.assertj.core.api.Assertions.assertThat(SluiceHarness.read(r.body()).at("/error/param").asText()).isEqualTo("strategyOptions." + field);
+    }
 }
