@@ -3,7 +3,6 @@ package dev.sluice.runtime.resilience;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -398,7 +397,7 @@ final class ErrorTextPatterns {
         for (Pattern p : patterns) {
             String prefix = PREFIX.get(p);
             if (prefix != null) {
-                if (startsAtOccurrence(p, text, prefix)) {
+                if (text.contains(prefix) && RegexLiterals.findAt(RegexLiterals.anchored(p, text), text, 0, prefix) >= 0) {
                     return true;
                 }
                 continue;
@@ -408,22 +407,6 @@ final class ErrorTextPatterns {
                 continue;
             }
             if (p.matcher(text).find()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** {@code find()} for a pattern whose matches start with {@code prefix}: tried only where it occurs. */
-    private static boolean startsAtOccurrence(Pattern p, String text, String prefix) {
-        int at = text.indexOf(prefix);
-        if (at < 0) {
-            return false;
-        }
-        Matcher m = p.matcher(text).useTransparentBounds(true).useAnchoringBounds(false);
-        for (; at >= 0; at = text.indexOf(prefix, at + 1)) {
-            m.region(at, text.length());
-            if (m.lookingAt()) {
                 return true;
             }
         }

@@ -181,8 +181,7 @@ public final class FailureClassifier {
         if (builtIn.permanent() || builtIn.creditsExhausted() || builtIn.reason() == FailureReason.CONCURRENCY_LIMITED) {
             return builtIn;
         }
-        boolean guarded = builtIn.requestScoped() || !builtIn.fallback() || builtIn.reason() == FailureReason.SERVER_ERROR
-                || builtIn.reason() == FailureReason.TIMEOUT || builtIn.reason() == FailureReason.NETWORK_ERROR;
+        boolean guarded = builtIn.requestScoped() || !builtIn.fallback() || Verdict.serviceLevel(builtIn.reason());
         boolean specific = rule.status() != null && rule.status() == builtIn.status()
                 && (!rule.textMarkers().isEmpty() || !rule.headers().isEmpty());
         if (guarded && !specific) {
@@ -192,8 +191,7 @@ public final class FailureClassifier {
         FailureReason reason = keepQuota ? builtIn.reason() : rule.reason();
         Long cooldown = rule.baseCooldownMs() != null ? rule.baseCooldownMs() : reason == builtIn.reason() ? builtIn.cooldownMs() : null;
         LockScope scope = match.honoured() ? rule.scope() : builtIn.lockScope();
-        boolean providerLevel = reason == FailureReason.SERVER_ERROR || reason == FailureReason.TIMEOUT
-                || reason == FailureReason.NETWORK_ERROR || scope == LockScope.PROVIDER;
+        boolean providerLevel = Verdict.serviceLevel(reason) || scope == LockScope.PROVIDER;
         return new Verdict(reason, builtIn.status(), true, null, null, cooldown, scope, false, false,
                 builtIn.skipProviderBreaker() || !providerLevel, false, rule.scope());
     }

@@ -1,5 +1,8 @@
 package dev.sluice.runtime.resilience;
 
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 /**
  * The literal text a regular expression cannot match without, used to skip the regex engine on
  * texts that lack it (an error body is scanned by dozens of patterns; {@link String#contains} is
@@ -102,6 +105,50 @@ final class RegexLiterals {
             run.append(c);
         }
         return run.length() >= MIN_LENGTH ? run.toString() : null;
+    }
+
+    /**
+     * A matcher that sees the whole text around a region (so {@code \\b} at a region's start looks
+     * at the character before it), for {@link #findAt}.
+     *
+     * @param p the pattern
+     * @param text the text
+     * @return the matcher
+     */
+    static Matcher anchored(Pattern p, String text) {
+        return p.matcher(text).useTransparentBounds(true).useAnchoringBounds(false);
+    }
+
+    /**
+     * The first match at or after {@code from} that starts where one of the words occurs: the
+     * pattern is tried ({@code lookingAt}) only there, not at every position of a long text.
+     * Equivalent to {@code find()} for a pattern whose every match starts with one of the words.
+     *
+     * @param m a matcher from {@link #anchored}
+     * @param text the text
+     * @param from where to start
+     * @param words the words a match starts with
+     * @return the start of the match (the matcher holds its groups), or -1
+     */
+    static int findAt(Matcher m, String text, int from, String... words) {
+        int pos = from;
+        while (true) {
+            int at = -1;
+            for (String w : words) {
+                int i = text.indexOf(w, pos);
+                if (i >= 0 && (at < 0 || i < at)) {
+                    at = i;
+                }
+            }
+            if (at < 0) {
+                return -1;
+            }
+            m.region(at, text.length());
+            if (m.lookingAt()) {
+                return at;
+            }
+            pos = at + 1;
+        }
     }
 
     private static String longer(String best, StringBuilder run) {

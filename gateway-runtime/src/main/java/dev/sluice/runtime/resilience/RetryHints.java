@@ -393,20 +393,21 @@ public final class RetryHints {
         }
         // each form starts with one of a few words: try the pattern only where they occur
         // (lookingAt from each occurrence), not at every position of a long body
-        Matcher m = TEXT_RETRY_IN.matcher(lowerText).useTransparentBounds(true).useAnchoringBounds(false);
-        if (retry && next(m, lowerText, 0, "retry", "try again", "wait") >= 0) {
+        Matcher m = RegexLiterals.anchored(TEXT_RETRY_IN, lowerText);
+        if (retry && RegexLiterals.findAt(m, lowerText, 0, "retry", "try again", "wait") >= 0) {
             String d = m.group(1) != null ? m.group(1) : m.group(2);
             return Optional.of(retryIn(durationMs(d), HintSource.BODY_TEXT));
         }
-        m = TEXT_RESET_AT.matcher(lowerText).useTransparentBounds(true).useAnchoringBounds(false);
-        for (int at = next(m, lowerText, 0, RESET_AT_WORDS); at >= 0; at = next(m, lowerText, at + 1, RESET_AT_WORDS)) {
+        m = RegexLiterals.anchored(TEXT_RESET_AT, lowerText);
+        for (int at = RegexLiterals.findAt(m, lowerText, 0, RESET_AT_WORDS); at >= 0;
+                at = RegexLiterals.findAt(m, lowerText, at + 1, RESET_AT_WORDS)) {
             Optional<Long> when = parseIsoInstant(m.group(1), null);
             if (when.isPresent()) {
                 return Optional.of(reset(when.get() - nowMillis, HintSource.BODY_TEXT));
             }
         }
-        m = TEXT_RESET_IN.matcher(lowerText).useTransparentBounds(true).useAnchoringBounds(false);
-        if (reset && next(m, lowerText, 0, "reset") >= 0) {
+        m = RegexLiterals.anchored(TEXT_RESET_IN, lowerText);
+        if (reset && RegexLiterals.findAt(m, lowerText, 0, "reset") >= 0) {
             return Optional.of(reset((long) Math.min(durationMs(m.group(1)), MAX_RESET_MS), HintSource.BODY_TEXT));
         }
         m = TEXT_CN_RESET_AT.matcher(lowerText);
@@ -424,32 +425,6 @@ public final class RetryHints {
     /** The words a {@link #TEXT_RESET_AT} match starts with. */
     private static final String[] RESET_AT_WORDS = {"try again at", "wait until", "reset", "available at", "retry after"};
 
-    /**
-     * Finds the first match, at or after {@code from}, that starts where one of the words occurs.
-     * Equivalent to {@code find()} for a pattern whose every match starts with one of the words.
-     *
-     * @return the start of the match (the matcher holds its groups), or -1
-     */
-    private static int next(Matcher m, String text, int from, String... words) {
-        int pos = from;
-        while (true) {
-            int at = -1;
-            for (String w : words) {
-                int i = text.indexOf(w, pos);
-                if (i >= 0 && (at < 0 || i < at)) {
-                    at = i;
-                }
-            }
-            if (at < 0) {
-                return -1;
-            }
-            m.region(at, text.length());
-            if (m.lookingAt()) {
-                return at;
-            }
-            pos = at + 1;
-        }
-    }
 
     private static Hint retryIn(double ms, HintSource source) {
         return new Hint((long) Math.ceil(Math.min(Math.max(0, ms), MAX_RETRY_IN_MS)), source, false);

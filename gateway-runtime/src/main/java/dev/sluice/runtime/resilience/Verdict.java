@@ -120,8 +120,17 @@ public record Verdict(
      */
     public boolean countsForBreaker() {
         // an account-level verdict on a 5xx (a deactivation or empty-wallet text) is the account's, not the provider's
-        boolean providerLevel = reason == FailureReason.SERVER_ERROR || reason == FailureReason.TIMEOUT
-                || reason == FailureReason.NETWORK_ERROR;
-        return providerLevel && !skipProviderBreaker && !requestScoped && BREAKER_STATUSES.contains(status);
+        return serviceLevel(reason) && !skipProviderBreaker && !requestScoped && BREAKER_STATUSES.contains(status);
+    }
+
+    /**
+     * Whether a reason is evidence about the upstream service rather than an account, a model or
+     * the request: {@code server_error}, {@code timeout}, {@code network_error}.
+     *
+     * @param reason the reason
+     * @return true for the service-level reasons
+     */
+    public static boolean serviceLevel(FailureReason reason) {
+        return reason == FailureReason.SERVER_ERROR || reason == FailureReason.TIMEOUT || reason == FailureReason.NETWORK_ERROR;
     }
 }

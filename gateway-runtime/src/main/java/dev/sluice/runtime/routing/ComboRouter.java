@@ -258,20 +258,38 @@ public final class ComboRouter {
 
     /** The exclusions when no target is eligible now, or null when one is. */
     private List<ConnectionSelector.Excluded> heldNow(Combo combo, Caller caller) {
+        Scan scan = scan(combo, caller);
+        return scan.eligible().isEmpty() ? scan.excluded() : null;
+    }
+
+    /** A target that may serve now: its route, the caller narrowed to its pinned connection, the connection that would serve. */
+    private record Eligible(int index, Route route, Caller caller, Candidate first) {
+    }
+
+    /** The combo's targets sorted into those that may serve now and the holds of the others. */
+    private record Scan(List<Eligible> eligible, List<ConnectionSelector.Excluded> excluded) {
+    }
+
+    /** Which targets are eligible now: resolved, pinned connection allowed, a connection no mechanism holds back. */
+    private Scan scan(Combo combo, Caller caller) {
+        List<Eligible> eligible = new ArrayList<>();
         List<ConnectionSelector.Excluded> excluded = new ArrayList<>();
-        for (ComboTarget t : combo.targets()) {
+        for (int i = 0; i < combo.targets().size(); i++) {
+            ComboTarget t = combo.targets().get(i);
             Optional<Route> route = resolver.resolve(t.model());
             Caller narrowed = narrow(caller, t.connectionId());
             if (route.isEmpty() || narrowed == null) {
                 continue;
             }
             ConnectionSelector.Cursor cursor = selector.open(route.get(), narrowed);
-            if (cursor.next() != null) {
-                return null;
+            Candidate first = cursor.next();
+            if (first == null) {
+                excluded.addAll(cursor.excluded());
+            } else {
+                eligible.add(new Eligible(i, route.get(), narrowed, first));
             }
-            excluded.addAll(cursor.excluded());
         }
-        return excluded;
+        return new Scan(eligible, excluded);
     }
 
     /** A connection cooldown or model lockout whose failure may pass by itself (CO-3). */
@@ -332,30 +350,17 @@ public final class ComboRouter {
         if (st.size() != combo.targets().size()) {
             st = new Stats(combo.updatedAt(), combo.targets().size());
         }
-        List<ComboTargetView> eligible = new ArrayList<>();
-        Map<Integer, Route> routes = new HashMap<>();
-        Map<Integer, Caller> callers = new HashMap<>();
-        List<ConnectionSelector.Excluded> excluded = new ArrayList<>();
-        for (int i = 0; i < combo.targets().size(); i++) {
-            ComboTarget t = combo.targets().get(i);
-            Optional<Route> route = resolver.resolve(t.model());
-            Caller narrowed = narrow(caller, t.connectionId());
-            if (route.isEmpty() || narrowed == null) {
-                continue;
-            }
-            ConnectionSelector.Cursor cursor = selector.open(route.get(), narrowed);
-            Candidate first = cursor.next();
-            if (first == null) {
-                excluded.addAll(cursor.excluded());
-                continue;
-            }
-            routes.put(i, route.get());
-            callers.put(i, narrowed);
-            // OF-4: the quota the connection that would serve last announced
-            eligible.add(st.view(i, t, quotas.of(first.connection().id())));
-        }
-        if (eligible.isEmpty()) {
+        Scan scan = scan(combo, caller);
+        List<ConnectionSelector.Excluded> excluded = new ArrayList<>(scan.excluded());
+        if (scan.eligible().isEmpty()) {
             return new Outcome<>(held(excluded), null);
+        }
+        List<ComboTargetView> eligible = new ArrayList<>();
+        Map<Integer, Eligible> byIndex = new HashMap<>();
+        for (Eligible e : scan.eligible()) {
+            byIndex.put(e.index(), e);
+            // OF-4: the quota the connection that would serve last announced
+            eligible.add(st.view(e.index(), combo.targets().get(e.index()), quotas.of(e.first().connection().id())));
         }
         ComboStrategy strategy = strategies.apply(combo.strategy()).orElse(null);
         if (strategy == null) {
@@ -371,15 +376,16 @@ public final class ComboRouter {
             if (limits.exhausted(clock.millis())) {
                 break;
             }
-            Route route = routes.get(v.index());
-            if (route == null) {
+            Eligible target = byIndex.get(v.index());
+            if (target == null) {
                 continue;
             }
+            Route route = target.route();
             limits.attempts++;
             st.started(v.index(), clock.millis());
             DispatchResult<T> r;
             try {
-                r = dispatch.apply(route, callers.get(v.index()));
+                r = dispatch.apply(route, target.caller());
             } finally {
                 st.ended(v.index());
             }
