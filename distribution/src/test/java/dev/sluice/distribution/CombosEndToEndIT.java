@@ -7,6 +7,7 @@ import dev.sluice.testkit.MockResponse;
 import dev.sluice.testkit.MockUpstream;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -103,6 +104,59 @@ class CombosEndToEndIT {
         assertThat(client.expect(r, 200).at("/choices/0/message/content").asText()).isEqualTo("after the wait");
         assertThat(waitedMs).isGreaterThanOrEqualTo(2_000);
         assertThat(first.requestCount()).isEqualTo(2);
+    }
+
+    @Test
+    void aClientThatDisconnectsEndsTheWaitAndNothingIsResent_CO3() throws InterruptedException {
+        duo();
+        client.expect(client.patch("/api/resilience", adminKey, Map.of("comboCooldownWait", Map.of("maxWaitMs", 5000))), 200);
+        first.enqueue(slowDown(2));
+        second.enqueue(slowDown(2));
+        first.setDefault(MockResponse.completion("nobody reads this"));
+        long t0 = System.nanoTime();
+        try (RawHttpConnection c = new RawHttpConnection(client.base())) {
+            c.post("/v1/chat/completions", clientKey, SluiceClient.toJson(SluiceClient.chat("duo", false)));
+            // both targets answered 429: the combo now waits 2 s for them
+            assertThat(second.takeRequest(Duration.ofSeconds(10))).isNotNull();
+        }
+        long deadline = System.nanoTime() + 1_500_000_000L;
+        while (!client.serverOutput().contains("the client disconnected during a") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        long endedMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(client.serverOutput()).contains("combo duo: the client disconnected during a 2050 ms cooldown wait");
+        assertThat(endedMs).isLessThan(2_000);
+        // past the moment the wait would have ended: nothing was sent upstream again
+        Thread.sleep(Math.max(0, 3_000 - (System.nanoTime() - t0) / 1_000_000));
+        assertThat(first.requestCount()).isEqualTo(1);
+        assertThat(second.requestCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aConnectionThatSendsItsNextRequestDuringTheWaitIsServedInOrder_CO3() throws InterruptedException {
+        duo();
+        client.expect(client.patch("/api/resilience", adminKey, Map.of("comboCooldownWait", Map.of("maxWaitMs", 5000))), 200);
+        first.enqueue(slowDown(2));
+        second.enqueue(slowDown(2));
+        first.setDefault(MockResponse.completion("after the wait"));
+        String body = SluiceClient.toJson(SluiceClient.chat("duo", false));
+        try (RawHttpConnection c = new RawHttpConnection(client.base())) {
+            c.post("/v1/chat/completions", clientKey, body);
+            assertThat(second.takeRequest(Duration.ofSeconds(10))).isNotNull();
+            // pipelined while the first request waits: the watcher reads it, the connection gets it back intact
+            c.post("/v1/chat/completions", clientKey, body);
+            RawHttpConnection.Response waited = c.read();
+            assertThat(waited.status()).as(waited.body()).isEqualTo(200);
+            assertThat(waited.body()).contains("after the wait");
+            RawHttpConnection.Response next = c.read();
+            assertThat(next.status()).as(next.body()).isEqualTo(200);
+            assertThat(first.requestCount()).isEqualTo(3);
+            // and the kept-alive connection carries on
+            c.post("/v1/chat/completions", clientKey, body);
+            RawHttpConnection.Response third = c.read();
+            assertThat(third.status()).as(third.body()).isEqualTo(200);
+            assertThat(first.requestCount()).isEqualTo(4);
+        }
     }
 
     @Test

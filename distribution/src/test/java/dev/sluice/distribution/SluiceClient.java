@@ -39,6 +39,16 @@ final class SluiceClient {
         this.serverOutput = sluice::output;
     }
 
+    /** The server's base address. */
+    URI base() {
+        return base;
+    }
+
+    /** What the server printed so far. */
+    String serverOutput() {
+        return serverOutput.get();
+    }
+
     HttpResponse<String> get(String path, String bearer) {
         return send(request(path, bearer).GET().build());
     }

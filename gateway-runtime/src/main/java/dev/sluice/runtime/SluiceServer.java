@@ -9,6 +9,7 @@ import dev.sluice.api.HostContext;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderExecutor;
 import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.http.ClientConnections;
 import dev.sluice.runtime.http.HttpApi;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
@@ -233,6 +234,8 @@ public final class SluiceServer implements AutoCloseable {
                 .host(config.host())
                 .port(config.port())
                 .connectionOptions(o -> o.tcpNoDelay(true))
+                // CO-3: handlers can tell when their client disconnects
+                .addConnectionSelector(ClientConnections.create())
                 .writeQueueLength(WRITE_QUEUE_LENGTH)
                 .smartAsyncWrites(true)
                 .shutdownHook(false)

@@ -98,7 +98,7 @@ final class AnthropicMessagesService implements HttpService {
     private void messagesThroughCombo(ServerRequest req, ServerResponse res, byte[] body, ChatRequest request, Combo combo, Caller caller,
             String requestId) {
         Map<String, String> headers = RoutedAnswers.forwardableHeaders(req);
-        ComboRouter.Outcome<Object> outcome = combos.run(combo, caller, (route, c) -> {
+        ComboRouter.Outcome<Object> outcome = combos.run(combo, caller, ClientConnections.of(req), (route, c) -> {
             if (route.provider().executor().supportsPassthrough(PassthroughCall.ANTHROPIC_MESSAGES)) {
                 return widen(chatRouter.passthrough(route, PassthroughCall.ANTHROPIC_MESSAGES, withModel(body, route.upstreamModel()),
                         request.stream(), c, requestId, headers));

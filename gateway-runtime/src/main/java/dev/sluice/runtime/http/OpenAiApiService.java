@@ -100,7 +100,7 @@ final class OpenAiApiService implements HttpService {
         DispatchResult<ChatReply> result;
         if (combo.isPresent()) {
             // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
-            ComboRouter.Outcome<ChatReply> outcome = combos.run(combo.get(), caller,
+            ComboRouter.Outcome<ChatReply> outcome = combos.run(combo.get(), caller, ClientConnections.of(req),
                     (r, c) -> chatRouter.chat(r, request, c, requestId, headers));
             result = outcome.result();
             route = outcome.route();

@@ -72,6 +72,8 @@ public final class ComboRouter {
             FailureReason.NOT_FOUND_LOCAL, FailureReason.MODEL_ACCESS_DENIED, FailureReason.REQUEST_REJECTED);
     /** CO-3: a wait ends this long after the cooldown it waits for. */
     static final long WAIT_MARGIN_MS = 50;
+    /** CO-3: a wait is slept in slices this long, the client's connection checked before each. */
+    static final long WAIT_SLICE_MS = 100;
 
     /**
      * Creates the router.
@@ -146,7 +148,22 @@ public final class ComboRouter {
      * @return the outcome
      */
     public <T> Outcome<T> run(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
-        Outcome<T> outcome = runTargets(combo, caller, dispatch);
+        return run(combo, caller, ClientLiveness.ALWAYS, dispatch);
+    }
+
+    /**
+     * Runs a combo request like {@link #run(Combo, Caller, BiFunction)}; a wait ends as soon as
+     * the client is gone (CO-3), with the outcome it would have had without waiting.
+     *
+     * @param combo the combo
+     * @param caller the caller
+     * @param client whether the client is still connected, asked between slices of a wait
+     * @param dispatch dispatches one target: its route and the caller narrowed to the target's pinned connection
+     * @param <T> the value type
+     * @return the outcome
+     */
+    public <T> Outcome<T> run(Combo combo, Caller caller, ClientLiveness client, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
+        Outcome<T> outcome = runTargets(combo, caller, client, dispatch);
         if (outcome.result() instanceof DispatchResult.Served<T>
                 || (outcome.result() instanceof DispatchResult.Failed<T> f && !f.verdict().fallback())) {
             // OF-3 is for targets that failed or could not run, not for a request every model would refuse
@@ -165,7 +182,8 @@ public final class ComboRouter {
         return r instanceof DispatchResult.Served<T> ? new Outcome<>(r, route.get(), Held.NONE, clock.millis()) : outcome;
     }
 
-    private <T> Outcome<T> runTargets(Combo combo, Caller caller, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
+    private <T> Outcome<T> runTargets(Combo combo, Caller caller, ClientLiveness client,
+            BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
         ResilienceSettings.ComboCooldownWait w = settings.get().comboCooldownWait();
         // the combo's own limits hold across the passes of one request
         Limits limits = new Limits(intOption(combo, MAX_ATTEMPTS, Integer.MAX_VALUE), intOption(combo, BUDGET_MS, 0), clock.millis());
@@ -196,7 +214,11 @@ public final class ComboRouter {
             if (mayWait(w, transientMs, waits, waited)) {
                 long wait = transientMs + WAIT_MARGIN_MS;
                 try {
-                    sleeper.sleep(wait);
+                    if (!waitOut(wait, client, sleeper)) {
+                        LOG.log(System.Logger.Level.INFO, "combo " + combo.name() + ": the client disconnected during a "
+                                + wait + " ms cooldown wait; the request is abandoned");
+                        return stamped(pass);
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return stamped(pass);
@@ -210,6 +232,25 @@ public final class ComboRouter {
             }
             return new Outcome<>(r, null, classify(excluded), clock.millis());
         }
+    }
+
+    /**
+     * Sleeps {@code ms} in slices of {@link #WAIT_SLICE_MS}, asking the client before each.
+     *
+     * @param ms how long
+     * @param client the client
+     * @param sleeper how to sleep
+     * @return false when the client went away (the wait ended early)
+     * @throws InterruptedException when interrupted
+     */
+    static boolean waitOut(long ms, ClientLiveness client, Sleeper sleeper) throws InterruptedException {
+        for (long left = ms; left > 0; left -= WAIT_SLICE_MS) {
+            if (!client.connected()) {
+                return false;
+            }
+            sleeper.sleep(Math.min(WAIT_SLICE_MS, left));
+        }
+        return client.connected();
     }
 
     private <T> Outcome<T> stamped(Outcome<T> o) {

@@ -70,4 +70,27 @@ class ComboWaitDecisionTest {
         assertThat(ComboRouter.classify(List.of(terminal))).isEqualTo(ComboRouter.Held.NONE);
         assertThat(ComboRouter.soonestTransient(List.of(unknownCause))).isEqualTo(3_000);
     }
+
+    @Test
+    void aWaitIsSleptInSlicesAskingTheClientBeforeEach_CO3() throws InterruptedException {
+        List<Long> slept = new java.util.ArrayList<>();
+        int[] asked = {0};
+        assertThat(ComboRouter.waitOut(2050, () -> ++asked[0] > 0, slept::add)).isTrue();
+        assertThat(slept).hasSize(21).allMatch(ms -> ms <= ComboRouter.WAIT_SLICE_MS);
+        assertThat(slept.stream().mapToLong(Long::longValue).sum()).isEqualTo(2050);
+        assertThat(slept.get(20)).isEqualTo(50);
+        assertThat(asked[0]).isEqualTo(22);
+    }
+
+    @Test
+    void aClientThatGoesAwayEndsTheWaitAtTheNextSlice_CO3() throws InterruptedException {
+        List<Long> slept = new java.util.ArrayList<>();
+        int[] asked = {0};
+        // connected for the first three questions, gone from the fourth
+        assertThat(ComboRouter.waitOut(90_050, () -> ++asked[0] <= 3, slept::add)).isFalse();
+        assertThat(slept).containsExactly(100L, 100L, 100L);
+        assertThat(ComboRouter.waitOut(2050, () -> false, ms -> {
+            throw new AssertionError("slept although the client was gone");
+        })).isFalse();
+    }
 }

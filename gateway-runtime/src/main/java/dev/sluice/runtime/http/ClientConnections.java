@@ -1,0 +1,226 @@
+package dev.sluice.runtime.http;
+
+import dev.sluice.runtime.routing.ClientLiveness;
+import io.helidon.common.buffers.BufferData;
+import io.helidon.common.buffers.DataReader;
+import io.helidon.common.buffers.DataWriter;
+import io.helidon.common.socket.HelidonSocket;
+import io.helidon.common.socket.PeerInfo;
+import io.helidon.webserver.ConnectionContext;
+import io.helidon.webserver.ListenerContext;
+import io.helidon.webserver.ProxyProtocolData;
+import io.helidon.webserver.Router;
+import io.helidon.webserver.ServerConnectionException;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http1.Http1Config;
+import io.helidon.webserver.http1.Http1ConnectionSelector;
+import io.helidon.webserver.spi.ServerConnection;
+import io.helidon.webserver.spi.ServerConnectionSelector;
+import java.io.UncheckedIOException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
+
+/**
+ * Tells a request handler when its HTTP/1 client has gone away (CO-3: a wait ends early when the
+ * client disconnects). Helidon SE 4 gives handlers no connection-closed signal, so this selector
+ * stands in front of Helidon's own HTTP/1 selector (same default configuration) and gives each
+ * connection a reader Sluice can watch. While a handler waits, one virtual thread blocks in the
+ * connection's next read: end of stream or a reset there means the client closed. Whatever that
+ * read returns (a pipelined request, or the end) is handed to the connection as its next read, so
+ * the connection never reads concurrently with the watcher and loses no byte. Requests that never
+ * wait never start a watcher and pay nothing but one indirection per read.
+ */
+public final class ClientConnections implements ServerConnectionSelector {
+
+    private static final ThreadLocal<Watched> CURRENT = new ThreadLocal<>();
+
+    private final ServerConnectionSelector http1;
+
+    private ClientConnections() {
+        this.http1 = Http1ConnectionSelector.builder().config(Http1Config.create()).build();
+    }
+
+    /**
+     * The selector to add to the web server ({@code addConnectionSelector}); it serves HTTP/1 in
+     * place of Helidon's discovered one.
+     *
+     * @return a new selector
+     */
+    public static ServerConnectionSelector create() {
+        return new ClientConnections();
+    }
+
+    /**
+     * The liveness of the client that sent a request, for handlers running on the request's
+     * connection thread (HTTP/1 in Helidon SE 4); {@link ClientLiveness#ALWAYS} otherwise.
+     *
+     * @param req the request
+     * @return its client's liveness
+     */
+    static ClientLiveness of(ServerRequest req) {
+        Watched w = CURRENT.get();
+        return w != null && w.childSocketId().equals(req.socketId()) ? w : ClientLiveness.ALWAYS;
+    }
+
+    @Override
+    public int bytesToIdentifyConnection() {
+        return http1.bytesToIdentifyConnection();
+    }
+
+    @Override
+    public Support supports(BufferData data) {
+        return http1.supports(data);
+    }
+
+    @Override
+    public Set<String> supportedApplicationProtocols() {
+        return http1.supportedApplicationProtocols();
+    }
+
+    @Override
+    public ServerConnection connection(ConnectionContext ctx) {
+        // Helidon runs the connection — and, for HTTP/1, every handler of it — on this thread
+        Watched watched = new Watched(ctx);
+        CURRENT.set(watched);
+        return http1.connection(watched);
+    }
+
+    /** A connection whose reads go through {@link #get()}, so a watcher can stand in for them. */
+    static final class Watched implements ConnectionContext, ClientLiveness, Supplier<byte[]> {
+
+        /** What a finished watcher read: bytes, or null for end of stream, or the failure. */
+        private record Read(byte[] bytes, RuntimeException failure) {
+        }
+
+        private final ConnectionContext ctx;
+        private final DataReader original;
+        private final DataReader reader;
+        private final Object lock = new Object();
+        private boolean drained;
+        private CompletableFuture<Read> watcher;
+
+        Watched(ConnectionContext ctx) {
+            this.ctx = ctx;
+            this.original = ctx.dataReader();
+            this.reader = DataReader.create(this);
+        }
+
+        /** The connection's next bytes: what the selector had already read, the watcher's read, or a socket read. */
+        @Override
+        public byte[] get() {
+            if (!drained) {
+                drained = true;
+                int buffered = original.available();
+                if (buffered > 0) {
+                    return original.readBytes(buffered);
+                }
+            }
+            CompletableFuture<Read> w;
+            synchronized (lock) {
+                w = watcher;
+                watcher = null;
+            }
+            if (w == null) {
+                return readSocket();
+            }
+            Read r = w.join();
+            if (r.failure() != null) {
+                throw r.failure();
+            }
+            return r.bytes();
+        }
+
+        @Override
+        public boolean connected() {
+            CompletableFuture<Read> w;
+            synchronized (lock) {
+                if (watcher == null) {
+                    watcher = new CompletableFuture<>();
+                    CompletableFuture<Read> started = watcher;
+                    Thread.ofVirtual().name("sluice-client-watch-" + ctx.childSocketId()).start(() -> {
+                        try {
+                            started.complete(new Read(readSocket(), null));
+                        } catch (RuntimeException e) {
+                            started.complete(new Read(null, e));
+                        }
+                    });
+                }
+                w = watcher;
+            }
+            Read r = w.getNow(null);
+            return r == null || r.bytes() != null;
+        }
+
+        /** One blocking read, failures mapped as Helidon's own connection reader maps them. */
+        private byte[] readSocket() {
+            try {
+                return ctx.serverSocket().get();
+            } catch (UncheckedIOException e) {
+                throw new ServerConnectionException("Failed to get data from socket", e);
+            }
+        }
+
+        @Override
+        public DataReader dataReader() {
+            return reader;
+        }
+
+        @Override
+        public ListenerContext listenerContext() {
+            return ctx.listenerContext();
+        }
+
+        @Override
+        public ExecutorService executor() {
+            return ctx.executor();
+        }
+
+        @Override
+        public DataWriter dataWriter() {
+            return ctx.dataWriter();
+        }
+
+        @Override
+        public Router router() {
+            return ctx.router();
+        }
+
+        @Override
+        public Optional<ProxyProtocolData> proxyProtocolData() {
+            return ctx.proxyProtocolData();
+        }
+
+        @Override
+        public HelidonSocket serverSocket() {
+            return ctx.serverSocket();
+        }
+
+        @Override
+        public PeerInfo remotePeer() {
+            return ctx.remotePeer();
+        }
+
+        @Override
+        public PeerInfo localPeer() {
+            return ctx.localPeer();
+        }
+
+        @Override
+        public boolean isSecure() {
+            return ctx.isSecure();
+        }
+
+        @Override
+        public String socketId() {
+            return ctx.socketId();
+        }
+
+        @Override
+        public String childSocketId() {
+            return ctx.childSocketId();
+        }
+    }
+}
