@@ -32,4 +32,13 @@ public interface ComboStrategy {
      * @return the same targets, in the order to try them
      */
     List<ComboTargetView> order(ComboContext context, List<ComboTargetView> eligible);
+
+    /**
+     * Drops whatever per-combo state this strategy keeps for a combo that was deleted or whose
+     * targets were replaced (a position, a shuffle bag). The default keeps nothing.
+     *
+     * @param comboName the combo's name
+     */
+    default void forget(String comboName) {
+    }
 }

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -44,6 +45,7 @@ final class CombosAdminService implements HttpService {
     private final Predicate<String> knownStrategy;
     private final Supplier<Set<String>> strategyNames;
     private final Predicate<String> knownConnection;
+    private final Consumer<String> forget;
 
     /**
      * Creates the service.
@@ -54,9 +56,11 @@ final class CombosAdminService implements HttpService {
      * @param knownStrategy whether a strategy name is registered
      * @param strategyNames the registered strategy names (for error messages)
      * @param knownConnection whether a connection id exists, or null to accept any {@code connectionId}
+     * @param forget drops routing state of a combo deleted or replaced
      */
     CombosAdminService(Json json, Authenticator auth, ComboStore combos, Predicate<String> knownStrategy,
-            Supplier<Set<String>> strategyNames, Predicate<String> knownConnection) {
+            Supplier<Set<String>> strategyNames, Predicate<String> knownConnection, Consumer<String> forget) {
+        this.forget = forget;
         this.json = json;
         this.auth = auth;
         this.combos = combos;
@@ -111,6 +115,7 @@ final class CombosAdminService implements HttpService {
                     + "'); create a new combo and delete this one to rename it.");
         }
         Combo stored = combos.update(parse(name, body)).orElseThrow(() -> notFound(name));
+        forget.accept(name);
         json.send(res, 200, render(stored));
     }
 
@@ -120,6 +125,7 @@ final class CombosAdminService implements HttpService {
         if (!combos.delete(name)) {
             throw notFound(name);
         }
+        forget.accept(name);
         json.send(res, 200, json.object().put("name", name).put("deleted", true));
     }
 

@@ -81,7 +81,8 @@ public final class HttpApi {
                 d.comboRouter()));
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog())));
         routing.register("/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
-                d.comboStrategies()::names, id -> d.connections().find(id).isPresent()));
+                d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
+                name -> d.comboRouter().forget(name, d.comboStrategies())));
         routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections()));
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),

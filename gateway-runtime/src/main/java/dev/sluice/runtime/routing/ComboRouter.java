@@ -6,6 +6,7 @@ import dev.sluice.api.combo.ComboTargetView;
 import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.ComboTarget;
+import dev.sluice.runtime.combo.strategy.ComboStrategies;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.Exclusion;
@@ -110,6 +111,18 @@ public final class ComboRouter {
      */
     public Optional<Combo> combo(String model) {
         return model == null || model.indexOf('/') >= 0 ? Optional.empty() : combos.find(model);
+    }
+
+    /**
+     * Drops what the router and the strategies observed of a combo that was deleted or whose
+     * targets were replaced.
+     *
+     * @param comboName the combo's name
+     * @param strategies the strategies to tell
+     */
+    public void forget(String comboName, ComboStrategies strategies) {
+        stats.remove(comboName);
+        strategies.forget(comboName);
     }
 
     /**

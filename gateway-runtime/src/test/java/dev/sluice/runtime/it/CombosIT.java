@@ -161,6 +161,20 @@ class CombosIT {
     }
 
     @Test
+    void aComboDeletedAndCreatedAgainStartsFresh_CO2() {
+        String rr = "{\"name\":\"rr\",\"strategy\":\"round-robin\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}";
+        combo(rr);
+        a.setDefault(MockResponse.completion("a"));
+        b.setDefault(MockResponse.completion("b"));
+        assertThat(read(chat("rr", false).body()).at("/choices/0/message/content").asText()).isEqualTo("a");
+        assertThat(sluice.send("DELETE", "/api/combos/rr", ADMIN_KEY, null).statusCode()).isEqualTo(200);
+        combo(rr);
+        // the old combo's round-robin position is gone with it
+        assertThat(read(chat("rr", false).body()).at("/choices/0/message/content").asText()).isEqualTo("a");
+        assertThat(read(chat("rr", false).body()).at("/choices/0/message/content").asText()).isEqualTo("b");
+    }
+
+    @Test
     void aTargetPinnedToAConnectionUsesOnlyThatConnection_CO1() {
         String second = sluice.addOpenAiCompatible("alpha", b.baseUrl() + "/v1", 2);
         combo("{\"name\":\"pinned\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\",\"connectionId\":\"" + second + "\"}]}");

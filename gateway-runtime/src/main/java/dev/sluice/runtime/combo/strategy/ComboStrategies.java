@@ -88,6 +88,23 @@ public final class ComboStrategies {
         return Collections.unmodifiableSet(new LinkedHashSet<>(byName.keySet()));
     }
 
+    /**
+     * Tells every strategy to drop its state for a combo (deleted, or its targets replaced); a
+     * strategy that throws is logged and skipped.
+     *
+     * @param comboName the combo's name
+     */
+    public void forget(String comboName) {
+        for (ComboStrategy s : byName.values()) {
+            try {
+                s.forget(comboName);
+            } catch (RuntimeException e) {
+                System.getLogger(ComboStrategies.class.getName()).log(System.Logger.Level.WARNING,
+                        "combo strategy " + s.name() + " failed to forget combo " + comboName + ": " + e);
+            }
+        }
+    }
+
     private static String origin(ComboStrategy strategy) {
         Class<?> type = strategy.getClass();
         Module module = type.getModule();

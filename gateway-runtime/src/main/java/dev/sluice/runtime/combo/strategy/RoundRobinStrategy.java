@@ -49,6 +49,11 @@ final class RoundRobinStrategy implements ComboStrategy {
         return List.copyOf(ordered);
     }
 
+    @Override
+    public void forget(String comboName) {
+        previousStart.remove(comboName);
+    }
+
     /** The position in {@code byIndex} of the first target whose index is greater than {@code index}, else 0. */
     private static int firstAfter(List<ComboTargetView> byIndex, int index) {
         for (int i = 0; i < byIndex.size(); i++) {

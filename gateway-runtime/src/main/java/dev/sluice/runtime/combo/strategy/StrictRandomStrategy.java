@@ -44,6 +44,11 @@ final class StrictRandomStrategy implements ComboStrategy {
         return bags.computeIfAbsent(context.comboName(), k -> new Bag()).order(context, eligible);
     }
 
+    @Override
+    public void forget(String comboName) {
+        bags.remove(comboName);
+    }
+
     /** One combo's shuffle bag. */
     private static final class Bag {
 

@@ -95,4 +95,15 @@ class RoundRobinStrategyTest {
             assertThat(firsts.get(i)).isEqualTo(threads * perThread / 4);
         }
     }
+
+    @Test
+    void aForgottenComboStartsAgainFromItsFirstTarget_CO2() {
+        var all = plain(0, 1, 2);
+        assertThat(indices(s.order(ctx, all))).containsExactly(0, 1, 2);
+        assertThat(indices(s.order(ctx, all))).containsExactly(1, 2, 0);
+
+        s.forget(ctx.comboName());
+
+        assertThat(indices(s.order(ctx, all))).containsExactly(0, 1, 2);
+    }
 }

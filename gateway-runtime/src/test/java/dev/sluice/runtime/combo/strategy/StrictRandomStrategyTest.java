@@ -126,4 +126,18 @@ class StrictRandomStrategyTest {
             assertThat(firsts.get(i)).isEqualTo(threads * perThread / 4);
         }
     }
+
+    @Test
+    void aForgottenComboStartsAFreshCycle_CO2() {
+        var all = plain(0, 1);
+        int drawn = s.order(ctx, all).getFirst().index();
+        // mid-cycle the other target is due; after forget any target may start a fresh cycle
+        s.forget(ctx.comboName());
+        Set<Integer> firstsAfterForget = new HashSet<>();
+        for (int i = 0; i < 64; i++) {
+            firstsAfterForget.add(s.order(ctx, all).getFirst().index());
+            s.forget(ctx.comboName());
+        }
+        assertThat(firstsAfterForget).contains(drawn).containsExactlyInAnyOrder(0, 1);
+    }
 }
