@@ -109,13 +109,17 @@ final class AnthropicMessagesService implements HttpService {
             throw RoutedAnswers.comboFailure(outcome, combo);
         }
         Route route = outcome.route();
-        RoutedAnswers.routedHeaders(res, served.connection(), route);
-        switch (served.value()) {
-            case UpstreamResponse upstream -> relayPassthrough(res, upstream, served.connection(), route, request.stream(), requestId);
-            case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), "msg_" + requestId, route.upstreamModel()));
-            case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator("msg_" + requestId, route.upstreamModel()),
-                    route, requestId, served.connection());
-            default -> throw new IllegalStateException("unexpected reply " + served.value().getClass());
+        try {
+            RoutedAnswers.routedHeaders(res, served.connection(), route);
+            switch (served.value()) {
+                case UpstreamResponse upstream -> relayPassthrough(res, upstream, served.connection(), route, request.stream(), requestId);
+                case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), "msg_" + requestId, route.upstreamModel()));
+                case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator("msg_" + requestId, route.upstreamModel()),
+                        route, requestId, served.connection());
+                default -> throw new IllegalStateException("unexpected reply " + served.value().getClass());
+            }
+        } finally {
+            outcome.finished().run();
         }
     }
 

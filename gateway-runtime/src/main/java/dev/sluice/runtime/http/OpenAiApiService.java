@@ -98,12 +98,14 @@ final class OpenAiApiService implements HttpService {
         Optional<Combo> combo = combos.combo(request.model());
         Route route;
         DispatchResult<ChatReply> result;
+        Runnable finished = () -> { };
         if (combo.isPresent()) {
             // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
             ComboRouter.Outcome<ChatReply> outcome = combos.run(combo.get(), caller, ClientConnections.of(req),
                     (r, c) -> chatRouter.chat(r, request, c, requestId, headers));
             result = outcome.result();
             route = outcome.route();
+            finished = outcome.finished();
             if (!(result instanceof DispatchResult.Served<ChatReply>)) {
                 throw RoutedAnswers.comboFailure(outcome, combo.get());
             }
@@ -114,10 +116,14 @@ final class OpenAiApiService implements HttpService {
         if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
             throw RoutedAnswers.failure(result, route);
         }
-        RoutedAnswers.routedHeaders(res, served.connection(), route);
-        switch (served.value()) {
-            case ChatReply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
-            case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), route, requestId, served.connection());
+        try {
+            RoutedAnswers.routedHeaders(res, served.connection(), route);
+            switch (served.value()) {
+                case ChatReply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
+                case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), route, requestId, served.connection());
+            }
+        } finally {
+            finished.run();
         }
     }
 

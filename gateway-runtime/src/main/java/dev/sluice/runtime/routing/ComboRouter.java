@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -132,13 +133,27 @@ public final class ComboRouter {
      * @param route the route of the served or last tried target, or null when nothing was tried
      * @param held when nothing was tried: how the targets were held back
      * @param decidedAt when the outcome was decided, epoch ms (the base of a {@code reset_at})
+     * @param finished to run once the served answer has been written (a stream to its end): the
+     *        served target stops counting as in flight (CO-2 {@code p2c}); idempotent, a no-op
+     *        when nothing was served
      * @param <T> the value type
      */
-    public record Outcome<T>(DispatchResult<T> result, Route route, Held held, long decidedAt) {
+    public record Outcome<T>(DispatchResult<T> result, Route route, Held held, long decidedAt, Runnable finished) {
+        /** No null {@code finished}. */
+        public Outcome {
+            finished = finished == null ? NOTHING : finished;
+        }
+
+        Outcome(DispatchResult<T> result, Route route, Held held, long decidedAt) {
+            this(result, route, held, decidedAt, NOTHING);
+        }
+
         Outcome(DispatchResult<T> result, Route route) {
-            this(result, route, Held.NONE, 0);
+            this(result, route, Held.NONE, 0, NOTHING);
         }
     }
+
+    private static final Runnable NOTHING = () -> { };
 
     /** How every target was held back before dispatch (CO-4, CO-5). */
     public enum Held {
@@ -267,7 +282,7 @@ public final class ComboRouter {
     }
 
     private <T> Outcome<T> stamped(Outcome<T> o) {
-        return new Outcome<>(o.result(), o.route(), o.held(), clock.millis());
+        return new Outcome<>(o.result(), o.route(), o.held(), clock.millis(), o.finished());
     }
 
     /** A combo's {@code maxAttempts} / {@code budgetMs} across the passes of one request. */
@@ -440,13 +455,25 @@ public final class ComboRouter {
             DispatchResult<T> r;
             try {
                 r = dispatch.apply(route, target.caller());
-            } finally {
+            } catch (RuntimeException | Error e) {
+                st.ended(v.index());
+                throw e;
+            }
+            if (!(r instanceof DispatchResult.Served<T>)) {
                 st.ended(v.index());
             }
             switch (r) {
                 case DispatchResult.Served<T> s -> {
                     st.succeeded(v.index(), clock.millis());
-                    return new Outcome<>(s, route);
+                    // in flight until the answer is written: a stream counts for as long as it runs
+                    int index = v.index();
+                    Stats counted = st;
+                    AtomicBoolean once = new AtomicBoolean();
+                    return new Outcome<>(s, route, Held.NONE, 0, () -> {
+                        if (once.compareAndSet(false, true)) {
+                            counted.ended(index);
+                        }
+                    });
                 }
                 case DispatchResult.Failed<T> f -> {
                     last = f;

@@ -175,6 +175,31 @@ class CombosIT {
     }
 
     @Test
+    void p2cCountsAStreamAsInFlightUntilItEnds_CO2() throws Exception {
+        combo("{\"name\":\"p\",\"strategy\":\"p2c\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        b.setDefault(MockResponse.completion("b"));
+        // alpha: one 429 (its connection cools, beta serves), so beta has more uses once alpha is back
+        a.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\"}}").header("Retry-After", "60"));
+        assertThat(read(chat("p", false).body()).at("/choices/0/message/content").asText()).isEqualTo("b");
+        assertThat(read(chat("p", false).body()).at("/choices/0/message/content").asText()).isEqualTo("b");
+        assertThat(sluice.send("POST", "/api/resilience/cooldowns", ADMIN_KEY, "{\"all\":true}").statusCode()).isEqualTo(200);
+        // uses alpha 1, beta 2: the slow stream goes to alpha
+        a.enqueue(MockResponse.chatStream(List.of("a1", "a2", "a3", "a4"), Duration.ofMillis(500)));
+        a.setDefault(MockResponse.completion("a"));
+        var stream = java.util.concurrent.CompletableFuture.supplyAsync(() -> chat("p", true));
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (a.requestCount() < 2 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(a.requestCount()).isEqualTo(2);
+        // uses now 2:2; alpha's stream still runs, so it is the more loaded and beta goes first
+        assertThat(read(chat("p", false).body()).at("/choices/0/message/content").asText()).isEqualTo("b");
+        assertThat(stream.get(10, java.util.concurrent.TimeUnit.SECONDS).body()).contains("a4");
+        // stream over: alpha is no longer in flight; uses 2:3, so alpha is next
+        assertThat(read(chat("p", false).body()).at("/choices/0/message/content").asText()).isEqualTo("a");
+    }
+
+    @Test
     void aTargetPinnedToAConnectionUsesOnlyThatConnection_CO1() {
         String second = sluice.addOpenAiCompatible("alpha", b.baseUrl() + "/v1", 2);
         combo("{\"name\":\"pinned\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\",\"connectionId\":\"" + second + "\"}]}");
