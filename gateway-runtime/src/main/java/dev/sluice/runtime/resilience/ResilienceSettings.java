@@ -17,6 +17,8 @@ import java.util.Map;
  * @param streamStallCooldown whether a stream stall cools the connection (CC-5)
  * @param modelLockout model lockout (§11, ML-2)
  * @param comboCooldownWait the combos' cooldown-aware wait (§13, CO-3)
+ * @param requestQueue the local request queue per connection (§14)
+ * @param quotaShareConcurrencyLimit quota-share serialization (§12, QC-3)
  */
 public record ResilienceSettings(
         CircuitBreakerSettings circuitBreaker,
@@ -24,7 +26,9 @@ public record ResilienceSettings(
         ConnectionCooldownSettings connectionCooldown,
         StreamStallCooldown streamStallCooldown,
         ModelLockoutSettings modelLockout,
-        ComboCooldownWait comboCooldownWait) {
+        ComboCooldownWait comboCooldownWait,
+        RequestQueue requestQueue,
+        QuotaShareConcurrencyLimit quotaShareConcurrencyLimit) {
 
     /** The built-in defaults of the spec. */
     public static final ResilienceSettings DEFAULTS = new ResilienceSettings(
@@ -41,7 +45,9 @@ public record ResilienceSettings(
                     new CooldownProfile(3_000, 5, 1_800_000)),
             new StreamStallCooldown(false),
             new ModelLockoutSettings(false, List.of(403, 404, 429, 502, 503, 504), 120_000, 1_800_000, 10, true),
-            ComboCooldownWait.DEFAULT);
+            ComboCooldownWait.DEFAULT,
+            RequestQueue.DEFAULT,
+            QuotaShareConcurrencyLimit.DEFAULT);
 
     /** Validates. */
     public ResilienceSettings {
@@ -51,6 +57,25 @@ public record ResilienceSettings(
         requireNonNull(streamStallCooldown, "streamStallCooldown");
         requireNonNull(modelLockout, "modelLockout");
         requireNonNull(comboCooldownWait, "comboCooldownWait");
+        requireNonNull(requestQueue, "requestQueue");
+        requireNonNull(quotaShareConcurrencyLimit, "quotaShareConcurrencyLimit");
+    }
+
+    /**
+     * The settings with the default {@link RequestQueue} and {@link QuotaShareConcurrencyLimit}.
+     *
+     * @param circuitBreaker provider circuit breaker
+     * @param providerCooldown provider cooldown window gate
+     * @param connectionCooldown connection cooldown
+     * @param streamStallCooldown stream stall cooldown
+     * @param modelLockout model lockout
+     * @param comboCooldownWait the combos' cooldown-aware wait
+     */
+    public ResilienceSettings(CircuitBreakerSettings circuitBreaker, ProviderCooldownSettings providerCooldown,
+            ConnectionCooldownSettings connectionCooldown, StreamStallCooldown streamStallCooldown, ModelLockoutSettings modelLockout,
+            ComboCooldownWait comboCooldownWait) {
+        this(circuitBreaker, providerCooldown, connectionCooldown, streamStallCooldown, modelLockout, comboCooldownWait,
+                RequestQueue.DEFAULT, QuotaShareConcurrencyLimit.DEFAULT);
     }
 
     /**
@@ -81,6 +106,38 @@ public record ResilienceSettings(
     public record ComboCooldownWait(boolean enabled, long maxWaitMs, int maxAttempts, long budgetMs) {
         /** The spec's defaults. */
         public static final ComboCooldownWait DEFAULT = new ComboCooldownWait(true, 90_000, 5, 300_000);
+    }
+
+    /**
+     * The local request queue in front of each connection (§14).
+     *
+     * @param maxWaitMs the longest a request waits in a connection's queue before it starts (RQ-1;
+     *        default 30 000; 1 ms–24 h); over it: {@code RATE_LIMIT_QUEUE_TIMEOUT}, nothing sent upstream
+     * @param executionMaxWaitMs the longest an attempt may run once started (RQ-2; default 600 000;
+     *        1 ms–24 h), raised to the attempt's own start timeout when that is longer
+     * @param maxQueueDepth waiting requests per connection beyond which a new one is refused at once
+     *        with {@code RATE_LIMIT_QUEUE_FULL} (RQ-5; default 0 = unlimited; 0–100 000)
+     * @param autoEnableApiKeyProviders whether every active API-key connection is protected (RQ-7;
+     *        default true; env {@code RATE_LIMIT_AUTO_ENABLE} beats it)
+     */
+    public record RequestQueue(long maxWaitMs, long executionMaxWaitMs, int maxQueueDepth, boolean autoEnableApiKeyProviders) {
+        /** The spec's defaults. */
+        public static final RequestQueue DEFAULT = new RequestQueue(30_000, 600_000, 0, true);
+        /** RQ-3: both bounds clamp to 1 ms – 24 h. */
+        public static final long MAX_BOUND_MS = 86_400_000L;
+        /** RQ-5: {@code maxQueueDepth} clamps to 0 – 100 000. */
+        public static final int MAX_QUEUE_DEPTH = 100_000;
+    }
+
+    /**
+     * Quota-share serialization (QC-3): requests a quota-share combo sends to a connection with a
+     * positive {@code maxConcurrent} take turns on that connection (fail-open).
+     *
+     * @param enabled default true
+     */
+    public record QuotaShareConcurrencyLimit(boolean enabled) {
+        /** The spec's default. */
+        public static final QuotaShareConcurrencyLimit DEFAULT = new QuotaShareConcurrencyLimit(true);
     }
 
     /**

@@ -44,7 +44,11 @@ public final class ResilienceEnvironment {
             new EnvOverride("SLUICE_PROVIDER_BREAKER_API_KEY_FAILURE_WINDOW_MS", "providerCooldown.apikey.failureWindowMs"),
             new EnvOverride("SLUICE_PROVIDER_BREAKER_API_KEY_COOLDOWN_MS", "providerCooldown.apikey.cooldownMs"),
             // §11 ML-2
-            new EnvOverride("SLUICE_MODEL_LOCKOUT_ENABLED", "modelLockout.enabled"));
+            new EnvOverride("SLUICE_MODEL_LOCKOUT_ENABLED", "modelLockout.enabled"),
+            // §14 RQ-3, RQ-5 (the names OmniRoute operators already use)
+            new EnvOverride("RATE_LIMIT_MAX_WAIT_MS", "requestQueue.maxWaitMs"),
+            new EnvOverride("RATE_LIMIT_EXECUTION_MAX_WAIT_MS", "requestQueue.executionMaxWaitMs"),
+            new EnvOverride("RATE_LIMIT_MAX_QUEUE_DEPTH", "requestQueue.maxQueueDepth"));
 
     private ResilienceEnvironment() {
     }

@@ -22,10 +22,12 @@ public final class ResilienceSettingsCodec {
     private static final StreamStallCooldownSection STREAM_STALL_COOLDOWN = new StreamStallCooldownSection();
     private static final ComboCooldownWaitSection COMBO_COOLDOWN_WAIT = new ComboCooldownWaitSection();
     private static final ModelLockoutSection MODEL_LOCKOUT = new ModelLockoutSection();
+    private static final RequestQueueSection REQUEST_QUEUE = new RequestQueueSection();
+    private static final QuotaShareConcurrencyLimitSection QUOTA_SHARE = new QuotaShareConcurrencyLimitSection();
 
     /** The top-level keys, in display order. */
     static final List<Section<?>> SECTIONS = List.of(CIRCUIT_BREAKER, PROVIDER_COOLDOWN, CONNECTION_COOLDOWN, STREAM_STALL_COOLDOWN,
-            MODEL_LOCKOUT, COMBO_COOLDOWN_WAIT);
+            MODEL_LOCKOUT, COMBO_COOLDOWN_WAIT, REQUEST_QUEUE, QUOTA_SHARE);
 
     /** The whole tree's schema. */
     static final Schema.Obj SCHEMA;
@@ -143,7 +145,9 @@ public final class ResilienceSettingsCodec {
                 CONNECTION_COOLDOWN.read(section(valid, CONNECTION_COOLDOWN)),
                 STREAM_STALL_COOLDOWN.read(section(valid, STREAM_STALL_COOLDOWN)),
                 MODEL_LOCKOUT.read(section(valid, MODEL_LOCKOUT)),
-                COMBO_COOLDOWN_WAIT.read(section(valid, COMBO_COOLDOWN_WAIT)));
+                COMBO_COOLDOWN_WAIT.read(section(valid, COMBO_COOLDOWN_WAIT)),
+                REQUEST_QUEUE.read(section(valid, REQUEST_QUEUE)),
+                QUOTA_SHARE.read(section(valid, QUOTA_SHARE)));
     }
 
     private static ObjectNode section(ObjectNode tree, Section<?> s) {

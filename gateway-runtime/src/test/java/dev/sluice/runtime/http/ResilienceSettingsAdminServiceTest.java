@@ -120,10 +120,10 @@ class ResilienceSettingsAdminServiceTest {
 
     @Test
     void anUnknownKeyIsA400NamingThePath_SE4() throws Exception {
-        HttpResponse<String> r = send("PATCH", "/api/resilience", ADMIN_KEY, "{\"requestQueue\":{\"maxQueueDepth\":5}}");
+        HttpResponse<String> r = send("PATCH", "/api/resilience", ADMIN_KEY, "{\"streamRecovery\":{\"enabled\":true}}");
 
         assertThat(r.statusCode()).isEqualTo(400);
-        assertThat(read(r.body()).at("/error/param").asText()).isEqualTo("requestQueue");
+        assertThat(read(r.body()).at("/error/param").asText()).isEqualTo("streamRecovery");
     }
 
     @Test

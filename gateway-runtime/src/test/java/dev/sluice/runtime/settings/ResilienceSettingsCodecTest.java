@@ -236,10 +236,10 @@ class ResilienceSettingsCodecTest {
 
     @Test
     void unknownKeysAreRefusedNamingTheirPath_SE4() {
-        assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "requestQueue.maxQueueDepth", 10)))
-                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("requestQueue"))
-                .hasMessage("'requestQueue' is not a resilience setting (known: circuitBreaker, providerCooldown, connectionCooldown,"
-                        + " streamStallCooldown, modelLockout, comboCooldownWait).");
+        assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "streamRecovery.enabled", 10)))
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamRecovery"))
+                .hasMessage("'streamRecovery' is not a resilience setting (known: circuitBreaker, providerCooldown, connectionCooldown,"
+                        + " streamStallCooldown, modelLockout, comboCooldownWait, requestQueue, quotaShareConcurrencyLimit).");
         assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "modelLockout.cooldownMs", 10)))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("modelLockout.cooldownMs"))
                 .hasMessageStartingWith("'modelLockout.cooldownMs' is not a resilience setting (known in 'modelLockout': enabled, errorCodes,");

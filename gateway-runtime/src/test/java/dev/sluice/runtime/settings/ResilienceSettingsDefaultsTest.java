@@ -106,14 +106,45 @@ class ResilienceSettingsDefaultsTest {
                     "enabled": false, "errorCodes": [403, 404, 429, 502, 503, 504], "baseCooldownMs": 120000,
                     "maxCooldownMs": 1800000, "maxBackoffSteps": 10, "useExponentialBackoff": true
                   },
-                  "comboCooldownWait": {"enabled": true, "maxWaitMs": 90000, "maxAttempts": 5, "budgetMs": 300000}
+                  "comboCooldownWait": {"enabled": true, "maxWaitMs": 90000, "maxAttempts": 5, "budgetMs": 300000},
+                  "requestQueue": {"maxWaitMs": 30000, "executionMaxWaitMs": 600000, "maxQueueDepth": 0,
+                    "autoEnableApiKeyProviders": true},
+                  "quotaShareConcurrencyLimit": {"enabled": true}
                 }
                 """);
 
         assertThat(ResilienceSettingsCodec.toJson(D)).isEqualTo(expected);
         assertThat(List.copyOf(ResilienceSettingsCodec.toJson(D).properties()).stream().map(Map.Entry::getKey))
                 .containsExactly("circuitBreaker", "providerCooldown", "connectionCooldown", "streamStallCooldown", "modelLockout",
-                        "comboCooldownWait");
+                        "comboCooldownWait", "requestQueue", "quotaShareConcurrencyLimit");
+    }
+
+    @Test
+    void requestQueueAndQuotaShareDefaults_RQ1_RQ2_RQ5_RQ7_QC3() {
+        assertThat(D.requestQueue().maxWaitMs()).isEqualTo(30_000);
+        assertThat(D.requestQueue().executionMaxWaitMs()).isEqualTo(600_000);
+        assertThat(D.requestQueue().maxQueueDepth()).isZero();
+        assertThat(D.requestQueue().autoEnableApiKeyProviders()).isTrue();
+        assertThat(D.quotaShareConcurrencyLimit().enabled()).isTrue();
+    }
+
+    @Test
+    void requestQueueBoundsClampOneMsTo24hAndDepthTo100000_RQ3_RQ5() {
+        com.fasterxml.jackson.databind.node.ObjectNode tree = ResilienceSettingsCodec.toJson(D);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("requestQueue")).put("maxWaitMs", 0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(tree))
+                .isInstanceOf(SettingsException.class).extracting(e -> ((SettingsException) e).path()).isEqualTo("requestQueue.maxWaitMs");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("requestQueue")).put("maxWaitMs", 86_400_000).put("executionMaxWaitMs",
+                86_400_001);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(tree))
+                .isInstanceOf(SettingsException.class).extracting(e -> ((SettingsException) e).path())
+                .isEqualTo("requestQueue.executionMaxWaitMs");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("requestQueue")).put("executionMaxWaitMs", 1).put("maxQueueDepth", 100_001);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(tree))
+                .isInstanceOf(SettingsException.class).extracting(e -> ((SettingsException) e).path()).isEqualTo("requestQueue.maxQueueDepth");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("requestQueue")).put("maxQueueDepth", 100_000);
+        assertThat(ResilienceSettingsCodec.fromJson(tree).requestQueue())
+                .isEqualTo(new ResilienceSettings.RequestQueue(86_400_000, 1, 100_000, true));
     }
 
     @Test

@@ -117,7 +117,10 @@ class ResilienceSettingsLayersTest {
                 tuple("SLUICE_PROVIDER_BREAKER_API_KEY_FAILURE_THRESHOLD", "providerCooldown.apikey.failureThreshold"),
                 tuple("SLUICE_PROVIDER_BREAKER_API_KEY_FAILURE_WINDOW_MS", "providerCooldown.apikey.failureWindowMs"),
                 tuple("SLUICE_PROVIDER_BREAKER_API_KEY_COOLDOWN_MS", "providerCooldown.apikey.cooldownMs"),
-                tuple("SLUICE_MODEL_LOCKOUT_ENABLED", "modelLockout.enabled"));
+                tuple("SLUICE_MODEL_LOCKOUT_ENABLED", "modelLockout.enabled"),
+                tuple("RATE_LIMIT_MAX_WAIT_MS", "requestQueue.maxWaitMs"),
+                tuple("RATE_LIMIT_EXECUTION_MAX_WAIT_MS", "requestQueue.executionMaxWaitMs"),
+                tuple("RATE_LIMIT_MAX_QUEUE_DEPTH", "requestQueue.maxQueueDepth"));
     }
 
     // ------------------------------------------------------------------ clamping and ignoring (SE-1)
@@ -209,13 +212,13 @@ class ResilienceSettingsLayersTest {
 
     @Test
     void unknownFileKeysAreIgnoredWithAWarning_SE1() {
-        ResilienceSettings s = configured(yaml("requestQueue.maxQueueDepth", "10", "modelLockout.cooldown", "5",
+        ResilienceSettings s = configured(yaml("streamRecovery.enabled", "10", "modelLockout.cooldown", "5",
                 "circuitBreaker.apikey.cooldownByKind", Map.of("rate_limit", "60000", "quota_exhausted", "3600000")), Map.of());
 
         assertThat(s.circuitBreaker().apikey().cooldownByKind()).isEqualTo(Map.of("quota_exhausted", 3_600_000L));
         assertThat(s.modelLockout()).isEqualTo(ResilienceSettings.DEFAULTS.modelLockout());
         assertThat(warnings).containsExactlyInAnyOrder(
-                "config file setting resilience.requestQueue is not a resilience setting; ignored",
+                "config file setting resilience.streamRecovery is not a resilience setting; ignored",
                 "config file setting resilience.modelLockout.cooldown is not a resilience setting; ignored",
                 "config file setting resilience.circuitBreaker.apikey.cooldownByKind.rate_limit: unknown failure kind 'rate_limit'; ignored");
     }

@@ -218,8 +218,8 @@ class ResilienceSettingsServiceTest {
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("modelLockout.enabled"));
         assertThatThrownBy(() -> s.patch(patch("modelLockout", 5)))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("modelLockout"));
-        assertThatThrownBy(() -> s.patch(patch("requestQueue.maxQueueDepth", 10)))
-                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("requestQueue"));
+        assertThatThrownBy(() -> s.patch(patch("streamRecovery.enabled", 10)))
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamRecovery"));
         assertThatThrownBy(() -> s.patch(patch("streamRecovery", null)))
                 .as("an unknown key is refused even when its value is null")
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamRecovery"));
@@ -369,7 +369,7 @@ class ResilienceSettingsServiceTest {
     void badPartsOfThePersistedDocumentAreDroppedOrClampedWithAWarning_SE1() {
         store.put(ResilienceSettingsService.STORE_KEY, """
                 {"modelLockout": {"enabled": true, "maxCooldownMs": 99999999, "baseCooldownMs": "soon"},
-                 "requestQueue": {"maxQueueDepth": 5}}""");
+                 "streamRecovery": {"enabled": true}}""");
 
         ResilienceSettingsService s = service();
 
@@ -379,7 +379,7 @@ class ResilienceSettingsServiceTest {
         assertThat(warnings).containsExactly(
                 "persisted setting modelLockout.maxCooldownMs = 99999999 is outside 5000..3600000; clamped to 3600000",
                 "persisted setting modelLockout.baseCooldownMs = \"soon\" is not an integer; ignored",
-                "persisted setting requestQueue is not a resilience setting; ignored");
+                "persisted setting streamRecovery is not a resilience setting; ignored");
         assertThat(s.accumulated()).isEqualTo(json("{'modelLockout': {'enabled': true, 'maxCooldownMs': 3600000}}"));
 
         s.patch(patch("streamStallCooldown.enabled", true));
