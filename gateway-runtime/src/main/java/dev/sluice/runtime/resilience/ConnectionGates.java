@@ -1,0 +1,346 @@
+package dev.sluice.runtime.resilience;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Local admission in front of each connection: the caps of SPEC §12 (QC-1 {@code maxConcurrent},
+ * QC-2 per-model caps) and the request queue of §14 (RQ-1 queue wait bound, RQ-4 pacing pause,
+ * RQ-5 queue depth). One gate per connection; a request either starts at once, or waits in the
+ * gate's FIFO queue until every limit that holds it lets it start, or is refused without anything
+ * being sent upstream.
+ *
+ * <p>The account permit and the model permit are taken together under the gate's lock, so the
+ * compound gate is atomic: no request ever holds one while waiting for the other (no deadlock), and
+ * a refusal, a timeout, a client that left or an exception never leaves a permit taken. A waiter
+ * starts when it is the first waiter in queue order that may start: a waiter held by its model's cap
+ * does not hold back a waiter for another model.
+ *
+ * <p>Nothing here throttles on its own (RQ-10): with no cap configured and no pause in force, a
+ * request passes without taking the lock. Waiting parks the request's virtual thread on a
+ * condition (no busy loop); a waiter whose client can go away wakes every
+ * {@link #CLIENT_CHECK_MS} to ask and leaves the queue when it has.
+ */
+public final class ConnectionGates {
+
+    /** How often a waiting request asks whether its client is still there. */
+    public static final long CLIENT_CHECK_MS = 100;
+
+    /** Why a request did not start. */
+    public enum Refusal {
+        /** RQ-5: the protected connection's queue already holds {@code maxQueueDepth} requests. */
+        RATE_LIMIT_QUEUE_FULL,
+        /** RQ-1 / RQ-4: queued past {@code maxWaitMs}, or paused beyond it. */
+        RATE_LIMIT_QUEUE_TIMEOUT,
+        /** QC-2: a cap's queue (connection not protected by the request queue) is full. */
+        SEMAPHORE_QUEUE_FULL,
+        /** QC-2: waited past {@code maxWaitMs} for a cap's permit. */
+        SEMAPHORE_TIMEOUT,
+        /** The client disconnected while its request waited. */
+        CLIENT_DISCONNECTED
+    }
+
+    /**
+     * What limits one request on one connection.
+     *
+     * @param connectionCap the connection's concurrency cap (QC-1), 0 for none
+     * @param modelCap the cap of the request's upstream model on this connection (QC-2), 0 for none
+     * @param protectedQueue whether the request queue protects the connection (RQ-7, RQ-8): names the refusal codes
+     * @param maxWaitMs the longest the request may wait to start (RQ-1, RQ-3)
+     * @param maxQueueDepth waiting requests beyond which a new one is refused at once, 0 = unlimited (RQ-5)
+     */
+    public record Limits(int connectionCap, int modelCap, boolean protectedQueue, long maxWaitMs, int maxQueueDepth) {
+
+        /** Checks the bounds. */
+        public Limits {
+            if (connectionCap < 0 || modelCap < 0 || maxWaitMs < 1 || maxQueueDepth < 0) {
+                throw new IllegalArgumentException("bad limits: " + connectionCap + ", " + modelCap + ", " + maxWaitMs + ", " + maxQueueDepth);
+            }
+        }
+
+        boolean capped() {
+            return connectionCap > 0 || modelCap > 0;
+        }
+    }
+
+    /** The outcome of {@link #enter}. */
+    public sealed interface Entry permits Permit, Refused {
+    }
+
+    /**
+     * A request that may start; {@link #release()} when its attempt ends (a stream: when it ends).
+     * Releasing twice is harmless.
+     */
+    public static final class Permit implements Entry {
+        private static final Permit NONE = new Permit(null, null);
+        private final Gate gate;
+        private final String model;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        private Permit(Gate gate, String model) {
+            this.gate = gate;
+            this.model = model;
+        }
+
+        /** Returns the permits this request holds. */
+        public void release() {
+            if (gate != null && released.compareAndSet(false, true)) {
+                gate.release(model);
+            }
+        }
+    }
+
+    /**
+     * A request that did not start; nothing was sent upstream.
+     *
+     * @param refusal why
+     * @param retryAfterMs when trying again may succeed, ms (a pause's remaining time, else 0)
+     */
+    public record Refused(Refusal refusal, long retryAfterMs) implements Entry {
+    }
+
+    private final InstantSource clock;
+    private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the gates.
+     *
+     * @param clock decides deadlines and pauses
+     */
+    public ConnectionGates(InstantSource clock) {
+        this.clock = clock;
+    }
+
+    /**
+     * RQ-5 admission, a pure function: may one more request join a queue that holds {@code queued}?
+     *
+     * @param queued requests waiting now
+     * @param maxQueueDepth the bound, 0 = unlimited
+     * @return whether it may join
+     */
+    public static boolean admits(int queued, int maxQueueDepth) {
+        return maxQueueDepth <= 0 || queued < maxQueueDepth;
+    }
+
+    /**
+     * Enters the gate of a connection: starts at once, waits, or is refused.
+     *
+     * @param connectionId the connection
+     * @param model the upstream model the request is for
+     * @param limits what limits it
+     * @param stillWanted asked while waiting; false once the client has gone (null: never asked)
+     * @return a permit to release when the attempt ends, or the refusal
+     * @throws InterruptedException when the waiting thread is interrupted (nothing is held)
+     */
+    public Entry enter(String connectionId, String model, Limits limits, BooleanSupplier stillWanted) throws InterruptedException {
+        Gate existing = gates.get(connectionId);
+        if (!limits.capped() && (existing == null || existing.idle(clock.millis()))) {
+            return Permit.NONE;
+        }
+        Gate gate = existing != null ? existing : gates.computeIfAbsent(connectionId, k -> new Gate());
+        return gate.enter(model, limits, stillWanted);
+    }
+
+    /**
+     * RQ-4 pacing: nothing starts on this connection before {@code untilMs}; waiters whose queue
+     * time ends before that are refused at once.
+     *
+     * @param connectionId the connection
+     * @param untilMs epoch ms
+     */
+    public void pause(String connectionId, long untilMs) {
+        gates.computeIfAbsent(connectionId, k -> new Gate()).pause(untilMs);
+    }
+
+    /**
+     * The pause in force on a connection.
+     *
+     * @param connectionId the connection
+     * @return epoch ms until which it is paused, or 0
+     */
+    public long pausedUntil(String connectionId) {
+        Gate g = gates.get(connectionId);
+        long until = g == null ? 0 : g.pausedUntil;
+        return until > clock.millis() ? until : 0;
+    }
+
+    /**
+     * A snapshot of one connection's gate, for health views and tests.
+     *
+     * @param running requests holding a permit
+     * @param queued requests waiting
+     * @param runningByModel permits held per upstream model
+     */
+    public record Snapshot(int running, int queued, Map<String, Integer> runningByModel) {
+    }
+
+    /**
+     * The state of a connection's gate.
+     *
+     * @param connectionId the connection
+     * @return the snapshot (zeros when the connection never had a gate)
+     */
+    public Snapshot snapshot(String connectionId) {
+        Gate g = gates.get(connectionId);
+        return g == null ? new Snapshot(0, 0, Map.of()) : g.snapshot();
+    }
+
+    /** Wakes every waiter to look at the clock again (tests that move a test clock). */
+    void recheck() {
+        gates.values().forEach(Gate::signal);
+    }
+
+    /** One connection's gate. */
+    private final class Gate {
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition changed = lock.newCondition();
+        private final List<Waiter> waiters = new ArrayList<>();
+        private final Map<String, Integer> runningByModel = new HashMap<>();
+        private int running;
+        private volatile int queued;
+        private volatile long pausedUntil;
+
+        /** Nothing to enforce for an uncapped request: no pause, nobody queued or counted. */
+        boolean idle(long now) {
+            return pausedUntil <= now && queued == 0;
+        }
+
+        Entry enter(String model, Limits limits, BooleanSupplier stillWanted) throws InterruptedException {
+            lock.lock();
+            try {
+                long now = clock.millis();
+                if (waiters.isEmpty() && mayStart(model, limits, now)) {
+                    return take(model, limits);
+                }
+                if (!admits(waiters.size(), limits.maxQueueDepth())) {
+                    return new Refused(limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_FULL : Refusal.SEMAPHORE_QUEUE_FULL,
+                            Math.max(0, pausedUntil - now));
+                }
+                long deadline = now + limits.maxWaitMs();
+                if (pausedUntil > deadline) {
+                    // RQ-4: the pause outlasts this caller's queue time: refuse at once
+                    return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, pausedUntil - now);
+                }
+                Waiter w = new Waiter(model, limits);
+                waiters.add(w);
+                queued = waiters.size();
+                try {
+                    while (true) {
+                        now = clock.millis();
+                        if (firstStartable(now) == w) {
+                            waiters.remove(w);
+                            queued = waiters.size();
+                            // the next in line may be able to start too (another model)
+                            changed.signalAll();
+                            return take(model, limits);
+                        }
+                        if (now >= deadline) {
+                            boolean paused = pausedUntil > now;
+                            return new Refused(paused || limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_TIMEOUT
+                                    : Refusal.SEMAPHORE_TIMEOUT, Math.max(0, pausedUntil - now));
+                        }
+                        if (stillWanted != null && !stillWanted.getAsBoolean()) {
+                            return new Refused(Refusal.CLIENT_DISCONNECTED, 0);
+                        }
+                        long waitMs = deadline - now;
+                        if (pausedUntil > now) {
+                            waitMs = Math.min(waitMs, pausedUntil - now);
+                        }
+                        if (stillWanted != null) {
+                            waitMs = Math.min(waitMs, CLIENT_CHECK_MS);
+                        }
+                        changed.await(Math.max(1, waitMs), TimeUnit.MILLISECONDS);
+                    }
+                } finally {
+                    if (waiters.remove(w)) {
+                        queued = waiters.size();
+                        // leaving may let the next waiter be first
+                        changed.signalAll();
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private boolean mayStart(String model, Limits limits, long now) {
+            return pausedUntil <= now
+                    && (limits.connectionCap() == 0 || running < limits.connectionCap())
+                    && (limits.modelCap() == 0 || runningByModel.getOrDefault(model, 0) < limits.modelCap());
+        }
+
+        private Waiter firstStartable(long now) {
+            for (Waiter w : waiters) {
+                if (mayStart(w.model, w.limits, now)) {
+                    return w;
+                }
+            }
+            return null;
+        }
+
+        private Permit take(String model, Limits limits) {
+            running++;
+            runningByModel.merge(model, 1, Integer::sum);
+            return new Permit(this, model);
+        }
+
+        void release(String model) {
+            lock.lock();
+            try {
+                running--;
+                runningByModel.computeIfPresent(model, (k, n) -> n == 1 ? null : n - 1);
+                    changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void pause(long untilMs) {
+            lock.lock();
+            try {
+                pausedUntil = Math.max(pausedUntil, untilMs);
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void signal() {
+            lock.lock();
+            try {
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        Snapshot snapshot() {
+            lock.lock();
+            try {
+                return new Snapshot(running, waiters.size(), Map.copyOf(runningByModel));
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** A request waiting in a gate (identity matters: two waiters for the same model are two). */
+    private static final class Waiter {
+        final String model;
+        final Limits limits;
+
+        Waiter(String model, Limits limits) {
+            this.model = model;
+            this.limits = limits;
+        }
+    }
+}
