@@ -17,6 +17,9 @@ import dev.sluice.runtime.plugin.DefaultHostContext;
 import dev.sluice.runtime.plugin.LoadedPlugin;
 import dev.sluice.runtime.plugin.PluginLoader;
 import dev.sluice.runtime.plugin.PluginRegistry;
+import dev.sluice.runtime.settings.ResilienceEnvironment;
+import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.AdmissionPolicy;
 import dev.sluice.runtime.resilience.FailureClassifier;
 import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ConnectionCooldowns;
@@ -208,7 +211,12 @@ public final class SluiceServer implements AutoCloseable {
                 new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), connections, proxyLogs,
                         resilience.cooldowns(), clock), quotas);
         ConnectionSelector selector = new ConnectionSelector(connections, clock, engine);
-        Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, json -> parseObject(mapper, json), http);
+        // §12, §14: caps and the request queue in front of each connection
+        AdmissionPolicy admissionPolicy = new AdmissionPolicy(resilienceSettings,
+                AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), json -> parseObject(mapper, json));
+        ConnectionGates gates = new ConnectionGates(clock);
+        Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, json -> parseObject(mapper, json), http, gates,
+                admissionPolicy);
         // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
         ComboStrategies strategies = ComboStrategies.builtIn();
         for (ComboStrategy contributed : registry.comboStrategies()) {

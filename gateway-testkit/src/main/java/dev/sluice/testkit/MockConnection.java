@@ -98,7 +98,12 @@ final class MockConnection implements Runnable {
         server.record(request);
         String connection = headers.getOrDefault("connection", "").toLowerCase(Locale.ROOT);
         boolean keepAlive = version.equals("HTTP/1.0") ? connection.contains("keep-alive") : !connection.contains("close");
-        return respond(server.nextResponse(), request, keepAlive);
+        server.answering(1);
+        try {
+            return respond(server.nextResponse(), request, keepAlive);
+        } finally {
+            server.answering(-1);
+        }
     }
 
     private String readBody(Map<String, String> headers) throws IOException {

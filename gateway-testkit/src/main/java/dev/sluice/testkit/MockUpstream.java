@@ -52,6 +52,8 @@ public final class MockUpstream implements AutoCloseable {
     private volatile MockResponse defaultResponse = MockResponse.echoCompletion();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger answering = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger peakAnswering = new java.util.concurrent.atomic.AtomicInteger();
     private final CountDownLatch closedLatch = new CountDownLatch(1);
 
     // A lock rather than synchronized: virtual threads must not pin a carrier on Java 21.
@@ -199,6 +201,22 @@ public final class MockUpstream implements AutoCloseable {
         return accepted.get();
     }
 
+    /**
+     * The most requests this upstream was answering at the same moment since start (or
+     * {@link #clear()}): a request counts from when it was read until its answer (a stream: its
+     * last byte) was written.
+     *
+     * @return the peak
+     */
+    public int maxConcurrentRequests() {
+        return peakAnswering.get();
+    }
+
+    void answering(int delta) {
+        int now = answering.addAndGet(delta);
+        peakAnswering.accumulateAndGet(now, Math::max);
+    }
+
     /** Empties the script and the recorded requests, and resets the default to {@link MockResponse#echoCompletion()}. */
     public void clear() {
         script.clear();
@@ -211,6 +229,7 @@ public final class MockUpstream implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        peakAnswering.set(answering.get());
     }
 
     /**

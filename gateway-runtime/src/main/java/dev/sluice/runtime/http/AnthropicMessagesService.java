@@ -82,12 +82,16 @@ final class AnthropicMessagesService implements HttpService {
         if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
             throw RoutedAnswers.failure(result, route);
         }
-        RoutedAnswers.routedHeaders(res, served.connection(), route);
-        String fallbackId = "msg_" + requestId;
-        switch (served.value()) {
-            case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
-            case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
-                    route, requestId, served.connection());
+        try {
+            RoutedAnswers.routedHeaders(res, served.connection(), route);
+            String fallbackId = "msg_" + requestId;
+            switch (served.value()) {
+                case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
+                case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
+                        route, requestId, served.connection());
+            }
+        } finally {
+            served.finished().run();
         }
     }
 
@@ -98,7 +102,7 @@ final class AnthropicMessagesService implements HttpService {
     private void messagesThroughCombo(ServerRequest req, ServerResponse res, byte[] body, ChatRequest request, Combo combo, Caller caller,
             String requestId) {
         Map<String, String> headers = RoutedAnswers.forwardableHeaders(req);
-        ComboRouter.Outcome<Object> outcome = combos.run(combo, caller, ClientConnections.of(req), (route, c) -> {
+        ComboRouter.Outcome<Object> outcome = combos.run(combo, caller, caller.client(), (route, c) -> {
             if (route.provider().executor().supportsPassthrough(PassthroughCall.ANTHROPIC_MESSAGES)) {
                 return widen(chatRouter.passthrough(route, PassthroughCall.ANTHROPIC_MESSAGES, withModel(body, route.upstreamModel()),
                         request.stream(), c, requestId, headers));
@@ -142,8 +146,12 @@ final class AnthropicMessagesService implements HttpService {
         if (!(result instanceof DispatchResult.Served<UpstreamResponse> served)) {
             throw RoutedAnswers.failure(result, route);
         }
-        RoutedAnswers.routedHeaders(res, served.connection(), route);
-        relayPassthrough(res, served.value(), served.connection(), route, stream, requestId);
+        try {
+            RoutedAnswers.routedHeaders(res, served.connection(), route);
+            relayPassthrough(res, served.value(), served.connection(), route, stream, requestId);
+        } finally {
+            served.finished().run();
+        }
     }
 
     /** Relays an accepted passthrough answer byte for byte (and closes it). */

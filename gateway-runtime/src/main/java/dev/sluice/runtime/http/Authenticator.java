@@ -35,11 +35,11 @@ final class Authenticator {
                 "Missing API key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'."));
         String hash = KeyHasher.hash(token);
         if (KeyHasher.matches(hash, adminKeyHash)) {
-            return new Caller("admin", true, Set.of());
+            return new Caller("admin", true, Set.of(), ClientConnections.of(req));
         }
         ApiKey key = keys.findByHash(hash).filter(k -> KeyHasher.matches(k.keyHash(), hash))
                 .orElseThrow(() -> unauthorized("invalid_api_key", "Invalid API key."));
-        return new Caller(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()));
+        return new Caller(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()), ClientConnections.of(req));
     }
 
     /** A caller of the admin API: the admin key or a key with the {@code admin} scope. */

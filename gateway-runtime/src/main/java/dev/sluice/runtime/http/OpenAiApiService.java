@@ -98,10 +98,10 @@ final class OpenAiApiService implements HttpService {
         Optional<Combo> combo = combos.combo(request.model());
         Route route;
         DispatchResult<ChatReply> result;
-        Runnable finished = () -> { };
+        Runnable finished = null;
         if (combo.isPresent()) {
             // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
-            ComboRouter.Outcome<ChatReply> outcome = combos.run(combo.get(), caller, ClientConnections.of(req),
+            ComboRouter.Outcome<ChatReply> outcome = combos.run(combo.get(), caller, caller.client(),
                     (r, c) -> chatRouter.chat(r, request, c, requestId, headers));
             result = outcome.result();
             route = outcome.route();
@@ -116,6 +116,8 @@ final class OpenAiApiService implements HttpService {
         if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
             throw RoutedAnswers.failure(result, route);
         }
+        // the connection's permit (§12) and the combo's in-flight count are held until the answer is written
+        Runnable done = finished != null ? finished : served.finished();
         try {
             RoutedAnswers.routedHeaders(res, served.connection(), route);
             switch (served.value()) {
@@ -123,7 +125,7 @@ final class OpenAiApiService implements HttpService {
                 case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), route, requestId, served.connection());
             }
         } finally {
-            finished.run();
+            done.run();
         }
     }
 
@@ -191,8 +193,12 @@ final class OpenAiApiService implements HttpService {
         if (!(result instanceof DispatchResult.Served<String> served)) {
             throw RoutedAnswers.failure(result, route);
         }
-        RoutedAnswers.routedHeaders(res, served.connection(), route);
-        Json.send(res, 200, served.value().getBytes(StandardCharsets.UTF_8));
+        try {
+            RoutedAnswers.routedHeaders(res, served.connection(), route);
+            Json.send(res, 200, served.value().getBytes(StandardCharsets.UTF_8));
+        } finally {
+            served.finished().run();
+        }
     }
 
     private void models(ServerRequest req, ServerResponse res) {

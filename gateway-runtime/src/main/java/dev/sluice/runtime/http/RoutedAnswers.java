@@ -129,8 +129,37 @@ final class RoutedAnswers {
                 yield new ApiException(status, typeFor(status), code, "[" + target + "] " + Secrets.scrub(f.failure().describe(), f.connection())
                         + (f.attempts() > 1 ? " (after " + f.attempts() + " attempts)" : ""), null, headers);
             }
+            case DispatchResult.Throttled<?> t -> throttled(t, target);
             case DispatchResult.Served<?> s -> throw new IllegalStateException("served is not a failure");
         };
+    }
+
+    /** §12, §14: the local queues refused the request; nothing was sent upstream. */
+    private static ApiException throttled(DispatchResult.Throttled<?> t, String target) {
+        String connection = t.connection().id();
+        int status = switch (t.refusal()) {
+            // OmniRoute's statuses: a full queue and a cap's timeout are the client's rate limit,
+            // a queue wait that ran out is the gateway's overload, a departed client is nginx's 499
+            case RATE_LIMIT_QUEUE_FULL, SEMAPHORE_QUEUE_FULL, SEMAPHORE_TIMEOUT -> 429;
+            case RATE_LIMIT_QUEUE_TIMEOUT -> 503;
+            case CLIENT_DISCONNECTED -> 499;
+        };
+        String why = switch (t.refusal()) {
+            case RATE_LIMIT_QUEUE_FULL -> "the local request queue of connection " + connection + " is full (requestQueue.maxQueueDepth)";
+            case SEMAPHORE_QUEUE_FULL -> "the concurrency queue of connection " + connection + " is full (requestQueue.maxQueueDepth)";
+            case RATE_LIMIT_QUEUE_TIMEOUT -> "the request waited in the local queue of connection " + connection
+                    + " longer than requestQueue.maxWaitMs" + (t.retryAfterMs() > 0 ? " allows (the queue is paused by the upstream)" : "");
+            case SEMAPHORE_TIMEOUT -> "the request waited for a concurrency permit of connection " + connection
+                    + " (maxConcurrent / modelConcurrency) longer than requestQueue.maxWaitMs";
+            case CLIENT_DISCONNECTED -> "the client disconnected while the request waited in the queue of connection " + connection;
+        };
+        Map<String, String> headers = new HashMap<>();
+        headers.put(CONNECTION_ID.defaultCase(), connection);
+        if (t.retryAfterMs() > 0) {
+            headers.put("Retry-After", String.valueOf(seconds(t.retryAfterMs())));
+        }
+        return new ApiException(status, typeFor(status), t.refusal().name(), "[" + target + "] " + why + "; nothing was sent upstream.",
+                null, headers);
     }
 
     /** CO-5: {@code {excluded: [{target, provider, model, connectionId, reason, secondsLeft}]}}. */

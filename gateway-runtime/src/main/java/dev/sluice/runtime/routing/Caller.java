@@ -8,12 +8,35 @@ import java.util.Set;
  * @param keyId the gateway key id ({@code admin} for the admin key)
  * @param admin whether the key may use the admin API
  * @param allowedConnections connection ids the key may use; empty = all
+ * @param client whether the client is still there to read the answer (a waiting request gives up when it is not)
  */
-public record Caller(String keyId, boolean admin, Set<String> allowedConnections) {
+public record Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client) {
 
     /** Copies the set. */
     public Caller {
         allowedConnections = Set.copyOf(allowedConnections);
+        client = client == null ? ClientLiveness.ALWAYS : client;
+    }
+
+    /**
+     * A caller whose client is not watched.
+     *
+     * @param keyId the gateway key id
+     * @param admin whether the key may use the admin API
+     * @param allowedConnections connection ids the key may use; empty = all
+     */
+    public Caller(String keyId, boolean admin, Set<String> allowedConnections) {
+        this(keyId, admin, allowedConnections, ClientLiveness.ALWAYS);
+    }
+
+    /**
+     * The same caller, narrowed to one connection.
+     *
+     * @param connectionId the connection
+     * @return the narrowed caller
+     */
+    public Caller pinnedTo(String connectionId) {
+        return new Caller(keyId, admin, Set.of(connectionId), client);
     }
 
     /**

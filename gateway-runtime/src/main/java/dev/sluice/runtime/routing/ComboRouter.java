@@ -9,6 +9,7 @@ import dev.sluice.runtime.combo.ComboTarget;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.QuotaObservations;
 import dev.sluice.runtime.resilience.ResilienceSettings;
@@ -193,6 +194,7 @@ public final class ComboRouter {
     public <T> Outcome<T> run(Combo combo, Caller caller, ClientLiveness client, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
         Outcome<T> outcome = runTargets(combo, caller, client, dispatch);
         if (outcome.result() instanceof DispatchResult.Served<T>
+                || (outcome.result() instanceof DispatchResult.Throttled<T> t && t.refusal() == ConnectionGates.Refusal.CLIENT_DISCONNECTED)
                 || (outcome.result() instanceof DispatchResult.Failed<T> f && !f.verdict().fallback())) {
             // OF-3 is for targets that failed or could not run, not for a request every model would refuse
             return outcome;
@@ -207,7 +209,7 @@ public final class ComboRouter {
             return outcome;
         }
         DispatchResult<T> r = dispatch.apply(route.get(), caller);
-        return r instanceof DispatchResult.Served<T> ? new Outcome<>(r, route.get(), Held.NONE, clock.millis()) : outcome;
+        return r instanceof DispatchResult.Served<T> s ? new Outcome<>(r, route.get(), Held.NONE, clock.millis(), s.finished()) : outcome;
     }
 
     private <T> Outcome<T> runTargets(Combo combo, Caller caller, ClientLiveness client,
@@ -220,7 +222,8 @@ public final class ComboRouter {
         while (true) {
             Outcome<T> pass = pass(combo, caller, dispatch, limits);
             DispatchResult<T> r = pass.result();
-            if (r instanceof DispatchResult.Served<T>) {
+            if (r instanceof DispatchResult.Served<T> || r instanceof DispatchResult.Throttled<T>) {
+                // a queue refusal is not a cooldown to wait out: the queue already waited
                 return stamped(pass);
             }
             long transientMs;
@@ -441,6 +444,8 @@ public final class ComboRouter {
                 now), List.copyOf(eligible));
         DispatchResult<T> last = null;
         Route lastRoute = null;
+        DispatchResult.Throttled<T> throttled = null;
+        Route throttledRoute = null;
         for (ComboTargetView v : order) {
             if (limits.exhausted(clock.millis())) {
                 break;
@@ -472,6 +477,7 @@ public final class ComboRouter {
                     return new Outcome<>(s, route, Held.NONE, 0, () -> {
                         if (once.compareAndSet(false, true)) {
                             counted.ended(index);
+                            s.finished().run();
                         }
                     });
                 }
@@ -484,9 +490,20 @@ public final class ComboRouter {
                 }
                 case DispatchResult.CoolingDown<T> c -> excluded.addAll(c.excluded());
                 case DispatchResult.NoConnection<T> n -> excluded.addAll(n.excluded());
+                case DispatchResult.Throttled<T> t -> {
+                    // §12/§14: this target's queues refused it; the next target may have room
+                    throttled = t;
+                    throttledRoute = route;
+                    if (t.refusal() == ConnectionGates.Refusal.CLIENT_DISCONNECTED) {
+                        return new Outcome<>(t, route);
+                    }
+                }
             }
         }
-        return last != null ? new Outcome<>(last, lastRoute) : new Outcome<>(held(excluded), null);
+        if (last != null) {
+            return new Outcome<>(last, lastRoute);
+        }
+        return throttled != null ? new Outcome<>(throttled, throttledRoute) : new Outcome<>(held(excluded), null);
     }
 
     /**
@@ -528,7 +545,7 @@ public final class ComboRouter {
         if (connectionId == null) {
             return caller;
         }
-        return caller.mayUse(connectionId) ? new Caller(caller.keyId(), caller.admin(), Set.of(connectionId)) : null;
+        return caller.mayUse(connectionId) ? caller.pinnedTo(connectionId) : null;
     }
 
     private static int intOption(Combo combo, String key, int fallback) {

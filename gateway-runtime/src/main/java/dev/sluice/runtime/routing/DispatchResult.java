@@ -1,6 +1,7 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.api.upstream.UpstreamFailure;
+import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.Verdict;
 import dev.sluice.runtime.store.Connection;
 import java.util.List;
@@ -17,9 +18,37 @@ public sealed interface DispatchResult<T> {
      *
      * @param value the value
      * @param connection the connection that served
+     * @param finished to run once the answer has been written (a stream: to its end): returns the
+     *        connection's concurrency permit (§12); idempotent
      * @param <T> the value type
      */
-    record Served<T>(T value, Connection connection) implements DispatchResult<T> {
+    record Served<T>(T value, Connection connection, Runnable finished) implements DispatchResult<T> {
+        /** No null {@code finished}. */
+        public Served {
+            finished = finished == null ? () -> { } : finished;
+        }
+
+        /**
+         * Served with nothing to return afterwards.
+         *
+         * @param value the value
+         * @param connection the connection that served
+         */
+        public Served(T value, Connection connection) {
+            this(value, connection, null);
+        }
+    }
+
+    /**
+     * The local admission in front of the connections refused it (SPEC §12, §14): a queue was full,
+     * a wait ran out, or the client left while waiting. Nothing was sent upstream for it.
+     *
+     * @param refusal why (the error code)
+     * @param retryAfterMs when trying again may help, ms (0: unknown)
+     * @param connection the connection whose gate refused last
+     * @param <T> the value type
+     */
+    record Throttled<T>(ConnectionGates.Refusal refusal, long retryAfterMs, Connection connection) implements DispatchResult<T> {
     }
 
     /**

@@ -8,7 +8,9 @@ import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.AdmissionPolicy;
 import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.Verdict;
@@ -37,6 +39,8 @@ public final class Dispatcher {
     private final InstantSource clock;
     private final Function<String, Map<String, Object>> jsonObjectParser;
     private final EgressRoutes egress;
+    private final ConnectionGates gates;
+    private final AdmissionPolicy admissionPolicy;
 
     /**
      * Creates the dispatcher.
@@ -48,9 +52,14 @@ public final class Dispatcher {
      * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
      * @param egress the outbound routes: each attempt leaves through its connection's
      *     {@code localAddress} / {@code proxyUrl} (§16.3)
+     * @param gates the caps and request queue in front of each connection (§12, §14)
+     * @param admissionPolicy what limits a request on a connection
      */
     public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
-            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress) {
+            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
+            AdmissionPolicy admissionPolicy) {
+        this.gates = gates;
+        this.admissionPolicy = admissionPolicy;
         this.selector = selector;
         this.engine = engine;
         this.recorder = recorder;
@@ -72,6 +81,7 @@ public final class Dispatcher {
     public <T> DispatchResult<T> dispatch(Route route, Caller caller, String requestId, Function<UpstreamTarget, AttemptResult<T>> attempt) {
         ConnectionSelector.Cursor cursor = selector.open(route, caller);
         DispatchResult.Failed<T> last = null;
+        DispatchResult.Throttled<T> throttled = null;
         int attempts = 0;
         Candidate candidate;
         while ((candidate = cursor.next()) != null) {
@@ -82,6 +92,27 @@ public final class Dispatcher {
             }
             Candidate tried = candidate;
             Connection c = candidate.connection();
+            // §12, §14: the connection's caps and queue; a refusal sends nothing and tries the next connection
+            ConnectionGates.Limits limits = admissionPolicy.limits(c, route.upstreamModel());
+            ConnectionGates.Entry entry;
+            try {
+                entry = gates.enter(c.id(), route.upstreamModel(), limits,
+                        caller.client() == ClientLiveness.ALWAYS ? null : caller.client()::connected);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                engine.release(candidate, admission);
+                return new DispatchResult.Throttled<>(ConnectionGates.Refusal.CLIENT_DISCONNECTED, 0, c);
+            }
+            if (entry instanceof ConnectionGates.Refused refused) {
+                engine.release(candidate, admission);
+                throttled = new DispatchResult.Throttled<>(refused.refusal(), refused.retryAfterMs(), c);
+                if (refused.refusal() == ConnectionGates.Refusal.CLIENT_DISCONNECTED) {
+                    return throttled;
+                }
+                continue;
+            }
+            ConnectionGates.Permit permit = (ConnectionGates.Permit) entry;
+            boolean permitPassedOn = false;
             attempts++;
             boolean settled = false;
             try {
@@ -106,7 +137,9 @@ public final class Dispatcher {
                         bookkeeping(() -> engine.afterSuccess(tried, ok.head()));
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                                 ok.status(), latencyMs, null, egressIp));
-                        return new DispatchResult.Served<>(ok.value(), c);
+                        // the permit is held until the answer is written (a stream to its end)
+                        permitPassedOn = true;
+                        return new DispatchResult.Served<>(ok.value(), c, permit::release);
                     }
                     case AttemptResult.Failed<T> failed -> {
                         // §16.1: a misreported status is restated before anything classifies it
@@ -116,6 +149,8 @@ public final class Dispatcher {
                         // a dead proxy or an unusable local address is this connection's problem, not
                         // the upstream host's: cool the connection, never count for the breaker
                         Verdict verdict = !way.isDirect() && failure instanceof TransportError ? classified.asConnectionFailure() : classified;
+                        permit.release();
+                        pace(c, limits, verdict);
                         UpstreamError upstream = failure instanceof UpstreamError e ? e : null;
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                                 upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), egressIp));
@@ -131,6 +166,9 @@ public final class Dispatcher {
                     }
                 }
             } finally {
+                if (!permitPassedOn) {
+                    permit.release();
+                }
                 if (!settled) {
                     // whatever escaped, a claimed half-open probe must not stay claimed
                     engine.release(candidate, admission);
@@ -140,8 +178,25 @@ public final class Dispatcher {
         if (last != null) {
             return last;
         }
+        if (throttled != null) {
+            return throttled;
+        }
         long soonest = cursor.soonestTimerMs();
         return soonest < 0 ? new DispatchResult.NoConnection<>(cursor.excluded()) : new DispatchResult.CoolingDown<>(soonest, cursor.excluded());
+    }
+
+    /**
+     * RQ-4 pacing: a 429 on a protected connection whose body said how long to wait, within the
+     * connection's queue time, pauses the connection's queue for that long — the queued requests go
+     * out after it instead of meeting the same 429.
+     */
+    private void pace(Connection c, ConnectionGates.Limits limits, Verdict verdict) {
+        Long hint = verdict.retryAfterMs();
+        if (verdict.status() != 429 || hint == null || hint <= 0 || !limits.protectedQueue() || verdict.hintSource() == null
+                || verdict.hintSource() == Verdict.HintSource.HEADER || hint > limits.maxWaitMs()) {
+            return;
+        }
+        gates.pause(c.id(), clock.millis() + hint);
     }
 
     /**

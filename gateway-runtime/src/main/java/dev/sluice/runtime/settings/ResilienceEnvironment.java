@@ -50,6 +50,12 @@ public final class ResilienceEnvironment {
             new EnvOverride("RATE_LIMIT_EXECUTION_MAX_WAIT_MS", "requestQueue.executionMaxWaitMs"),
             new EnvOverride("RATE_LIMIT_MAX_QUEUE_DEPTH", "requestQueue.maxQueueDepth"));
 
+    /**
+     * RQ-7: {@code RATE_LIMIT_AUTO_ENABLE} beats the stored {@code requestQueue.autoEnableApiKeyProviders}
+     * (the one exception to SE-2), so it is not a layer of the tree: the admission policy reads it.
+     */
+    public static final String AUTO_ENABLE = "RATE_LIMIT_AUTO_ENABLE";
+
     private ResilienceEnvironment() {
     }
 
@@ -67,6 +73,9 @@ public final class ResilienceEnvironment {
             if (v != null) {
                 out.put(o.variable(), v);
             }
+        }
+        if (env.get(AUTO_ENABLE) != null) {
+            out.put(AUTO_ENABLE, env.get(AUTO_ENABLE));
         }
         return out;
     }

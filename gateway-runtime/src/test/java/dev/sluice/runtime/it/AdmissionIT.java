@@ -1,0 +1,135 @@
+package dev.sluice.runtime.it;
+
+import static dev.sluice.runtime.it.SluiceHarness.ADMIN_KEY;
+import static dev.sluice.runtime.it.SluiceHarness.chatBody;
+import static dev.sluice.runtime.it.SluiceHarness.read;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.testkit.MockResponse;
+import dev.sluice.testkit.MockUpstream;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Caps and the request queue through a real server (SPEC §12 QC-1, QC-2; §14 RQ-5). */
+class AdmissionIT {
+
+    @TempDir
+    Path dir;
+    SluiceHarness sluice;
+    MockUpstream upstream;
+    String clientKey;
+
+    @BeforeEach
+    void start() {
+        sluice = new SluiceHarness(dir);
+        upstream = MockUpstream.start();
+        clientKey = sluice.addKey("{\"name\":\"it\"}");
+    }
+
+    @AfterEach
+    void stop() {
+        sluice.close();
+        upstream.close();
+    }
+
+    private String connection(String extraJson) {
+        HttpResponse<String> r = sluice.send("POST", "/api/providers", ADMIN_KEY, "{\"provider\":\"alpha\",\"authType\":\"apikey\","
+                + "\"apiKey\":\"sk-upstream-alpha-abcdef\",\"baseUrl\":\"" + upstream.baseUrl() + "/v1\"" + extraJson + "}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+        return read(r.body()).get("id").asText();
+    }
+
+    private List<HttpResponse<String>> concurrently(int n, String model) throws Exception {
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<HttpResponse<String>>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                futures.add(pool.submit(() -> sluice.send("POST", "/v1/chat/completions", clientKey, chatBody(model, false))));
+            }
+            List<HttpResponse<String>> out = new ArrayList<>();
+            for (Future<HttpResponse<String>> f : futures) {
+                out.add(f.get(60, TimeUnit.SECONDS));
+            }
+            return out;
+        }
+    }
+
+    @Test
+    void aConnectionCappedAtOneServesTwentyClientsOneAtATime_QC1() throws Exception {
+        connection(",\"maxConcurrent\":1");
+        upstream.setDefault(MockResponse.delayed(Duration.ofMillis(50), MockResponse.completion("ok")));
+
+        List<HttpResponse<String>> answers = concurrently(20, "alpha/m1");
+
+        assertThat(answers).allSatisfy(r -> assertThat(r.statusCode()).as(r.body()).isEqualTo(200));
+        assertThat(upstream.requestCount()).isEqualTo(20);
+        assertThat(upstream.maxConcurrentRequests()).isEqualTo(1);
+    }
+
+    @Test
+    void beyondMaxQueueDepthClientsAreRefusedAtOnceAndNothingIsSent_RQ5() throws Exception {
+        connection(",\"maxConcurrent\":1");
+        assertThat(sluice.send("PATCH", "/api/resilience", ADMIN_KEY, "{\"requestQueue\":{\"maxQueueDepth\":5}}").statusCode())
+                .isEqualTo(200);
+        // the first request holds the only permit long enough for all 20 to arrive
+        upstream.enqueue(MockResponse.delayed(Duration.ofMillis(1_500), MockResponse.completion("first")));
+        upstream.setDefault(MockResponse.completion("queued"));
+
+        List<HttpResponse<String>> answers = concurrently(20, "alpha/m1");
+
+        List<HttpResponse<String>> served = answers.stream().filter(r -> r.statusCode() == 200).toList();
+        List<HttpResponse<String>> refused = answers.stream().filter(r -> r.statusCode() != 200).toList();
+        assertThat(served).hasSize(6);
+        assertThat(refused).hasSize(14).allSatisfy(r -> {
+            assertThat(r.statusCode()).isEqualTo(429);
+            assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("RATE_LIMIT_QUEUE_FULL");
+            assertThat(read(r.body()).at("/error/type").asText()).isEqualTo("rate_limit_error");
+        });
+        assertThat(upstream.requestCount()).isEqualTo(6);
+        assertThat(upstream.maxConcurrentRequests()).isEqualTo(1);
+    }
+
+    @Test
+    void aModelCapSerializesThatModelOnlyAndIsEditableWithPatch_QC2() throws Exception {
+        String id = connection("");
+        HttpResponse<String> patched = sluice.send("PATCH", "/api/providers/" + id, ADMIN_KEY,
+                "{\"rateLimitOverrides\":{\"modelConcurrency\":{\"glm-5\":1}}}");
+        assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+        assertThat(read(patched.body()).at("/rateLimitOverrides/modelConcurrency/glm-5").asInt()).isEqualTo(1);
+        upstream.setDefault(MockResponse.delayed(Duration.ofMillis(200), MockResponse.completion("ok")));
+
+        assertThat(concurrently(6, "alpha/glm-5")).allSatisfy(r -> assertThat(r.statusCode()).isEqualTo(200));
+        assertThat(upstream.maxConcurrentRequests()).isEqualTo(1);
+
+        upstream.clear();
+        upstream.setDefault(MockResponse.delayed(Duration.ofMillis(500), MockResponse.completion("ok")));
+        assertThat(concurrently(6, "alpha/glm-4.7")).allSatisfy(r -> assertThat(r.statusCode()).isEqualTo(200));
+        assertThat(upstream.maxConcurrentRequests()).as("an uncapped model runs side by side").isGreaterThan(1);
+    }
+
+    @Test
+    void aStreamHoldsItsPermitUntilItsLastEvent_QC1() throws Exception {
+        connection(",\"maxConcurrent\":1");
+        upstream.setDefault(MockResponse.chatStream(List.of("a", "b", "c"), Duration.ofMillis(100)));
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<HttpResponse<String>>> futures = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                futures.add(pool.submit(() -> sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m1", true))));
+            }
+            for (Future<HttpResponse<String>> f : futures) {
+                assertThat(f.get(30, TimeUnit.SECONDS).body()).contains("[DONE]");
+            }
+        }
+        assertThat(upstream.maxConcurrentRequests()).isEqualTo(1);
+    }
+}
