@@ -237,7 +237,7 @@ public final class SluiceServer implements AutoCloseable {
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
                 resolver, chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, resilienceSettings,
-                generalSettings, combos, strategyRegistry, comboRouter, clock);
+                generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy);
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())

@@ -16,6 +16,8 @@ import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
+import dev.sluice.runtime.resilience.AdmissionPolicy;
+import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.Resilience;
 import dev.sluice.runtime.routing.ComboRouter;
 import dev.sluice.runtime.settings.GeneralSettingsService;
@@ -53,13 +55,15 @@ public final class HttpApi {
      * @param comboStrategies the combo strategies, built-in and contributed
      * @param comboRouter routes requests that name a combo
      * @param clock the clock
+     * @param gates the caps and request queue in front of each connection (§12, §14)
+     * @param admissionPolicy what limits a request on a connection
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, ChatRouter chatRouter, Dispatcher dispatcher, ProviderCatalog catalog,
             ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database, Duration attemptTimeout,
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
-            InstantSource clock) {
+            InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy) {
     }
 
     /**
@@ -91,6 +95,7 @@ public final class HttpApi {
         routing.register("/api/resilience", resilience.resilience());
         routing.register("/api/monitoring", resilience.monitoring());
         routing.register("/api/settings", new SettingsAdminService(json, auth, d.generalSettings()));
+        routing.register("/api/rate-limits", new RateLimitsAdminService(json, auth, d.connections(), d.admissionPolicy(), d.gates()));
         routing.any(HttpApi::unknownRoute);
         return routing;
     }

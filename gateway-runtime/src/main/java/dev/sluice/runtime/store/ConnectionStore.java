@@ -61,6 +61,16 @@ public interface ConnectionStore {
     Optional<Connection> updateOAuth(String id, OAuthTokens tokens);
 
     /**
+     * Sets a connection's explicit rate-limit protection (RQ-8), keeping everything else; the only
+     * write path of the flag (RQ-9, {@code POST /api/rate-limits}).
+     *
+     * @param id the id
+     * @param enabled the flag
+     * @return the updated connection, or empty when it does not exist
+     */
+    Optional<Connection> updateRateLimitProtection(String id, boolean enabled);
+
+    /**
      * Deletes a connection.
      *
      * @param id the id

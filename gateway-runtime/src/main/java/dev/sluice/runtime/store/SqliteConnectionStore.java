@@ -144,6 +144,20 @@ public final class SqliteConnectionStore implements ConnectionStore {
     }
 
     @Override
+    public Optional<Connection> updateRateLimitProtection(String id, boolean enabled) {
+        int n = writeAndReloadOne(id, c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET rate_limit_protection=?, updated_at=?"
+                    + " WHERE id=?")) {
+                ps.setInt(1, enabled ? 1 : 0);
+                ps.setLong(2, clock.millis());
+                ps.setString(3, id);
+                return ps.executeUpdate();
+            }
+        });
+        return n == 0 ? Optional.empty() : find(id);
+    }
+
+    @Override
     public Optional<Connection> updateOAuth(String id, OAuthTokens tokens) {
         int n = writeAndReloadOne(id, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET oauth_access_enc=?,"

@@ -132,4 +132,35 @@ class AdmissionIT {
         }
         assertThat(upstream.maxConcurrentRequests()).isEqualTo(1);
     }
+
+    @Test
+    void rateLimitsIsTheOnlyWritePathOfProtectionAndShowsEachQueue_RQ7_RQ8_RQ9() {
+        String id = connection("");
+        com.fasterxml.jackson.databind.JsonNode listed = read(sluice.send("GET", "/api/rate-limits", ADMIN_KEY, null).body()).get("data").get(0);
+        assertThat(listed.get("connectionId").asText()).isEqualTo(id);
+        assertThat(listed.get("rateLimitProtection").asBoolean()).isFalse();
+        // RQ-7: an active API-key connection is protected by auto-enable
+        assertThat(listed.get("protected").asBoolean()).isTrue();
+        assertThat(listed.get("running").asInt()).isZero();
+        assertThat(listed.get("queued").asInt()).isZero();
+        assertThat(listed.get("pausedUntil").isNull()).isTrue();
+
+        HttpResponse<String> set = sluice.send("POST", "/api/rate-limits", ADMIN_KEY, "{\"connectionId\":\"" + id + "\",\"enabled\":true}");
+        assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+        assertThat(read(set.body()).get("rateLimitProtection").asBoolean()).isTrue();
+        assertThat(read(sluice.send("GET", "/api/providers/" + id, ADMIN_KEY, null).body()).get("rateLimitProtection").asBoolean()).isTrue();
+        // RQ-9: PUT ignores the field
+        HttpResponse<String> put = sluice.send("PUT", "/api/providers/" + id, ADMIN_KEY, "{\"provider\":\"alpha\",\"authType\":\"apikey\","
+                + "\"baseUrl\":\"" + upstream.baseUrl() + "/v1\",\"rateLimitProtection\":false}");
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+        assertThat(read(put.body()).get("rateLimitProtection").asBoolean()).isTrue();
+
+        HttpResponse<String> missing = sluice.send("POST", "/api/rate-limits", ADMIN_KEY, "{\"connectionId\":\"" + id + "\"}");
+        assertThat(missing.statusCode()).isEqualTo(400);
+        assertThat(read(missing.body()).at("/error/param").asText()).isEqualTo("enabled");
+        HttpResponse<String> unknown = sluice.send("POST", "/api/rate-limits", ADMIN_KEY, "{\"connectionId\":\"nope\",\"enabled\":true}");
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(sluice.send("POST", "/api/rate-limits", clientKey, "{\"connectionId\":\"" + id + "\",\"enabled\":true}").statusCode())
+                .isEqualTo(403);
+    }
 }
