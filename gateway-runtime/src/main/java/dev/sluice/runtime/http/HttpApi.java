@@ -90,7 +90,7 @@ public final class HttpApi {
         routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections()));
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
-                d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.clock());
+                d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock());
         routing.register("/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
         routing.register("/api/resilience", resilience.resilience());
         routing.register("/api/monitoring", resilience.monitoring());
@@ -119,6 +119,7 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/model-cooldowns"), "GET, DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/monitoring/health"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/settings/?"), "GET, PATCH"),
+            Map.entry(java.util.regex.Pattern.compile("/api/rate-limits/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"));
 
     private static void unknownRoute(ServerRequest req, ServerResponse res) {

@@ -7,6 +7,7 @@ import dev.sluice.runtime.resilience.BreakerState;
 import dev.sluice.runtime.resilience.BreakerView;
 import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.ModelLockout;
 import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ProviderCooldownEntry;
@@ -38,11 +39,13 @@ final class ResilienceAdminService {
     private final CircuitBreakers breakers;
     private final ConnectionCooldowns cooldowns;
     private final ModelLockouts lockouts;
+    private final ConnectionGates gates;
     private final ProviderCooldowns providerCooldowns;
     private final InstantSource clock;
 
     ResilienceAdminService(Json json, Authenticator auth, ConnectionStore connections, CircuitBreakers breakers, ConnectionCooldowns cooldowns,
-            ModelLockouts lockouts, ProviderCooldowns providerCooldowns, InstantSource clock) {
+            ModelLockouts lockouts, ProviderCooldowns providerCooldowns, ConnectionGates gates, InstantSource clock) {
+        this.gates = gates;
         this.json = json;
         this.auth = auth;
         this.connections = connections;
@@ -104,6 +107,10 @@ final class ResilienceAdminService {
         root.set("providerBreakers", list);
         root.putObject("connections").put("cooling", cooling).put("terminal", terminal).put("total", connections.list().size());
         root.put("lockouts", locked);
+        // RQ-10: request windows upstreams announced as running low, paced until their reset
+        ArrayNode learned = root.putArray("learnedLimits");
+        gates.learnedAll().forEach((id, p) -> learned.addObject().put("connectionId", id).put("limit", p.limit())
+                .put("remaining", p.remaining()).put("resetAt", p.untilMs()).put("spacingMs", p.spacingMs()));
         ArrayNode gate = root.putArray("providerCooldowns");
         for (ProviderCooldownEntry e : providerCooldowns.entries()) {
             ObjectNode o = gate.addObject().put("provider", e.provider());

@@ -21,6 +21,8 @@ import java.util.function.Supplier;
  * <li>QC-2: the model cap is {@code rateLimitOverrides.modelConcurrency[upstream model]}.</li>
  * <li>RQ-3: {@code maxWaitMs} is the connection's {@code rateLimitOverrides.maxWaitMs} when set
  *     (positive), else the setting (which already carries env below persisted); clamped to 1 ms–24 h.</li>
+ * <li>RQ-10: {@code rateLimitOverrides.requestsPerMinute} / {@code minTimeBetweenRequestsMs} pace
+ *     starts (the longer spacing wins); unset, nothing paces.</li>
  * <li>RQ-7, RQ-8: protected when {@code rateLimitProtection} is true, or when auto-enable is on
  *     (env {@code RATE_LIMIT_AUTO_ENABLE} beats the setting) and the connection is an API key.</li>
  * </ul>
@@ -43,10 +45,19 @@ public final class AdmissionPolicy {
      * @param modelConcurrency cap per upstream model
      * @param maxWaitMs queue wait bound
      * @param executionMaxWaitMs execution bound
+     * @param requestsPerMinute configured pace (RQ-10): starts spread evenly, one per 60 000 / rpm ms
+     * @param minTimeBetweenRequestsMs configured pace (RQ-10): least time between two starts
      */
-    public record Overrides(int maxConcurrent, Map<String, Integer> modelConcurrency, long maxWaitMs, long executionMaxWaitMs) {
+    public record Overrides(int maxConcurrent, Map<String, Integer> modelConcurrency, long maxWaitMs, long executionMaxWaitMs,
+            long requestsPerMinute, long minTimeBetweenRequestsMs) {
         /** None set. */
-        public static final Overrides NONE = new Overrides(0, Map.of(), 0, 0);
+        public static final Overrides NONE = new Overrides(0, Map.of(), 0, 0, 0, 0);
+
+        /** RQ-10: the least time between two starts these overrides ask for, ms (0: none). */
+        long minSpacingMs() {
+            long fromRpm = requestsPerMinute > 0 ? (60_000 + requestsPerMinute - 1) / requestsPerMinute : 0;
+            return Math.max(fromRpm, minTimeBetweenRequestsMs);
+        }
 
         /** Copies. */
         public Overrides {
@@ -117,7 +128,8 @@ public final class AdmissionPolicy {
         int connectionCap = strictest(c.maxConcurrent() == null ? 0 : c.maxConcurrent(), o.maxConcurrent());
         int modelCap = o.modelConcurrency().getOrDefault(upstreamModel, 0);
         long maxWaitMs = clampMs(o.maxWaitMs() > 0 ? o.maxWaitMs() : rq.maxWaitMs());
-        return new ConnectionGates.Limits(connectionCap, modelCap, protects(c), maxWaitMs, rq.maxQueueDepth());
+        return new ConnectionGates.Limits(connectionCap, modelCap, protects(c), maxWaitMs, rq.maxQueueDepth(),
+                Math.min(o.minSpacingMs(), RequestQueue.MAX_BOUND_MS));
     }
 
     /**
@@ -185,6 +197,8 @@ public final class AdmissionPolicy {
         }
         return new Overrides(m.get("maxConcurrent") instanceof Number n ? Math.max(0, n.intValue()) : 0, models,
                 m.get("maxWaitMs") instanceof Number w ? Math.max(0, w.longValue()) : 0,
-                m.get("executionMaxWaitMs") instanceof Number x ? Math.max(0, x.longValue()) : 0);
+                m.get("executionMaxWaitMs") instanceof Number x ? Math.max(0, x.longValue()) : 0,
+                m.get("requestsPerMinute") instanceof Number r ? Math.max(0, r.longValue()) : 0,
+                m.get("minTimeBetweenRequestsMs") instanceof Number t ? Math.max(0, t.longValue()) : 0);
     }
 }

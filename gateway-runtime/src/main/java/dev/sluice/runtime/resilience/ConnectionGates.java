@@ -57,19 +57,47 @@ public final class ConnectionGates {
      * @param protectedQueue whether the request queue protects the connection (RQ-7, RQ-8): names the refusal codes
      * @param maxWaitMs the longest the request may wait to start (RQ-1, RQ-3)
      * @param maxQueueDepth waiting requests beyond which a new one is refused at once, 0 = unlimited (RQ-5)
+     * @param minSpacingMs configured pacing (RQ-10): the least time between two starts on the
+     *        connection, 0 = none
      */
-    public record Limits(int connectionCap, int modelCap, boolean protectedQueue, long maxWaitMs, int maxQueueDepth) {
+    public record Limits(int connectionCap, int modelCap, boolean protectedQueue, long maxWaitMs, int maxQueueDepth, long minSpacingMs) {
 
         /** Checks the bounds. */
         public Limits {
-            if (connectionCap < 0 || modelCap < 0 || maxWaitMs < 1 || maxQueueDepth < 0) {
-                throw new IllegalArgumentException("bad limits: " + connectionCap + ", " + modelCap + ", " + maxWaitMs + ", " + maxQueueDepth);
+            if (connectionCap < 0 || modelCap < 0 || maxWaitMs < 1 || maxQueueDepth < 0 || minSpacingMs < 0) {
+                throw new IllegalArgumentException("bad limits: " + connectionCap + ", " + modelCap + ", " + maxWaitMs + ", " + maxQueueDepth
+                        + ", " + minSpacingMs);
             }
         }
 
-        boolean capped() {
-            return connectionCap > 0 || modelCap > 0;
+        /**
+         * Limits without configured pacing.
+         *
+         * @param connectionCap the connection cap, 0 for none
+         * @param modelCap the model cap, 0 for none
+         * @param protectedQueue whether the request queue protects the connection
+         * @param maxWaitMs the longest wait to start
+         * @param maxQueueDepth the queue bound, 0 = unlimited
+         */
+        public Limits(int connectionCap, int modelCap, boolean protectedQueue, long maxWaitMs, int maxQueueDepth) {
+            this(connectionCap, modelCap, protectedQueue, maxWaitMs, maxQueueDepth, 0);
         }
+
+        boolean gated() {
+            return connectionCap > 0 || modelCap > 0 || minSpacingMs > 0;
+        }
+    }
+
+    /**
+     * Pacing learned from an upstream's rate-limit headers (RQ-10): until {@code untilMs}, starts
+     * are at least {@code spacingMs} apart.
+     *
+     * @param spacingMs the least time between two starts
+     * @param untilMs when the announced window resets, epoch ms
+     * @param limit the announced request limit
+     * @param remaining the announced requests left
+     */
+    public record Pacing(long spacingMs, long untilMs, long limit, long remaining) {
     }
 
     /** The outcome of {@link #enter}. */
@@ -143,7 +171,7 @@ public final class ConnectionGates {
      */
     public Entry enter(String connectionId, String model, Limits limits, BooleanSupplier stillWanted) throws InterruptedException {
         Gate existing = gates.get(connectionId);
-        if (!limits.capped() && (existing == null || existing.idle(clock.millis()))) {
+        if (!limits.gated() && (existing == null || existing.idle(clock.millis()))) {
             return Permit.NONE;
         }
         Gate gate = existing != null ? existing : gates.computeIfAbsent(connectionId, k -> new Gate());
@@ -159,6 +187,44 @@ public final class ConnectionGates {
      */
     public void pause(String connectionId, long untilMs) {
         gates.computeIfAbsent(connectionId, k -> new Gate()).pause(untilMs);
+    }
+
+    /**
+     * RQ-10: paces a protected connection evenly until its announced reset.
+     *
+     * @param connectionId the connection
+     * @param pacing the learned pacing; replaces the previous one
+     */
+    public void learn(String connectionId, Pacing pacing) {
+        gates.computeIfAbsent(connectionId, k -> new Gate()).learned = pacing;
+    }
+
+    /**
+     * The learned pacing in force on a connection (RQ-10, shown in health views).
+     *
+     * @param connectionId the connection
+     * @return the pacing, or null when none is in force
+     */
+    public Pacing learned(String connectionId) {
+        Gate g = gates.get(connectionId);
+        Pacing p = g == null ? null : g.learned;
+        return p != null && p.untilMs() > clock.millis() ? p : null;
+    }
+
+    /**
+     * Every connection with learned pacing in force.
+     *
+     * @return connection id → pacing
+     */
+    public Map<String, Pacing> learnedAll() {
+        Map<String, Pacing> out = new java.util.TreeMap<>();
+        gates.forEach((id, g) -> {
+            Pacing p = learned(id);
+            if (p != null) {
+                out.put(id, p);
+            }
+        });
+        return out;
     }
 
     /**
@@ -208,10 +274,25 @@ public final class ConnectionGates {
         private int running;
         private volatile int queued;
         private volatile long pausedUntil;
+        private volatile Pacing learned;
+        private long lastStartAt = Long.MIN_VALUE / 2;
 
-        /** Nothing to enforce for an uncapped request: no pause, nobody queued or counted. */
+        /** Nothing to enforce for an ungated request: no pause, no learned pacing, nobody queued. */
         boolean idle(long now) {
-            return pausedUntil <= now && queued == 0;
+            Pacing p = learned;
+            return pausedUntil <= now && queued == 0 && (p == null || p.untilMs() <= now);
+        }
+
+        /** The least spacing between starts now: configured or learned, whichever is longer. */
+        private long spacing(Limits limits, long now) {
+            Pacing p = learned;
+            return Math.max(limits.minSpacingMs(), p != null && p.untilMs() > now ? p.spacingMs() : 0);
+        }
+
+        /** When pacing next lets a start happen (≤ now: now). */
+        private long nextPacedStart(Limits limits, long now) {
+            long spacing = spacing(limits, now);
+            return spacing == 0 ? now : lastStartAt + spacing;
         }
 
         Entry enter(String model, Limits limits, BooleanSupplier stillWanted) throws InterruptedException {
@@ -255,6 +336,10 @@ public final class ConnectionGates {
                         if (pausedUntil > now) {
                             waitMs = Math.min(waitMs, pausedUntil - now);
                         }
+                        long paced = nextPacedStart(limits, now);
+                        if (paced > now) {
+                            waitMs = Math.min(waitMs, paced - now);
+                        }
                         if (stillWanted != null) {
                             waitMs = Math.min(waitMs, CLIENT_CHECK_MS);
                         }
@@ -274,6 +359,7 @@ public final class ConnectionGates {
 
         private boolean mayStart(String model, Limits limits, long now) {
             return pausedUntil <= now
+                    && nextPacedStart(limits, now) <= now
                     && (limits.connectionCap() == 0 || running < limits.connectionCap())
                     && (limits.modelCap() == 0 || runningByModel.getOrDefault(model, 0) < limits.modelCap());
         }
@@ -288,6 +374,7 @@ public final class ConnectionGates {
         }
 
         private Permit take(String model, Limits limits) {
+            lastStartAt = clock.millis();
             running++;
             runningByModel.merge(model, 1, Integer::sum);
             return new Permit(this, model);

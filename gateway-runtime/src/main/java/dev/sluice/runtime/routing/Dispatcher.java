@@ -11,6 +11,7 @@ import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.AdmissionPolicy;
 import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.LearnedRateLimits;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.Verdict;
@@ -135,6 +136,10 @@ public final class Dispatcher {
                     case AttemptResult.Ok<T> ok -> {
                         settled = true;
                         bookkeeping(() -> engine.afterSuccess(tried, ok.head()));
+                        if (limits.protectedQueue()) {
+                            // RQ-10: an announced window running low paces the connection until its reset
+                            bookkeeping(() -> LearnedRateLimits.apply(gates, c.id(), ok.head(), clock.millis()));
+                        }
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                                 ok.status(), latencyMs, null, egressIp));
                         // the permit is held until the answer is written (a stream to its end)

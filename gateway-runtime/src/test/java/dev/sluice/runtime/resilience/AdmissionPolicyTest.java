@@ -109,4 +109,11 @@ class AdmissionPolicyTest {
     void anUnsetOrUnreadableAutoEnableVariableIsNoOverride_RQ7(String value) {
         assertThat(AdmissionPolicy.autoEnableFromEnv(value)).isNull();
     }
+
+    @ParameterizedTest(name = "rpm={0} minTime={1} → spacing {2}")
+    @CsvSource({"0, 0, 0", "120, 0, 500", "7, 0, 8572", "0, 800, 800", "120, 800, 800", "600, 50, 100"})
+    void configuredPacingIsTheLongerOfRpmAndMinTime_RQ10(long rpm, long minTime, long spacing) {
+        Connection c = conn(ProviderClass.APIKEY, null, "{\"requestsPerMinute\":" + rpm + ",\"minTimeBetweenRequestsMs\":" + minTime + "}", false);
+        assertThat(policy(null).limits(c, "m").minSpacingMs()).isEqualTo(spacing);
+    }
 }

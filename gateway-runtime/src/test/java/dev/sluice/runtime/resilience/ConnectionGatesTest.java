@@ -218,6 +218,42 @@ class ConnectionGatesTest {
         assertThat(gates.snapshot("c1").running()).isZero();
     }
 
+    @Test
+    void configuredPacingSpacesStartsEvenWithoutACap_RQ10() throws Exception {
+        Limits paced = new Limits(0, 0, true, 30_000, 0, 1_000);
+        admitted(gates.enter("c1", "m", paced, null)).release();
+        CompletableFuture<Entry> next = enterLater("m", paced, null);
+        awaitQueued(1);
+        clock.advance(Duration.ofMillis(999));
+        gates.recheck();
+        Thread.sleep(20);
+        assertThat(next).isNotDone();
+        clock.advance(Duration.ofMillis(1));
+        gates.recheck();
+        admitted(next.get(5, TimeUnit.SECONDS)).release();
+    }
+
+    @Test
+    void learnedPacingAppliesUntilTheAnnouncedResetOnly_RQ10() throws Exception {
+        Limits plain = cap(0, true, 30_000, 0);
+        gates.learn("c1", new ConnectionGates.Pacing(500, clock.millis() + 2_000, 100, 3));
+        assertThat(gates.learned("c1")).isNotNull();
+        assertThat(gates.learnedAll()).containsOnlyKeys("c1");
+        admitted(gates.enter("c1", "m", plain, null)).release();
+        CompletableFuture<Entry> next = enterLater("m", plain, null);
+        awaitQueued(1);
+        clock.advance(Duration.ofMillis(500));
+        gates.recheck();
+        admitted(next.get(5, TimeUnit.SECONDS)).release();
+
+        clock.advance(Duration.ofMillis(1_500));
+        assertThat(gates.learned("c1")).isNull();
+        // the window has reset: back to the uncounted fast path
+        for (int i = 0; i < 10; i++) {
+            assertThat(gates.enter("c1", "m", plain, null)).isInstanceOf(Permit.class);
+        }
+    }
+
     /**
      * Many requests at once with random caps, queue bounds, timeouts, departed clients and
      * exceptions while holding a permit: no cap is ever exceeded and every permit comes back.
