@@ -6,6 +6,7 @@ import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.QuotaFamily;
 import dev.sluice.api.rules.RestatementRule;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The one service a Sluice plugin provides ({@code provides dev.sluice.api.ProviderPlugin with ...}
@@ -110,5 +111,19 @@ public interface ProviderPlugin {
      */
     default List<ComboStrategy> comboStrategies() {
         return List.of();
+    }
+
+    /**
+     * Providers of this plugin whose upstream limits apply per model rather than per account
+     * (Gemini's per-model requests-per-minute and per-day quotas; SPEC RQ-4). For them a 429 whose
+     * body asks for a short wait pauses only that model's share of the connection's queue, and a
+     * structured Google {@code RetryInfo} delay too long to queue for locks that model on that
+     * connection instead of pausing or cooling the connection. Empty by default: limits are per
+     * connection.
+     *
+     * @return provider ids
+     */
+    default Set<String> modelScopedLimits() {
+        return Set.of();
     }
 }

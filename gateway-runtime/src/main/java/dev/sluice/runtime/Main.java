@@ -24,7 +24,13 @@ public final class Main {
             config = ConfigLoader.load(home, System.getenv());
             server = SluiceServer.start(config, Clock.systemUTC(), ModuleLayer.boot(), System.out);
         } catch (RuntimeException e) {
-            System.err.println("Sluice failed to start: " + e.getMessage());
+            if (e.getMessage() == null) {
+                // not one of the explained start-up failures: a defect, shown whole so it can be reported
+                System.err.println("Sluice failed to start: " + e);
+                e.printStackTrace();
+            } else {
+                System.err.println("Sluice failed to start: " + e.getMessage());
+            }
             System.exit(1);
             return;
         }

@@ -213,7 +213,8 @@ public final class SluiceServer implements AutoCloseable {
         ConnectionSelector selector = new ConnectionSelector(connections, clock, engine);
         // §12, §14: caps and the request queue in front of each connection
         AdmissionPolicy admissionPolicy = new AdmissionPolicy(resilienceSettings,
-                AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), json -> parseObject(mapper, json));
+                AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), json -> parseObject(mapper, json),
+                registry.modelScopedLimits());
         ConnectionGates gates = new ConnectionGates(clock);
         Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, json -> parseObject(mapper, json), http, gates,
                 admissionPolicy);

@@ -26,6 +26,7 @@ import java.util.List;
  * @param egressBucketing egress-bucketing hooks (SPEC §16.3)
  * @param quotaFamilies quota families (SPEC ML-1)
  * @param comboStrategies combo strategies (SPEC CO-2)
+ * @param modelScopedLimits providers whose limits are per model (SPEC RQ-4)
  */
 public record LoadedPlugin(
         String name,
@@ -37,7 +38,8 @@ public record LoadedPlugin(
         List<ErrorRule> errorRules,
         List<EgressBucketing> egressBucketing,
         List<QuotaFamily> quotaFamilies,
-        List<ComboStrategy> comboStrategies) {
+        List<ComboStrategy> comboStrategies,
+        java.util.Set<String> modelScopedLimits) {
 
     /** Validates the fields and copies the lists. */
     public LoadedPlugin {
@@ -50,6 +52,7 @@ public record LoadedPlugin(
         egressBucketing = List.copyOf(egressBucketing);
         quotaFamilies = List.copyOf(quotaFamilies);
         comboStrategies = List.copyOf(comboStrategies);
+        modelScopedLimits = java.util.Set.copyOf(modelScopedLimits);
     }
 
     /**

@@ -65,6 +65,8 @@ final class PluginReader {
         List<QuotaFamily> quotaFamilies = list(problems, call(who, "quotaFamilies()", plugin::quotaFamilies), "quotaFamilies()");
         List<ComboStrategy> comboStrategies = list(problems, call(who, "comboStrategies()", plugin::comboStrategies), "comboStrategies()");
         names(who, problems, comboStrategies, "combo strategy", ComboStrategy::name);
+        java.util.Set<String> modelScopedLimits = modelScoped(problems, call(who, "modelScopedLimits()", plugin::modelScopedLimits),
+                providers);
         List<String> executorNames = names(who, problems, executors, "executor", ExecutorFactory::name);
         List<String> egressNames = names(who, problems, egressBucketing, "egress-bucketing hook", EgressBucketing::name);
         checkProviders(problems, providers, executorNames);
@@ -74,8 +76,27 @@ final class PluginReader {
             throw new PluginRefusedException(who + " contributes invalid values: " + String.join("; ", problems));
         }
         LoadedPlugin loaded = new LoadedPlugin(name, spiVersion, source, providers, executors, restatementRules, errorRules,
-                egressBucketing, quotaFamilies, comboStrategies);
+                egressBucketing, quotaFamilies, comboStrategies, modelScopedLimits);
         return new PluginCandidate(loaded, executorNames, egressNames);
+    }
+
+    /** RQ-4: the providers a plugin says have per-model limits must be its own. */
+    private static java.util.Set<String> modelScoped(List<String> problems, java.util.Set<String> declared, List<ProviderDescriptor> providers) {
+        if (declared == null) {
+            problems.add("modelScopedLimits() returned null");
+            return java.util.Set.of();
+        }
+        java.util.Set<String> own = new java.util.HashSet<>();
+        providers.forEach(p -> own.add(p.id()));
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (String id : declared) {
+            if (id == null || !own.contains(id)) {
+                problems.add("modelScopedLimits() names " + (id == null ? "null" : "'" + id + "'") + ", which is not one of its providers");
+            } else {
+                out.add(id);
+            }
+        }
+        return out;
     }
 
     private static <T> T call(String who, String what, Supplier<T> call) throws PluginRefusedException {

@@ -11,6 +11,7 @@ import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.RestatementRule;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 
@@ -35,6 +36,7 @@ public final class PluginRegistry {
     private final List<EgressBucketing> egressBucketing;
     private final List<QuotaFamily> quotaFamilies;
     private final List<ComboStrategy> comboStrategies;
+    private final Set<String> modelScopedLimits;
 
     PluginRegistry(List<LoadedPlugin> plugins, List<PluginFailure> failures, Map<String, ExecutorFactory> executors) {
         this.plugins = List.copyOf(plugins);
@@ -55,6 +57,8 @@ public final class PluginRegistry {
         this.egressBucketing = this.plugins.stream().flatMap(p -> p.egressBucketing().stream()).toList();
         this.quotaFamilies = this.plugins.stream().flatMap(p -> p.quotaFamilies().stream()).toList();
         this.comboStrategies = this.plugins.stream().flatMap(p -> p.comboStrategies().stream()).toList();
+        this.modelScopedLimits = this.plugins.stream().flatMap(p -> p.modelScopedLimits().stream())
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
     }
 
     /**
@@ -154,6 +158,15 @@ public final class PluginRegistry {
      */
     public List<QuotaFamily> quotaFamilies() {
         return quotaFamilies;
+    }
+
+    /**
+     * The providers whose limits are per model (RQ-4), of every plugin.
+     *
+     * @return provider ids
+     */
+    public Set<String> modelScopedLimits() {
+        return modelScopedLimits;
     }
 
     /**

@@ -37,6 +37,7 @@ public final class AdmissionPolicy {
     private final Boolean autoEnableOverride;
     private final Function<String, Map<String, Object>> jsonObjectParser;
     private final ConcurrentHashMap<String, Overrides> parsed = new ConcurrentHashMap<>();
+    private final java.util.Set<String> modelScopedProviders;
 
     /**
      * The per-connection overrides of {@code rateLimitOverrides} (DM-1), 0 meaning "not set".
@@ -71,9 +72,11 @@ public final class AdmissionPolicy {
      * @param settings the live resilience settings ({@code requestQueue})
      * @param autoEnableOverride {@code RATE_LIMIT_AUTO_ENABLE} as read at start, or null when unset
      * @param jsonObjectParser parses a connection's {@code rateLimitOverrides} JSON into plain Java values
+     * @param modelScopedProviders providers whose upstream limits are per model (RQ-4; plugins declare them)
      */
     public AdmissionPolicy(Supplier<ResilienceSettings> settings, Boolean autoEnableOverride,
-            Function<String, Map<String, Object>> jsonObjectParser) {
+            Function<String, Map<String, Object>> jsonObjectParser, java.util.Set<String> modelScopedProviders) {
+        this.modelScopedProviders = java.util.Set.copyOf(modelScopedProviders);
         this.settings = settings;
         this.autoEnableOverride = autoEnableOverride;
         this.jsonObjectParser = jsonObjectParser;
@@ -99,6 +102,17 @@ public final class AdmissionPolicy {
                 yield null;
             }
         };
+    }
+
+    /**
+     * Whether a provider's limits are per model (RQ-4): its queue pauses hold one model, and a long
+     * structured {@code RetryInfo} locks the model instead of pausing the queue.
+     *
+     * @param provider the provider id
+     * @return true when per model
+     */
+    public boolean modelScoped(String provider) {
+        return modelScopedProviders.contains(provider);
     }
 
     /**

@@ -186,7 +186,19 @@ public final class ConnectionGates {
      * @param untilMs epoch ms
      */
     public void pause(String connectionId, long untilMs) {
-        gates.computeIfAbsent(connectionId, k -> new Gate()).pause(untilMs);
+        gates.computeIfAbsent(connectionId, k -> new Gate()).pause(null, untilMs);
+    }
+
+    /**
+     * RQ-4 pacing of one model where the upstream's limits are per model: nothing for
+     * {@code model} starts on this connection before {@code untilMs}; other models are not held.
+     *
+     * @param connectionId the connection
+     * @param model the upstream model
+     * @param untilMs epoch ms
+     */
+    public void pause(String connectionId, String model, long untilMs) {
+        gates.computeIfAbsent(connectionId, k -> new Gate()).pause(model, untilMs);
     }
 
     /**
@@ -274,13 +286,21 @@ public final class ConnectionGates {
         private int running;
         private volatile int queued;
         private volatile long pausedUntil;
+        /** Per-model pauses (model-scoped limits) and the latest of them, for the lock-free idle check. */
+        private final Map<String, Long> modelPausedUntil = new HashMap<>();
+        private volatile long anyModelPausedUntil;
         private volatile Pacing learned;
         private long lastStartAt = Long.MIN_VALUE / 2;
 
         /** Nothing to enforce for an ungated request: no pause, no learned pacing, nobody queued. */
         boolean idle(long now) {
             Pacing p = learned;
-            return pausedUntil <= now && queued == 0 && (p == null || p.untilMs() <= now);
+            return pausedUntil <= now && anyModelPausedUntil <= now && queued == 0 && (p == null || p.untilMs() <= now);
+        }
+
+        /** The pause that holds {@code model}: the connection's or the model's, whichever ends later. */
+        private long pausedUntil(String model) {
+            return anyModelPausedUntil == 0 ? pausedUntil : Math.max(pausedUntil, modelPausedUntil.getOrDefault(model, 0L));
         }
 
         /** The least spacing between starts now: configured or learned, whichever is longer. */
@@ -304,12 +324,13 @@ public final class ConnectionGates {
                 }
                 if (!admits(waiters.size(), limits.maxQueueDepth())) {
                     return new Refused(limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_FULL : Refusal.SEMAPHORE_QUEUE_FULL,
-                            Math.max(0, pausedUntil - now));
+                            Math.max(0, pausedUntil(model) - now));
                 }
                 long deadline = now + limits.maxWaitMs();
-                if (pausedUntil > deadline) {
+                long paused = pausedUntil(model);
+                if (paused > deadline) {
                     // RQ-4: the pause outlasts this caller's queue time: refuse at once
-                    return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, pausedUntil - now);
+                    return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, paused - now);
                 }
                 Waiter w = new Waiter(model, limits);
                 waiters.add(w);
@@ -324,17 +345,17 @@ public final class ConnectionGates {
                             changed.signalAll();
                             return take(model, limits);
                         }
+                        long heldUntil = pausedUntil(model);
                         if (now >= deadline) {
-                            boolean paused = pausedUntil > now;
-                            return new Refused(paused || limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_TIMEOUT
-                                    : Refusal.SEMAPHORE_TIMEOUT, Math.max(0, pausedUntil - now));
+                            return new Refused(heldUntil > now || limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_TIMEOUT
+                                    : Refusal.SEMAPHORE_TIMEOUT, Math.max(0, heldUntil - now));
                         }
                         if (stillWanted != null && !stillWanted.getAsBoolean()) {
                             return new Refused(Refusal.CLIENT_DISCONNECTED, 0);
                         }
                         long waitMs = deadline - now;
-                        if (pausedUntil > now) {
-                            waitMs = Math.min(waitMs, pausedUntil - now);
+                        if (heldUntil > now) {
+                            waitMs = Math.min(waitMs, heldUntil - now);
                         }
                         long paced = nextPacedStart(limits, now);
                         if (paced > now) {
@@ -358,7 +379,7 @@ public final class ConnectionGates {
         }
 
         private boolean mayStart(String model, Limits limits, long now) {
-            return pausedUntil <= now
+            return pausedUntil(model) <= now
                     && nextPacedStart(limits, now) <= now
                     && (limits.connectionCap() == 0 || running < limits.connectionCap())
                     && (limits.modelCap() == 0 || runningByModel.getOrDefault(model, 0) < limits.modelCap());
@@ -391,10 +412,17 @@ public final class ConnectionGates {
             }
         }
 
-        void pause(long untilMs) {
+        void pause(String model, long untilMs) {
             lock.lock();
             try {
-                pausedUntil = Math.max(pausedUntil, untilMs);
+                if (model == null) {
+                    pausedUntil = Math.max(pausedUntil, untilMs);
+                } else {
+                    long now = clock.millis();
+                    modelPausedUntil.values().removeIf(until -> until <= now);
+                    modelPausedUntil.merge(model, untilMs, Math::max);
+                    anyModelPausedUntil = Math.max(anyModelPausedUntil, untilMs);
+                }
                 changed.signalAll();
             } finally {
                 lock.unlock();

@@ -83,6 +83,9 @@ public final class ModelLockouts {
     private static final BiFunction<String, ConcurrentHashMap<String, ModelLockout>, ConcurrentHashMap<String, ModelLockout>>
             DROP_IF_EMPTY = (k, conns) -> conns.isEmpty() ? null : conns;
 
+    /** RQ-4: the longest a RetryInfo lock lasts (24 h). */
+    public static final long RETRY_INFO_MAX_MS = 86_400_000L;
+
     private final InstantSource clock;
     private final Supplier<ResilienceSettings> settings;
     private final ConcurrentHashMap<String, ProviderLocks> byProvider = new ConcurrentHashMap<>();
@@ -226,17 +229,19 @@ public final class ModelLockouts {
             return Query.NONE;
         }
         ModelLockoutSettings s = settings.get().modelLockout();
-        if (!s.enabled()) {
-            return Query.NONE;
-        }
         String exactKey = model.toLowerCase(Locale.ROOT);
+        // RQ-4's locks hold whether or not lockout is enabled
+        ConcurrentHashMap<String, ModelLockout> r = p.retryInfo.isEmpty() ? null : p.retryInfo.get(exactKey);
+        if (!s.enabled()) {
+            return r == null ? Query.NONE : new Query(this, p, null, null, exactKey, null, null, null, r, clock.millis(), s.baseCooldownMs());
+        }
         ConcurrentHashMap<String, ModelLockout> f = family == null ? null : p.family.get(family);
         ConcurrentHashMap<String, ModelLockout> m = p.model.get(model);
         ConcurrentHashMap<String, ModelLockout> x = p.exact.get(exactKey);
-        if (f == null && m == null && x == null) {
+        if (f == null && m == null && x == null && r == null) {
             return Query.NONE;
         }
-        return new Query(this, p, family, model, exactKey, f, m, x, clock.millis(), s.baseCooldownMs());
+        return new Query(this, p, family, model, exactKey, f, m, x, r, clock.millis(), s.baseCooldownMs());
     }
 
     /**
@@ -245,7 +250,7 @@ public final class ModelLockouts {
      * connection and may be shared by the threads of one request.
      */
     public static final class Query {
-        static final Query NONE = new Query(null, null, null, null, null, null, null, null, 0, 0);
+        static final Query NONE = new Query(null, null, null, null, null, null, null, null, null, 0, 0);
         private final ModelLockouts owner;
         private final ProviderLocks locks;
         private final String familyKey;
@@ -254,12 +259,15 @@ public final class ModelLockouts {
         private final ConcurrentHashMap<String, ModelLockout> family;
         private final ConcurrentHashMap<String, ModelLockout> model;
         private final ConcurrentHashMap<String, ModelLockout> exact;
+        private final ConcurrentHashMap<String, ModelLockout> retryInfo;
         private final long now;
         private final long baseCooldownMs;
 
         private Query(ModelLockouts owner, ProviderLocks locks, String familyKey, String modelKey, String exactKey,
                 ConcurrentHashMap<String, ModelLockout> family, ConcurrentHashMap<String, ModelLockout> model,
-                ConcurrentHashMap<String, ModelLockout> exact, long now, long baseCooldownMs) {
+                ConcurrentHashMap<String, ModelLockout> exact, ConcurrentHashMap<String, ModelLockout> retryInfo, long now,
+                long baseCooldownMs) {
+            this.retryInfo = retryInfo;
             this.owner = owner;
             this.locks = locks;
             this.familyKey = familyKey;
@@ -304,6 +312,9 @@ public final class ModelLockouts {
             }
             if (exact != null) {
                 best = check(best, exact, Kind.EXACT, exactKey, connectionId, atMs);
+            }
+            if (retryInfo != null) {
+                best = check(best, retryInfo, Kind.RETRY_INFO, exactKey, connectionId, atMs);
             }
             return best;
         }
@@ -365,13 +376,11 @@ public final class ModelLockouts {
      * @return unexpired lockouts sorted by {@code expiresAt}; empty when lockout is disabled
      */
     public List<ModelLockout> active() {
-        if (!settings.get().modelLockout().enabled()) {
-            return List.of();
-        }
+        Kind[] kinds = visibleKinds();
         long now = clock.millis();
         List<ModelLockout> out = new ArrayList<>();
         for (ProviderLocks p : byProvider.values()) {
-            for (Kind kind : Kind.ALL) {
+            for (Kind kind : kinds) {
                 for (ConcurrentHashMap<String, ModelLockout> conns : p.map(kind).values()) {
                     for (ModelLockout e : conns.values()) {
                         if (e.expiresAt() > now) {
@@ -402,7 +411,8 @@ public final class ModelLockouts {
         }
         long now = clock.millis();
         int removed = remove(p.family, model, connectionId, now) + remove(p.model, model, connectionId, now)
-                + remove(p.exact, model.toLowerCase(Locale.ROOT), connectionId, now);
+                + remove(p.exact, model.toLowerCase(Locale.ROOT), connectionId, now)
+                + remove(p.retryInfo, model.toLowerCase(Locale.ROOT), connectionId, now);
         return removed > 0;
     }
 
@@ -461,13 +471,11 @@ public final class ModelLockouts {
      * @return the count (a scan; not for the hot path); 0 when lockout is disabled
      */
     public int activeCount() {
-        if (!settings.get().modelLockout().enabled()) {
-            return 0;
-        }
+        Kind[] kinds = visibleKinds();
         long now = clock.millis();
         int n = 0;
         for (ProviderLocks p : byProvider.values()) {
-            for (Kind kind : Kind.ALL) {
+            for (Kind kind : kinds) {
                 for (ConcurrentHashMap<String, ModelLockout> conns : p.map(kind).values()) {
                     for (ModelLockout e : conns.values()) {
                         if (e.expiresAt() > now) {
@@ -488,12 +496,10 @@ public final class ModelLockouts {
      *     the key models; not for the hot path)
      */
     public boolean hasAny(String connectionId) {
-        if (!settings.get().modelLockout().enabled()) {
-            return false;
-        }
+        Kind[] kinds = visibleKinds();
         long now = clock.millis();
         for (ProviderLocks p : byProvider.values()) {
-            for (Kind kind : Kind.ALL) {
+            for (Kind kind : kinds) {
                 for (ConcurrentHashMap<String, ModelLockout> conns : p.map(kind).values()) {
                     ModelLockout e = conns.get(connectionId);
                     if (e != null && e.expiresAt() > now) {
@@ -506,6 +512,45 @@ public final class ModelLockouts {
     }
 
     /** Entries held, in force or inside their escalation window; for tests of the memory bound. */
+    /** The kinds in force: all while lockout is enabled, else only RQ-4's. */
+    private Kind[] visibleKinds() {
+        return settings.get().modelLockout().enabled() ? Kind.ALL : Kind.ALWAYS_ON;
+    }
+
+    /**
+     * RQ-4: a structured Google {@code RetryInfo} delay too long for the connection's queue locks
+     * the model on that connection for the delay (at most {@link #RETRY_INFO_MAX_MS}), whether or not
+     * lockout is enabled; the name is matched exactly (case-insensitively). A longer lock already in
+     * force is kept.
+     *
+     * @param provider the provider id
+     * @param connectionId the connection
+     * @param model the model name to lock (the upstream model, or the client's alias of it)
+     * @param reason the failure's reason
+     * @param delayMs the announced delay
+     * @return the lockout in force
+     */
+    public ModelLockout lockForRetryInfo(String provider, String connectionId, String model, FailureReason reason, long delayMs) {
+        long now = clock.millis();
+        long until = saturatedAdd(now, Math.min(Math.max(delayMs, 1), RETRY_INFO_MAX_MS));
+        String key = model.toLowerCase(Locale.ROOT);
+        ModelLockout[] result = new ModelLockout[1];
+        byProvider.computeIfAbsent(provider, id -> new ProviderLocks()).retryInfo.compute(key, (k, conns) -> {
+            if (conns == null) {
+                conns = new ConcurrentHashMap<>(4);
+            }
+            ModelLockout prev = conns.get(connectionId);
+            ModelLockout next = prev != null && prev.expiresAt() >= until ? prev
+                    : new ModelLockout(provider, connectionId, key, LockScope.EXACT, reason, now, until, 1);
+            if (conns.put(connectionId, next) == null) {
+                stored.incrementAndGet();
+            }
+            result[0] = next;
+            return conns;
+        });
+        return result[0];
+    }
+
     int storedEntries() {
         return stored.get();
     }
@@ -634,9 +679,12 @@ public final class ModelLockouts {
 
     /** Which namespace a key model lives in: a quota family, a (base) model, or an exact model. */
     private enum Kind {
-        FAMILY, MODEL, EXACT;
+        FAMILY, MODEL, EXACT,
+        /** RQ-4: a structured Google RetryInfo too long to queue for; in force even with lockout disabled. */
+        RETRY_INFO;
 
         static final Kind[] ALL = values();
+        static final Kind[] ALWAYS_ON = {RETRY_INFO};
     }
 
     /** One provider's lockouts, model first: per kind, key model → connection id → lockout. */
@@ -644,12 +692,14 @@ public final class ModelLockouts {
         final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> family = new ConcurrentHashMap<>();
         final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> model = new ConcurrentHashMap<>();
         final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> exact = new ConcurrentHashMap<>();
+        final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> retryInfo = new ConcurrentHashMap<>();
 
         ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map(Kind kind) {
             return switch (kind) {
                 case FAMILY -> family;
                 case MODEL -> model;
                 case EXACT -> exact;
+                case RETRY_INFO -> retryInfo;
             };
         }
     }

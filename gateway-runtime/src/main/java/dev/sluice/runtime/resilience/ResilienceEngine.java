@@ -260,6 +260,20 @@ public final class ResilienceEngine {
     }
 
     /**
+     * RQ-4: locks a model on the candidate's connection for a structured {@code RetryInfo} delay
+     * too long to queue for (at most 24 h), whether or not model lockout is enabled.
+     *
+     * @param c the candidate
+     * @param model the model name to lock
+     * @param reason the failure's reason
+     * @param delayMs the announced delay
+     * @return the lockout in force
+     */
+    public ModelLockout lockForRetryInfo(Candidate c, String model, FailureReason reason, long delayMs) {
+        return lockouts.lockForRetryInfo(c.provider(), c.connection().id(), model, reason, delayMs);
+    }
+
+    /**
      * Remembers the egress IP of an attempt (§16.3, EB-2).
      *
      * @param c the candidate

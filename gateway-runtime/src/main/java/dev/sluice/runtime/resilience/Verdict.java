@@ -100,6 +100,18 @@ public record Verdict(
     }
 
     /**
+     * This failure as the mechanisms should see it when something else already took it (RQ-4's
+     * model lock for a long {@code RetryInfo}): request-scoped, so no breaker count, cooldown or
+     * lockout follows; fallback unchanged.
+     *
+     * @return the verdict for the engine
+     */
+    public Verdict asHandledElsewhere() {
+        return new Verdict(reason, status, fallback, retryAfterMs, hintSource, cooldownMs, lockScope, permanent,
+                creditsExhausted, skipProviderBreaker, true, ruleScope);
+    }
+
+    /**
      * Copy for a failure of the connection's own outbound route (its proxy or local address):
      * {@code connection} scope, never counted for the provider breaker.
      *

@@ -12,6 +12,7 @@ import dev.sluice.runtime.resilience.AdmissionPolicy;
 import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.LearnedRateLimits;
+import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.Verdict;
@@ -155,7 +156,8 @@ public final class Dispatcher {
                         // the upstream host's: cool the connection, never count for the breaker
                         Verdict verdict = !way.isDirect() && failure instanceof TransportError ? classified.asConnectionFailure() : classified;
                         permit.release();
-                        pace(c, limits, verdict);
+                        // RQ-4: a pause the queue waits out, or a long RetryInfo's model lock, takes the failure: no cooldown
+                        Verdict forEngine = pace(route, tried, limits, verdict) ? verdict.asHandledElsewhere() : verdict;
                         UpstreamError upstream = failure instanceof UpstreamError e ? e : null;
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                                 upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), egressIp));
@@ -163,7 +165,7 @@ public final class Dispatcher {
                         settled = true;
                         ResilienceEngine.Decision[] decision = {verdict.fallback() ? ResilienceEngine.Decision.TRY_NEXT
                                 : ResilienceEngine.Decision.GIVE_UP};
-                        bookkeeping(() -> decision[0] = engine.afterFailure(tried, admission, verdict,
+                        bookkeeping(() -> decision[0] = engine.afterFailure(tried, admission, forEngine,
                                 Secrets.scrub(failure.describe(), c), upstream == null ? null : upstream.errorCode()));
                         if (decision[0] == ResilienceEngine.Decision.GIVE_UP) {
                             return last;
@@ -191,17 +193,40 @@ public final class Dispatcher {
     }
 
     /**
-     * RQ-4 pacing: a 429 on a protected connection whose body said how long to wait, within the
-     * connection's queue time, pauses the connection's queue for that long — the queued requests go
-     * out after it instead of meeting the same 429.
+     * RQ-4, body-declared retries on a protected connection: a 429 whose body says how long to wait
+     * pauses the queue for that long (the model's share of it where the provider's limits are per
+     * model), so queued requests go out after it instead of meeting the same 429; callers whose
+     * queue time ends first are refused at once. A structured Google {@code RetryInfo} too long for
+     * the queue time, on a provider with per-model limits, is not a pause but a model lock on this
+     * connection (the upstream model and the name the client asked for), and the queue goes on.
+     *
+     * @return true when the queue or a model lock took the failure (the engine must not also cool the connection)
      */
-    private void pace(Connection c, ConnectionGates.Limits limits, Verdict verdict) {
+    private boolean pace(Route route, Candidate candidate, ConnectionGates.Limits limits, Verdict verdict) {
         Long hint = verdict.retryAfterMs();
         if (verdict.status() != 429 || hint == null || hint <= 0 || !limits.protectedQueue() || verdict.hintSource() == null
-                || verdict.hintSource() == Verdict.HintSource.HEADER || hint > limits.maxWaitMs()) {
-            return;
+                || verdict.hintSource() == Verdict.HintSource.HEADER) {
+            return false;
         }
-        gates.pause(c.id(), clock.millis() + hint);
+        Connection c = candidate.connection();
+        boolean perModel = admissionPolicy.modelScoped(c.provider());
+        if (hint > limits.maxWaitMs() && perModel && verdict.hintSource() == Verdict.HintSource.GOOGLE_RPC_RETRY_INFO) {
+            engine.lockForRetryInfo(candidate, route.upstreamModel(), verdict.reason(), hint);
+            String asked = route.requested().startsWith(c.provider() + "/") ? route.requested().substring(c.provider().length() + 1)
+                    : route.requested();
+            if (!asked.equalsIgnoreCase(route.upstreamModel())) {
+                engine.lockForRetryInfo(candidate, asked, verdict.reason(), hint);
+            }
+            return true;
+        }
+        long until = clock.millis() + Math.min(hint, ModelLockouts.RETRY_INFO_MAX_MS);
+        if (perModel) {
+            gates.pause(c.id(), route.upstreamModel(), until);
+        } else {
+            gates.pause(c.id(), until);
+        }
+        // within the queue time the queue waits it out (no cooldown besides); a longer pause is also a cooldown
+        return hint <= limits.maxWaitMs();
     }
 
     /**

@@ -29,7 +29,7 @@ class AdmissionPolicyTest {
             } catch (Exception e) {
                 throw new IllegalArgumentException(e);
             }
-        });
+        }, java.util.Set.of("gemini"));
     }
 
     private static Connection conn(ProviderClass type, Integer maxConcurrent, String overrides, boolean protection) {

@@ -6,6 +6,7 @@ import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderPlugin;
 import java.util.List;
+import java.util.Set;
 
 /** Contributes the {@code gemini} provider and the executor that speaks Gemini's native API. */
 public final class GeminiPlugin implements ProviderPlugin {
@@ -49,5 +50,11 @@ public final class GeminiPlugin implements ProviderPlugin {
     @Override
     public List<ExecutorFactory> executors() {
         return EXECUTORS;
+    }
+
+    /** Gemini's limits are per model: RPM, TPM and RPD quotas are counted for each model (RQ-4). */
+    @Override
+    public Set<String> modelScopedLimits() {
+        return Set.of(PROVIDER_ID);
     }
 }
