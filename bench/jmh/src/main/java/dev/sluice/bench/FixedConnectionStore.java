@@ -57,6 +57,11 @@ final class FixedConnectionStore implements ConnectionStore {
     }
 
     @Override
+    public Optional<Connection> updateRateLimitProtection(String id, boolean enabled) {
+        throw new UnsupportedOperationException("read-only benchmark store");
+    }
+
+    @Override
     public boolean delete(String id) {
         throw new UnsupportedOperationException("read-only benchmark store");
     }
