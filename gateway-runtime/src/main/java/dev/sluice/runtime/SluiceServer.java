@@ -217,7 +217,7 @@ public final class SluiceServer implements AutoCloseable {
                 registry.modelScopedLimits());
         ConnectionGates gates = new ConnectionGates(clock);
         Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, json -> parseObject(mapper, json), http, gates,
-                admissionPolicy);
+                admissionPolicy, config.headersTimeout());
         // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
         ComboStrategies strategies = ComboStrategies.builtIn();
         for (ComboStrategy contributed : registry.comboStrategies()) {

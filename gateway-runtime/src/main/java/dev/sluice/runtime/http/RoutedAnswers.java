@@ -124,7 +124,8 @@ final class RoutedAnswers {
                 if (retryAfter != null && (status == 429 || status == 503)) {
                     headers.put("Retry-After", String.valueOf(seconds(retryAfter)));
                 }
-                String code = f.failure() instanceof UpstreamError e && e.errorCode() != null ? e.errorCode()
+                String code = f.clientCode() != null ? f.clientCode()
+                        : f.failure() instanceof UpstreamError e && e.errorCode() != null ? e.errorCode()
                         : f.verdict().reason().wireName();
                 yield new ApiException(status, typeFor(status), code, "[" + target + "] " + Secrets.scrub(f.failure().describe(), f.connection())
                         + (f.attempts() > 1 ? " (after " + f.attempts() + " attempts)" : ""), null, headers);

@@ -88,9 +88,24 @@ public sealed interface DispatchResult<T> {
      * @param attempts attempts made
      * @param clientRetryAfterMs the {@code Retry-After} a status restatement tells the client
      *     (RS-3), or null to use the verdict's hint
+     * @param clientCode the error code the client gets instead of the upstream's or the verdict's
+     *        (a local bound that stopped the attempt: {@code RATE_LIMIT_EXECUTION_TIMEOUT}), or null
      * @param <T> the value type
      */
-    record Failed<T>(UpstreamFailure failure, Verdict verdict, Connection connection, int attempts, Long clientRetryAfterMs)
-            implements DispatchResult<T> {
+    record Failed<T>(UpstreamFailure failure, Verdict verdict, Connection connection, int attempts, Long clientRetryAfterMs,
+            String clientCode) implements DispatchResult<T> {
+
+        /**
+         * A failure whose error code comes from the upstream or the verdict.
+         *
+         * @param failure the last failure
+         * @param verdict its verdict
+         * @param connection the connection that failed last
+         * @param attempts attempts made
+         * @param clientRetryAfterMs the client's Retry-After, or null
+         */
+        public Failed(UpstreamFailure failure, Verdict verdict, Connection connection, int attempts, Long clientRetryAfterMs) {
+            this(failure, verdict, connection, attempts, clientRetryAfterMs, null);
+        }
     }
 }

@@ -43,6 +43,11 @@ public final class Dispatcher {
     private final EgressRoutes egress;
     private final ConnectionGates gates;
     private final AdmissionPolicy admissionPolicy;
+    private final long attemptTimeoutMs;
+    private final AttemptWatchdog watchdog = new AttemptWatchdog();
+
+    /** RQ-2: the code of an attempt stopped by its execution bound. */
+    static final String EXECUTION_TIMEOUT = "RATE_LIMIT_EXECUTION_TIMEOUT";
 
     /**
      * Creates the dispatcher.
@@ -56,10 +61,12 @@ public final class Dispatcher {
      *     {@code localAddress} / {@code proxyUrl} (§16.3)
      * @param gates the caps and request queue in front of each connection (§12, §14)
      * @param admissionPolicy what limits a request on a connection
+     * @param attemptTimeout the executors' own start timeout (the least execution bound, RQ-2)
      */
     public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
             Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
-            AdmissionPolicy admissionPolicy) {
+            AdmissionPolicy admissionPolicy, java.time.Duration attemptTimeout) {
+        this.attemptTimeoutMs = attemptTimeout.toMillis();
         this.gates = gates;
         this.admissionPolicy = admissionPolicy;
         this.selector = selector;
@@ -122,12 +129,22 @@ public final class Dispatcher {
                 long t0 = System.nanoTime();
                 AttemptResult<T> result;
                 EgressRoute way = EgressRoute.of(c.localAddress(), c.proxyUrl());
+                // RQ-2: the attempt may run executionMaxWaitMs (at least the executor's own start timeout)
+                AttemptWatchdog.Watch watch = watchdog.watch(admissionPolicy.executionMaxWaitMs(c, attemptTimeoutMs));
+                boolean overran;
                 try {
                     result = egress.with(way, () -> attempt.apply(target(route, c)));
                 } catch (RuntimeException | StackOverflowError | LinkageError e) {
                     // an executor (or a plugin's) bug or an unreadable answer is this attempt's failure, not a 500
                     result = new AttemptResult.Failed<>(new TransportError(TransportErrorKind.PROTOCOL,
                             e.getClass().getSimpleName() + ": " + e.getMessage()));
+                } finally {
+                    overran = watch.finish();
+                }
+                if (overran && result instanceof AttemptResult.Failed<T>) {
+                    // whatever the interrupted attempt made of it, it was stopped for running too long
+                    result = new AttemptResult.Failed<>(new TransportError(TransportErrorKind.TIMEOUT,
+                            "the attempt ran longer than requestQueue.executionMaxWaitMs (" + watch.boundMs() + " ms) and was stopped"));
                 }
                 long latencyMs = (System.nanoTime() - t0) / 1_000_000;
                 cursor.attempted();
@@ -161,7 +178,8 @@ public final class Dispatcher {
                         UpstreamError upstream = failure instanceof UpstreamError e ? e : null;
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                                 upstream == null ? 0 : upstream.status(), latencyMs, verdict.reason().wireName(), egressIp));
-                        last = new DispatchResult.Failed<>(failure, verdict, c, attempts, restated.clientRetryAfterMs());
+                        last = new DispatchResult.Failed<>(failure, verdict, c, attempts, restated.clientRetryAfterMs(),
+                                overran ? EXECUTION_TIMEOUT : null);
                         settled = true;
                         ResilienceEngine.Decision[] decision = {verdict.fallback() ? ResilienceEngine.Decision.TRY_NEXT
                                 : ResilienceEngine.Decision.GIVE_UP};

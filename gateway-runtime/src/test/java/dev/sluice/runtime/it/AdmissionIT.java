@@ -163,4 +163,27 @@ class AdmissionIT {
         assertThat(sluice.send("POST", "/api/rate-limits", clientKey, "{\"connectionId\":\"" + id + "\",\"enabled\":true}").statusCode())
                 .isEqualTo(403);
     }
+
+    @Test
+    void anAttemptRunningPastItsExecutionBoundIsStoppedWith504_RQ2() {
+        sluice.close();
+        sluice = new SluiceHarness(dir.resolve("rq2"), Duration.ofSeconds(1));
+        clientKey = sluice.addKey("{\"name\":\"it\"}");
+        // the bound is raised to the executor's own start timeout (1 s here)
+        connection(",\"rateLimitOverrides\":{\"executionMaxWaitMs\":1}");
+        // headers at once, then a body that trickles for 3 s: no read ever waits a second, the whole does
+        upstream.setDefault(MockResponse.sse(java.util.Collections.nCopies(10, "{}"), Duration.ofMillis(300)));
+
+        long t0 = System.nanoTime();
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m1", false));
+        long tookMs = (System.nanoTime() - t0) / 1_000_000;
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(504);
+        assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("RATE_LIMIT_EXECUTION_TIMEOUT");
+        assertThat(read(r.body()).at("/error/message").asText()).contains("executionMaxWaitMs (1000 ms)");
+        assertThat(tookMs).as("stopped at the bound, not after the whole body").isLessThan(2_500);
+        // the interrupt stayed with the attempt: the next request on the same server is served
+        upstream.setDefault(MockResponse.completion("fine"));
+        assertThat(sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m1", false)).statusCode()).isEqualTo(200);
+    }
 }

@@ -41,8 +41,16 @@ final class SluiceHarness implements AutoCloseable {
     }
 
     SluiceHarness(Path dir, long maxBodyBytes, Map<String, Map<String, String>> pluginSettings) {
+        this(dir, maxBodyBytes, pluginSettings, Duration.ofSeconds(10));
+    }
+
+    SluiceHarness(Path dir, Duration headersTimeout) {
+        this(dir, SluiceConfig.DEFAULT_MAX_BODY_BYTES, Map.of(), headersTimeout);
+    }
+
+    SluiceHarness(Path dir, long maxBodyBytes, Map<String, Map<String, String>> pluginSettings, Duration headersTimeout) {
         SluiceConfig config = new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY,
-                null, maxBodyBytes, Duration.ofSeconds(5), Duration.ofSeconds(10), pluginSettings);
+                null, maxBodyBytes, Duration.ofSeconds(5), headersTimeout, pluginSettings);
         server = SluiceServer.start(config, clock, ModuleLayer.boot(), new PrintStream(console, true, StandardCharsets.UTF_8));
     }
 
