@@ -91,8 +91,11 @@ public final class SluiceServer implements AutoCloseable {
     private final PluginRegistry plugins;
     private final EgressRoutes egress;
 
+    private final Dispatcher dispatcher;
+
     private SluiceServer(WebServer web, Database database, ProxyLogWriter logWriter, ConnectionStore connections,
-            ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress) {
+            ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher) {
+        this.dispatcher = dispatcher;
         this.egress = egress;
         this.web = web;
         this.database = database;
@@ -259,7 +262,7 @@ public final class SluiceServer implements AutoCloseable {
         String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
-        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http);
+        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher);
     }
 
     /** A factory that throws or returns null loses its providers, not the server (SH-2); strict mode stops. */
@@ -320,6 +323,7 @@ public final class SluiceServer implements AutoCloseable {
         if (web.isRunning()) {
             web.stop();
         }
+        dispatcher.close();
         egress.close();
         logWriter.close();
         database.close();

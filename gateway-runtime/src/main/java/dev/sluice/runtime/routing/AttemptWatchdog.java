@@ -1,26 +1,36 @@
 package dev.sluice.runtime.routing;
 
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * SPEC RQ-2: bounds how long one attempt may run. An attempt runs on its request's thread; when it
  * is still running after its bound, that thread is interrupted, which ends a blocking upstream read
- * (the socket is closed) or wait. One daemon timer thread serves every attempt; nothing is
- * scheduled for an attempt that ends in time but a timer entry that is cancelled at once.
+ * (the socket is closed) or wait.
+ *
+ * <p>Per attempt this costs one insertion into and one removal from a concurrent set: one daemon
+ * thread looks over the running attempts every {@link #TICK_MS} ms, so no timer is scheduled, and
+ * no thread woken, per attempt. A bound is therefore kept to within {@link #TICK_MS} ms — bounds are
+ * seconds to minutes.
  */
-final class AttemptWatchdog {
+final class AttemptWatchdog implements AutoCloseable {
 
-    private final ScheduledThreadPoolExecutor timer;
+    /** How often running attempts are checked, ms. */
+    static final long TICK_MS = 100;
+
+    private final Set<Watch> running = ConcurrentHashMap.newKeySet();
+    private final Thread patrol;
 
     AttemptWatchdog() {
-        timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "sluice-attempt-watchdog");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.setRemoveOnCancelPolicy(true);
+        patrol = new Thread(this::patrol, "sluice-attempt-watchdog");
+        patrol.setDaemon(true);
+        patrol.start();
+    }
+
+    /** Stops the patrol thread; attempts still running are no longer bounded. */
+    @Override
+    public void close() {
+        patrol.interrupt();
     }
 
     /**
@@ -30,22 +40,40 @@ final class AttemptWatchdog {
      * @return the watch; {@link Watch#finish()} it when the attempt returns
      */
     Watch watch(long boundMs) {
-        Watch w = new Watch(Thread.currentThread(), boundMs);
-        w.future = timer.schedule(w::fire, boundMs, TimeUnit.MILLISECONDS);
+        Watch w = new Watch(Thread.currentThread(), boundMs, System.nanoTime() + boundMs * 1_000_000L);
+        running.add(w);
         return w;
     }
 
+    private void patrol() {
+        while (true) {
+            try {
+                Thread.sleep(TICK_MS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (Watch w : running) {
+                if (now - w.deadlineNanos >= 0) {
+                    w.fire();
+                    running.remove(w);
+                }
+            }
+        }
+    }
+
     /** One attempt's watch. */
-    static final class Watch {
+    final class Watch {
         private final Thread thread;
         private final long boundMs;
-        private ScheduledFuture<?> future;
+        private final long deadlineNanos;
         private boolean done;
         private boolean fired;
 
-        private Watch(Thread thread, long boundMs) {
+        private Watch(Thread thread, long boundMs, long deadlineNanos) {
             this.thread = thread;
             this.boundMs = boundMs;
+            this.deadlineNanos = deadlineNanos;
         }
 
         /** The bound, ms. */
@@ -66,15 +94,15 @@ final class AttemptWatchdog {
          *
          * @return whether the bound ran out while the attempt was running
          */
-        synchronized boolean finish() {
-            done = true;
-            if (future != null) {
-                future.cancel(false);
+        boolean finish() {
+            running.remove(this);
+            synchronized (this) {
+                done = true;
+                if (fired) {
+                    Thread.interrupted();
+                }
+                return fired;
             }
-            if (fired) {
-                Thread.interrupted();
-            }
-            return fired;
         }
     }
 }

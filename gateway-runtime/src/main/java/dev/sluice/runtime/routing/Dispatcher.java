@@ -31,7 +31,7 @@ import java.util.function.Function;
  * mechanisms and decides whether to try the next connection (failure → verdict → decision). Every
  * attempt is recorded (one {@code proxy_logs} row each).
  */
-public final class Dispatcher {
+public final class Dispatcher implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
 
@@ -208,6 +208,12 @@ public final class Dispatcher {
         }
         long soonest = cursor.soonestTimerMs();
         return soonest < 0 ? new DispatchResult.NoConnection<>(cursor.excluded()) : new DispatchResult.CoolingDown<>(soonest, cursor.excluded());
+    }
+
+    /** Stops the execution watchdog's thread (server shutdown). */
+    @Override
+    public void close() {
+        watchdog.close();
     }
 
     /**

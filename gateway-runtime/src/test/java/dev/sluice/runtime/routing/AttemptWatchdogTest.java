@@ -11,6 +11,11 @@ class AttemptWatchdogTest {
 
     private final AttemptWatchdog watchdog = new AttemptWatchdog();
 
+    @org.junit.jupiter.api.AfterEach
+    void stop() {
+        watchdog.close();
+    }
+
     @Test
     void anAttemptStillRunningAtItsBoundIsInterruptedAndTheInterruptDoesNotLeak_RQ2() throws Exception {
         CompletableFuture<boolean[]> outcome = new CompletableFuture<>();
