@@ -179,6 +179,24 @@ public final class ConnectionGates {
     }
 
     /**
+     * Enters the gate of a connection only if the request can start at once (nobody waiting, every
+     * limit free): for passing over a full connection while another may have room.
+     *
+     * @param connectionId the connection
+     * @param model the upstream model the request is for
+     * @param limits what limits it
+     * @return a permit, or null when the request would have to wait (nothing is taken)
+     */
+    public Permit tryEnter(String connectionId, String model, Limits limits) {
+        Gate existing = gates.get(connectionId);
+        if (!limits.gated() && (existing == null || existing.idle(clock.millis()))) {
+            return Permit.NONE;
+        }
+        Gate gate = existing != null ? existing : gates.computeIfAbsent(connectionId, k -> new Gate());
+        return gate.tryEnter(model, limits);
+    }
+
+    /**
      * RQ-4 pacing: nothing starts on this connection before {@code untilMs}; waiters whose queue
      * time ends before that are refused at once.
      *
@@ -373,6 +391,15 @@ public final class ConnectionGates {
                         changed.signalAll();
                     }
                 }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        Permit tryEnter(String model, Limits limits) {
+            lock.lock();
+            try {
+                return waiters.isEmpty() && mayStart(model, limits, clock.millis()) ? take(model, limits) : null;
             } finally {
                 lock.unlock();
             }

@@ -22,6 +22,8 @@ import dev.sluice.runtime.store.Secrets;
 import dev.sluice.runtime.upstream.EgressRoute;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -92,8 +94,21 @@ public final class Dispatcher implements AutoCloseable {
         DispatchResult.Failed<T> last = null;
         DispatchResult.Throttled<T> throttled = null;
         int attempts = 0;
+        // §12: a connection whose cap is full is passed over while another may start at once; only
+        // when every one is full does the request wait — at the first of them, in walk order
+        List<Candidate> full = new ArrayList<>(0);
+        boolean waited = false;
         Candidate candidate;
-        while ((candidate = cursor.next()) != null) {
+        while (true) {
+            boolean fromFull = false;
+            candidate = cursor.next();
+            if (candidate == null) {
+                if (full.isEmpty()) {
+                    break;
+                }
+                candidate = full.removeFirst();
+                fromFull = true;
+            }
             CircuitBreakers.Admission admission = engine.acquire(candidate);
             if (!admission.admitted()) {
                 cursor.refusedByBreaker(candidate);
@@ -105,12 +120,25 @@ public final class Dispatcher implements AutoCloseable {
             ConnectionGates.Limits limits = admissionPolicy.limits(c, route.upstreamModel());
             ConnectionGates.Entry entry;
             try {
-                entry = gates.enter(c.id(), route.upstreamModel(), limits,
-                        caller.client() == ClientLiveness.ALWAYS ? null : caller.client()::connected);
+                if (!fromFull || waited) {
+                    entry = gates.tryEnter(c.id(), route.upstreamModel(), limits);
+                } else {
+                    waited = true;
+                    entry = gates.enter(c.id(), route.upstreamModel(), limits,
+                            caller.client() == ClientLiveness.ALWAYS ? null : caller.client()::connected);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 engine.release(candidate, admission);
                 return new DispatchResult.Throttled<>(ConnectionGates.Refusal.CLIENT_DISCONNECTED, 0, c);
+            }
+            if (entry == null) {
+                // full now: another connection may start at once; come back to wait here if none can
+                engine.release(candidate, admission);
+                if (!fromFull) {
+                    full.add(candidate);
+                }
+                continue;
             }
             if (entry instanceof ConnectionGates.Refused refused) {
                 engine.release(candidate, admission);

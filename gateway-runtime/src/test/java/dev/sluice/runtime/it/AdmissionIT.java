@@ -186,4 +186,28 @@ class AdmissionIT {
         upstream.setDefault(MockResponse.completion("fine"));
         assertThat(sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m1", false)).statusCode()).isEqualTo(200);
     }
+
+    @Test
+    void aFullConnectionIsPassedOverForOneWithRoomBeforeAnyoneQueues_QC1() throws Exception {
+        MockUpstream second = MockUpstream.start();
+        try {
+            connection(",\"maxConcurrent\":1,\"priority\":1");
+            HttpResponse<String> r = sluice.send("POST", "/api/providers", ADMIN_KEY, "{\"provider\":\"alpha\",\"authType\":\"apikey\","
+                    + "\"apiKey\":\"sk-upstream-alpha-second\",\"baseUrl\":\"" + second.baseUrl() + "/v1\",\"maxConcurrent\":1,\"priority\":2}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+            upstream.setDefault(MockResponse.delayed(Duration.ofMillis(800), MockResponse.completion("first")));
+            second.setDefault(MockResponse.delayed(Duration.ofMillis(800), MockResponse.completion("second")));
+
+            long t0 = System.nanoTime();
+            List<HttpResponse<String>> answers = concurrently(2, "alpha/m1");
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+
+            assertThat(answers).allSatisfy(a -> assertThat(a.statusCode()).isEqualTo(200));
+            assertThat(upstream.requestCount()).isEqualTo(1);
+            assertThat(second.requestCount()).as("the second key took the request the first had no room for").isEqualTo(1);
+            assertThat(tookMs).as("side by side, not one after the other").isLessThan(1_500);
+        } finally {
+            second.close();
+        }
+    }
 }

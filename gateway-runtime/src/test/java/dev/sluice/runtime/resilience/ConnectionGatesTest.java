@@ -219,6 +219,22 @@ class ConnectionGatesTest {
     }
 
     @Test
+    void tryEnterStartsOnlyWhenNobodyWaitsAndTakesNothingOtherwise_QC1() throws Exception {
+        Limits one = cap(1, true, 30_000, 0);
+        Permit first = gates.tryEnter("c1", "m", one);
+        assertThat(first).isNotNull();
+        assertThat(gates.tryEnter("c1", "m", one)).as("full").isNull();
+        CompletableFuture<Entry> waiting = enterLater("m", one, null);
+        awaitQueued(1);
+        first.release();
+        Permit second = admitted(waiting.get(5, TimeUnit.SECONDS));
+        assertThat(gates.tryEnter("c1", "m", one)).isNull();
+        second.release();
+        assertThat(gates.snapshot("c1")).isEqualTo(new ConnectionGates.Snapshot(0, 0, Map.of()));
+        assertThat(gates.tryEnter("c1", "m", cap(0, true, 30_000, 0))).as("nothing configured: the fast path").isNotNull();
+    }
+
+    @Test
     void configuredPacingSpacesStartsEvenWithoutACap_RQ10() throws Exception {
         Limits paced = new Limits(0, 0, true, 30_000, 0, 1_000);
         admitted(gates.enter("c1", "m", paced, null)).release();
