@@ -137,9 +137,25 @@ public final class AdmissionPolicy {
      * @return the limits
      */
     public ConnectionGates.Limits limits(Connection c, String upstreamModel) {
-        RequestQueue rq = settings.get().requestQueue();
+        return limits(c, upstreamModel, false);
+    }
+
+    /**
+     * The limits of a request for {@code upstreamModel} on {@code c}, for a quota-share combo's
+     * request when {@code quotaShare} (QC-3): with {@code quotaShareConcurrencyLimit.enabled} off,
+     * the connection cap does not hold it (model caps still do).
+     *
+     * @param c the connection
+     * @param upstreamModel the model string sent upstream
+     * @param quotaShare whether the request is a quota-share combo's
+     * @return the limits
+     */
+    public ConnectionGates.Limits limits(Connection c, String upstreamModel, boolean quotaShare) {
+        ResilienceSettings s = settings.get();
+        RequestQueue rq = s.requestQueue();
         Overrides o = overrides(c);
-        int connectionCap = strictest(c.maxConcurrent() == null ? 0 : c.maxConcurrent(), o.maxConcurrent());
+        int connectionCap = quotaShare && !s.quotaShareConcurrencyLimit().enabled() ? 0
+                : strictest(c.maxConcurrent() == null ? 0 : c.maxConcurrent(), o.maxConcurrent());
         int modelCap = o.modelConcurrency().getOrDefault(upstreamModel, 0);
         long maxWaitMs = clampMs(o.maxWaitMs() > 0 ? o.maxWaitMs() : rq.maxWaitMs());
         return new ConnectionGates.Limits(connectionCap, modelCap, protects(c), maxWaitMs, rq.maxQueueDepth(),

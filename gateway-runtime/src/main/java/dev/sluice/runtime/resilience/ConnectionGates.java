@@ -119,6 +119,15 @@ public final class ConnectionGates {
             this.model = model;
         }
 
+        /**
+         * A permit that holds nothing (QC-3's fail-open: the request goes ahead without a turn).
+         *
+         * @return the empty permit
+         */
+        public static Permit none() {
+            return NONE;
+        }
+
         /** Returns the permits this request holds. */
         public void release() {
             if (gate != null && released.compareAndSet(false, true)) {

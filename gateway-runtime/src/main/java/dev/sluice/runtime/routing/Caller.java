@@ -9,13 +9,36 @@ import java.util.Set;
  * @param admin whether the key may use the admin API
  * @param allowedConnections connection ids the key may use; empty = all
  * @param client whether the client is still there to read the answer (a waiting request gives up when it is not)
+ * @param quotaShare the request is a quota-share combo's (QC-3): a connection's concurrency cap
+ *        serializes it, but fails open instead of refusing it
  */
-public record Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client) {
+public record Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client, boolean quotaShare) {
 
     /** Copies the set. */
     public Caller {
         allowedConnections = Set.copyOf(allowedConnections);
         client = client == null ? ClientLiveness.ALWAYS : client;
+    }
+
+    /**
+     * A caller whose client may be watched.
+     *
+     * @param keyId the gateway key id
+     * @param admin whether the key may use the admin API
+     * @param allowedConnections connection ids the key may use; empty = all
+     * @param client whether the client is still there
+     */
+    public Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client) {
+        this(keyId, admin, allowedConnections, client, false);
+    }
+
+    /**
+     * The same caller, dispatching for a quota-share combo (QC-3).
+     *
+     * @return the caller
+     */
+    public Caller forQuotaShare() {
+        return new Caller(keyId, admin, allowedConnections, client, true);
     }
 
     /**
@@ -36,7 +59,7 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
      * @return the narrowed caller
      */
     public Caller pinnedTo(String connectionId) {
-        return new Caller(keyId, admin, Set.of(connectionId), client);
+        return new Caller(keyId, admin, Set.of(connectionId), client, quotaShare);
     }
 
     /**

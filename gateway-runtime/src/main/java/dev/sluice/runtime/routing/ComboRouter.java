@@ -7,6 +7,7 @@ import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.ComboTarget;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
+import dev.sluice.runtime.combo.strategy.QuotaShareStrategy;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.ConnectionGates;
@@ -192,7 +193,9 @@ public final class ComboRouter {
      * @return the outcome
      */
     public <T> Outcome<T> run(Combo combo, Caller caller, ClientLiveness client, BiFunction<Route, Caller, DispatchResult<T>> dispatch) {
-        Outcome<T> outcome = runTargets(combo, caller, client, dispatch);
+        // QC-3: a quota-share combo's requests take turns on capped accounts, failing open
+        Caller forTargets = QuotaShareStrategy.NAME.equals(combo.strategy()) ? caller.forQuotaShare() : caller;
+        Outcome<T> outcome = runTargets(combo, forTargets, client, dispatch);
         if (outcome.result() instanceof DispatchResult.Served<T>
                 || (outcome.result() instanceof DispatchResult.Throttled<T> t && t.refusal() == ConnectionGates.Refusal.CLIENT_DISCONNECTED)
                 || (outcome.result() instanceof DispatchResult.Failed<T> f && !f.verdict().fallback())) {

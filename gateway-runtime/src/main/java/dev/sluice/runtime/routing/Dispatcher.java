@@ -117,7 +117,9 @@ public final class Dispatcher implements AutoCloseable {
             Candidate tried = candidate;
             Connection c = candidate.connection();
             // §12, §14: the connection's caps and queue; a refusal sends nothing and tries the next connection
-            ConnectionGates.Limits limits = admissionPolicy.limits(c, route.upstreamModel());
+            ConnectionGates.Limits limits = admissionPolicy.limits(c, route.upstreamModel(), caller.quotaShare());
+            // QC-3: a quota-share combo's request takes its turn on the account, but is never refused for want of one
+            boolean failOpen = caller.quotaShare() && limits.connectionCap() > 0;
             ConnectionGates.Entry entry;
             try {
                 if (!fromFull || waited) {
@@ -139,6 +141,12 @@ public final class Dispatcher implements AutoCloseable {
                     full.add(candidate);
                 }
                 continue;
+            }
+            if (entry instanceof ConnectionGates.Refused refused && failOpen
+                    && refused.refusal() != ConnectionGates.Refusal.CLIENT_DISCONNECTED) {
+                LOG.log(System.Logger.Level.DEBUG, () -> "quota-share request " + requestId + " goes ahead on connection " + c.id()
+                        + " without a turn (" + refused.refusal() + ")");
+                entry = ConnectionGates.Permit.none();
             }
             if (entry instanceof ConnectionGates.Refused refused) {
                 engine.release(candidate, admission);

@@ -210,4 +210,33 @@ class AdmissionIT {
             second.close();
         }
     }
+
+    @Test
+    void aQuotaShareComboTakesTurnsOnACappedAccountButIsNeverRefusedForWantOfOne_QC3() throws Exception {
+        connection(",\"maxConcurrent\":1");
+        assertThat(sluice.send("PATCH", "/api/resilience", ADMIN_KEY, "{\"requestQueue\":{\"maxQueueDepth\":1}}").statusCode())
+                .isEqualTo(200);
+        assertThat(sluice.send("POST", "/api/combos", ADMIN_KEY,
+                "{\"name\":\"shared\",\"strategy\":\"quota-share\",\"targets\":[{\"model\":\"alpha/m1\"}]}").statusCode()).isEqualTo(201);
+        upstream.setDefault(MockResponse.delayed(Duration.ofMillis(600), MockResponse.completion("ok")));
+
+        // straight to the model: one runs, one queues, the third is refused
+        List<HttpResponse<String>> direct = concurrently(3, "alpha/m1");
+        assertThat(direct.stream().filter(r -> r.statusCode() == 429)).hasSize(1);
+        assertThat(upstream.maxConcurrentRequests()).isEqualTo(1);
+
+        // through the quota-share combo: the third goes ahead without a turn (fail-open)
+        upstream.clear();
+        upstream.setDefault(MockResponse.delayed(Duration.ofMillis(600), MockResponse.completion("ok")));
+        assertThat(concurrently(3, "shared")).allSatisfy(r -> assertThat(r.statusCode()).as(r.body()).isEqualTo(200));
+        assertThat(upstream.maxConcurrentRequests()).as("one with the turn, one without; the queued one after").isEqualTo(2);
+
+        // quotaShareConcurrencyLimit off: the account's cap does not hold the combo's requests at all
+        assertThat(sluice.send("PATCH", "/api/resilience", ADMIN_KEY, "{\"quotaShareConcurrencyLimit\":{\"enabled\":false}}").statusCode())
+                .isEqualTo(200);
+        upstream.clear();
+        upstream.setDefault(MockResponse.delayed(Duration.ofMillis(600), MockResponse.completion("ok")));
+        assertThat(concurrently(3, "shared")).allSatisfy(r -> assertThat(r.statusCode()).isEqualTo(200));
+        assertThat(upstream.maxConcurrentRequests()).isEqualTo(3);
+    }
 }

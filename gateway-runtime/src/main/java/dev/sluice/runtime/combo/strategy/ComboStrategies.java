@@ -33,7 +33,8 @@ public final class ComboStrategies {
     /**
      * A registry of the built-in strategies: {@code priority}, {@code fill-first}, {@code weighted},
      * {@code round-robin}, {@code random}, {@code strict-random}, {@code p2c}, {@code least-used},
-     * {@code cost-optimized}, {@code lkgp}, {@code reset-aware}, {@code headroom}, {@code quota-weighted}.
+     * {@code cost-optimized}, {@code lkgp}, {@code reset-aware}, {@code headroom}, {@code quota-weighted},
+     * {@code quota-share}.
      *
      * @return a new registry with fresh strategy state
      */
@@ -41,7 +42,7 @@ public final class ComboStrategies {
         return new ComboStrategies(new LinkedHashMap<>()).with(List.of(new PriorityStrategy(), new FillFirstStrategy(),
                 new WeightedStrategy(), new RoundRobinStrategy(), new RandomStrategy(), new StrictRandomStrategy(),
                 new PowerOfTwoChoicesStrategy(), new LeastUsedStrategy(), new CostOptimizedStrategy(), new LastKnownGoodStrategy(),
-                new ResetAwareStrategy(), new HeadroomStrategy(), new QuotaWeightedStrategy()));
+                new ResetAwareStrategy(), new HeadroomStrategy(), new QuotaWeightedStrategy(), new QuotaShareStrategy()));
     }
 
     /**

@@ -25,11 +25,11 @@ class ComboStrategiesTest {
     }
 
     @Test
-    void builtInHasTheThirteenStrategiesByExactName_CO2() {
+    void builtInHasTheFourteenStrategiesByExactName_CO2_QC3() {
         ComboStrategies registry = ComboStrategies.builtIn();
 
         assertThat(registry.names()).containsExactly("priority", "fill-first", "weighted", "round-robin", "random",
-                "strict-random", "p2c", "least-used", "cost-optimized", "lkgp", "reset-aware", "headroom", "quota-weighted");
+                "strict-random", "p2c", "least-used", "cost-optimized", "lkgp", "reset-aware", "headroom", "quota-weighted", "quota-share");
         for (String name : registry.names()) {
             assertThat(registry.find(name)).get().extracting(ComboStrategy::name).isEqualTo(name);
         }
@@ -46,8 +46,8 @@ class ComboStrategiesTest {
         ComboStrategies all = builtIn.with(List.of(relay, new Contributed("fusion")));
 
         assertThat(all.find("context-relay")).containsSame(relay);
-        assertThat(all.names()).endsWith("context-relay", "fusion").hasSize(15);
-        assertThat(builtIn.names()).hasSize(13).doesNotContain("context-relay");
+        assertThat(all.names()).endsWith("context-relay", "fusion").hasSize(16);
+        assertThat(builtIn.names()).hasSize(14).doesNotContain("context-relay");
     }
 
     @Test

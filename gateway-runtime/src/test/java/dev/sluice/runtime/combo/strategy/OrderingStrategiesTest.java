@@ -74,4 +74,13 @@ class OrderingStrategiesTest {
 
         assertThat(indices(new LastKnownGoodStrategy().order(ctx, targets))).containsExactly(1, 2, 0);
     }
+
+    @Test
+    void quotaShareIsFewestInFlightThenFewestUsesThenListOrder_CO2_QC3() {
+        var targets = list(t(0).inFlight(1).uses(2), t(1).inFlight(0).uses(9), t(2).inFlight(0).uses(3), t(3).inFlight(0).uses(3),
+                t(4).inFlight(2));
+
+        assertThat(indices(new QuotaShareStrategy().order(ctx, targets))).containsExactly(2, 3, 1, 0, 4);
+        assertThat(new QuotaShareStrategy().name()).isEqualTo("quota-share");
+    }
 }
