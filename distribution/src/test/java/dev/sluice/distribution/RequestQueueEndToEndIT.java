@@ -50,7 +50,12 @@ class RequestQueueEndToEndIT {
     void start() {
         first = MockUpstream.start();
         second = MockUpstream.start();
-        client = new SluiceClient(servers.start(home, SluiceProcess.env(work.resolve("data"), adminKey)));
+    }
+
+    private void boot(Map<String, String> extraEnv) {
+        Map<String, String> env = SluiceProcess.env(work.resolve("data"), adminKey);
+        env.putAll(extraEnv);
+        client = new SluiceClient(servers.start(home, env));
         clientKey = client.createKey(adminKey, "queue");
     }
 
@@ -83,6 +88,7 @@ class RequestQueueEndToEndIT {
 
     @Test
     void aDayLongRetryInfoLocksTheModelOnThatConnectionAndTheNextRequestGoesElsewhere_RQ4() {
+        boot(Map.of());
         String locked = gemini(first, 1);
         String other = gemini(second, 2);
         first.enqueue(exhausted("86399s"));
@@ -111,6 +117,7 @@ class RequestQueueEndToEndIT {
 
     @Test
     void aTwoSecondRetryInfoPacesTheQueueAndTheNextRequestWaitsAndSucceeds_RQ4() {
+        boot(Map.of());
         gemini(first, 1);
         first.enqueue(exhausted("2s"));
         first.setDefault(answer("after the pause"));
@@ -128,5 +135,63 @@ class RequestQueueEndToEndIT {
 
         JsonNode lockouts = client.expect(client.get("/api/resilience/model-cooldowns", adminKey), 200).get("data");
         assertThat(lockouts).as("a pause is not a lock").isEmpty();
+    }
+
+    @Test
+    void theQueueEnvironmentVariablesSetTheirSettingsAndAutoEnableBeatsTheStoredOne_RQ3_RQ5_RQ7() {
+        boot(Map.of("RATE_LIMIT_MAX_WAIT_MS", "12000", "RATE_LIMIT_EXECUTION_MAX_WAIT_MS", "900000", "RATE_LIMIT_MAX_QUEUE_DEPTH", "7",
+                "RATE_LIMIT_AUTO_ENABLE", "off"));
+        JsonNode queue = client.expect(client.get("/api/resilience", adminKey), 200).get("requestQueue");
+        assertThat(queue.get("maxWaitMs").asLong()).isEqualTo(12_000);
+        assertThat(queue.get("executionMaxWaitMs").asLong()).isEqualTo(900_000);
+        assertThat(queue.get("maxQueueDepth").asInt()).isEqualTo(7);
+        // RQ-3: what is PATCHed beats the environment
+        client.expect(client.patch("/api/resilience", adminKey, Map.of("requestQueue", Map.of("maxQueueDepth", 3,
+                "autoEnableApiKeyProviders", true))), 200);
+        assertThat(client.expect(client.get("/api/resilience", adminKey), 200).at("/requestQueue/maxQueueDepth").asInt()).isEqualTo(3);
+
+        String id = gemini(first, 1);
+        // RQ-7: RATE_LIMIT_AUTO_ENABLE=off beats even the stored true
+        JsonNode row = client.expect(client.get("/api/rate-limits", adminKey), 200).get("data").get(0);
+        assertThat(row.get("connectionId").asText()).isEqualTo(id);
+        assertThat(row.get("protected").asBoolean()).isFalse();
+        JsonNode set = client.expect(client.post("/api/rate-limits", adminKey, Map.of("connectionId", id, "enabled", true)), 200);
+        assertThat(set.get("protected").asBoolean()).as("explicit protection has no opt-out").isTrue();
+    }
+
+    @Test
+    void aQueuedRequestWhoseClientDisconnectsLeavesTheQueueAndIsNeverSent() throws InterruptedException {
+        boot(Map.of());
+        String id = client.expect(client.post("/api/providers", adminKey, Map.of("provider", "alpha", "authType", "apikey",
+                "apiKey", "sk-alpha-0123456789", "baseUrl", first.baseUrl() + "/v1", "maxConcurrent", 1)), 201).get("id").asText();
+        first.enqueue(MockResponse.delayed(java.time.Duration.ofMillis(3_000), MockResponse.completion("slow")));
+        first.setDefault(MockResponse.completion("next"));
+        String body = SluiceClient.toJson(SluiceClient.chat("alpha/m1", false));
+        try (RawHttpConnection holder = new RawHttpConnection(client.base())) {
+            holder.post("/v1/chat/completions", clientKey, body);
+            assertThat(first.takeRequest(java.time.Duration.ofSeconds(5))).as("the first holds the only permit").isNotNull();
+            try (RawHttpConnection queued = new RawHttpConnection(client.base())) {
+                queued.post("/v1/chat/completions", clientKey, body);
+                awaitQueued(id, 1);
+            }
+            // the second client hung up while queued: it leaves the queue well before the permit frees
+            awaitQueued(id, 0);
+            assertThat(holder.read().status()).isEqualTo(200);
+        }
+        Thread.sleep(300);
+        assertThat(first.requestCount()).as("the departed request was never sent").isEqualTo(1);
+    }
+
+    private void awaitQueued(String connectionId, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        int queued = -1;
+        while (System.nanoTime() < deadline) {
+            queued = client.expect(client.get("/api/rate-limits", adminKey), 200).get("data").get(0).get("queued").asInt();
+            if (queued == n) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        assertThat(queued).as("queued on " + connectionId).isEqualTo(n);
     }
 }

@@ -110,6 +110,11 @@ class AdmissionIT {
 
         assertThat(concurrently(6, "alpha/glm-5")).allSatisfy(r -> assertThat(r.statusCode()).isEqualTo(200));
         assertThat(upstream.maxConcurrentRequests()).isEqualTo(1);
+        // a saturated model gate is no evidence against the provider, the account or the model
+        com.fasterxml.jackson.databind.JsonNode health = read(sluice.send("GET", "/api/monitoring/health", ADMIN_KEY, null).body());
+        assertThat(health.get("lockouts").asInt()).isZero();
+        assertThat(health.at("/connections/cooling").asInt()).isZero();
+        assertThat(health.get("providerBreakers").get(0).get("failureCount").asInt()).isZero();
 
         upstream.clear();
         upstream.setDefault(MockResponse.delayed(Duration.ofMillis(500), MockResponse.completion("ok")));
