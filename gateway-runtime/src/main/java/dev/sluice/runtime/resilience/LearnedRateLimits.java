@@ -70,7 +70,7 @@ public final class LearnedRateLimits {
      * @param nowMillis now
      */
     public static void apply(ConnectionGates gates, String connectionId, ResponseHead head, long nowMillis) {
-        if (head == null || head.headers().isEmpty()) {
+        if (!QuotaObservations.announcesLimits(head)) {
             return;
         }
         switch (read(head, nowMillis)) {

@@ -54,7 +54,7 @@ public final class QuotaObservations {
      * @param head the answer's head
      */
     public void record(String connectionId, ResponseHead head) {
-        if (head == null || head.headers().isEmpty()) {
+        if (!announcesLimits(head)) {
             return;
         }
         long now = clock.millis();
@@ -71,6 +71,26 @@ public final class QuotaObservations {
         if (share != null || reset != null) {
             byConnection.put(connectionId, new Quota(share, reset, now));
         }
+    }
+
+    /**
+     * Whether an answer carries any rate-limit header at all: one pass over its header names, so
+     * that the many lookups of {@link #record} are spent only on answers that announce something
+     * (most answers of most upstreams announce nothing).
+     *
+     * @param head the answer's head, or null
+     * @return true when a header name starts with {@code x-ratelimit} or {@code anthropic-ratelimit}
+     */
+    static boolean announcesLimits(ResponseHead head) {
+        if (head == null) {
+            return false;
+        }
+        for (String name : head.headers().keySet()) {
+            if (name.startsWith("x-ratelimit") || name.startsWith("anthropic-ratelimit")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

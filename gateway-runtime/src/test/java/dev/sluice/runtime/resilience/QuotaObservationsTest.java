@@ -51,4 +51,14 @@ class QuotaObservationsTest {
         clock.advance(Duration.ofMillis(QuotaObservations.MAX_AGE_MS + 1));
         assertThat(quotas.of("c3")).isNull();
     }
+
+    @org.junit.jupiter.api.Test
+    void onlyAnswersWithARateLimitHeaderAreLookedAtClosely_OF4() {
+        java.util.function.Function<Map<String, List<String>>, Boolean> announces =
+                h -> QuotaObservations.announcesLimits(new dev.sluice.api.upstream.ResponseHead(200, h));
+        org.assertj.core.api.Assertions.assertThat(announces.apply(Map.of("content-type", List.of("application/json")))).isFalse();
+        org.assertj.core.api.Assertions.assertThat(announces.apply(Map.of("X-RateLimit-Remaining-Requests", List.of("1")))).isTrue();
+        org.assertj.core.api.Assertions.assertThat(announces.apply(Map.of("anthropic-ratelimit-requests-limit", List.of("5")))).isTrue();
+        org.assertj.core.api.Assertions.assertThat(QuotaObservations.announcesLimits(null)).isFalse();
+    }
 }
