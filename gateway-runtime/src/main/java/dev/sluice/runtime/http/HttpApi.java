@@ -83,7 +83,8 @@ public final class HttpApi {
                 d.catalog(), d.connections(), d.attemptTimeout(), d.comboRouter(), d.combos()));
         routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.resolver(), d.chatRouter(),
                 d.comboRouter()));
-        routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog())));
+        routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
+                d.gates()::forget));
         routing.register("/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies())));

@@ -18,7 +18,11 @@ final class ProvidersAdminService implements HttpService {
     private final ConnectionStore store;
     private final ConnectionJson mapping;
 
-    ProvidersAdminService(Json json, Authenticator auth, ConnectionStore store, ConnectionJson mapping) {
+    private final java.util.function.Consumer<String> deleted;
+
+    ProvidersAdminService(Json json, Authenticator auth, ConnectionStore store, ConnectionJson mapping,
+            java.util.function.Consumer<String> deleted) {
+        this.deleted = deleted;
         this.json = json;
         this.auth = auth;
         this.store = store;
@@ -77,6 +81,7 @@ final class ProvidersAdminService implements HttpService {
         if (!store.delete(id)) {
             throw notFound(id);
         }
+        deleted.accept(id);
         json.send(res, 200, json.object().put("id", id).put("deleted", true));
     }
 

@@ -299,6 +299,16 @@ public final class ConnectionGates {
         return g == null ? new Snapshot(0, 0, Map.of()) : g.snapshot();
     }
 
+    /**
+     * Drops the gate of a deleted connection. Requests holding or waiting for its permits keep
+     * their own reference and finish normally.
+     *
+     * @param connectionId the connection
+     */
+    public void forget(String connectionId) {
+        gates.remove(connectionId);
+    }
+
     /** Wakes every waiter to look at the clock again (tests that move a test clock). */
     void recheck() {
         gates.values().forEach(Gate::signal);

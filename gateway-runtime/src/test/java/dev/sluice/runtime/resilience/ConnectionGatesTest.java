@@ -235,6 +235,16 @@ class ConnectionGatesTest {
     }
 
     @Test
+    void aDeletedConnectionsGateIsDroppedWhileItsHoldersFinishNormally() throws InterruptedException {
+        Permit held = admitted(gates.enter("c1", "m", cap(1, true, 30_000, 0), null));
+        gates.pause("c1", clock.millis() + 60_000);
+        gates.forget("c1");
+        assertThat(gates.snapshot("c1")).isEqualTo(new ConnectionGates.Snapshot(0, 0, Map.of()));
+        assertThat(gates.pausedUntil("c1")).isZero();
+        held.release();
+    }
+
+    @Test
     void configuredPacingSpacesStartsEvenWithoutACap_RQ10() throws Exception {
         Limits paced = new Limits(0, 0, true, 30_000, 0, 1_000);
         admitted(gates.enter("c1", "m", paced, null)).release();
