@@ -116,6 +116,9 @@ class ProviderRulesIT {
         HttpResponse<String> bad = client.patch("/api/settings", adminKey,
                 Map.of("providerErrorRules", List.of(Map.of("provider", "glm", "status", 400, "reason", "nonsense", "scope", "connection"))));
         assertThat(client.expect(bad, 400).at("/error/param").asText()).isEqualTo("providerErrorRules[0].reason");
+        HttpResponse<String> badRegex = client.patch("/api/settings", adminKey, Map.of("providerErrorRules", List.of(Map.of("provider", "glm",
+                "headers", Map.of("x-quota", "~(unclosed"), "scope", "model"))));
+        assertThat(client.expect(badRegex, 400).at("/error/param").asText()).isEqualTo("providerErrorRules[0].headers.x-quota");
         HttpResponse<String> unknown = client.patch("/api/settings", adminKey, Map.of("noSuchSetting", true));
         assertThat(client.expect(unknown, 400).at("/error/param").asText()).isEqualTo("noSuchSetting");
 
@@ -130,6 +133,15 @@ class ProviderRulesIT {
         JsonNode cooled = cooldownOf(a);
         assertThat(cooled.get("lastErrorType").asText()).isEqualTo("quota_exhausted");
         assertThat(cooled.get("remainingMs").asLong()).isBetween(299_000L, 300_000L);
+    }
+
+    @Test
+    void minimaxAnswersAModelQuotaByHeaderAndItIsAQuotaNotARateLimit_ER1() {
+        String m = client.createConnection(adminKey, "minimax", "sk-minimax-0123456789", first.baseUrl() + "/v1");
+        first.enqueue(MockResponse.status(429, "{\"base_resp\":{\"status_code\":1002,\"status_msg\":\"rate limit exceeded\"}}")
+                .header("x-model-quota-remaining", "abab6.5s=42,MiniMax-M2=0"));
+        client.expect(client.post("/v1/chat/completions", clientKey, SluiceClient.chat("minimax/MiniMax-M2", false)), 429);
+        assertThat(cooldownOf(m).get("lastErrorType").asText()).isEqualTo("quota_exhausted");
     }
 
     private String opencodeConnection(String name, String localAddress, int priority) {

@@ -207,7 +207,10 @@ public final class SluiceServer implements AutoCloseable {
                 honourScope.add(p.id());
             }
         }
-        ErrorRules errorRules = new ErrorRules(registry.errorRules(), fullText, honourScope, generalSettings::providerErrorRules);
+        // the built-in providers' rules (minimax), then the plugins'
+        List<dev.sluice.api.rules.ErrorRule> shippedRules = new ArrayList<>(BuiltinProviders.ERROR_RULES);
+        shippedRules.addAll(registry.errorRules());
+        ErrorRules errorRules = new ErrorRules(shippedRules, fullText, honourScope, generalSettings::providerErrorRules);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock, errorRules), resilienceSettings, resilience.breakers(),
                 resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(), new QuotaFamilies(registry.quotaFamilies()),
                 new StatusRestatement(registry.restatementRules()),

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /**
  * Provider error rules (SPEC §16.2, ER-1…ER-6): classification knowledge per provider,
@@ -24,11 +25,29 @@ import java.util.function.Supplier;
  *   <li>ER-3/ER-5: a plugin rule's scope is acted on only for providers that declare it (their
  *       descriptor); an operator rule's scope always is; elsewhere it is informational.</li>
  *   <li>A rule matches when every condition it has holds: {@code status} equal; each header
- *       present with the given value (case-insensitive; {@code *} = any value); one of the
- *       {@code textMarkers} contained (case-insensitive substring, never a regex).</li>
+ *       present with the given value (case-insensitive; {@code *} = any value; {@code ~regex} = a
+ *       regular expression found in the value); one of the {@code textMarkers} contained
+ *       (case-insensitive substring, never a regex).</li>
  * </ul>
  */
 public final class ErrorRules {
+
+    /** Compiled {@code ~regex} header conditions, by their text (rules are few). */
+    private static final Map<String, Pattern> PATTERNS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * One header condition: {@code *} any value, {@code ~regex} found case-insensitively, else the
+     * value itself, case-insensitively.
+     */
+    static boolean headerMatches(String condition, String value) {
+        if ("*".equals(condition)) {
+            return true;
+        }
+        if (condition.startsWith("~")) {
+            return PATTERNS.computeIfAbsent(condition, c -> Pattern.compile(c.substring(1), Pattern.CASE_INSENSITIVE)).matcher(value).find();
+        }
+        return value.equalsIgnoreCase(condition.strip());
+    }
 
     /** No rules at all. */
     public static final ErrorRules NONE = new ErrorRules(List.of(), Set.of(), Set.of(), List::of);
@@ -144,7 +163,7 @@ public final class ErrorRules {
         }
         for (Map.Entry<String, String> h : r.headers().entrySet()) {
             String value = head.first(h.getKey()).map(String::strip).orElse(null);
-            if (value == null || !("*".equals(h.getValue()) || value.equalsIgnoreCase(h.getValue().strip()))) {
+            if (value == null || !headerMatches(h.getValue(), value)) {
                 return false;
             }
         }

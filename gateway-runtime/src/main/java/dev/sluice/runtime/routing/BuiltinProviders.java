@@ -3,7 +3,11 @@ package dev.sluice.runtime.routing;
 import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
+import dev.sluice.api.rules.ErrorRule;
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Providers the runtime serves without any plugin, through the built-in OpenAI-compatible
@@ -30,6 +34,15 @@ public final class BuiltinProviders {
 
     /** All built-in providers, in listing order. */
     public static final List<ProviderDescriptor> ALL = List.of(OPENAI, GLM, MINIMAX);
+
+    /**
+     * Error rules of the built-in providers (SPEC ER-1: minimax ships a header-only rule): MiniMax
+     * answers an exhausted model quota with a 429 whose {@code x-model-quota-remaining} lists
+     * {@code name=count} pairs, one of them 0 — a quota, not a rate limit, of that model.
+     */
+    public static final List<ErrorRule> ERROR_RULES = List.of(new ErrorRule("minimax-model-quota-exhausted", "minimax", 429,
+            Map.of("x-model-quota-remaining", "~(^|,)\\s*[^=,]+=\\s*0+\\s*(,|$)"), List.of(), FailureReason.QUOTA_EXHAUSTED,
+            LockScope.MODEL, null));
 
     private BuiltinProviders() {
     }

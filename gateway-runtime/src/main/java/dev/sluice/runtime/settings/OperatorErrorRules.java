@@ -91,13 +91,23 @@ public final class OperatorErrorRules {
         JsonNode h = n.get("headers");
         if (h != null && !h.isNull()) {
             if (!h.isObject()) {
-                throw new SettingsException(at + ".headers", "'" + at + ".headers' must be an object of header name to value ('*' = any value).");
+                throw new SettingsException(at + ".headers", "'" + at + ".headers' must be an object of header name to value ('*' = any value,"
+                        + " '~regex' = a regular expression found in the value).");
             }
             for (var e : h.properties()) {
                 if (!e.getValue().isTextual() || e.getKey().isBlank()) {
                     throw new SettingsException(at + ".headers." + e.getKey(), "'" + at + ".headers." + e.getKey() + "' must be a string.");
                 }
-                headers.put(e.getKey().toLowerCase(Locale.ROOT), e.getValue().asText());
+                String value = e.getValue().asText();
+                if (value.startsWith("~")) {
+                    try {
+                        java.util.regex.Pattern.compile(value.substring(1));
+                    } catch (java.util.regex.PatternSyntaxException bad) {
+                        throw new SettingsException(at + ".headers." + e.getKey(), "'" + at + ".headers." + e.getKey()
+                                + "' is not a valid regular expression after '~': " + bad.getDescription() + ".");
+                    }
+                }
+                headers.put(e.getKey().toLowerCase(Locale.ROOT), value);
             }
         }
         List<String> markers = new ArrayList<>();

@@ -186,4 +186,29 @@ class ErrorRulesTest {
         Verdict v = classify("agentrouter", error(403, Map.of(), "Your account has been deactivated 额度不足"));
         assertThat(v.reason()).isEqualTo(FailureReason.BANNED);
     }
+
+    @ParameterizedTest(name = "x-model-quota-remaining: {0} → quota {1}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        "a=0,b=42 | true", "abab6.5s=42, MiniMax-M2=0 | true", "a=00 | true", "a=10,b=42 | false", "a=5 | false", "m=0.5 | false"})
+    void minimaxQuotaHeaderWithAnyCountZeroIsAQuota_ER1(String header, boolean quota) {
+        FailureClassifier c = new FailureClassifier(InstantSource.fixed(Instant.EPOCH),
+                new ErrorRules(dev.sluice.runtime.routing.BuiltinProviders.ERROR_RULES, Set.of(), Set.of(), List::of));
+        Verdict v = c.classify("minimax", ProviderClass.APIKEY, error(429, Map.of("x-model-quota-remaining", List.of(header)),
+                "{\"base_resp\":{\"status_code\":1002,\"status_msg\":\"rate limit exceeded\"}}"));
+        assertThat(v.reason()).isEqualTo(quota ? FailureReason.QUOTA_EXHAUSTED : FailureReason.RATE_LIMIT_EXCEEDED);
+        // ER-3: minimax does not honour rule scopes: the scope is informational
+        assertThat(v.ruleScope()).isEqualTo(quota ? LockScope.MODEL : null);
+    }
+
+    @Test
+    void aHeaderConditionIsAValueAnAsteriskOrATildeRegex_ER1() {
+        assertThat(ErrorRules.headerMatches("*", "anything")).isTrue();
+        assertThat(ErrorRules.headerMatches("YES", "yes")).isTrue();
+        assertThat(ErrorRules.headerMatches("yes", "yes please")).isFalse();
+        assertThat(ErrorRules.headerMatches("~^over", "Over-limit")).isTrue();
+        assertThat(ErrorRules.headerMatches("~^over", "not over")).isFalse();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ErrorRule("bad", "p", 429, Map.of("h", "~(unclosed"), List.of(),
+                FailureReason.RATE_LIMIT_EXCEEDED, LockScope.MODEL, null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("header h is not a valid regular expression");
+    }
 }
