@@ -244,4 +244,42 @@ class AdmissionIT {
         assertThat(concurrently(3, "shared")).allSatisfy(r -> assertThat(r.statusCode()).isEqualTo(200));
         assertThat(upstream.maxConcurrentRequests()).isEqualTo(3);
     }
+
+    @Test
+    void aBodyDeclaredPauseIsWaitedOutAndALocallyRefused429SaysWhenToComeBack_RQ4_RQ6() throws Exception {
+        connection(",\"rateLimitOverrides\":{\"maxWaitMs\":5000}");
+        assertThat(sluice.send("PATCH", "/api/resilience", ADMIN_KEY, "{\"requestQueue\":{\"maxQueueDepth\":1}}").statusCode())
+                .isEqualTo(200);
+        upstream.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\",\"retry_after\":2}}"));
+        upstream.setDefault(MockResponse.completion("ok"));
+
+        HttpResponse<String> first = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m1", false));
+        assertThat(first.statusCode()).isEqualTo(429);
+
+        // the queue is paused for 2 s: one request waits it out, the next finds the queue full
+        List<HttpResponse<String>> answers;
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<HttpResponse<String>>> futures = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                futures.add(pool.submit(() -> sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m1", false))));
+            }
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (read(sluice.send("GET", "/api/rate-limits", ADMIN_KEY, null).body()).at("/data/0/queued").asInt() != 1
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            // the pause ends on the server's clock (a test clock here), not by sleeping
+            sluice.clock.advance(Duration.ofMillis(2_000));
+            answers = new ArrayList<>();
+            for (Future<HttpResponse<String>> f : futures) {
+                answers.add(f.get(30, TimeUnit.SECONDS));
+            }
+        }
+        assertThat(answers.stream().filter(r -> r.statusCode() == 200)).hasSize(1);
+        HttpResponse<String> refused = answers.stream().filter(r -> r.statusCode() == 429).findFirst().orElseThrow();
+        assertThat(read(refused.body()).at("/error/code").asText()).isEqualTo("RATE_LIMIT_QUEUE_FULL");
+        // RQ-6: the rebuilt 429 tells the client (and a combo) how long the pause still runs
+        assertThat(refused.headers().firstValue("Retry-After")).hasValueSatisfying(v -> assertThat(Long.parseLong(v)).isBetween(1L, 2L));
+        assertThat(upstream.requestCount()).isEqualTo(2);
+    }
 }

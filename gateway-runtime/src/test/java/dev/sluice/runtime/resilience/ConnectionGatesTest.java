@@ -135,7 +135,7 @@ class ConnectionGatesTest {
     }
 
     @Test
-    void aPauseDelaysStartsAndRefusesAtOnceWhoCannotWaitItOut_RQ4() throws Exception {
+    void aPauseDelaysStartsAndRefusesAtOnceWhoCannotWaitItOutSayingWhenToComeBack_RQ4_RQ6() throws Exception {
         gates.pause("c1", clock.millis() + 2_000);
         assertThat(gates.pausedUntil("c1")).isEqualTo(clock.millis() + 2_000);
 
