@@ -14,6 +14,7 @@ import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.QuotaObservations;
 import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.Verdict;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -297,6 +298,8 @@ public final class ComboRouter {
         final long budgetMs;
         final long startedAt;
         int attempts;
+        /** CO-6: connections a connection-scoped quota rule exhausted during this request. */
+        final Set<String> exhaustedConnections = new java.util.HashSet<>(0);
 
         Limits(int maxAttempts, long budgetMs, long startedAt) {
             this.maxAttempts = maxAttempts;
@@ -307,6 +310,15 @@ public final class ComboRouter {
         boolean exhausted(long now) {
             return attempts >= maxAttempts || (budgetMs > 0 && attempts > 0 && now - startedAt >= budgetMs);
         }
+    }
+
+    /**
+     * CO-6: an honoured connection-scoped quota rule (§16.2 ER-3) exhausts the connection for the
+     * rest of the request, whether or not a cooldown persists it ({@code disableCooling}).
+     */
+    static boolean exhaustsConnection(Verdict v) {
+        return v.ruleScope() == dev.sluice.api.rules.LockScope.CONNECTION && v.lockScope() == dev.sluice.api.rules.LockScope.CONNECTION
+                && v.reason() == FailureReason.QUOTA_EXHAUSTED;
     }
 
     private static boolean notWaitable(FailureReason r) {
@@ -457,6 +469,11 @@ public final class ComboRouter {
             if (target == null) {
                 continue;
             }
+            String pinned = combo.targets().get(v.index()).connectionId();
+            if (pinned != null && limits.exhaustedConnections.contains(pinned)) {
+                // CO-6: a target naming a connection this request already found exhausted is skipped
+                continue;
+            }
             Route route = target.route();
             limits.attempts++;
             st.started(v.index(), clock.millis());
@@ -487,6 +504,9 @@ public final class ComboRouter {
                 case DispatchResult.Failed<T> f -> {
                     last = f;
                     lastRoute = route;
+                    if (exhaustsConnection(f.verdict())) {
+                        limits.exhaustedConnections.add(f.connection().id());
+                    }
                     if (!f.verdict().fallback()) {
                         return new Outcome<>(f, route);
                     }

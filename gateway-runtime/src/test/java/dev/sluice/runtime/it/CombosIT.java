@@ -200,6 +200,24 @@ class CombosIT {
     }
 
     @Test
+    void aConnectionExhaustedByAConnectionScopedQuotaRuleIsSkippedByTheRestOfTheRequest_CO6() {
+        // an operator rule (honoured scope, ER-5) and a connection that never cools: only CO-6 keeps the request off it
+        assertThat(sluice.send("PATCH", "/api/settings", ADMIN_KEY, "{\"providerErrorRules\":[{\"provider\":\"alpha\",\"status\":429,"
+                + "\"scope\":\"connection\"}]}").statusCode()).isEqualTo(200);
+        assertThat(sluice.send("PATCH", "/api/providers/" + connA, ADMIN_KEY, "{\"disableCooling\":true}").statusCode()).isEqualTo(200);
+        combo("{\"name\":\"pins\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\",\"connectionId\":\"" + connA + "\"},"
+                + "{\"model\":\"alpha/m2\",\"connectionId\":\"" + connA + "\"},{\"model\":\"beta/m3\"}]}");
+        a.setDefault(MockResponse.status(429, "{\"error\":{\"message\":\"quota used up\"}}"));
+        b.setDefault(MockResponse.completion("from beta"));
+
+        HttpResponse<String> r = chat("pins", false);
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(read(r.body()).at("/choices/0/message/content").asText()).isEqualTo("from beta");
+        assertThat(a.requestCount()).as("alpha/m2 names the exhausted connection: skipped").isEqualTo(1);
+    }
+
+    @Test
     void aTargetPinnedToAConnectionUsesOnlyThatConnection_CO1() {
         String second = sluice.addOpenAiCompatible("alpha", b.baseUrl() + "/v1", 2);
         combo("{\"name\":\"pinned\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\",\"connectionId\":\"" + second + "\"}]}");
