@@ -244,7 +244,7 @@ public final class SluiceServer implements AutoCloseable {
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
                 resolver, chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, resilienceSettings,
-                generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy);
+                generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http);
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())

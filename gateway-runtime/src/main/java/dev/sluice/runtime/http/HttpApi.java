@@ -17,6 +17,8 @@ import io.helidon.webserver.http.ServerResponse;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
 import dev.sluice.runtime.resilience.AdmissionPolicy;
+import dev.sluice.runtime.upstream.EgressRoute;
+import dev.sluice.runtime.upstream.EgressRoutes;
 import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.Resilience;
 import dev.sluice.runtime.routing.ComboRouter;
@@ -57,13 +59,14 @@ public final class HttpApi {
      * @param clock the clock
      * @param gates the caps and request queue in front of each connection (§12, §14)
      * @param admissionPolicy what limits a request on a connection
+     * @param egress the outbound routes (their clients are let go when no connection uses them)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, ChatRouter chatRouter, Dispatcher dispatcher, ProviderCatalog catalog,
             ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database, Duration attemptTimeout,
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
-            InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy) {
+            InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress) {
     }
 
     /**
@@ -84,7 +87,8 @@ public final class HttpApi {
         routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.resolver(), d.chatRouter(),
                 d.comboRouter()));
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
-                d.gates()::forget));
+                d.gates()::forget, () -> d.egress().retain(d.connections().list().stream()
+                        .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet()))));
         routing.register("/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies())));

@@ -19,10 +19,13 @@ final class ProvidersAdminService implements HttpService {
     private final ConnectionJson mapping;
 
     private final java.util.function.Consumer<String> deleted;
+    /** A connection's egress route may have changed or gone: unused route clients are let go (§16.3). */
+    private final Runnable routesChanged;
 
     ProvidersAdminService(Json json, Authenticator auth, ConnectionStore store, ConnectionJson mapping,
-            java.util.function.Consumer<String> deleted) {
+            java.util.function.Consumer<String> deleted, Runnable routesChanged) {
         this.deleted = deleted;
+        this.routesChanged = routesChanged;
         this.json = json;
         this.auth = auth;
         this.store = store;
@@ -65,14 +68,18 @@ final class ProvidersAdminService implements HttpService {
         Connection c = existing(req);
         NewConnection fields = mapping.parse(json.objectBody(req), c);
         // RQ-9: PUT never changes rateLimitProtection; POST /api/rate-limits is its only write path
-        json.send(res, 200, mapping.render(store.update(c.id(), fields, c.rateLimitProtection()).orElseThrow(() -> notFound(c.id()))));
+        Connection updated = store.update(c.id(), fields, c.rateLimitProtection()).orElseThrow(() -> notFound(c.id()));
+        routesChanged.run();
+        json.send(res, 200, mapping.render(updated));
     }
 
     private void patch(ServerRequest req, ServerResponse res) {
         auth.admin(req);
         Connection c = existing(req);
         NewConnection fields = mapping.merge(json.objectBody(req), c);
-        json.send(res, 200, mapping.render(store.update(c.id(), fields, c.rateLimitProtection()).orElseThrow(() -> notFound(c.id()))));
+        Connection updated = store.update(c.id(), fields, c.rateLimitProtection()).orElseThrow(() -> notFound(c.id()));
+        routesChanged.run();
+        json.send(res, 200, mapping.render(updated));
     }
 
     private void delete(ServerRequest req, ServerResponse res) {
@@ -82,6 +89,7 @@ final class ProvidersAdminService implements HttpService {
             throw notFound(id);
         }
         deleted.accept(id);
+        routesChanged.run();
         json.send(res, 200, json.object().put("id", id).put("deleted", true));
     }
 

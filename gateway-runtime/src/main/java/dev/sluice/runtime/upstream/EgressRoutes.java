@@ -274,6 +274,31 @@ public final class EgressRoutes implements UpstreamHttp, AutoCloseable {
         }
     }
 
+    /**
+     * Lets go of the clients (and probe results) of routes no connection uses any more — a
+     * connection deleted, or its {@code localAddress} / {@code proxyUrl} changed (a rotated proxy
+     * credential is a new route). Each is shut down gracefully: requests in flight on it finish,
+     * then its threads end. A route asked for again later gets a new client.
+     *
+     * @param inUse the routes of the current connections
+     * @return how many clients were let go
+     */
+    public int retain(Set<EgressRoute> inUse) {
+        int released = 0;
+        for (EgressRoute route : List.copyOf(clients.keySet())) {
+            if (inUse.contains(route)) {
+                continue;
+            }
+            JdkUpstreamHttp client = clients.remove(route);
+            if (client != null) {
+                client.shutdown();
+                released++;
+            }
+        }
+        probes.keySet().removeIf(r -> !inUse.contains(r));
+        return released;
+    }
+
     /** Number of route clients built so far (for tests). */
     int clientCount() {
         return clients.size();

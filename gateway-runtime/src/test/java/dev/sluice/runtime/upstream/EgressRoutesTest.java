@@ -116,6 +116,21 @@ class EgressRoutesTest {
     }
 
     @Test
+    void clientsOfRoutesNoConnectionUsesAreLetGoAndRebuiltOnDemand_EB1() {
+        routes.with(BOUND_2, this::sendAndSeeFrom);
+        routes.with(BOUND_3, this::sendAndSeeFrom);
+        assertThat(routes.clientCount()).isEqualTo(2);
+
+        assertThat(routes.retain(java.util.Set.of(BOUND_3, EgressRoute.DIRECT))).isEqualTo(1);
+        assertThat(routes.clientCount()).isEqualTo(1);
+        assertThat(routes.retain(java.util.Set.of(BOUND_3))).isZero();
+
+        // asked for again (a request that read the connection before it changed): a new client serves
+        assertThat(routes.with(BOUND_2, this::sendAndSeeFrom)).isEqualTo("127.0.0.2");
+        assertThat(built).hasValue(3);
+    }
+
+    @Test
     void theThreadsRouteIsRestoredWhenTheWorkThrows_EB1() {
         assertThatThrownBy(() -> routes.with(BOUND_2, () -> {
             throw new IllegalStateException("executor bug");
