@@ -263,9 +263,10 @@ class AdmissionIT {
             for (int i = 0; i < 2; i++) {
                 futures.add(pool.submit(() -> sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m1", false))));
             }
+            // one waits in the queue, the other has been refused (before the pause ends)
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (read(sluice.send("GET", "/api/rate-limits", ADMIN_KEY, null).body()).at("/data/0/queued").asInt() != 1
-                    && System.nanoTime() < deadline) {
+            while ((read(sluice.send("GET", "/api/rate-limits", ADMIN_KEY, null).body()).at("/data/0/queued").asInt() != 1
+                    || futures.stream().noneMatch(Future::isDone)) && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
             // the pause ends on the server's clock (a test clock here), not by sleeping
