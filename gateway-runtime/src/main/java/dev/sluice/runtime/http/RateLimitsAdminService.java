@@ -90,6 +90,9 @@ final class RateLimitsAdminService implements HttpService {
         } else {
             o.putNull("pausedUntil");
         }
+        // RQ-4: where the provider's limits are per model, a pause holds one model
+        ObjectNode models = o.putObject("pausedModels");
+        gates.pausedModels(c.id()).forEach(models::put);
         return o;
     }
 }

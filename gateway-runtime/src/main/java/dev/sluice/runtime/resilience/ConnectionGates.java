@@ -109,14 +109,16 @@ public final class ConnectionGates {
      * Releasing twice is harmless.
      */
     public static final class Permit implements Entry {
-        private static final Permit NONE = new Permit(null, null);
+        private static final Permit NONE = new Permit(null, null, false);
         private final Gate gate;
         private final String model;
+        private final boolean countsConnection;
         private final AtomicBoolean released = new AtomicBoolean();
 
-        private Permit(Gate gate, String model) {
+        private Permit(Gate gate, String model, boolean countsConnection) {
             this.gate = gate;
             this.model = model;
+            this.countsConnection = countsConnection;
         }
 
         /**
@@ -131,7 +133,7 @@ public final class ConnectionGates {
         /** Returns the permits this request holds. */
         public void release() {
             if (gate != null && released.compareAndSet(false, true)) {
-                gate.release(model);
+                gate.release(model, countsConnection);
             }
         }
     }
@@ -203,6 +205,19 @@ public final class ConnectionGates {
         }
         Gate gate = existing != null ? existing : gates.computeIfAbsent(connectionId, k -> new Gate());
         return gate.tryEnter(model, limits);
+    }
+
+    /**
+     * QC-3 fail-open for a quota-share request the connection's cap (or its queue) refused: a
+     * permit for the model's share only, when no model cap, pause or pacing holds the request.
+     *
+     * @param connectionId the connection
+     * @param model the upstream model
+     * @param limits the request's limits
+     * @return the permit, or null when something besides the connection's cap holds the request
+     */
+    public Permit failOpen(String connectionId, String model, Limits limits) {
+        return gates.computeIfAbsent(connectionId, k -> new Gate()).failOpen(model, limits);
     }
 
     /**
@@ -279,6 +294,17 @@ public final class ConnectionGates {
     }
 
     /**
+     * The per-model pauses in force on a connection (providers whose limits are per model, RQ-4).
+     *
+     * @param connectionId the connection
+     * @return upstream model → epoch ms until which it is paused; empty when none
+     */
+    public Map<String, Long> pausedModels(String connectionId) {
+        Gate g = gates.get(connectionId);
+        return g == null ? Map.of() : g.pausedModels(clock.millis());
+    }
+
+    /**
      * A snapshot of one connection's gate, for health views and tests.
      *
      * @param running requests holding a permit
@@ -317,7 +343,6 @@ public final class ConnectionGates {
     /** One connection's gate. */
     private final class Gate {
         private final ReentrantLock lock = new ReentrantLock();
-        private final Condition changed = lock.newCondition();
         private final List<Waiter> waiters = new ArrayList<>();
         private final Map<String, Integer> runningByModel = new HashMap<>();
         private int running;
@@ -356,8 +381,10 @@ public final class ConnectionGates {
             lock.lock();
             try {
                 long now = clock.millis();
-                if (waiters.isEmpty() && mayStart(model, limits, now)) {
-                    return take(model, limits);
+                // start at once when nothing stops this request and no waiter ahead could start now:
+                // waiters held by their own model's cap do not hold back (nor fill the queue for) others
+                if (mayStart(model, limits, now) && (waiters.isEmpty() || firstStartable(now) == null)) {
+                    return take(model, limits, true);
                 }
                 if (!admits(waiters.size(), limits.maxQueueDepth())) {
                     return new Refused(limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_FULL : Refusal.SEMAPHORE_QUEUE_FULL,
@@ -369,47 +396,108 @@ public final class ConnectionGates {
                     // RQ-4: the pause outlasts this caller's queue time: refuse at once
                     return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, paused - now);
                 }
-                Waiter w = new Waiter(model, limits);
+                Waiter w = new Waiter(model, limits, lock.newCondition());
                 waiters.add(w);
                 queued = waiters.size();
                 try {
+                    boolean look = true;
                     while (true) {
                         now = clock.millis();
-                        if (firstStartable(now) == w) {
+                        if (look) {
+                            w.signalled = false;
+                        }
+                        if (look && firstStartable(now) == w) {
                             waiters.remove(w);
                             queued = waiters.size();
+                            Permit p = take(model, limits, true);
                             // the next in line may be able to start too (another model)
-                            changed.signalAll();
-                            return take(model, limits);
+                            signalFirstStartable(now);
+                            return p;
                         }
                         long heldUntil = pausedUntil(model);
+                        if (heldUntil > deadline) {
+                            // RQ-4: a pause that came while this request waited outlasts its queue time
+                            return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, heldUntil - now);
+                        }
                         if (now >= deadline) {
                             return new Refused(heldUntil > now || limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_TIMEOUT
                                     : Refusal.SEMAPHORE_TIMEOUT, Math.max(0, heldUntil - now));
                         }
-                        if (stillWanted != null && !stillWanted.getAsBoolean()) {
+                        if (stillWanted != null && !askedOutsideTheLock(stillWanted)) {
                             return new Refused(Refusal.CLIENT_DISCONNECTED, 0);
                         }
-                        long waitMs = deadline - now;
+                        if (w.signalled) {
+                            // told to look again while the lock was let go to ask the client
+                            look = true;
+                            continue;
+                        }
+                        // a timed wake is due at the deadline, the pause's end or the next paced start
+                        long lookAt = deadline;
                         if (heldUntil > now) {
-                            waitMs = Math.min(waitMs, heldUntil - now);
+                            lookAt = Math.min(lookAt, heldUntil);
                         }
                         long paced = nextPacedStart(limits, now);
                         if (paced > now) {
-                            waitMs = Math.min(waitMs, paced - now);
+                            lookAt = Math.min(lookAt, paced);
                         }
+                        long waitMs = lookAt - now;
                         if (stillWanted != null) {
                             waitMs = Math.min(waitMs, CLIENT_CHECK_MS);
                         }
-                        changed.await(Math.max(1, waitMs), TimeUnit.MILLISECONDS);
+                        w.turn.await(Math.max(1, waitMs), TimeUnit.MILLISECONDS);
+                        // look at the queue again when told to or once a timed reason to has come due
+                        look = w.signalled || clock.millis() >= lookAt;
                     }
                 } finally {
                     if (waiters.remove(w)) {
                         queued = waiters.size();
                         // leaving may let the next waiter be first
-                        changed.signalAll();
+                        signalFirstStartable(clock.millis());
                     }
                 }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Asks whether the client is still there without holding the gate's lock meanwhile. */
+        private boolean askedOutsideTheLock(BooleanSupplier stillWanted) {
+            lock.unlock();
+            try {
+                return stillWanted.getAsBoolean();
+            } finally {
+                lock.lock();
+            }
+        }
+
+        /** Wakes the one waiter that may start now, if any (each waiter has its own condition). */
+        private void signalFirstStartable(long now) {
+            Waiter first = firstStartable(now);
+            if (first != null) {
+                first.signalled = true;
+                first.turn.signal();
+            }
+        }
+
+        /** Wakes every waiter to look again (a pause or a test clock changed what they wait for). */
+        private void signalEveryone() {
+            for (Waiter w : waiters) {
+                w.signalled = true;
+                w.turn.signal();
+            }
+        }
+
+        /**
+         * QC-3 fail-open: a permit that holds the model's share but not the connection's, taken only
+         * when nothing but the connection's cap (or its queue) holds the request.
+         */
+        Permit failOpen(String model, Limits limits) {
+            lock.lock();
+            try {
+                long now = clock.millis();
+                boolean onlyTheConnectionCap = pausedUntil(model) <= now && nextPacedStart(limits, now) <= now
+                        && (limits.modelCap() == 0 || runningByModel.getOrDefault(model, 0) < limits.modelCap());
+                return onlyTheConnectionCap ? take(model, limits, false) : null;
             } finally {
                 lock.unlock();
             }
@@ -418,7 +506,7 @@ public final class ConnectionGates {
         Permit tryEnter(String model, Limits limits) {
             lock.lock();
             try {
-                return waiters.isEmpty() && mayStart(model, limits, clock.millis()) ? take(model, limits) : null;
+                return waiters.isEmpty() && mayStart(model, limits, clock.millis()) ? take(model, limits, true) : null;
             } finally {
                 lock.unlock();
             }
@@ -440,19 +528,23 @@ public final class ConnectionGates {
             return null;
         }
 
-        private Permit take(String model, Limits limits) {
+        private Permit take(String model, Limits limits, boolean countsConnection) {
             lastStartAt = clock.millis();
-            running++;
+            if (countsConnection) {
+                running++;
+            }
             runningByModel.merge(model, 1, Integer::sum);
-            return new Permit(this, model);
+            return new Permit(this, model, countsConnection);
         }
 
-        void release(String model) {
+        void release(String model, boolean countsConnection) {
             lock.lock();
             try {
-                running--;
+                if (countsConnection) {
+                    running--;
+                }
                 runningByModel.computeIfPresent(model, (k, n) -> n == 1 ? null : n - 1);
-                    changed.signalAll();
+                signalFirstStartable(clock.millis());
             } finally {
                 lock.unlock();
             }
@@ -469,7 +561,8 @@ public final class ConnectionGates {
                     modelPausedUntil.merge(model, untilMs, Math::max);
                     anyModelPausedUntil = Math.max(anyModelPausedUntil, untilMs);
                 }
-                changed.signalAll();
+                // waiters whose queue time the pause outlasts are refused at once (RQ-4)
+                signalEveryone();
             } finally {
                 lock.unlock();
             }
@@ -478,7 +571,25 @@ public final class ConnectionGates {
         void signal() {
             lock.lock();
             try {
-                changed.signalAll();
+                signalEveryone();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        Map<String, Long> pausedModels(long now) {
+            if (anyModelPausedUntil <= now) {
+                return Map.of();
+            }
+            lock.lock();
+            try {
+                Map<String, Long> out = new java.util.TreeMap<>();
+                modelPausedUntil.forEach((m, until) -> {
+                    if (until > now) {
+                        out.put(m, until);
+                    }
+                });
+                return out;
             } finally {
                 lock.unlock();
             }
@@ -498,10 +609,15 @@ public final class ConnectionGates {
     private static final class Waiter {
         final String model;
         final Limits limits;
+        /** This waiter's own condition: a release wakes only the waiter that may start. */
+        final Condition turn;
+        /** Set (under the lock) by whoever wakes this waiter to look at the queue again. */
+        boolean signalled;
 
-        Waiter(String model, Limits limits) {
+        Waiter(String model, Limits limits, Condition turn) {
             this.model = model;
             this.limits = limits;
+            this.turn = turn;
         }
     }
 }

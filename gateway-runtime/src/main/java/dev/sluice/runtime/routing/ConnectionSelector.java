@@ -251,6 +251,23 @@ public final class ConnectionSelector {
         }
 
         /**
+         * A candidate as its connection is now (after a wait, its state may have changed: cooled,
+         * terminal, disabled, deleted).
+         *
+         * @param c a candidate this cursor returned
+         * @return the candidate with its connection re-read, or null when the connection is gone,
+         *     disabled or no longer allowed for the caller
+         */
+        public Candidate refreshed(Candidate c) {
+            stale = true;
+            Connection now = now(c.connection());
+            if ((current != null && !current.containsKey(now.id())) || !now.enabled() || !caller.mayUse(now.id())) {
+                return null;
+            }
+            return now == c.connection() ? c : new Candidate(c.provider(), c.providerClass(), now, c.breakerKey(), c.model(), c.family());
+        }
+
+        /**
          * An attempt ended: breakers and connection states may have changed (a failure may have
          * cooled siblings sharing an egress IP), so the rest of the walk reads them again.
          */

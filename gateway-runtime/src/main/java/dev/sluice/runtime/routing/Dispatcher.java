@@ -11,6 +11,7 @@ import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.AdmissionPolicy;
 import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.LearnedRateLimits;
 import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ResilienceEngine;
@@ -97,6 +98,7 @@ public final class Dispatcher implements AutoCloseable {
         // §12: a connection whose cap is full is passed over while another may start at once; only
         // when every one is full does the request wait — at the first of them, in walk order
         List<Candidate> full = new ArrayList<>(0);
+        List<ConnectionSelector.Excluded> heldAfterWaiting = new ArrayList<>(0);
         boolean waited = false;
         Candidate candidate;
         while (true) {
@@ -109,34 +111,42 @@ public final class Dispatcher implements AutoCloseable {
                 candidate = full.removeFirst();
                 fromFull = true;
             }
-            CircuitBreakers.Admission admission = engine.acquire(candidate);
-            if (!admission.admitted()) {
-                cursor.refusedByBreaker(candidate);
-                continue;
-            }
-            Candidate tried = candidate;
-            Connection c = candidate.connection();
+            Connection gated = candidate.connection();
             // §12, §14: the connection's caps and queue; a refusal sends nothing and tries the next connection
-            ConnectionGates.Limits limits = admissionPolicy.limits(c, route.upstreamModel(), caller.quotaShare());
+            ConnectionGates.Limits limits = admissionPolicy.limits(gated, route.upstreamModel(), caller.quotaShare());
             // QC-3: a quota-share combo's request takes its turn on the account, but is never refused for want of one
             boolean failOpen = caller.quotaShare() && limits.connectionCap() > 0;
+            boolean waits = fromFull && !waited;
+            CircuitBreakers.Admission admission = null;
+            if (!waits) {
+                // no waiting: the breaker first, as everywhere (a probe claimed here is used at once)
+                admission = engine.acquire(candidate);
+                if (!admission.admitted()) {
+                    cursor.refusedByBreaker(candidate);
+                    continue;
+                }
+            }
             ConnectionGates.Entry entry;
             try {
-                if (!fromFull || waited) {
-                    entry = gates.tryEnter(c.id(), route.upstreamModel(), limits);
+                if (!waits) {
+                    entry = gates.tryEnter(gated.id(), route.upstreamModel(), limits);
                 } else {
                     waited = true;
-                    entry = gates.enter(c.id(), route.upstreamModel(), limits,
+                    entry = gates.enter(gated.id(), route.upstreamModel(), limits,
                             caller.client() == ClientLiveness.ALWAYS ? null : caller.client()::connected);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                engine.release(candidate, admission);
-                return new DispatchResult.Throttled<>(ConnectionGates.Refusal.CLIENT_DISCONNECTED, 0, c);
+                if (admission != null) {
+                    engine.release(candidate, admission);
+                }
+                return new DispatchResult.Throttled<>(ConnectionGates.Refusal.CLIENT_DISCONNECTED, 0, gated);
             }
             if (entry == null) {
                 // full now: another connection may start at once; come back to wait here if none can
-                engine.release(candidate, admission);
+                if (admission != null) {
+                    engine.release(candidate, admission);
+                }
                 if (!fromFull) {
                     full.add(candidate);
                 }
@@ -144,18 +154,48 @@ public final class Dispatcher implements AutoCloseable {
             }
             if (entry instanceof ConnectionGates.Refused refused && failOpen
                     && refused.refusal() != ConnectionGates.Refusal.CLIENT_DISCONNECTED) {
-                LOG.log(System.Logger.Level.DEBUG, () -> "quota-share request " + requestId + " goes ahead on connection " + c.id()
-                        + " without a turn (" + refused.refusal() + ")");
-                entry = ConnectionGates.Permit.none();
+                // QC-3 fails open past the connection's cap only: a model cap, a pause or pacing still hold
+                ConnectionGates.Permit open = gates.failOpen(gated.id(), route.upstreamModel(), limits);
+                if (open != null) {
+                    LOG.log(System.Logger.Level.DEBUG, () -> "quota-share request " + requestId + " goes ahead on connection " + gated.id()
+                            + " without a turn (" + refused.refusal() + ")");
+                    entry = open;
+                }
             }
             if (entry instanceof ConnectionGates.Refused refused) {
-                engine.release(candidate, admission);
-                throttled = new DispatchResult.Throttled<>(refused.refusal(), refused.retryAfterMs(), c);
+                if (admission != null) {
+                    engine.release(candidate, admission);
+                }
+                throttled = new DispatchResult.Throttled<>(refused.refusal(), refused.retryAfterMs(), gated);
                 if (refused.refusal() == ConnectionGates.Refusal.CLIENT_DISCONNECTED) {
                     return throttled;
                 }
                 continue;
             }
+            if (waits) {
+                // the request waited in the queue: the connection may have been cooled, locked or opened meanwhile
+                Candidate current = cursor.refreshed(candidate);
+                if (current == null) {
+                    ((ConnectionGates.Permit) entry).release();
+                    continue;
+                }
+                candidate = current;
+                Exclusion heldNow = engine.exclusion(candidate, clock.millis());
+                if (heldNow != null) {
+                    ((ConnectionGates.Permit) entry).release();
+                    heldAfterWaiting.add(new ConnectionSelector.Excluded(candidate, heldNow));
+                    continue;
+                }
+                admission = engine.acquire(candidate);
+                if (!admission.admitted()) {
+                    ((ConnectionGates.Permit) entry).release();
+                    cursor.refusedByBreaker(candidate);
+                    continue;
+                }
+            }
+            Candidate tried = candidate;
+            Connection c = candidate.connection();
+            CircuitBreakers.Admission admitted = admission;
             ConnectionGates.Permit permit = (ConnectionGates.Permit) entry;
             boolean permitPassedOn = false;
             attempts++;
@@ -208,8 +248,8 @@ public final class Dispatcher implements AutoCloseable {
                         // a dead proxy or an unusable local address is this connection's problem, not
                         // the upstream host's: cool the connection, never count for the breaker
                         Verdict verdict = !way.isDirect() && failure instanceof TransportError ? classified.asConnectionFailure() : classified;
-                        permit.release();
-                        // RQ-4: a pause the queue waits out, or a long RetryInfo's model lock, takes the failure: no cooldown
+                        // RQ-4: a pause the queue waits out, or a long RetryInfo's model lock, takes the failure: no
+                        // cooldown (set before the permit is returned, so the next in line meets the pause, not the 429)
                         Verdict forEngine = pace(route, tried, limits, verdict) ? verdict.asHandledElsewhere() : verdict;
                         UpstreamError upstream = failure instanceof UpstreamError e ? e : null;
                         record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
@@ -219,8 +259,10 @@ public final class Dispatcher implements AutoCloseable {
                         settled = true;
                         ResilienceEngine.Decision[] decision = {verdict.fallback() ? ResilienceEngine.Decision.TRY_NEXT
                                 : ResilienceEngine.Decision.GIVE_UP};
-                        bookkeeping(() -> decision[0] = engine.afterFailure(tried, admission, forEngine,
+                        bookkeeping(() -> decision[0] = engine.afterFailure(tried, admitted, forEngine,
                                 Secrets.scrub(failure.describe(), c), upstream == null ? null : upstream.errorCode()));
+                        // the permit comes back only now: whoever waited for it sees this failure's cooldown or lock
+                        permit.release();
                         if (decision[0] == ResilienceEngine.Decision.GIVE_UP) {
                             return last;
                         }
@@ -232,7 +274,7 @@ public final class Dispatcher implements AutoCloseable {
                 }
                 if (!settled) {
                     // whatever escaped, a claimed half-open probe must not stay claimed
-                    engine.release(candidate, admission);
+                    engine.release(candidate, admitted);
                 }
             }
         }
@@ -243,7 +285,17 @@ public final class Dispatcher implements AutoCloseable {
             return throttled;
         }
         long soonest = cursor.soonestTimerMs();
-        return soonest < 0 ? new DispatchResult.NoConnection<>(cursor.excluded()) : new DispatchResult.CoolingDown<>(soonest, cursor.excluded());
+        List<ConnectionSelector.Excluded> excluded = cursor.excluded();
+        if (!heldAfterWaiting.isEmpty()) {
+            excluded = new ArrayList<>(excluded);
+            excluded.addAll(heldAfterWaiting);
+            for (ConnectionSelector.Excluded x : heldAfterWaiting) {
+                if (x.exclusion().reason().timer()) {
+                    soonest = soonest < 0 ? x.exclusion().remainingMs() : Math.min(soonest, x.exclusion().remainingMs());
+                }
+            }
+        }
+        return soonest < 0 ? new DispatchResult.NoConnection<>(excluded) : new DispatchResult.CoolingDown<>(soonest, excluded);
     }
 
     /** Stops the execution watchdog's thread (server shutdown). */

@@ -283,4 +283,61 @@ class AdmissionIT {
         assertThat(refused.headers().firstValue("Retry-After")).hasValueSatisfying(v -> assertThat(Long.parseLong(v)).isBetween(1L, 2L));
         assertThat(upstream.requestCount()).isEqualTo(2);
     }
+
+    private Future<HttpResponse<String>> chatLater(ExecutorService pool) {
+        return pool.submit(() -> sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m1", false)));
+    }
+
+    private com.fasterxml.jackson.databind.JsonNode queueRow() {
+        return read(sluice.send("GET", "/api/rate-limits", ADMIN_KEY, null).body()).at("/data/0");
+    }
+
+    @Test
+    void theNextInLineMeetsTheBodyDeclaredPauseNotTheSame429_RQ4() throws Exception {
+        connection(",\"maxConcurrent\":1");
+        upstream.enqueue(MockResponse.delayed(Duration.ofMillis(500), MockResponse.status(429,
+                "{\"error\":{\"message\":\"slow down\",\"retry_after\":2}}")));
+        upstream.setDefault(MockResponse.completion("after the pause"));
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<HttpResponse<String>> first = chatLater(pool);
+            assertThat(upstream.takeRequest(Duration.ofSeconds(5))).isNotNull();
+            Future<HttpResponse<String>> next = chatLater(pool);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (queueRow().get("queued").asInt() != 1 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(429);
+            // the pause was set before the permit came back: the queued request is still waiting
+            assertThat(queueRow().get("queued").asInt()).isEqualTo(1);
+            assertThat(queueRow().get("pausedUntil").isNull()).isFalse();
+            assertThat(upstream.requestCount()).isEqualTo(1);
+
+            sluice.clock.advance(Duration.ofMillis(2_000));
+            assertThat(next.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            assertThat(upstream.requestCount()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aRequestThatWaitedIsNotSentToAConnectionThatCooledMeanwhile_QC1() throws Exception {
+        connection(",\"maxConcurrent\":1");
+        upstream.enqueue(MockResponse.delayed(Duration.ofMillis(500), MockResponse.status(429,
+                "{\"error\":{\"message\":\"slow down\"}}").header("Retry-After", "60")));
+        upstream.setDefault(MockResponse.completion("should not be sent"));
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<HttpResponse<String>> first = chatLater(pool);
+            assertThat(upstream.takeRequest(Duration.ofSeconds(5))).isNotNull();
+            Future<HttpResponse<String>> next = chatLater(pool);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (queueRow().get("queued").asInt() != 1 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(429);
+            HttpResponse<String> held = next.get(10, TimeUnit.SECONDS);
+            // the 429 cooled the connection for 60 s while the second request waited for its permit
+            assertThat(held.statusCode()).as(held.body()).isEqualTo(503);
+            assertThat(read(held.body()).at("/error/code").asText()).isEqualTo("all_targets_cooling_down");
+            assertThat(upstream.requestCount()).isEqualTo(1);
+        }
+    }
 }

@@ -245,6 +245,51 @@ class ConnectionGatesTest {
     }
 
     @Test
+    void aPauseThatOutlastsAWaitersQueueTimeRefusesItAtOnce_RQ4() throws Exception {
+        Permit running = admitted(gates.enter("c1", "m", cap(1, true, 1_000, 0), null));
+        CompletableFuture<Entry> waiting = enterLater("m", cap(1, true, 1_000, 0), null);
+        awaitQueued(1);
+
+        gates.pause("c1", clock.millis() + 5_000);
+
+        assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo(new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, 5_000));
+        assertThat(gates.snapshot("c1").queued()).isZero();
+        running.release();
+    }
+
+    @Test
+    void aQueueFullOfWaitersForACappedModelDoesNotRefuseAnotherModelThatCanStart_RQ5_QC2() throws Exception {
+        Limits capX = new Limits(0, 1, true, 30_000, 1);
+        Permit x = admitted(gates.enter("c1", "x", capX, null));
+        CompletableFuture<Entry> secondX = enterLater("x", capX, null);
+        awaitQueued(1);
+
+        Permit y = admitted(gates.enter("c1", "y", new Limits(0, 1, true, 30_000, 1), null));
+        assertThat(gates.enter("c1", "x", capX, null)).as("x itself would wait: the queue is full")
+                .isEqualTo(new Refused(Refusal.RATE_LIMIT_QUEUE_FULL, 0));
+
+        x.release();
+        admitted(secondX.get(5, TimeUnit.SECONDS)).release();
+        y.release();
+        assertThat(gates.snapshot("c1")).isEqualTo(new ConnectionGates.Snapshot(0, 0, Map.of()));
+    }
+
+    @Test
+    void failOpenPassesTheConnectionCapOnlyAndCountsTheModel_QC3() throws Exception {
+        Limits both = new Limits(1, 1, true, 30_000, 0);
+        Permit a = admitted(gates.enter("c1", "a", both, null));
+        Permit b = gates.failOpen("c1", "b", both);
+        assertThat(b).as("only the connection cap holds b").isNotNull();
+        assertThat(gates.snapshot("c1")).isEqualTo(new ConnectionGates.Snapshot(1, 0, Map.of("a", 1, "b", 1)));
+        assertThat(gates.failOpen("c1", "b", both)).as("b's own model cap is full").isNull();
+        b.release();
+        gates.pause("c1", clock.millis() + 1_000);
+        assertThat(gates.failOpen("c1", "b", both)).as("paused").isNull();
+        a.release();
+        assertThat(gates.snapshot("c1")).isEqualTo(new ConnectionGates.Snapshot(0, 0, Map.of()));
+    }
+
+    @Test
     void configuredPacingSpacesStartsEvenWithoutACap_RQ10() throws Exception {
         Limits paced = new Limits(0, 0, true, 30_000, 0, 1_000);
         admitted(gates.enter("c1", "m", paced, null)).release();
