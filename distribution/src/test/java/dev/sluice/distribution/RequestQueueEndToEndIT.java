@@ -125,6 +125,10 @@ class RequestQueueEndToEndIT {
         HttpResponse<String> r1 = chat(MODEL);
         assertThat(client.expect(r1, 429).at("/error/code").asText()).isEqualTo("RESOURCE_EXHAUSTED");
         assertThat(r1.headers().firstValue("Retry-After")).hasValue("2");
+        // Gemini's limits are per model: the pause holds that model only
+        JsonNode row = client.expect(client.get("/api/rate-limits", adminKey), 200).get("data").get(0);
+        assertThat(row.get("pausedUntil").isNull()).isTrue();
+        assertThat(row.at("/pausedModels/" + MODEL).asLong()).isPositive();
 
         long t0 = System.nanoTime();
         HttpResponse<String> r2 = chat(MODEL);
