@@ -149,6 +149,8 @@ public final class ConnectionGates {
 
     private final InstantSource clock;
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+    /** Deleted connections (ids are never reused): a few bytes each. */
+    private final java.util.Set<String> forgotten = ConcurrentHashMap.newKeySet();
 
     /**
      * Creates the gates.
@@ -185,7 +187,7 @@ public final class ConnectionGates {
         if (!limits.gated() && (existing == null || existing.idle(clock.millis()))) {
             return Permit.NONE;
         }
-        Gate gate = existing != null ? existing : gates.computeIfAbsent(connectionId, k -> new Gate());
+        Gate gate = existing != null ? existing : gateOf(connectionId);
         return gate.enter(model, limits, stillWanted);
     }
 
@@ -203,7 +205,7 @@ public final class ConnectionGates {
         if (!limits.gated() && (existing == null || existing.idle(clock.millis()))) {
             return Permit.NONE;
         }
-        Gate gate = existing != null ? existing : gates.computeIfAbsent(connectionId, k -> new Gate());
+        Gate gate = existing != null ? existing : gateOf(connectionId);
         return gate.tryEnter(model, limits);
     }
 
@@ -217,7 +219,7 @@ public final class ConnectionGates {
      * @return the permit, or null when something besides the connection's cap holds the request
      */
     public Permit failOpen(String connectionId, String model, Limits limits) {
-        return gates.computeIfAbsent(connectionId, k -> new Gate()).failOpen(model, limits);
+        return gateOf(connectionId).failOpen(model, limits);
     }
 
     /**
@@ -228,7 +230,7 @@ public final class ConnectionGates {
      * @param untilMs epoch ms
      */
     public void pause(String connectionId, long untilMs) {
-        gates.computeIfAbsent(connectionId, k -> new Gate()).pause(null, untilMs);
+        gateOf(connectionId).pause(null, untilMs);
     }
 
     /**
@@ -240,7 +242,7 @@ public final class ConnectionGates {
      * @param untilMs epoch ms
      */
     public void pause(String connectionId, String model, long untilMs) {
-        gates.computeIfAbsent(connectionId, k -> new Gate()).pause(model, untilMs);
+        gateOf(connectionId).pause(model, untilMs);
     }
 
     /**
@@ -250,7 +252,7 @@ public final class ConnectionGates {
      * @param pacing the learned pacing; replaces the previous one
      */
     public void learn(String connectionId, Pacing pacing) {
-        gates.computeIfAbsent(connectionId, k -> new Gate()).learned = pacing;
+        gateOf(connectionId).learned = pacing;
     }
 
     /**
@@ -332,7 +334,21 @@ public final class ConnectionGates {
      * @param connectionId the connection
      */
     public void forget(String connectionId) {
+        forgotten.add(connectionId);
         gates.remove(connectionId);
+    }
+
+    /**
+     * The gate of a connection, made on first use — except for a deleted connection, whose
+     * requests still in flight get a gate of their own that is not kept (so they cannot bring
+     * the deleted connection's gate back for the life of the process).
+     */
+    private Gate gateOf(String connectionId) {
+        Gate g = gates.get(connectionId);
+        if (g != null) {
+            return g;
+        }
+        return forgotten.contains(connectionId) ? new Gate() : gates.computeIfAbsent(connectionId, k -> new Gate());
     }
 
     /** Wakes every waiter to look at the clock again (tests that move a test clock). */

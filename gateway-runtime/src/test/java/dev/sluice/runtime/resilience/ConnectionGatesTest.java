@@ -242,6 +242,12 @@ class ConnectionGatesTest {
         assertThat(gates.snapshot("c1")).isEqualTo(new ConnectionGates.Snapshot(0, 0, Map.of()));
         assertThat(gates.pausedUntil("c1")).isZero();
         held.release();
+        // work still in flight on the deleted connection does not bring its gate back
+        gates.pause("c1", clock.millis() + 60_000);
+        gates.learn("c1", new ConnectionGates.Pacing(500, clock.millis() + 60_000, 100, 1));
+        admitted(gates.enter("c1", "m", cap(1, true, 30_000, 0), null)).release();
+        assertThat(gates.pausedUntil("c1")).isZero();
+        assertThat(gates.learned("c1")).isNull();
     }
 
     @Test
