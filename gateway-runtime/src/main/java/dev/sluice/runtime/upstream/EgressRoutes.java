@@ -149,7 +149,26 @@ public final class EgressRoutes implements UpstreamHttp, AutoCloseable {
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         EgressRoute route = current.get();
-        return route == null ? defaultClient.send(request) : client(route).send(request);
+        if (route == null) {
+            return defaultClient.send(request);
+        }
+        return sendVia(client(route), route, request);
+    }
+
+    /**
+     * Sends through a route's client; when {@link #retain} let that client go between the lookup
+     * and the send, through the route's new client instead (the request is not the connection's
+     * failure).
+     */
+    UpstreamResponse sendVia(JdkUpstreamHttp client, EgressRoute route, UpstreamRequest request) throws IOException {
+        try {
+            return client.send(request);
+        } catch (IOException e) {
+            if (!client.isShutDown() || closed) {
+                throw e;
+            }
+            return client(route).send(request);
+        }
     }
 
     private UpstreamHttp clientFor(EgressRoute route) throws IOException {
@@ -297,6 +316,11 @@ public final class EgressRoutes implements UpstreamHttp, AutoCloseable {
         }
         probes.keySet().removeIf(r -> !inUse.contains(r));
         return released;
+    }
+
+    /** The current client of a route, if built (for tests). */
+    JdkUpstreamHttp clientOf(EgressRoute route) {
+        return clients.get(route);
     }
 
     /** Number of route clients built so far (for tests). */

@@ -70,6 +70,7 @@ final class JdkUpstreamHttp implements UpstreamHttp {
     static final String TUNNELING_DISABLED_SCHEMES = "jdk.http.auth.tunneling.disabledSchemes";
 
     private final HttpClient client;
+    private volatile boolean shutDown;
     private final String proxyAuthorization;
 
     /**
@@ -212,7 +213,13 @@ final class JdkUpstreamHttp implements UpstreamHttp {
      * Stops accepting new requests.
      */
     void shutdown() {
+        shutDown = true;
         client.shutdown();
+    }
+
+    /** Whether {@link #shutdown()} (or {@link #shutdownNow()}) was called: it takes no new requests. */
+    boolean isShutDown() {
+        return shutDown;
     }
 
     /**
@@ -228,6 +235,7 @@ final class JdkUpstreamHttp implements UpstreamHttp {
 
     /** Aborts the requests still in flight and closes every connection. */
     void shutdownNow() {
+        shutDown = true;
         client.shutdownNow();
     }
 

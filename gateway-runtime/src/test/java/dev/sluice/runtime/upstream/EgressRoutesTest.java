@@ -131,6 +131,20 @@ class EgressRoutesTest {
     }
 
     @Test
+    void aSendOnAClientLetGoMeanwhileGoesThroughTheRoutesNewClient_EB1() throws Exception {
+        routes.with(BOUND_2, this::sendAndSeeFrom);
+        JdkUpstreamHttp old = routes.clientOf(BOUND_2);
+        assertThat(routes.retain(java.util.Set.of())).isEqualTo(1);
+        assertThat(old.isShutDown()).isTrue();
+
+        try (UpstreamResponse r = routes.sendVia(old, BOUND_2, new UpstreamRequest("POST",
+                URI.create(upstream.baseUrl() + "/v1/chat/completions"), Map.of(), "{\"model\":\"m\"}".getBytes(UTF_8), TIMEOUT))) {
+            assertThat(r.head().status()).isEqualTo(200);
+        }
+        assertThat(routes.clientOf(BOUND_2)).isNotNull().isNotSameAs(old);
+    }
+
+    @Test
     void theThreadsRouteIsRestoredWhenTheWorkThrows_EB1() {
         assertThatThrownBy(() -> routes.with(BOUND_2, () -> {
             throw new IllegalStateException("executor bug");
