@@ -1,6 +1,7 @@
 package dev.sluice.distribution;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.testkit.MockResponse;
@@ -182,20 +183,12 @@ class RequestQueueEndToEndIT {
             awaitQueued(id, 0);
             assertThat(holder.read().status()).isEqualTo(200);
         }
-        Thread.sleep(300);
-        assertThat(first.requestCount()).as("the departed request was never sent").isEqualTo(1);
+        // the departed request is never sent
+        await().during(java.time.Duration.ofMillis(300)).atMost(java.time.Duration.ofSeconds(2)).until(() -> first.requestCount() == 1);
     }
 
-    private void awaitQueued(String connectionId, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + 2_000_000_000L;
-        int queued = -1;
-        while (System.nanoTime() < deadline) {
-            queued = client.expect(client.get("/api/rate-limits", adminKey), 200).get("data").get(0).get("queued").asInt();
-            if (queued == n) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        assertThat(queued).as("queued on " + connectionId).isEqualTo(n);
+    private void awaitQueued(String connectionId, int n) {
+        await().alias("queued on " + connectionId).atMost(java.time.Duration.ofSeconds(2))
+                .until(() -> client.expect(client.get("/api/rate-limits", adminKey), 200).get("data").get(0).get("queued").asInt() == n);
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.testkit;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.BufferedReader;
@@ -269,8 +270,7 @@ class MockUpstreamTest {
                 HttpRequest.newBuilder(URI.create(upstream.baseUrl() + "/")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(upstream.takeRequest(Duration.ofSeconds(5))).isNotNull();
-        Thread.sleep(100);
-        assertThat(pending).isNotDone();
+        await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2)).until(() -> !pending.isDone());
 
         long start = System.nanoTime();
         upstream.close();

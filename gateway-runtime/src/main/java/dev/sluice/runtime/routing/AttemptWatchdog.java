@@ -45,6 +45,11 @@ final class AttemptWatchdog implements AutoCloseable {
         return w;
     }
 
+    /** Attempts being watched (for tests). */
+    int watched() {
+        return running.size();
+    }
+
     private void patrol() {
         while (true) {
             try {

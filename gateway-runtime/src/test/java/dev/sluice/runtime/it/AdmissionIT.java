@@ -4,6 +4,7 @@ import static dev.sluice.runtime.it.SluiceHarness.ADMIN_KEY;
 import static dev.sluice.runtime.it.SluiceHarness.chatBody;
 import static dev.sluice.runtime.it.SluiceHarness.read;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.testkit.MockResponse;
 import dev.sluice.testkit.MockUpstream;
@@ -264,11 +265,8 @@ class AdmissionIT {
                 futures.add(pool.submit(() -> sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m1", false))));
             }
             // one waits in the queue, the other has been refused (before the pause ends)
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while ((read(sluice.send("GET", "/api/rate-limits", ADMIN_KEY, null).body()).at("/data/0/queued").asInt() != 1
-                    || futures.stream().noneMatch(Future::isDone)) && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> queueRow().get("queued").asInt() == 1 && futures.stream().anyMatch(Future::isDone));
             // the pause ends on the server's clock (a test clock here), not by sleeping
             sluice.clock.advance(Duration.ofMillis(2_000));
             answers = new ArrayList<>();
@@ -302,10 +300,7 @@ class AdmissionIT {
             Future<HttpResponse<String>> first = chatLater(pool);
             assertThat(upstream.takeRequest(Duration.ofSeconds(5))).isNotNull();
             Future<HttpResponse<String>> next = chatLater(pool);
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (queueRow().get("queued").asInt() != 1 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> queueRow().get("queued").asInt() == 1);
             assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(429);
             // the pause was set before the permit came back: the queued request is still waiting
             assertThat(queueRow().get("queued").asInt()).isEqualTo(1);
@@ -328,10 +323,7 @@ class AdmissionIT {
             Future<HttpResponse<String>> first = chatLater(pool);
             assertThat(upstream.takeRequest(Duration.ofSeconds(5))).isNotNull();
             Future<HttpResponse<String>> next = chatLater(pool);
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (queueRow().get("queued").asInt() != 1 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> queueRow().get("queued").asInt() == 1);
             assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(429);
             HttpResponse<String> held = next.get(10, TimeUnit.SECONDS);
             // the 429 cooled the connection for 60 s while the second request waited for its permit

@@ -1,6 +1,7 @@
 package dev.sluice.runtime.resilience;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.runtime.resilience.ConnectionGates.Entry;
 import dev.sluice.runtime.resilience.ConnectionGates.Limits;
@@ -56,12 +57,13 @@ class ConnectionGatesTest {
         return f;
     }
 
-    private void awaitQueued(int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (gates.snapshot("c1").queued() != n && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
-        assertThat(gates.snapshot("c1").queued()).isEqualTo(n);
+    private void awaitQueued(int n) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> gates.snapshot("c1").queued() == n);
+    }
+
+    /** The request stays waiting once its gate has looked again (a test clock short of the moment). */
+    private static void staysWaiting(CompletableFuture<Entry> f) {
+        await().during(Duration.ofMillis(50)).atMost(Duration.ofSeconds(2)).until(() -> !f.isDone());
     }
 
     @Test
@@ -122,8 +124,7 @@ class ConnectionGatesTest {
 
         clock.advance(Duration.ofMillis(999));
         gates.recheck();
-        Thread.sleep(20);
-        assertThat(queued).isNotDone();
+        staysWaiting(queued);
         clock.advance(Duration.ofMillis(1));
         gates.recheck();
 
@@ -146,8 +147,7 @@ class ConnectionGatesTest {
         awaitQueued(1);
         clock.advance(Duration.ofMillis(1_999));
         gates.recheck();
-        Thread.sleep(20);
-        assertThat(patient).isNotDone();
+        staysWaiting(patient);
         clock.advance(Duration.ofMillis(1));
         gates.recheck();
         admitted(patient.get(5, TimeUnit.SECONDS)).release();
@@ -303,8 +303,7 @@ class ConnectionGatesTest {
         awaitQueued(1);
         clock.advance(Duration.ofMillis(999));
         gates.recheck();
-        Thread.sleep(20);
-        assertThat(next).isNotDone();
+        staysWaiting(next);
         clock.advance(Duration.ofMillis(1));
         gates.recheck();
         admitted(next.get(5, TimeUnit.SECONDS)).release();
@@ -378,8 +377,10 @@ class ConnectionGatesTest {
                             if (random.nextInt(8) == 0) {
                                 throw new IllegalStateException("the attempt failed");
                             }
-                            Thread.sleep(random.nextInt(2));
-                        } catch (IllegalStateException | InterruptedException ignored) {
+                            if (random.nextBoolean()) {
+                                Thread.yield();
+                            }
+                        } catch (IllegalStateException ignored) {
                             // an attempt that throws still releases
                         } finally {
                             runningByModel.get(model).decrementAndGet();

@@ -1,6 +1,7 @@
 package dev.sluice.plugin.claude;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.api.ChatCall;
 import dev.sluice.api.ChatOutcome;
@@ -497,10 +498,7 @@ class ClaudeOAuthRefreshTest {
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         Thread b = new Thread(() -> second.set(executor.chat(call(target))));
         b.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (b.getState() != Thread.State.WAITING && b.getState() != Thread.State.TERMINATED && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.getState() == Thread.State.WAITING || b.getState() == Thread.State.TERMINATED);
         assertThat(b.getState()).as("the second call waits for the first one's refresh").isEqualTo(Thread.State.WAITING);
         release.countDown();
         a.join(10_000);
@@ -529,13 +527,13 @@ class ClaudeOAuthRefreshTest {
             return json(200, ANSWER);
         });
         AtomicInteger tokenRequests = new AtomicInteger();
+        List<Thread> callers = new java.util.concurrent.CopyOnWriteArrayList<>();
         upstream.on(TOKEN_PATH, r -> {
             tokenRequests.incrementAndGet();
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            // the fake answers on the caller's thread: hold this refresh until the other caller is parked on it
+            Thread refreshing = Thread.currentThread();
+            await().atMost(Duration.ofSeconds(10)).until(() -> callers.stream().filter(t -> t != refreshing)
+                    .allMatch(t -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TERMINATED));
             return json(200, tokens("at-2", "rt-2", 3_600));
         });
         ProviderExecutor executor = executor();
@@ -544,6 +542,8 @@ class ClaudeOAuthRefreshTest {
 
         Thread a = new Thread(() -> outcomes.put("a", executor.chat(call(target))));
         Thread b = new Thread(() -> outcomes.put("b", executor.chat(call(target))));
+        callers.add(a);
+        callers.add(b);
         a.start();
         b.start();
         a.join(10_000);
@@ -582,10 +582,7 @@ class ClaudeOAuthRefreshTest {
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         Thread b = new Thread(() -> second.set(executor.chat(call(target))));
         b.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (b.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.getState() == Thread.State.WAITING);
         release.countDown();
         a.join(10_000);
         b.join(10_000);
