@@ -13,6 +13,7 @@ import dev.sluice.runtime.plugin.LoadedPlugin;
 import dev.sluice.runtime.plugin.PluginFailure;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.routing.BuiltinProviders;
+import dev.sluice.runtime.settings.OperatorErrorRules;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
@@ -53,7 +54,7 @@ final class PluginsAdminService implements HttpService {
             ArrayNode restatement = o.putArray("restatementRules");
             p.restatementRules().forEach(r -> restatement.add(restatement(r)));
             ArrayNode errors = o.putArray("errorRules");
-            p.errorRules().forEach(r -> errors.add(errorRule(r)));
+            p.errorRules().forEach(r -> errors.add(OperatorErrorRules.write(r)));
             ArrayNode egress = o.putArray("egressBucketing");
             p.egressBucketing().forEach(e -> egress.add(egress(e)));
         }
@@ -95,29 +96,6 @@ final class PluginsAdminService implements HttpService {
         ArrayNode excludes = o.putArray("excludeMarkers");
         r.excludeMarkers().forEach(excludes::add);
         o.put("defaultRetryAfterMs", r.defaultRetryAfterMs());
-        return o;
-    }
-
-    private ObjectNode errorRule(ErrorRule r) {
-        ObjectNode o = json.object();
-        o.put("id", r.id());
-        o.put("provider", r.provider());
-        if (r.status() == null) {
-            o.putNull("status");
-        } else {
-            o.put("status", r.status());
-        }
-        ObjectNode headers = o.putObject("headers");
-        r.headers().forEach(headers::put);
-        ArrayNode markers = o.putArray("textMarkers");
-        r.textMarkers().forEach(markers::add);
-        o.put("reason", r.reason().wireName());
-        o.put("scope", r.scope().wireName());
-        if (r.baseCooldownMs() == null) {
-            o.putNull("baseCooldownMs");
-        } else {
-            o.put("baseCooldownMs", r.baseCooldownMs());
-        }
         return o;
     }
 

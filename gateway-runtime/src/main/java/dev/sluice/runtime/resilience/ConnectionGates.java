@@ -183,12 +183,8 @@ public final class ConnectionGates {
      * @throws InterruptedException when the waiting thread is interrupted (nothing is held)
      */
     public Entry enter(String connectionId, String model, Limits limits, BooleanSupplier stillWanted) throws InterruptedException {
-        Gate existing = gates.get(connectionId);
-        if (!limits.gated() && (existing == null || existing.idle(clock.millis()))) {
-            return Permit.NONE;
-        }
-        Gate gate = existing != null ? existing : gateOf(connectionId);
-        return gate.enter(model, limits, stillWanted);
+        Gate gate = gateToPass(connectionId, limits);
+        return gate == null ? Permit.NONE : gate.enter(model, limits, stillWanted);
     }
 
     /**
@@ -201,12 +197,20 @@ public final class ConnectionGates {
      * @return a permit, or null when the request would have to wait (nothing is taken)
      */
     public Permit tryEnter(String connectionId, String model, Limits limits) {
+        Gate gate = gateToPass(connectionId, limits);
+        return gate == null ? Permit.NONE : gate.tryEnter(model, limits);
+    }
+
+    /**
+     * The gate a request must pass, or null for the lock-free fast path (RQ-10): nothing limits the
+     * request and the connection has no pause, pacing or queue.
+     */
+    private Gate gateToPass(String connectionId, Limits limits) {
         Gate existing = gates.get(connectionId);
         if (!limits.gated() && (existing == null || existing.idle(clock.millis()))) {
-            return Permit.NONE;
+            return null;
         }
-        Gate gate = existing != null ? existing : gateOf(connectionId);
-        return gate.tryEnter(model, limits);
+        return existing != null ? existing : gateOf(connectionId);
     }
 
     /**

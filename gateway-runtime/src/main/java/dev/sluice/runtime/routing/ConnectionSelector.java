@@ -241,13 +241,24 @@ public final class ConnectionSelector {
          * @param c the candidate
          */
         public void refusedByBreaker(Candidate c) {
+            heldBack(c, new Exclusion(Exclusion.Reason.CIRCUIT_OPEN, engine.breakerRetryAfterMs(c), null));
+            hold.forgetBreaker();
+        }
+
+        /**
+         * A candidate this cursor returned turned out to be held back after all (it waited in its
+         * connection's queue, and a mechanism took it meanwhile): it joins the excluded list.
+         *
+         * @param c the candidate
+         * @param why what holds it back
+         */
+        public void heldBack(Candidate c, Exclusion why) {
             for (int i = next - 1; i >= 0; i--) {
-                if (entries[i].connection() == c.connection()) {
-                    remember(i, Exclusion.Reason.CIRCUIT_OPEN, engine.breakerRetryAfterMs(c), null);
+                if (entries[i].connection().id().equals(c.connection().id())) {
+                    remember(i, why.reason(), why.remainingMs(), why.cause());
                     break;
                 }
             }
-            hold.forgetBreaker();
         }
 
         /**

@@ -98,7 +98,6 @@ public final class Dispatcher implements AutoCloseable {
         // §12: a connection whose cap is full is passed over while another may start at once; only
         // when every one is full does the request wait — at the first of them, in walk order
         List<Candidate> full = new ArrayList<>(0);
-        List<ConnectionSelector.Excluded> heldAfterWaiting = new ArrayList<>(0);
         boolean waited = false;
         Candidate candidate;
         while (true) {
@@ -183,7 +182,7 @@ public final class Dispatcher implements AutoCloseable {
                 Exclusion heldNow = engine.exclusion(candidate, clock.millis());
                 if (heldNow != null) {
                     ((ConnectionGates.Permit) entry).release();
-                    heldAfterWaiting.add(new ConnectionSelector.Excluded(candidate, heldNow));
+                    cursor.heldBack(candidate, heldNow);
                     continue;
                 }
                 admission = engine.acquire(candidate);
@@ -285,17 +284,7 @@ public final class Dispatcher implements AutoCloseable {
             return throttled;
         }
         long soonest = cursor.soonestTimerMs();
-        List<ConnectionSelector.Excluded> excluded = cursor.excluded();
-        if (!heldAfterWaiting.isEmpty()) {
-            excluded = new ArrayList<>(excluded);
-            excluded.addAll(heldAfterWaiting);
-            for (ConnectionSelector.Excluded x : heldAfterWaiting) {
-                if (x.exclusion().reason().timer()) {
-                    soonest = soonest < 0 ? x.exclusion().remainingMs() : Math.min(soonest, x.exclusion().remainingMs());
-                }
-            }
-        }
-        return soonest < 0 ? new DispatchResult.NoConnection<>(excluded) : new DispatchResult.CoolingDown<>(soonest, excluded);
+        return soonest < 0 ? new DispatchResult.NoConnection<>(cursor.excluded()) : new DispatchResult.CoolingDown<>(soonest, cursor.excluded());
     }
 
     /** Stops the execution watchdog's thread (server shutdown). */

@@ -181,27 +181,37 @@ public final class OperatorErrorRules {
      */
     public static ArrayNode write(List<ErrorRule> rules) {
         ArrayNode out = JsonNodeFactory.instance.arrayNode();
-        for (ErrorRule r : rules) {
-            ObjectNode o = out.addObject();
-            o.put("id", r.id());
-            o.put("provider", r.provider());
-            if (r.status() == null) {
-                o.putNull("status");
-            } else {
-                o.put("status", r.status());
-            }
-            ObjectNode h = o.putObject("headers");
-            r.headers().forEach(h::put);
-            ArrayNode m = o.putArray("textMarkers");
-            r.textMarkers().forEach(m::add);
-            o.put("reason", r.reason().wireName());
-            o.put("scope", r.scope().wireName());
-            if (r.baseCooldownMs() == null) {
-                o.putNull("baseCooldownMs");
-            } else {
-                o.put("baseCooldownMs", r.baseCooldownMs());
-            }
-        }
+        rules.forEach(r -> out.add(write(r)));
         return out;
+    }
+
+    /**
+     * One rule as JSON, in the shape operators send (also how {@code GET /api/plugins} lists the
+     * plugins' rules).
+     *
+     * @param r the rule
+     * @return an object
+     */
+    public static ObjectNode write(ErrorRule r) {
+        ObjectNode o = JsonNodeFactory.instance.objectNode();
+        o.put("id", r.id());
+        o.put("provider", r.provider());
+        if (r.status() == null) {
+            o.putNull("status");
+        } else {
+            o.put("status", r.status());
+        }
+        ObjectNode h = o.putObject("headers");
+        r.headers().forEach(h::put);
+        ArrayNode m = o.putArray("textMarkers");
+        r.textMarkers().forEach(m::add);
+        o.put("reason", r.reason().wireName());
+        o.put("scope", r.scope().wireName());
+        if (r.baseCooldownMs() == null) {
+            o.putNull("baseCooldownMs");
+        } else {
+            o.put("baseCooldownMs", r.baseCooldownMs());
+        }
+        return o;
     }
 }
