@@ -35,8 +35,8 @@ import dev.sluice.runtime.resilience.Resilience;
 import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.routing.BuiltinProviders;
-import dev.sluice.runtime.routing.ChatRouter;
-import dev.sluice.runtime.routing.ComboRouter;
+import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Dispatcher;
 import dev.sluice.runtime.routing.ModelResolver;
@@ -239,11 +239,10 @@ public final class SluiceServer implements AutoCloseable {
         // CO-3: a wait sleeps the request's virtual thread, never a platform thread
         ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep,
                 generalSettings::emergencyFallback, quotas);
-        Duration attemptTimeout = config.headersTimeout();
-        ChatRouter chatRouter = new ChatRouter(dispatcher, attemptTimeout);
+        RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout());
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
-                resolver, chatRouter, dispatcher, catalog, connections, keys, registry, db, attemptTimeout, resilience, resilienceSettings,
+                resolver, router, catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http);
         WebServer web = WebServer.builder()
                 .host(config.host())

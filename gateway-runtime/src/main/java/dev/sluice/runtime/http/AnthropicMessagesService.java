@@ -11,12 +11,10 @@ import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.anthropic.AnthropicStreamTranslator;
 import dev.sluice.runtime.anthropic.TokenEstimate;
 import dev.sluice.runtime.routing.Caller;
-import dev.sluice.runtime.routing.ChatReply;
-import dev.sluice.runtime.routing.ChatRouter;
-import dev.sluice.runtime.combo.Combo;
-import dev.sluice.runtime.routing.ComboRouter;
-import dev.sluice.runtime.routing.DispatchResult;
-import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.routing.ClientRequest;
+import dev.sluice.runtime.routing.Outcome;
+import dev.sluice.runtime.routing.Reply;
+import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.routing.Route;
 import dev.sluice.runtime.store.Connection;
 import io.helidon.http.Status;
@@ -25,8 +23,6 @@ import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import java.io.IOException;
-import java.util.Map;
-import java.util.Optional;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 
@@ -43,18 +39,13 @@ final class AnthropicMessagesService implements HttpService {
     private final Json json;
     private final Authenticator auth;
     private final AnthropicCodec codec;
-    private final ModelResolver resolver;
-    private final ChatRouter chatRouter;
-    private final ComboRouter combos;
+    private final RequestRouter router;
 
-    AnthropicMessagesService(Json json, Authenticator auth, AnthropicCodec codec, ModelResolver resolver, ChatRouter chatRouter,
-            ComboRouter combos) {
-        this.combos = combos;
+    AnthropicMessagesService(Json json, Authenticator auth, AnthropicCodec codec, RequestRouter router) {
         this.json = json;
         this.auth = auth;
         this.codec = codec;
-        this.resolver = resolver;
-        this.chatRouter = chatRouter;
+        this.router = router;
     }
 
     @Override
@@ -68,89 +59,20 @@ final class AnthropicMessagesService implements HttpService {
         byte[] body = json.body(req);
         ChatRequest request = codec.readMessagesRequest(body);
         String requestId = RequestIds.of(req);
-        Optional<Combo> combo = combos.combo(request.model());
-        if (combo.isPresent()) {
-            messagesThroughCombo(req, res, body, request, combo.get(), caller, requestId);
-            return;
-        }
-        Route route = resolver.resolve(request.model()).orElseThrow(() -> RoutedAnswers.modelNotFound(request.model()));
-        if (route.provider().executor().supportsPassthrough(PassthroughCall.ANTHROPIC_MESSAGES)) {
-            passthrough(req, res, body, request.stream(), route, caller, requestId);
-            return;
-        }
-        DispatchResult<ChatReply> result = chatRouter.chat(route, request, caller, requestId, RoutedAnswers.forwardableHeaders(req));
-        if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
-            throw RoutedAnswers.failure(result, route);
-        }
-        try {
+        // CO-1, API-3: each target is passed through when its provider speaks Anthropic, translated otherwise
+        Outcome outcome = router.route(new ClientRequest.Dialect(request, PassthroughCall.ANTHROPIC_MESSAGES,
+                model -> withModel(body, model), RoutedAnswers.forwardableHeaders(req)), caller, requestId);
+        try (Outcome.Served served = RoutedAnswers.served(outcome)) {
+            Route route = served.route();
             RoutedAnswers.routedHeaders(res, served.connection(), route);
             String fallbackId = "msg_" + requestId;
-            switch (served.value()) {
-                case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
-                case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
+            switch (served.reply()) {
+                case Reply.Raw raw -> relayPassthrough(res, raw.response(), served.connection(), route, raw.stream(), requestId);
+                case Reply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
+                case Reply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
                         route, requestId, served.connection());
+                case Reply.Embeddings e -> throw new IllegalStateException("a Messages request served embeddings");
             }
-        } finally {
-            served.finished().run();
-        }
-    }
-
-    /**
-     * CO-1 on {@code /v1/messages}: each target is passed through when its provider speaks
-     * Anthropic, translated otherwise; the first target that serves answers the client.
-     */
-    private void messagesThroughCombo(ServerRequest req, ServerResponse res, byte[] body, ChatRequest request, Combo combo, Caller caller,
-            String requestId) {
-        Map<String, String> headers = RoutedAnswers.forwardableHeaders(req);
-        ComboRouter.Outcome<Object> outcome = combos.run(combo, caller, caller.client(), (route, c) -> {
-            if (route.provider().executor().supportsPassthrough(PassthroughCall.ANTHROPIC_MESSAGES)) {
-                return widen(chatRouter.passthrough(route, PassthroughCall.ANTHROPIC_MESSAGES, withModel(body, route.upstreamModel()),
-                        request.stream(), c, requestId, headers));
-            }
-            return widen(chatRouter.chat(route, request, c, requestId, headers));
-        });
-        if (!(outcome.result() instanceof DispatchResult.Served<Object> served)) {
-            throw RoutedAnswers.comboFailure(outcome, combo);
-        }
-        Route route = outcome.route();
-        try {
-            RoutedAnswers.routedHeaders(res, served.connection(), route);
-            switch (served.value()) {
-                case UpstreamResponse upstream -> relayPassthrough(res, upstream, served.connection(), route, request.stream(), requestId);
-                case ChatReply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), "msg_" + requestId, route.upstreamModel()));
-                case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator("msg_" + requestId, route.upstreamModel()),
-                        route, requestId, served.connection());
-                default -> throw new IllegalStateException("unexpected reply " + served.value().getClass());
-            }
-        } finally {
-            outcome.finished().run();
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static DispatchResult<Object> widen(DispatchResult<?> r) {
-        return (DispatchResult<Object>) r;
-    }
-
-    /**
-     * The upstream speaks Anthropic itself (SPEC API-3: passthrough when the target is Claude): the
-     * client's body goes up unchanged but for {@code model}, and the answer or stream comes back
-     * byte for byte, so nothing the canonical model cannot carry (thinking signatures,
-     * {@code cache_control}) is lost.
-     */
-    private void passthrough(ServerRequest req, ServerResponse res, byte[] body, boolean stream, Route route, Caller caller,
-            String requestId) {
-        byte[] upstreamBody = withModel(body, route.upstreamModel());
-        DispatchResult<UpstreamResponse> result = chatRouter.passthrough(route, PassthroughCall.ANTHROPIC_MESSAGES, upstreamBody,
-                stream, caller, requestId, RoutedAnswers.forwardableHeaders(req));
-        if (!(result instanceof DispatchResult.Served<UpstreamResponse> served)) {
-            throw RoutedAnswers.failure(result, route);
-        }
-        try {
-            RoutedAnswers.routedHeaders(res, served.connection(), route);
-            relayPassthrough(res, served.value(), served.connection(), route, stream, requestId);
-        } finally {
-            served.finished().run();
         }
     }
 

@@ -4,8 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.plugin.PluginRegistry;
-import dev.sluice.runtime.routing.ChatRouter;
-import dev.sluice.runtime.routing.Dispatcher;
+import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.store.ApiKeyStore;
@@ -21,10 +20,9 @@ import dev.sluice.runtime.upstream.EgressRoute;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.Resilience;
-import dev.sluice.runtime.routing.ComboRouter;
+import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.settings.GeneralSettingsService;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
-import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Map;
 
@@ -42,14 +40,12 @@ public final class HttpApi {
      * @param adminKeyHash hash of the admin key
      * @param codec OpenAI codec
      * @param resolver model resolution
-     * @param chatRouter chat routing
-     * @param dispatcher attempt loop (embeddings)
+     * @param router the pipeline's entry point: routes every client request
      * @param catalog providers
      * @param connections connection store
      * @param keys API key store
      * @param plugins plugin registry
      * @param database the database (readiness)
-     * @param attemptTimeout upstream timeout per attempt
      * @param resilience the resilience mechanisms (admin views)
      * @param resilienceSettings the resilience settings tree (SPEC §18)
      * @param generalSettings the other settings ({@code /api/settings})
@@ -62,8 +58,8 @@ public final class HttpApi {
      * @param egress the outbound routes (their clients are let go when no connection uses them)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
-            ModelResolver resolver, ChatRouter chatRouter, Dispatcher dispatcher, ProviderCatalog catalog,
-            ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database, Duration attemptTimeout,
+            ModelResolver resolver, RequestRouter router, ProviderCatalog catalog,
+            ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database,
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress) {
@@ -82,10 +78,9 @@ public final class HttpApi {
         RequestIds.register(routing);
         new ErrorMapper(json).register(routing);
         routing.register("/health", new HealthService(json, d.database()));
-        routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.resolver(), d.chatRouter(), d.dispatcher(),
-                d.catalog(), d.connections(), d.attemptTimeout(), d.comboRouter(), d.combos()));
-        routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.resolver(), d.chatRouter(),
-                d.comboRouter()));
+        routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.resolver(), d.router(), d.catalog(), d.connections(),
+                d.combos()));
+        routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.router()));
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
                 d.gates()::forget, () -> d.egress().retain(d.connections().list().stream()
                         .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet()))));

@@ -4,8 +4,6 @@ import dev.sluice.runtime.store.Secrets;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sluice.api.EmbeddingCall;
-import dev.sluice.api.EmbeddingOutcome;
 import dev.sluice.api.ModelInfo;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.ChunkStream;
@@ -13,16 +11,14 @@ import dev.sluice.api.chat.EmbeddingRequest;
 import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.runtime.openai.OpenAiCodec;
-import dev.sluice.runtime.routing.AttemptResult;
 import dev.sluice.runtime.routing.Caller;
-import dev.sluice.runtime.routing.ChatReply;
-import dev.sluice.runtime.routing.ChatRouter;
+import dev.sluice.runtime.routing.ClientRequest;
 import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboStore;
-import dev.sluice.runtime.routing.ComboRouter;
-import dev.sluice.runtime.routing.DispatchResult;
-import dev.sluice.runtime.routing.Dispatcher;
 import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.routing.Outcome;
+import dev.sluice.runtime.routing.Reply;
+import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.routing.Route;
@@ -37,12 +33,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -58,28 +52,21 @@ final class OpenAiApiService implements HttpService {
     private final Authenticator auth;
     private final OpenAiCodec codec;
     private final ModelResolver resolver;
-    private final ChatRouter chatRouter;
-    private final Dispatcher dispatcher;
+    private final RequestRouter router;
     private final ProviderCatalog catalog;
     private final ConnectionStore connections;
-    private final Duration attemptTimeout;
-    private final ComboRouter combos;
     private final ComboStore comboStore;
 
-    OpenAiApiService(Json json, Authenticator auth, OpenAiCodec codec, ModelResolver resolver, ChatRouter chatRouter,
-            Dispatcher dispatcher, ProviderCatalog catalog, ConnectionStore connections, Duration attemptTimeout, ComboRouter combos,
-            ComboStore comboStore) {
-        this.combos = combos;
+    OpenAiApiService(Json json, Authenticator auth, OpenAiCodec codec, ModelResolver resolver, RequestRouter router,
+            ProviderCatalog catalog, ConnectionStore connections, ComboStore comboStore) {
         this.comboStore = comboStore;
         this.json = json;
         this.auth = auth;
         this.codec = codec;
         this.resolver = resolver;
-        this.chatRouter = chatRouter;
-        this.dispatcher = dispatcher;
+        this.router = router;
         this.catalog = catalog;
         this.connections = connections;
-        this.attemptTimeout = attemptTimeout;
     }
 
     @Override
@@ -94,38 +81,16 @@ final class OpenAiApiService implements HttpService {
         Caller caller = auth.client(req);
         ChatRequest request = codec.readChatRequest(json.body(req));
         String requestId = RequestIds.of(req);
-        Map<String, String> headers = RoutedAnswers.forwardableHeaders(req);
-        Optional<Combo> combo = combos.combo(request.model());
-        Route route;
-        DispatchResult<ChatReply> result;
-        Runnable finished = null;
-        if (combo.isPresent()) {
-            // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
-            ComboRouter.Outcome<ChatReply> outcome = combos.run(combo.get(), caller, caller.client(),
-                    (r, c) -> chatRouter.chat(r, request, c, requestId, headers));
-            result = outcome.result();
-            route = outcome.route();
-            finished = outcome.finished();
-            if (!(result instanceof DispatchResult.Served<ChatReply>)) {
-                throw RoutedAnswers.comboFailure(outcome, combo.get());
-            }
-        } else {
-            route = resolve(request.model());
-            result = chatRouter.chat(route, request, caller, requestId, headers);
-        }
-        if (!(result instanceof DispatchResult.Served<ChatReply> served)) {
-            throw RoutedAnswers.failure(result, route);
-        }
+        Outcome outcome = router.route(new ClientRequest.Chat(request, RoutedAnswers.forwardableHeaders(req)), caller, requestId);
         // the connection's permit (§12) and the combo's in-flight count are held until the answer is written
-        Runnable done = finished != null ? finished : served.finished();
-        try {
+        try (Outcome.Served served = RoutedAnswers.served(outcome)) {
+            Route route = served.route();
             RoutedAnswers.routedHeaders(res, served.connection(), route);
-            switch (served.value()) {
-                case ChatReply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
-                case ChatReply.Stream s -> relay(res, s.prefix(), s.rest(), route, requestId, served.connection());
+            switch (served.reply()) {
+                case Reply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
+                case Reply.Stream s -> relay(res, s.prefix(), s.rest(), route, requestId, served.connection());
+                default -> throw new IllegalStateException("a chat request served " + served.reply().getClass().getSimpleName());
             }
-        } finally {
-            done.run();
         }
     }
 
@@ -177,27 +142,13 @@ final class OpenAiApiService implements HttpService {
     private void embeddings(ServerRequest req, ServerResponse res) {
         Caller caller = auth.client(req);
         EmbeddingRequest request = codec.readEmbeddingRequest(json.body(req));
-        Route route = resolve(request.model());
-        if (!route.provider().executor().supportsEmbeddings()) {
-            throw ApiException.badRequest("model", "Provider '" + route.provider().id() + "' does not serve embeddings.");
-        }
-        String requestId = RequestIds.of(req);
-        EmbeddingRequest upstream = request.withModel(route.upstreamModel());
-        DispatchResult<String> result = dispatcher.dispatch(route, caller, requestId, target -> {
-            EmbeddingOutcome o = route.provider().executor().embed(new EmbeddingCall(upstream, target, requestId, attemptTimeout));
-            return switch (o) {
-                case EmbeddingOutcome.Completed c -> new AttemptResult.Ok<>(c.bodyJson(), c.head().status());
-                case EmbeddingOutcome.Failed f -> new AttemptResult.Failed<>(f.failure());
-            };
-        });
-        if (!(result instanceof DispatchResult.Served<String> served)) {
-            throw RoutedAnswers.failure(result, route);
-        }
-        try {
-            RoutedAnswers.routedHeaders(res, served.connection(), route);
-            Json.send(res, 200, served.value().getBytes(StandardCharsets.UTF_8));
-        } finally {
-            served.finished().run();
+        Outcome outcome = router.route(new ClientRequest.Embeddings(request), caller, RequestIds.of(req));
+        try (Outcome.Served served = RoutedAnswers.served(outcome)) {
+            RoutedAnswers.routedHeaders(res, served.connection(), served.route());
+            if (!(served.reply() instanceof Reply.Embeddings e)) {
+                throw new IllegalStateException("an embeddings request served " + served.reply().getClass().getSimpleName());
+            }
+            Json.send(res, 200, e.bodyJson().getBytes(StandardCharsets.UTF_8));
         }
     }
 
@@ -278,7 +229,4 @@ final class OpenAiApiService implements HttpService {
         return out;
     }
 
-    private Route resolve(String model) {
-        return resolver.resolve(model).orElseThrow(() -> RoutedAnswers.modelNotFound(model));
-    }
 }

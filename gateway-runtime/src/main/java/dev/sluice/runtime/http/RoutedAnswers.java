@@ -2,8 +2,7 @@ package dev.sluice.runtime.http;
 
 import dev.sluice.runtime.store.Secrets;
 import dev.sluice.api.ChatCall;
-import dev.sluice.api.upstream.UpstreamError;
-import dev.sluice.runtime.routing.DispatchResult;
+import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Route;
 import dev.sluice.runtime.store.Connection;
 import io.helidon.http.Header;
@@ -15,7 +14,6 @@ import io.helidon.webserver.http.ServerResponse;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import dev.sluice.runtime.combo.Combo;
-import dev.sluice.runtime.routing.ComboRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -90,20 +88,38 @@ final class RoutedAnswers {
                         + " connection (see GET /v1/models).", "model", Map.of());
     }
 
+    /**
+     * The served outcome, or the client's error for any other (thrown; the {@link ErrorMapper}
+     * renders it in the path's protocol).
+     *
+     * @param outcome what the pipeline produced
+     * @return the served outcome; the caller closes it once the answer is written
+     */
+    static Outcome.Served served(Outcome outcome) {
+        return switch (outcome) {
+            case Outcome.Served s -> s;
+            case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.NO_EMBEDDINGS ->
+                    throw ApiException.badRequest("model", "Provider '" + u.provider() + "' does not serve embeddings.");
+            case Outcome.Unroutable u -> throw modelNotFound(u.model());
+            case Outcome.Unserved u when u.combo() != null -> throw comboFailure(u, u.combo());
+            case Outcome.Unserved u -> throw failure(u, u.route());
+        };
+    }
+
     /** Maps an unserved dispatch to the API-6 error. */
-    static ApiException failure(DispatchResult<?> result, Route route) {
+    static ApiException failure(Outcome.Unserved result, Route route) {
         String target = route.provider().id() + "/" + route.upstreamModel();
         return switch (result) {
             // API-6: a provider without a connection this key may use is not routable at all
-            case DispatchResult.NoConnection<?> n when n.excluded().isEmpty() -> new ApiException(404, "invalid_request_error",
+            case Outcome.NoConnection n when n.excluded().isEmpty() -> new ApiException(404, "invalid_request_error",
                     "model_not_found", "The model '" + route.requested() + "' is not routable: provider '" + route.provider().id()
                             + "' has no enabled connection this key may use.", "model", Map.of());
             // CO-5: connections exist, but none can run and no timer will change that
-            case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "no_executable_targets",
+            case Outcome.NoConnection n -> new ApiException(404, "invalid_request_error", "no_executable_targets",
                     "[" + target + "] no connection can run this request: " + n.excluded().size() + " connection(s) of provider '"
                             + route.provider().id() + "' are in a terminal state (banned, expired or credits exhausted; see"
                             + " GET /api/resilience/cooldowns).", "model", Map.of(), Map.of("diagnostics", diagnostics(n.excluded())));
-            case DispatchResult.CoolingDown<?> c -> {
+            case Outcome.CoolingDown c -> {
                 LOG.log(System.Logger.Level.WARNING, "[" + target + "] every connection excluded before dispatch — " + reasons(c.excluded()));
                 yield new ApiException(503, "server_error", "all_targets_cooling_down",
                         "[" + target + "] every connection is held back by a resilience timer (" + reasons(c.excluded()) + "); retry after "
@@ -111,7 +127,7 @@ final class RoutedAnswers {
                         null, Map.of("Retry-After", String.valueOf(seconds(c.retryAfterMs()))),
                         Map.of("diagnostics", diagnostics(c.excluded())));
             }
-            case DispatchResult.Failed<?> f -> {
+            case Outcome.Failed f -> {
                 // a status a client cannot take (1xx-3xx, 600+) is the gateway's own 502
                 int status = f.verdict().status() >= 400 && f.verdict().status() <= 599 ? f.verdict().status() : 502;
                 Map<String, String> headers = new HashMap<>();
@@ -124,19 +140,17 @@ final class RoutedAnswers {
                 if (retryAfter != null && (status == 429 || status == 503)) {
                     headers.put("Retry-After", String.valueOf(seconds(retryAfter)));
                 }
-                String code = f.clientCode() != null ? f.clientCode()
-                        : f.failure() instanceof UpstreamError e && e.errorCode() != null ? e.errorCode()
-                        : f.verdict().reason().wireName();
+                String code = f.failure().clientCode() != null ? f.failure().clientCode() : f.verdict().reason().wireName();
                 yield new ApiException(status, typeFor(status), code, "[" + target + "] " + Secrets.scrub(f.failure().describe(), f.connection())
                         + (f.attempts() > 1 ? " (after " + f.attempts() + " attempts)" : ""), null, headers);
             }
-            case DispatchResult.Throttled<?> t -> throttled(t, target);
-            case DispatchResult.Served<?> s -> throw new IllegalStateException("served is not a failure");
+            case Outcome.Refused t -> throttled(t, target);
+            case Outcome.Unroutable u -> modelNotFound(u.model());
         };
     }
 
     /** §12, §14: the local queues refused the request; nothing was sent upstream. */
-    private static ApiException throttled(DispatchResult.Throttled<?> t, String target) {
+    private static ApiException throttled(Outcome.Refused t, String target) {
         String connection = t.connection().id();
         int status = switch (t.refusal()) {
             // OmniRoute's statuses: a full queue and a cap's timeout are the client's rate limit,
@@ -198,15 +212,15 @@ final class RoutedAnswers {
      * timer → 503 {@code all_targets_cooling_down}; nothing runnable → 404
      * {@code no_executable_targets}; otherwise the last target's failure, as for a single model.
      */
-    static ApiException comboFailure(ComboRouter.Outcome<?> outcome, Combo combo) {
-        DispatchResult<?> result = outcome.result();
-        if (outcome.held() == ComboRouter.Held.SKIPPED) {
+    static ApiException comboFailure(Outcome.Unserved result, Outcome.ComboTrail outcome) {
+        Combo combo = outcome.combo();
+        if (outcome.held() == Outcome.Held.SKIPPED) {
             // CO-4: quota, auth or not found on every target: no hint, waiting would not help
             return new ApiException(503, "server_error", "ALL_TARGETS_SKIPPED", "[combo " + combo.name()
                     + "] every target is locked for a reason that does not pass by itself soon (quota, auth or not found).",
                     null, Map.of(), Map.of("diagnostics", diagnostics(excludedOf(result))));
         }
-        if (outcome.held() == ComboRouter.Held.RATE_LIMITED && result instanceof DispatchResult.CoolingDown<?> c) {
+        if (outcome.held() == Outcome.Held.RATE_LIMITED && result instanceof Outcome.CoolingDown c) {
             // CO-4: short transient cooldowns beyond what the combo may wait for
             return new ApiException(429, "rate_limit_error", "rate_limit_exceeded", "[combo " + combo.name()
                     + "] every target is in a short cooldown; retry after " + seconds(c.retryAfterMs()) + " s.",
@@ -214,8 +228,8 @@ final class RoutedAnswers {
                     Map.of("retry_after", seconds(c.retryAfterMs()), "reset_at",
                             java.time.Instant.ofEpochMilli(outcome.decidedAt() + c.retryAfterMs()).toString(), "diagnostics", diagnostics(c.excluded())));
         }
-        Route lastRoute = outcome.route();
-        if (result instanceof DispatchResult.Failed<?> f && lastRoute != null) {
+        Route lastRoute = result.route();
+        if (result instanceof Outcome.Failed f) {
             ApiException e = failure(f, lastRoute);
             String retryAfter = e.headers().get("Retry-After");
             if (e.status() == 429 && retryAfter != null) {
@@ -227,12 +241,12 @@ final class RoutedAnswers {
             return e;
         }
         return switch (result) {
-            case DispatchResult.NoConnection<?> n -> new ApiException(404, "invalid_request_error", "no_executable_targets",
+            case Outcome.NoConnection n -> new ApiException(404, "invalid_request_error", "no_executable_targets",
                     "[combo " + combo.name() + "] no target can run this request: none of its " + combo.targets().size()
                             + " target(s) resolves to a usable connection"
                             + (n.excluded().isEmpty() ? "" : " (" + reasons(n.excluded()) + ")") + ".",
                     "model", Map.of(), Map.of("diagnostics", diagnostics(n.excluded())));
-            case DispatchResult.CoolingDown<?> c -> {
+            case Outcome.CoolingDown c -> {
                 LOG.log(System.Logger.Level.WARNING, "[combo " + combo.name() + "] every target excluded before dispatch — "
                         + reasons(c.excluded()));
                 yield new ApiException(503, "server_error", "all_targets_cooling_down",
@@ -245,10 +259,10 @@ final class RoutedAnswers {
         };
     }
 
-    private static List<ConnectionSelector.Excluded> excludedOf(DispatchResult<?> r) {
+    private static List<ConnectionSelector.Excluded> excludedOf(Outcome r) {
         return switch (r) {
-            case DispatchResult.CoolingDown<?> c -> c.excluded();
-            case DispatchResult.NoConnection<?> n -> n.excluded();
+            case Outcome.CoolingDown c -> c.excluded();
+            case Outcome.NoConnection n -> n.excluded();
             default -> List.of();
         };
     }

@@ -61,7 +61,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
                 headers(call.target(), stream), codec.writeChatRequest(call.request()), call.timeout());
         UpstreamResponse response;
         try {
-            response = http.send(request);
+            response = call.target().httpOr(http).send(request);
         } catch (IOException e) {
             return new ChatOutcome.Failed(TransportError.of(e));
         }
@@ -105,7 +105,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
                 headers(call.target(), false), codec.writeEmbeddingRequest(call.request()), call.timeout());
         UpstreamResponse response;
         try {
-            response = http.send(request);
+            response = call.target().httpOr(http).send(request);
         } catch (IOException e) {
             return new EmbeddingOutcome.Failed(TransportError.of(e));
         }

@@ -107,6 +107,28 @@ public final class FailureClassifier {
         };
     }
 
+    /**
+     * Classifies an attempt's failure: an upstream's as {@link #classify(String, ProviderClass,
+     * UpstreamFailure)} does; one of the gateway's own timers as a request-scoped timeout (BO-7),
+     * which falls back to the next connection but counts for no mechanism.
+     *
+     * @param provider the provider id
+     * @param connectionClass the class of the connection that failed
+     * @param failure the failure
+     * @return the verdict
+     */
+    public Verdict classify(String provider, ProviderClass connectionClass, AttemptFailure failure) {
+        return switch (failure) {
+            case AttemptFailure.Upstream u -> classify(provider, connectionClass, u.failure());
+            case AttemptFailure.GatewayTimer t -> gatewayTimer(t.timer());
+        };
+    }
+
+    /** BO-7: the gateway's own timer is this request's business, never the upstream's. */
+    static Verdict gatewayTimer(AttemptFailure.Timer timer) {
+        return new Verdict(FailureReason.TIMEOUT, timer.status(), true, null, null, null, LockScope.EXACT, false, false, true, true, null);
+    }
+
     private static Verdict qualityFailure() {
         return new Verdict(FailureReason.QUALITY_FAILURE, 502, true, null, null, null, LockScope.EXACT,
                 false, false, true, false, null);

@@ -299,6 +299,17 @@ public final class ResilienceEngine {
     }
 
     /**
+     * Classifies an attempt's failure (SPEC §5; the gateway's own timers as BO-7 request-scoped).
+     *
+     * @param c the candidate that failed
+     * @param failure the failure
+     * @return the verdict
+     */
+    public Verdict classify(Candidate c, AttemptFailure failure) {
+        return classifier.classify(c.provider(), c.connection().authType(), failure);
+    }
+
+    /**
      * Routes a failure's verdict to the mechanisms it concerns and decides what follows.
      *
      * @param c the candidate that failed

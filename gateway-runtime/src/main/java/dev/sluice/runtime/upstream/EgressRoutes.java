@@ -18,15 +18,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
- * The {@link UpstreamHttp} every executor sends through, built-in or plugin (SPEC §16.3): outside
- * {@link #with} it is the default client; inside {@code with(route, work)} a {@code send} on the
- * same thread goes out through that route's client ({@code java.net.http}, bound to the route's
- * local address and/or through its HTTP proxy), one cached client per route. The route is a
- * thread-local of the calling thread, so an executor that hands its {@code send} to another
- * thread leaves the route behind (and sends through the default client).
+ * The outbound routes of connections (SPEC §16.3). {@link #route(EgressRoute)} hands an attempt
+ * the client of its connection's route ({@code java.net.http}, bound to the route's local address
+ * and/or through its HTTP proxy, one cached client per route; the direct route is the default
+ * client), and the attempt passes it to its executor explicitly ({@code UpstreamTarget.http}). As
+ * an {@link UpstreamHttp} itself, this is the default client: what {@code HostContext.http()}
+ * gives plugins for sends that belong to no attempt.
  *
  * <p>It also knows each route's egress IP (EB-2, best effort, see {@link #egressIp}).
  *
@@ -58,7 +57,6 @@ public final class EgressRoutes implements UpstreamHttp, AutoCloseable {
     private final URI probeUrl;
     private final InstantSource clock;
     private final ExecutorService probeExecutor;
-    private final ThreadLocal<EgressRoute> current = new ThreadLocal<>();
     private final Map<EgressRoute, JdkUpstreamHttp> clients = new ConcurrentHashMap<>();
     private final Map<EgressRoute, Probe> probes = new ConcurrentHashMap<>();
     private final Set<EgressRoute> probing = ConcurrentHashMap.newKeySet();
@@ -97,62 +95,31 @@ public final class EgressRoutes implements UpstreamHttp, AutoCloseable {
     }
 
     /**
-     * Runs work with a route: every {@link #send} the work makes on this thread goes through the
-     * route's client. The previous route of the thread (normally none) is restored afterwards, also
-     * when the work throws. Starts a background refresh of the route's egress IP when a probe is
+     * The client of a route: every send through it goes out through the route (the direct route:
+     * the default client). Starts a background refresh of the route's egress IP when a probe is
      * configured and the cached one is missing or expired, so that it is usually known by the time
-     * the attempt is logged.
+     * the attempt is logged. A route whose local address or proxy URL is unusable fails each send,
+     * as an {@link IOException} (a transport failure of that connection), and is never sent
+     * directly instead.
      *
-     * @param route the route; {@link EgressRoute#DIRECT} sends through the default client
-     * @param work the work
-     * @param <T> the work's result
-     * @return what the work returned
+     * @param route the route
+     * @return the route's client
      */
-    public <T> T with(EgressRoute route, Supplier<T> work) {
+    public UpstreamHttp route(EgressRoute route) {
         requireNonNull(route, "route is null");
-        requireNonNull(work, "work is null");
         if (needsProbe(route)) {
             probeIfStale(route, clock.millis());
         }
-        EgressRoute previous = current.get();
         if (route.isDirect()) {
-            current.remove();
-        } else {
-            current.set(route);
+            return defaultClient;
         }
-        try {
-            return work.get();
-        } finally {
-            if (previous == null) {
-                current.remove();
-            } else {
-                current.set(previous);
-            }
-        }
+        return request -> sendVia(client(route), route, request);
     }
 
-    /**
-     * The route of the calling thread.
-     *
-     * @return the route set by the enclosing {@link #with}, or {@link EgressRoute#DIRECT}
-     */
-    public EgressRoute currentRoute() {
-        EgressRoute route = current.get();
-        return route == null ? EgressRoute.DIRECT : route;
-    }
-
-    /**
-     * Sends through the calling thread's route. A route whose local address or proxy URL is
-     * unusable fails here, as an {@link IOException} (a transport failure of that connection),
-     * and is never sent directly instead.
-     */
+    /** Sends through the default client (the direct route). */
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
-        EgressRoute route = current.get();
-        if (route == null) {
-            return defaultClient.send(request);
-        }
-        return sendVia(client(route), route, request);
+        return defaultClient.send(request);
     }
 
     /**

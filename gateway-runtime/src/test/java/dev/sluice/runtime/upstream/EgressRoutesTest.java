@@ -66,7 +66,12 @@ class EgressRoutesTest {
 
     /** Sends one request through the wrapper and returns the address the upstream saw it from. */
     private String sendAndSeeFrom() {
-        try (UpstreamResponse r = routes.send(new UpstreamRequest("POST", URI.create(upstream.baseUrl() + "/v1/chat/completions"),
+        return sendAndSeeFrom(routes);
+    }
+
+    /** Sends one request through a client and returns the address the upstream saw it from. */
+    private String sendAndSeeFrom(dev.sluice.api.upstream.UpstreamHttp client) {
+        try (UpstreamResponse r = client.send(new UpstreamRequest("POST", URI.create(upstream.baseUrl() + "/v1/chat/completions"),
                 Map.of(), "{\"model\":\"m\"}".getBytes(UTF_8), TIMEOUT))) {
             r.bodyText(1 << 20);
             return upstream.takeRequest(TIMEOUT).remoteAddress();
@@ -82,34 +87,34 @@ class EgressRoutesTest {
 
     @Test
     void withoutARouteEveryRequestGoesThroughTheDefaultClient_EB1() {
-        assertThat(routes.currentRoute()).isSameAs(EgressRoute.DIRECT);
+        assertThat(routes.route(EgressRoute.DIRECT)).isNotSameAs(routes);
         assertThat(sendAndSeeFrom()).isEqualTo("127.0.0.1");
+        assertThat(sendAndSeeFrom(routes.route(EgressRoute.DIRECT))).isEqualTo("127.0.0.1");
         assertThat(built).hasValue(0);
     }
 
     @Test
-    void insideWithASendGoesOutThroughTheRoutesClientAndAfterwardsThroughTheDefaultAgain_EB1() {
-        assertThat(routes.with(BOUND_2, this::sendAndSeeFrom)).isEqualTo("127.0.0.2");
-        assertThat(routes.with(BOUND_3, this::sendAndSeeFrom)).isEqualTo("127.0.0.3");
+    void aRoutesClientSendsThroughTheRouteAndTheDefaultClientStaysDirect_EB1() {
+        assertThat(sendAndSeeFrom(routes.route(BOUND_2))).isEqualTo("127.0.0.2");
+        assertThat(sendAndSeeFrom(routes.route(BOUND_3))).isEqualTo("127.0.0.3");
         assertThat(sendAndSeeFrom()).isEqualTo("127.0.0.1");
-        assertThat(routes.currentRoute()).isSameAs(EgressRoute.DIRECT);
     }
 
     @Test
     void theDirectRouteAndARouteOfBlankValuesUseTheDefaultClient_EB1() {
         assertThat(EgressRoute.of(" ", "")).isSameAs(EgressRoute.DIRECT);
-        assertThat(routes.with(EgressRoute.of(null, " "), this::sendAndSeeFrom)).isEqualTo("127.0.0.1");
+        assertThat(sendAndSeeFrom(routes.route(EgressRoute.of(null, " ")))).isEqualTo("127.0.0.1");
         assertThat(built).hasValue(0);
         assertThat(routes.clientCount()).isZero();
     }
 
     @Test
     void oneClientIsBuiltPerRouteAndReused_EB1() {
-        routes.with(BOUND_2, this::sendAndSeeFrom);
-        routes.with(EgressRoute.of("127.0.0.2", null), this::sendAndSeeFrom);
+        sendAndSeeFrom(routes.route(BOUND_2));
+        sendAndSeeFrom(routes.route(EgressRoute.of("127.0.0.2", null)));
         assertThat(built).hasValue(1);
 
-        routes.with(BOUND_3, this::sendAndSeeFrom);
+        sendAndSeeFrom(routes.route(BOUND_3));
         assertThat(built).hasValue(2);
         assertThat(routes.clientCount()).isEqualTo(2);
         assertThat(upstream.requestCount()).isEqualTo(3);
@@ -117,8 +122,8 @@ class EgressRoutesTest {
 
     @Test
     void clientsOfRoutesNoConnectionUsesAreLetGoAndRebuiltOnDemand_EB1() {
-        routes.with(BOUND_2, this::sendAndSeeFrom);
-        routes.with(BOUND_3, this::sendAndSeeFrom);
+        sendAndSeeFrom(routes.route(BOUND_2));
+        sendAndSeeFrom(routes.route(BOUND_3));
         assertThat(routes.clientCount()).isEqualTo(2);
 
         assertThat(routes.retain(java.util.Set.of(BOUND_3, EgressRoute.DIRECT))).isEqualTo(1);
@@ -126,13 +131,13 @@ class EgressRoutesTest {
         assertThat(routes.retain(java.util.Set.of(BOUND_3))).isZero();
 
         // asked for again (a request that read the connection before it changed): a new client serves
-        assertThat(routes.with(BOUND_2, this::sendAndSeeFrom)).isEqualTo("127.0.0.2");
+        assertThat(sendAndSeeFrom(routes.route(BOUND_2))).isEqualTo("127.0.0.2");
         assertThat(built).hasValue(3);
     }
 
     @Test
     void aSendOnAClientLetGoMeanwhileGoesThroughTheRoutesNewClient_EB1() throws Exception {
-        routes.with(BOUND_2, this::sendAndSeeFrom);
+        sendAndSeeFrom(routes.route(BOUND_2));
         JdkUpstreamHttp old = routes.clientOf(BOUND_2);
         assertThat(routes.retain(java.util.Set.of())).isEqualTo(1);
         assertThat(old.isShutDown()).isTrue();
@@ -145,49 +150,14 @@ class EgressRoutesTest {
     }
 
     @Test
-    void theThreadsRouteIsRestoredWhenTheWorkThrows_EB1() {
-        assertThatThrownBy(() -> routes.with(BOUND_2, () -> {
-            throw new IllegalStateException("executor bug");
-        })).isInstanceOf(IllegalStateException.class).hasMessage("executor bug");
-        assertThat(routes.currentRoute()).isSameAs(EgressRoute.DIRECT);
-
-        EgressRoute inner = routes.with(BOUND_2, () -> {
-            assertThatThrownBy(() -> routes.with(BOUND_3, () -> {
-                assertThat(routes.currentRoute()).isEqualTo(BOUND_3);
-                throw new IllegalStateException("inner");
-            })).hasMessage("inner");
-            return routes.currentRoute();
-        });
-        assertThat(inner).isEqualTo(BOUND_2);
-        assertThat(routes.currentRoute()).isSameAs(EgressRoute.DIRECT);
-        assertThat(sendAndSeeFrom()).isEqualTo("127.0.0.1");
-    }
-
-    @Test
-    void theRouteBelongsToTheCallingThreadOnly_EB1() throws Exception {
-        String[] seenOnOtherThread = new String[1];
-        routes.with(BOUND_2, () -> {
-            Thread t = Thread.ofVirtual().start(() -> seenOnOtherThread[0] = routes.currentRoute().localAddress());
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return null;
-        });
-        assertThat(seenOnOtherThread[0]).isNull();
-    }
-
-    @Test
     void anUnusableRouteFailsTheAttemptAndIsNeverSentDirectly_EB1() {
-        IOException e = routes.with(EgressRoute.of(null, "socks5://user:secret@127.0.0.1:1080"), () -> {
-            try {
-                routes.send(new UpstreamRequest("GET", URI.create(upstream.baseUrl()), Map.of(), null, TIMEOUT)).close();
-                return null;
-            } catch (IOException failure) {
-                return failure;
-            }
-        });
+        dev.sluice.api.upstream.UpstreamHttp client = routes.route(EgressRoute.of(null, "socks5://user:secret@127.0.0.1:1080"));
+        IOException e = null;
+        try {
+            client.send(new UpstreamRequest("GET", URI.create(upstream.baseUrl()), Map.of(), null, TIMEOUT)).close();
+        } catch (IOException failure) {
+            e = failure;
+        }
 
         assertThat(e).hasMessage("unusable egress route EgressRoute[localAddress=null, proxyUrl=socks5://user:****@127.0.0.1:1080]:"
                 + " proxy scheme 'socks5' is not supported (only http:// proxies); the request is not sent directly instead");
@@ -198,11 +168,11 @@ class EgressRoutesTest {
 
     @Test
     void afterCloseRouteClientsAreGoneAndRoutedSendsFail_EB1() {
-        routes.with(BOUND_2, this::sendAndSeeFrom);
+        sendAndSeeFrom(routes.route(BOUND_2));
         routes.close();
 
         assertThat(routes.clientCount()).isZero();
-        assertThatThrownBy(() -> routes.with(BOUND_2, this::sendAndSeeFrom))
+        assertThatThrownBy(() -> sendAndSeeFrom(routes.route(BOUND_2)))
                 .hasRootCauseInstanceOf(IOException.class).hasRootCauseMessage("upstream clients are closed");
         // the default client belongs to the caller and still works
         assertThat(sendAndSeeFrom()).isEqualTo("127.0.0.1");
@@ -233,7 +203,7 @@ class EgressRoutesTest {
     void theEgressIpOfABoundRouteIsItsAddressWithoutAnyNetworkCall_EB2() {
         assertThat(routes.egressIp(BOUND_2)).isEqualTo("127.0.0.2");
         assertThat(routes.egressIp(EgressRoute.of("::1", null))).isEqualTo("0:0:0:0:0:0:0:1");
-        routes.with(BOUND_3, () -> null);
+        routes.route(BOUND_3);
 
         assertThat(probes.pending()).isZero();
         assertThat(probe.requestCount()).isZero();
@@ -267,9 +237,9 @@ class EgressRoutesTest {
     @Test
     void aRouteIsProbedAtMostOnceAtATime_EB2() {
         EgressRoute viaProxy = EgressRoute.of(null, "http://127.0.0.1:1");
-        routes.with(EgressRoute.DIRECT, () -> null);
+        routes.route(EgressRoute.DIRECT);
         routes.egressIp(EgressRoute.DIRECT);
-        routes.with(EgressRoute.DIRECT, () -> null);
+        routes.route(EgressRoute.DIRECT);
         routes.egressIp(viaProxy);
         routes.egressIp(viaProxy);
 
@@ -337,7 +307,7 @@ class EgressRoutesTest {
     @Test
     void withStartsTheProbeSoTheIpIsKnownWhenTheAttemptIsLogged_EB2() {
         EgressRoute viaProxy = EgressRoute.of(null, "http://127.0.0.1:1");
-        routes.with(viaProxy, () -> null);
+        routes.route(viaProxy);
         assertThat(probes.pending()).isEqualTo(1);
     }
 
@@ -349,7 +319,7 @@ class EgressRoutesTest {
         assertThat(routes.egressIp(EgressRoute.DIRECT)).isNull();
         assertThat(routes.egressIp(EgressRoute.of(null, "http://127.0.0.1:1"))).isNull();
         assertThat(routes.egressIp(BOUND_2)).isEqualTo("127.0.0.2");
-        routes.with(EgressRoute.DIRECT, () -> null);
+        routes.route(EgressRoute.DIRECT);
         assertThat(probes.pending()).isZero();
     }
 
@@ -365,7 +335,7 @@ class EgressRoutesTest {
         String before = System.getProperty(JdkUpstreamHttp.TUNNELING_DISABLED_SCHEMES);
         try (EgressRoutes created = EgressRoutes.create(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT, null, clock)) {
             assertThat(System.getProperty(JdkUpstreamHttp.TUNNELING_DISABLED_SCHEMES)).isEqualTo(before);
-            assertThat(created.currentRoute()).isSameAs(EgressRoute.DIRECT);
+            assertThat(created.clientCount()).isZero();
         }
     }
 }

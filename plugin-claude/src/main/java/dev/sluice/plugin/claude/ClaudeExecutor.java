@@ -209,7 +209,7 @@ final class ClaudeExecutor implements ProviderExecutor {
 
     private UpstreamResponse send(UpstreamTarget target, URI uri, byte[] body, boolean stream, Map<String, String> clientHeaders,
             Duration timeout) throws IOException {
-        return http.send(new UpstreamRequest("POST", uri, headers.build(target, stream, clientHeaders), body, timeout));
+        return target.httpOr(http).send(new UpstreamRequest("POST", uri, headers.build(target, stream, clientHeaders), body, timeout));
     }
 
     private static TransportError invalidBaseUrl(IllegalArgumentException e) {

@@ -245,7 +245,7 @@ final class OAuthRefresher {
             if (!nonEmpty(current.refreshToken())) {
                 return new Failed("no refresh token");
             }
-            Result answer = requestTokens(current.refreshToken(), timeout);
+            Result answer = requestTokens(target.httpOr(http), current.refreshToken(), timeout);
             if (answer instanceof Failed(String reason)) {
                 slot.state = new State(state.latest(), state.superseded(), state.generation() + 1,
                         new Failure(current.identity(), reason));
@@ -274,9 +274,11 @@ final class OAuthRefresher {
     /**
      * Sends the refresh-token grant.
      *
+     * @param client the client of the attempt's connection (its egress route)
+     *
      * @return the issued tokens (refresh token null when none was issued), or the failure
      */
-    private Result requestTokens(String refreshToken, Duration timeout) {
+    private Result requestTokens(UpstreamHttp client, String refreshToken, Duration timeout) {
         Map<String, Object> grant = new LinkedHashMap<>();
         grant.put("grant_type", "refresh_token");
         grant.put("refresh_token", refreshToken);
@@ -291,7 +293,8 @@ final class OAuthRefresher {
         String body;
         UpstreamResponse response;
         try {
-            response = http.send(request);
+            // through the connection's egress route, like the attempt it renews the token for
+            response = client.send(request);
         } catch (IOException e) {
             return new Failed(scrub("token endpoint unreachable: " + TransportError.of(e).describe(), refreshToken));
         }

@@ -75,7 +75,7 @@ final class GeminiExecutor implements ProviderExecutor {
                 translation.bytes(), call.timeout());
         UpstreamResponse response;
         try {
-            response = http.send(request);
+            response = call.target().httpOr(http).send(request);
         } catch (IOException e) {
             logger.log(System.Logger.Level.DEBUG, () -> "gemini " + call.requestId() + " " + uri + " failed: " + e);
             return new ChatOutcome.Failed(TransportError.of(e));

@@ -1,4 +1,4 @@
-package dev.sluice.runtime.routing;
+package dev.sluice.runtime.combo.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +10,8 @@ import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.ResilienceSettings.ComboCooldownWait;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
+import dev.sluice.runtime.routing.ConnectionSelector;
+import dev.sluice.runtime.routing.Outcome;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -32,7 +34,7 @@ class ComboWaitDecisionTest {
         "true, 2000, 4, 297951, false"})   // budget left < wait
     void waitsOnlyWithinEveryBound_CO4(boolean enabled, long transientMs, int waits, long waited, boolean expected) {
         ComboCooldownWait w = new ComboCooldownWait(enabled, DEFAULTS.maxWaitMs(), DEFAULTS.maxAttempts(), DEFAULTS.budgetMs());
-        assertThat(ComboRouter.mayWait(w, transientMs, waits, waited)).isEqualTo(expected);
+        assertThat(ComboWait.mayWait(w, transientMs, waits, waited)).isEqualTo(expected);
     }
 
     private static ConnectionSelector.Excluded held(Exclusion.Reason reason, long ms, FailureReason cause) {
@@ -49,8 +51,8 @@ class ComboWaitDecisionTest {
                 held(Exclusion.Reason.MODEL_LOCKOUT, 4_000, FailureReason.CONCURRENCY_LIMITED),
                 held(Exclusion.Reason.UNAVAILABLE, 1_000, FailureReason.QUOTA_EXHAUSTED),
                 held(Exclusion.Reason.CIRCUIT_OPEN, 500, null));
-        assertThat(ComboRouter.soonestTransient(x)).isEqualTo(4_000);
-        assertThat(ComboRouter.soonestTransient(List.of(held(Exclusion.Reason.UNAVAILABLE, 1_000, FailureReason.AUTH_ERROR)))).isEqualTo(-1);
+        assertThat(ComboWait.soonestTransient(x)).isEqualTo(4_000);
+        assertThat(ComboWait.soonestTransient(List.of(held(Exclusion.Reason.UNAVAILABLE, 1_000, FailureReason.AUTH_ERROR)))).isEqualTo(-1);
     }
 
     @Test
@@ -61,22 +63,22 @@ class ComboWaitDecisionTest {
         var breaker = held(Exclusion.Reason.CIRCUIT_OPEN, 30_000, null);
         var terminal = held(Exclusion.Reason.TERMINAL, 0, null);
         var unknownCause = held(Exclusion.Reason.UNAVAILABLE, 3_000, null);
-        assertThat(ComboRouter.classify(List.of(rate, rate))).isEqualTo(ComboRouter.Held.RATE_LIMITED);
-        assertThat(ComboRouter.classify(List.of(rate, unknownCause))).isEqualTo(ComboRouter.Held.RATE_LIMITED);
-        assertThat(ComboRouter.classify(List.of(quota, notFound))).isEqualTo(ComboRouter.Held.SKIPPED);
-        assertThat(ComboRouter.classify(List.of(quota, notFound, terminal))).isEqualTo(ComboRouter.Held.SKIPPED);
-        assertThat(ComboRouter.classify(List.of(rate, breaker))).isEqualTo(ComboRouter.Held.NONE);
-        assertThat(ComboRouter.classify(List.of(rate, quota))).isEqualTo(ComboRouter.Held.NONE);
-        assertThat(ComboRouter.classify(List.of(terminal))).isEqualTo(ComboRouter.Held.NONE);
-        assertThat(ComboRouter.soonestTransient(List.of(unknownCause))).isEqualTo(3_000);
+        assertThat(ComboWait.classify(List.of(rate, rate))).isEqualTo(Outcome.Held.RATE_LIMITED);
+        assertThat(ComboWait.classify(List.of(rate, unknownCause))).isEqualTo(Outcome.Held.RATE_LIMITED);
+        assertThat(ComboWait.classify(List.of(quota, notFound))).isEqualTo(Outcome.Held.SKIPPED);
+        assertThat(ComboWait.classify(List.of(quota, notFound, terminal))).isEqualTo(Outcome.Held.SKIPPED);
+        assertThat(ComboWait.classify(List.of(rate, breaker))).isEqualTo(Outcome.Held.NONE);
+        assertThat(ComboWait.classify(List.of(rate, quota))).isEqualTo(Outcome.Held.NONE);
+        assertThat(ComboWait.classify(List.of(terminal))).isEqualTo(Outcome.Held.NONE);
+        assertThat(ComboWait.soonestTransient(List.of(unknownCause))).isEqualTo(3_000);
     }
 
     @Test
     void aWaitIsSleptInSlicesAskingTheClientBeforeEach_CO3() throws InterruptedException {
         List<Long> slept = new java.util.ArrayList<>();
         int[] asked = {0};
-        assertThat(ComboRouter.waitOut(2050, () -> ++asked[0] > 0, slept::add)).isTrue();
-        assertThat(slept).hasSize(21).allMatch(ms -> ms <= ComboRouter.WAIT_SLICE_MS);
+        assertThat(ComboWait.waitOut(2050, () -> ++asked[0] > 0, slept::add)).isTrue();
+        assertThat(slept).hasSize(21).allMatch(ms -> ms <= ComboWait.WAIT_SLICE_MS);
         assertThat(slept.stream().mapToLong(Long::longValue).sum()).isEqualTo(2050);
         assertThat(slept.get(20)).isEqualTo(50);
         assertThat(asked[0]).isEqualTo(22);
@@ -87,9 +89,9 @@ class ComboWaitDecisionTest {
         List<Long> slept = new java.util.ArrayList<>();
         int[] asked = {0};
         // connected for the first three questions, gone from the fourth
-        assertThat(ComboRouter.waitOut(90_050, () -> ++asked[0] <= 3, slept::add)).isFalse();
+        assertThat(ComboWait.waitOut(90_050, () -> ++asked[0] <= 3, slept::add)).isFalse();
         assertThat(slept).containsExactly(100L, 100L, 100L);
-        assertThat(ComboRouter.waitOut(2050, () -> false, ms -> {
+        assertThat(ComboWait.waitOut(2050, () -> false, ms -> {
             throw new AssertionError("slept although the client was gone");
         })).isFalse();
     }

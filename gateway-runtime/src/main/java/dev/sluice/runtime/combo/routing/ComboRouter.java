@@ -1,0 +1,353 @@
+package dev.sluice.runtime.combo.routing;
+
+import dev.sluice.api.combo.ComboContext;
+import dev.sluice.api.combo.ComboStrategy;
+import dev.sluice.api.combo.ComboTargetView;
+import dev.sluice.runtime.combo.Combo;
+import dev.sluice.runtime.combo.ComboStore;
+import dev.sluice.runtime.combo.strategy.ComboStrategies;
+import dev.sluice.runtime.combo.strategy.QuotaShareStrategy;
+import dev.sluice.runtime.resilience.QuotaObservations;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.ClientLiveness;
+import dev.sluice.runtime.routing.ComboRouting;
+import dev.sluice.runtime.routing.ConnectionSelector;
+import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.routing.Outcome;
+import dev.sluice.runtime.routing.Route;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Routes a request whose {@code model} names a combo (SPEC §13 CO-1, CO-2, CO-5, CO-6): the
+ * targets that are eligible right now ({@link TargetScan}) are ordered by the combo's strategy;
+ * each is dispatched in turn — a whole walk over its provider's connections — until one serves or
+ * a failure's verdict forbids fallback. Attempts are bounded by the combo's {@code maxAttempts}
+ * and {@code budgetMs} options; short transient cooldowns are waited out ({@link ComboWait}); when
+ * every target failed or none could run, the emergency fallback model is tried last (OF-3).
+ */
+public final class ComboRouter implements ComboRouting {
+
+    private static final System.Logger LOG = System.getLogger(ComboRouter.class.getName());
+
+    /** Options a combo's {@code strategyOptions} may carry for the router itself. */
+    public static final String MAX_ATTEMPTS = "maxAttempts";
+    /** See {@link #MAX_ATTEMPTS}: total time after which no further target is started, ms. */
+    public static final String BUDGET_MS = "budgetMs";
+
+    private final ComboStore combos;
+    private final ModelResolver resolver;
+    private final TargetScan targets;
+    private final Function<String, Optional<ComboStrategy>> strategies;
+    private final InstantSource clock;
+    private final Supplier<ResilienceSettings> settings;
+    private final Sleeper sleeper;
+    private final Supplier<String> emergencyFallback;
+    private final QuotaObservations quotas;
+    private final ConcurrentHashMap<String, ComboStats> stats = new ConcurrentHashMap<>();
+
+    /** Waits out a cooldown (CO-3); production sleeps the request's virtual thread. */
+    @FunctionalInterface
+    public interface Sleeper {
+        /**
+         * Sleeps.
+         *
+         * @param ms how long
+         * @throws InterruptedException when interrupted
+         */
+        void sleep(long ms) throws InterruptedException;
+    }
+
+    /**
+     * Creates the router.
+     *
+     * @param combos the combos
+     * @param resolver resolves a target's model to a route
+     * @param selector checks a target's eligibility (without claiming anything)
+     * @param strategies strategy by name
+     * @param clock the clock
+     * @param settings the live resilience settings ({@code comboCooldownWait})
+     * @param sleeper how a wait sleeps
+     * @param emergencyFallback the model tried last when every target failed (OF-3), read per request; null for none
+     * @param quotas the quotas upstreams announced (OF-4), shown to strategies
+     */
+    public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
+            Function<String, Optional<ComboStrategy>> strategies, InstantSource clock, Supplier<ResilienceSettings> settings,
+            Sleeper sleeper, Supplier<String> emergencyFallback, QuotaObservations quotas) {
+        this.combos = combos;
+        this.resolver = resolver;
+        this.targets = new TargetScan(resolver, selector);
+        this.strategies = strategies;
+        this.clock = clock;
+        this.settings = settings;
+        this.sleeper = sleeper;
+        this.emergencyFallback = emergencyFallback;
+        this.quotas = quotas;
+    }
+
+    /**
+     * The combo a model name denotes.
+     *
+     * @param model the request's model
+     * @return the combo, or empty
+     */
+    public Optional<Combo> combo(String model) {
+        return model == null || model.indexOf('/') >= 0 ? Optional.empty() : combos.find(model);
+    }
+
+    /**
+     * Drops what the router and the strategies observed of a combo that was deleted or whose
+     * targets were replaced.
+     *
+     * @param comboName the combo's name
+     * @param strategies the strategies to tell
+     */
+    public void forget(String comboName, ComboStrategies strategies) {
+        stats.remove(comboName);
+        strategies.forget(comboName);
+    }
+
+    @Override
+    public Outcome route(String model, Caller caller, TargetDispatch dispatch) {
+        Optional<Combo> combo = combo(model);
+        return combo.isEmpty() ? null : run(combo.get(), caller, dispatch);
+    }
+
+    /**
+     * Runs a combo request, waiting out short transient cooldowns within {@code comboCooldownWait}
+     * (CO-3, CO-4) instead of answering 429; a wait ends as soon as the caller's client is gone,
+     * with the outcome it would have had without waiting.
+     *
+     * @param combo the combo
+     * @param caller the caller
+     * @param dispatch dispatches one target
+     * @return the outcome; an unserved one carries the combo's trail
+     */
+    public Outcome run(Combo combo, Caller caller, TargetDispatch dispatch) {
+        // QC-3: a quota-share combo's requests take turns on capped accounts, failing open
+        Caller forTargets = QuotaShareStrategy.NAME.equals(combo.strategy()) ? caller.forQuotaShare() : caller;
+        Outcome outcome = runTargets(combo, forTargets, caller.client(), dispatch);
+        if (outcome instanceof Outcome.Served || (outcome instanceof Outcome.Refused r && r.clientGone())
+                || (outcome instanceof Outcome.Failed f && !f.verdict().fallback())) {
+            // OF-3 is for targets that failed or could not run, not for a request every model would refuse
+            return outcome;
+        }
+        // OF-3: one last configured target when every target failed or none could run
+        String last = emergencyFallback.get();
+        if (last == null || combo.targets().stream().anyMatch(t -> t.model().equals(last) && t.connectionId() == null)) {
+            return outcome;
+        }
+        Optional<Route> route = resolver.resolve(last);
+        if (route.isEmpty()) {
+            return outcome;
+        }
+        Outcome r = dispatch.dispatch(route.get(), caller);
+        return r instanceof Outcome.Served ? r : outcome;
+    }
+
+    private Outcome runTargets(Combo combo, Caller caller, ClientLiveness client, TargetDispatch dispatch) {
+        ResilienceSettings.ComboCooldownWait w = settings.get().comboCooldownWait();
+        // the combo's own limits hold across the passes of one request
+        Budget budget = new Budget(intOption(combo, MAX_ATTEMPTS, Integer.MAX_VALUE), intOption(combo, BUDGET_MS, 0), clock.millis());
+        int waits = 0;
+        long waited = 0;
+        while (true) {
+            Outcome r = pass(combo, caller, dispatch, budget);
+            if (r instanceof Outcome.Served || r instanceof Outcome.Refused) {
+                // a queue refusal is not a cooldown to wait out: the queue already waited
+                return trail(r, combo, Outcome.Held.NONE);
+            }
+            long transientMs;
+            List<ConnectionSelector.Excluded> excluded = List.of();
+            if (r instanceof Outcome.Failed f) {
+                // CO-3: only a request that would end in a transient 429 waits; everything else ends here
+                if (!ComboWait.transient429(f.verdict()) || budget.exhausted(clock.millis())) {
+                    return trail(r, combo, Outcome.Held.NONE);
+                }
+                List<ConnectionSelector.Excluded> held = targets.heldNow(combo, caller);
+                long hint = f.verdict().retryAfterMs() == null ? 0 : f.verdict().retryAfterMs();
+                // a target eligible again at once still waits for the 429's own hint (never an immediate re-send)
+                transientMs = held == null ? hint : Math.max(hint, ComboWait.soonestTransient(held));
+            } else {
+                excluded = r instanceof Outcome.CoolingDown c ? c.excluded() : ((Outcome.NoConnection) r).excluded();
+                transientMs = ComboWait.soonestTransient(excluded);
+            }
+            if (ComboWait.mayWait(w, transientMs, waits, waited)) {
+                long wait = transientMs + ComboWait.WAIT_MARGIN_MS;
+                try {
+                    if (!ComboWait.waitOut(wait, client, sleeper)) {
+                        LOG.log(System.Logger.Level.INFO, "combo " + combo.name() + ": the client disconnected during a "
+                                + wait + " ms cooldown wait; the request is abandoned");
+                        return trail(r, combo, Outcome.Held.NONE);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return trail(r, combo, Outcome.Held.NONE);
+                }
+                waits++;
+                waited += wait;
+                continue;
+            }
+            return trail(r, combo, r instanceof Outcome.Failed ? Outcome.Held.NONE : ComboWait.classify(excluded));
+        }
+    }
+
+    private Outcome trail(Outcome o, Combo combo, Outcome.Held held) {
+        return o instanceof Outcome.Unserved u ? u.inCombo(new Outcome.ComboTrail(combo, held, clock.millis())) : o;
+    }
+
+    /** A combo's {@code maxAttempts} / {@code budgetMs} across the passes of one request. */
+    private static final class Budget {
+        final int maxAttempts;
+        final long budgetMs;
+        final long startedAt;
+        int attempts;
+        /** CO-6: connections a connection-scoped quota rule exhausted during this request. */
+        final Set<String> exhaustedConnections = new HashSet<>(0);
+
+        Budget(int maxAttempts, long budgetMs, long startedAt) {
+            this.maxAttempts = maxAttempts;
+            this.budgetMs = budgetMs;
+            this.startedAt = startedAt;
+        }
+
+        boolean exhausted(long now) {
+            return attempts >= maxAttempts || (budgetMs > 0 && attempts > 0 && now - startedAt >= budgetMs);
+        }
+    }
+
+    /** One pass over the eligible targets in the strategy's order (no waiting). */
+    private Outcome pass(Combo combo, Caller caller, TargetDispatch dispatch, Budget budget) {
+        // a request that read an older copy of the combo never resets the newer one's stats
+        ComboStats st = stats.compute(combo.name(), (k, old) -> old != null && (old.version > combo.updatedAt()
+                || (old.version == combo.updatedAt() && old.size() == combo.targets().size()))
+                ? old : new ComboStats(combo.updatedAt(), combo.targets().size()));
+        if (st.size() != combo.targets().size()) {
+            st = new ComboStats(combo.updatedAt(), combo.targets().size());
+        }
+        TargetScan.Result scan = targets.scan(combo, caller);
+        List<ConnectionSelector.Excluded> excluded = new ArrayList<>(scan.excluded());
+        if (scan.eligible().isEmpty()) {
+            return ComboWait.held(excluded);
+        }
+        List<ComboTargetView> eligible = new ArrayList<>();
+        Map<Integer, TargetScan.Eligible> byIndex = new HashMap<>();
+        for (TargetScan.Eligible e : scan.eligible()) {
+            byIndex.put(e.index(), e);
+            // OF-4: the quota the connection that would serve last announced
+            eligible.add(st.view(e.index(), combo.targets().get(e.index()), quotas.of(e.first().connection().id())));
+        }
+        Outcome.Failed last = null;
+        Outcome.Refused refused = null;
+        for (ComboTargetView v : order(combo, eligible)) {
+            if (budget.exhausted(clock.millis())) {
+                break;
+            }
+            TargetScan.Eligible target = byIndex.get(v.index());
+            String pinned = combo.targets().get(v.index()).connectionId();
+            if (target == null || (pinned != null && budget.exhaustedConnections.contains(pinned))) {
+                // CO-6: a target naming a connection this request already found exhausted is skipped
+                continue;
+            }
+            budget.attempts++;
+            int index = v.index();
+            st.started(index, clock.millis());
+            Outcome r;
+            try {
+                r = dispatch.dispatch(target.route(), target.caller());
+            } catch (RuntimeException | Error e) {
+                st.ended(index);
+                throw e;
+            }
+            switch (r) {
+                case Outcome.Served s -> {
+                    st.succeeded(index, clock.millis());
+                    // in flight until the answer is written: a stream counts for as long as it runs
+                    ComboStats counted = st;
+                    s.lease().alsoOnClose(() -> counted.ended(index));
+                    return s;
+                }
+                case Outcome.Failed f -> {
+                    st.ended(index);
+                    last = f;
+                    if (ComboWait.exhaustsConnection(f.verdict())) {
+                        budget.exhaustedConnections.add(f.connection().id());
+                    }
+                    if (!f.verdict().fallback()) {
+                        return f;
+                    }
+                }
+                case Outcome.CoolingDown c -> {
+                    st.ended(index);
+                    excluded.addAll(c.excluded());
+                }
+                case Outcome.NoConnection n -> {
+                    st.ended(index);
+                    excluded.addAll(n.excluded());
+                }
+                case Outcome.Refused t -> {
+                    st.ended(index);
+                    // §12/§14: this target's queues refused it; the next target may have room
+                    refused = t;
+                    if (t.clientGone()) {
+                        return t;
+                    }
+                }
+                case Outcome.Unroutable u -> st.ended(index);
+            }
+        }
+        if (last != null) {
+            return last;
+        }
+        return refused != null ? refused : ComboWait.held(excluded);
+    }
+
+    /** The strategy's order; list order when the strategy is gone (a plugin that contributed it was removed). */
+    private List<ComboTargetView> order(Combo combo, List<ComboTargetView> eligible) {
+        ComboStrategy strategy = strategies.apply(combo.strategy()).orElse(null);
+        if (strategy == null) {
+            LOG.log(System.Logger.Level.WARNING, "combo " + combo.name() + " names unknown strategy " + combo.strategy() + "; list order used");
+            return List.copyOf(eligible);
+        }
+        return ordered(strategy, new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(), clock.millis()),
+                List.copyOf(eligible));
+    }
+
+    /**
+     * The strategy's order, checked: a strategy (a plugin's, say) that throws or does not return
+     * each eligible target exactly once is not trusted — the list order serves instead, and the
+     * server log says why.
+     */
+    private static List<ComboTargetView> ordered(ComboStrategy strategy, ComboContext ctx, List<ComboTargetView> eligible) {
+        List<ComboTargetView> order;
+        try {
+            order = strategy.order(ctx, eligible);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "combo " + ctx.comboName() + ": strategy " + strategy.name() + " failed (" + e
+                    + "); list order used");
+            return eligible;
+        }
+        if (order == null || order.size() != eligible.size() || !new HashSet<>(order).equals(new HashSet<>(eligible))) {
+            LOG.log(System.Logger.Level.WARNING, "combo " + ctx.comboName() + ": strategy " + strategy.name()
+                    + " did not return each eligible target exactly once; list order used");
+            return eligible;
+        }
+        return order;
+    }
+
+    private static int intOption(Combo combo, String key, int fallback) {
+        Object v = combo.strategyOptions().get(key);
+        return v instanceof Number n && n.intValue() > 0 ? n.intValue() : fallback;
+    }
+}

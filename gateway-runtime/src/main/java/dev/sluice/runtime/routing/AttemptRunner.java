@@ -1,0 +1,101 @@
+package dev.sluice.runtime.routing;
+
+import dev.sluice.api.Credentials;
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.UpstreamTarget;
+import dev.sluice.api.upstream.UpstreamHttp;
+import dev.sluice.runtime.resilience.AdmissionPolicy;
+import dev.sluice.runtime.resilience.AttemptFailure;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.upstream.EgressRoute;
+import dev.sluice.runtime.upstream.EgressRoutes;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Runs one attempt under its lease: builds the target with the client of the connection's egress
+ * route (passed to the executor explicitly, §16.3), bounds the executor call by the connection's
+ * execution bound (RQ-2), and turns whatever the executor did — an answer, a failure, an exception
+ * of its own — into an {@link Attempt}. An attempt the bound stopped fails with the gateway's own
+ * timer (BO-7), whatever the interrupted executor made of it.
+ */
+final class AttemptRunner {
+
+    private final EgressRoutes egress;
+    private final AttemptWatchdog watchdog;
+    private final AdmissionPolicy policy;
+    private final long startTimeoutMs;
+    private final Function<String, Map<String, Object>> jsonObjectParser;
+
+    /**
+     * Creates the runner.
+     *
+     * @param egress the connections' outbound routes
+     * @param watchdog bounds each attempt's execution
+     * @param policy the connections' execution bounds
+     * @param startTimeoutMs the executors' own start timeout (the least execution bound, RQ-2)
+     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     */
+    AttemptRunner(EgressRoutes egress, AttemptWatchdog watchdog, AdmissionPolicy policy, long startTimeoutMs,
+            Function<String, Map<String, Object>> jsonObjectParser) {
+        this.egress = egress;
+        this.watchdog = watchdog;
+        this.policy = policy;
+        this.startTimeoutMs = startTimeoutMs;
+        this.jsonObjectParser = jsonObjectParser;
+    }
+
+    /**
+     * What one attempt produced and how it left.
+     *
+     * @param attempt the result
+     * @param way the egress route it took
+     * @param egressIp the route's egress IP, or null when unknown
+     * @param latencyMs how long the executor call took
+     */
+    record Ran(Attempt attempt, EgressRoute way, String egressIp, long latencyMs) {
+    }
+
+    /**
+     * Runs the attempt.
+     *
+     * @param lease the attempt's admission (its watch runs while the executor does)
+     * @param route the route being tried
+     * @param call what to send
+     * @return what happened
+     */
+    Ran run(Lease lease, Route route, AttemptCall call) {
+        Connection c = lease.candidate().connection();
+        EgressRoute way = EgressRoute.of(c.localAddress(), c.proxyUrl());
+        UpstreamHttp http = egress.route(way);
+        long boundMs = policy.executionMaxWaitMs(c, startTimeoutMs);
+        long t0 = System.nanoTime();
+        lease.watch(watchdog, boundMs);
+        Attempt attempt;
+        try {
+            attempt = call.send(route, target(route, c, http));
+        } catch (RuntimeException | StackOverflowError | LinkageError e) {
+            // an executor (or a plugin's) bug or an unreadable answer is this attempt's failure, not a 500
+            attempt = Attempt.protocol(e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+        boolean overran = lease.attemptReturned();
+        if (overran && attempt instanceof Attempt.Failed) {
+            attempt = new Attempt.Failed(new AttemptFailure.GatewayTimer(AttemptFailure.Timer.EXECUTION_BOUND, boundMs));
+        }
+        long latencyMs = (System.nanoTime() - t0) / 1_000_000;
+        return new Ran(attempt, way, egress.egressIp(way), latencyMs);
+    }
+
+    private UpstreamTarget target(Route route, Connection c, UpstreamHttp http) {
+        String base = c.baseUrl() != null ? c.baseUrl() : route.provider().descriptor().defaultBaseUrl();
+        if (base.endsWith("/")) {
+            base = base.substring(0, base.length() - 1);
+        }
+        // the credential of the connection's class only (DM-2): an oauth connection never sends a stale API key
+        boolean oauth = c.authType() == ProviderClass.OAUTH && c.oauth() != null;
+        Credentials creds = new Credentials(oauth ? null : c.apiKey(), oauth ? c.oauth().accessToken() : null,
+                oauth ? c.oauth().refreshToken() : null, oauth ? c.oauth().expiresAt() : null);
+        Map<String, Object> psd = c.providerSpecificDataJson() == null ? Map.of() : jsonObjectParser.apply(c.providerSpecificDataJson());
+        return new UpstreamTarget(c.id(), c.provider(), c.authType(), base, creds, psd, http);
+    }
+}

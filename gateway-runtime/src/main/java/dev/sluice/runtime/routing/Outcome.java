@@ -1,0 +1,232 @@
+package dev.sluice.runtime.routing;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.runtime.combo.Combo;
+import dev.sluice.runtime.resilience.AttemptFailure;
+import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.Verdict;
+import dev.sluice.runtime.store.Connection;
+import java.util.List;
+
+/**
+ * What a request produced: the one result type of the pipeline, from the attempt loop through
+ * combos to the HTTP layer, which renders it once per client protocol. A {@link Served} outcome
+ * holds its admission {@link Lease} and must be closed once its answer is written (a stream: to its
+ * last event); every other outcome holds nothing.
+ */
+public sealed interface Outcome {
+
+    /**
+     * The route of the served or last tried target, or null when nothing was tried.
+     *
+     * @return the route, or null
+     */
+    Route route();
+
+    /**
+     * A connection served the request.
+     *
+     * @param route the route that served
+     * @param connection the connection that served
+     * @param reply what it served
+     * @param lease the admission the answer holds until written
+     */
+    record Served(Route route, Connection connection, Reply reply, Lease lease) implements Outcome, AutoCloseable {
+        /** Validates. */
+        public Served {
+            requireNonNull(route, "route is null");
+            requireNonNull(connection, "connection is null");
+            requireNonNull(reply, "reply is null");
+            requireNonNull(lease, "lease is null");
+        }
+
+        /**
+         * Returns the admission (connection and model permits, the breaker's probe, the combo's
+         * in-flight count) and closes what the reply still holds open upstream. Idempotent.
+         */
+        @Override
+        public void close() {
+            if (lease.isClosed()) {
+                return;
+            }
+            try {
+                switch (reply) {
+                    case Reply.Stream s -> s.rest().close();
+                    case Reply.Raw r -> r.response().close();
+                    case Reply.Complete c -> { }
+                    case Reply.Embeddings e -> { }
+                }
+            } finally {
+                lease.close();
+            }
+        }
+    }
+
+    /** An outcome that served nothing and holds nothing. */
+    sealed interface Unserved extends Outcome {
+        /**
+         * How the combo that ran the request ended, or null when it named no combo.
+         *
+         * @return the combo's trail, or null
+         */
+        ComboTrail combo();
+
+        /**
+         * The same outcome, as a combo's.
+         *
+         * @param trail the combo's trail
+         * @return the copy
+         */
+        Unserved inCombo(ComboTrail trail);
+    }
+
+    /**
+     * The local admission in front of the connections refused it (SPEC §12, §14): a queue was
+     * full, a wait ran out, or the client left while waiting. Nothing was sent upstream for it.
+     *
+     * @param route the route
+     * @param refusal why (the error code)
+     * @param retryAfterMs when trying again may help, ms (0: unknown)
+     * @param connection the connection whose gate refused last
+     * @param combo the combo's trail, or null
+     */
+    record Refused(Route route, ConnectionGates.Refusal refusal, long retryAfterMs, Connection connection, ComboTrail combo)
+            implements Unserved {
+        @Override
+        public Refused inCombo(ComboTrail trail) {
+            return new Refused(route, refusal, retryAfterMs, connection, trail);
+        }
+
+        /** @return whether the client left while the request waited */
+        public boolean clientGone() {
+            return refusal == ConnectionGates.Refusal.CLIENT_DISCONNECTED;
+        }
+    }
+
+    /**
+     * Nothing to run and no timer involved (SPEC CO-5 {@code no_executable_targets}): the provider
+     * has no enabled connection the caller may use, or every one is terminal.
+     *
+     * @param route the route, or null (a combo none of whose targets ran)
+     * @param excluded connections held back without a timer (terminal states)
+     * @param combo the combo's trail, or null
+     */
+    record NoConnection(Route route, List<ConnectionSelector.Excluded> excluded, ComboTrail combo) implements Unserved {
+        /** Copies. */
+        public NoConnection {
+            excluded = List.copyOf(excluded);
+        }
+
+        @Override
+        public NoConnection inCombo(ComboTrail trail) {
+            return new NoConnection(route, excluded, trail);
+        }
+    }
+
+    /**
+     * Every eligible connection is held back, at least one by a resilience timer (CO-5).
+     *
+     * @param route the route, or null (a combo none of whose targets ran)
+     * @param retryAfterMs ms until the first timer ends
+     * @param excluded every held-back connection and the mechanism that held it
+     * @param combo the combo's trail, or null
+     */
+    record CoolingDown(Route route, long retryAfterMs, List<ConnectionSelector.Excluded> excluded, ComboTrail combo) implements Unserved {
+        /** Copies. */
+        public CoolingDown {
+            excluded = List.copyOf(excluded);
+        }
+
+        @Override
+        public CoolingDown inCombo(ComboTrail trail) {
+            return new CoolingDown(route, retryAfterMs, excluded, trail);
+        }
+    }
+
+    /**
+     * Every attempt failed, or one failed with a verdict that forbids fallback.
+     *
+     * @param route the route of the last attempt
+     * @param failure the last failure (after status restatement)
+     * @param verdict its verdict
+     * @param connection the connection of the last attempt
+     * @param attempts attempts made
+     * @param clientRetryAfterMs the {@code Retry-After} a status restatement tells the client
+     *     (RS-3), or null to use the verdict's hint
+     * @param combo the combo's trail, or null
+     */
+    record Failed(Route route, AttemptFailure failure, Verdict verdict, Connection connection, int attempts, Long clientRetryAfterMs,
+            ComboTrail combo) implements Unserved {
+        /** Validates. */
+        public Failed {
+            requireNonNull(route, "route is null");
+            requireNonNull(failure, "failure is null");
+            requireNonNull(verdict, "verdict is null");
+            requireNonNull(connection, "connection is null");
+        }
+
+        @Override
+        public Failed inCombo(ComboTrail trail) {
+            return new Failed(route, failure, verdict, connection, attempts, clientRetryAfterMs, trail);
+        }
+    }
+
+    /**
+     * The request names nothing Sluice can route.
+     *
+     * @param model the model the client named
+     * @param why what is missing
+     * @param provider the provider the model resolved to ({@link Why#NO_EMBEDDINGS}), or null
+     */
+    record Unroutable(String model, Why why, String provider) implements Unserved {
+        /** What is missing. */
+        public enum Why {
+            /** No provider serves the model (API-6 {@code model_not_found}). */
+            MODEL_NOT_FOUND,
+            /** The model's provider serves no embeddings. */
+            NO_EMBEDDINGS
+        }
+
+        /** Nothing was routed. */
+        @Override
+        public Route route() {
+            return null;
+        }
+
+        @Override
+        public ComboTrail combo() {
+            return null;
+        }
+
+        @Override
+        public Unroutable inCombo(ComboTrail trail) {
+            return this;
+        }
+    }
+
+    /**
+     * How a combo request ended (CO-4, CO-5).
+     *
+     * @param combo the combo
+     * @param held when nothing was tried: how the targets were held back
+     * @param decidedAt when the outcome was decided, epoch ms (the base of a {@code reset_at})
+     */
+    record ComboTrail(Combo combo, Held held, long decidedAt) {
+        /** Validates. */
+        public ComboTrail {
+            requireNonNull(combo, "combo is null");
+            requireNonNull(held, "held is null");
+        }
+    }
+
+    /** How every target of a combo was held back before dispatch (CO-4, CO-5). */
+    enum Held {
+        /** Something was tried, or nothing to say. */
+        NONE,
+        /** Only short transient cooldowns or lockouts, too long (or too many) to wait for: 429 {@code rate_limit_error}. */
+        RATE_LIMITED,
+        /** Only quota, auth or not-found locks: 503 {@code ALL_TARGETS_SKIPPED}, no hint. */
+        SKIPPED
+    }
+}

@@ -1,0 +1,68 @@
+package dev.sluice.runtime.routing;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.api.chat.ChatResponse;
+import dev.sluice.api.chat.ChunkStream;
+import dev.sluice.api.chat.StreamChunk;
+import dev.sluice.api.upstream.UpstreamResponse;
+import java.util.List;
+
+/** What a connection served: a complete answer, a stream, an upstream answer passed through, or embeddings. */
+public sealed interface Reply {
+
+    /**
+     * A complete chat answer.
+     *
+     * @param response the answer
+     */
+    record Complete(ChatResponse response) implements Reply {
+        /** Validates. */
+        public Complete {
+            requireNonNull(response, "response is null");
+        }
+    }
+
+    /**
+     * A chat stream. Its first real chunk was read before the connection was chosen, so a stream
+     * that dies before it fails over like any other failed attempt; nothing reached the client yet.
+     *
+     * @param prefix the chunks read ahead, in order (at least one)
+     * @param rest the remaining chunks; the renderer closes it
+     */
+    record Stream(List<StreamChunk> prefix, ChunkStream rest) implements Reply {
+        /** Validates and copies. */
+        public Stream {
+            prefix = List.copyOf(prefix);
+            requireNonNull(rest, "rest is null");
+            if (prefix.isEmpty()) {
+                throw new IllegalArgumentException("prefix is empty");
+            }
+        }
+    }
+
+    /**
+     * An upstream answer in the client's own dialect, relayed byte for byte (passthrough).
+     *
+     * @param response the accepted upstream response; the renderer closes it
+     * @param stream whether the client asked for a stream
+     */
+    record Raw(UpstreamResponse response, boolean stream) implements Reply {
+        /** Validates. */
+        public Raw {
+            requireNonNull(response, "response is null");
+        }
+    }
+
+    /**
+     * An embeddings answer, relayed as the upstream wrote it.
+     *
+     * @param bodyJson the upstream's JSON
+     */
+    record Embeddings(String bodyJson) implements Reply {
+        /** Validates. */
+        public Embeddings {
+            requireNonNull(bodyJson, "bodyJson is null");
+        }
+    }
+}

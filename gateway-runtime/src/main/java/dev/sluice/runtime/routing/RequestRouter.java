@@ -1,0 +1,76 @@
+package dev.sluice.runtime.routing;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The pipeline's one entry point: takes a parsed client request and its caller, decides how it is
+ * served — through the combo its model names, by passthrough to an upstream that speaks the
+ * client's dialect, or translated through the canonical model — and returns the one
+ * {@link Outcome}. HTTP services parse, call {@link #route}, and render.
+ */
+public final class RequestRouter {
+
+    private final ModelResolver resolver;
+    private final Dispatcher dispatcher;
+    private final ComboRouting combos;
+    private final Duration attemptTimeout;
+
+    /**
+     * Creates the router.
+     *
+     * @param resolver resolves a model to a route
+     * @param dispatcher the attempt loop of one route
+     * @param combos routes requests whose model names a combo
+     * @param attemptTimeout bound on connect + response headers of one attempt
+     */
+    public RequestRouter(ModelResolver resolver, Dispatcher dispatcher, ComboRouting combos, Duration attemptTimeout) {
+        this.resolver = resolver;
+        this.dispatcher = dispatcher;
+        this.combos = combos;
+        this.attemptTimeout = attemptTimeout;
+    }
+
+    /**
+     * Routes a request. A {@link Outcome.Served} outcome holds its admission: the caller closes it
+     * once the answer is written.
+     *
+     * @param request the parsed request
+     * @param caller the caller
+     * @param requestId the request id
+     * @return the outcome
+     */
+    public Outcome route(ClientRequest request, Caller caller, String requestId) {
+        if (!(request instanceof ClientRequest.Embeddings)) {
+            // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
+            Outcome viaCombo = combos.route(request.model(), caller, (route, narrowed) -> dispatch(request, route, narrowed, requestId));
+            if (viaCombo != null) {
+                return viaCombo;
+            }
+        }
+        Optional<Route> route = resolver.resolve(request.model());
+        if (route.isEmpty()) {
+            return new Outcome.Unroutable(request.model(), Outcome.Unroutable.Why.MODEL_NOT_FOUND, null);
+        }
+        if (request instanceof ClientRequest.Embeddings && !route.get().provider().executor().supportsEmbeddings()) {
+            return new Outcome.Unroutable(request.model(), Outcome.Unroutable.Why.NO_EMBEDDINGS, route.get().provider().id());
+        }
+        return dispatch(request, route.get(), caller, requestId);
+    }
+
+    /** One route's walk, with the call the request makes of that route's executor. */
+    private Outcome dispatch(ClientRequest request, Route route, Caller caller, String requestId) {
+        return dispatcher.dispatch(route, caller, requestId, call(request, route, requestId));
+    }
+
+    private AttemptCall call(ClientRequest request, Route route, String requestId) {
+        return switch (request) {
+            case ClientRequest.Chat c -> AttemptCall.chat(c.request(), requestId, attemptTimeout, c.clientHeaders());
+            // SPEC API-3: passthrough when the target speaks the client's dialect, so nothing the canonical model cannot carry is lost
+            case ClientRequest.Dialect d when route.provider().executor().supportsPassthrough(d.dialect()) ->
+                    AttemptCall.passthrough(d.dialect(), d.body(), d.request().stream(), requestId, attemptTimeout, d.clientHeaders());
+            case ClientRequest.Dialect d -> AttemptCall.chat(d.request(), requestId, attemptTimeout, d.clientHeaders());
+            case ClientRequest.Embeddings e -> AttemptCall.embeddings(e.request(), requestId, attemptTimeout);
+        };
+    }
+}
