@@ -87,6 +87,31 @@ class ResilienceEngineTest {
     }
 
     @Test
+    void theGatewaysOwnTimerCountsForNoMechanismHoweverOftenItFires_BO7() {
+        lockoutOn();
+        AttemptFailure timer = new AttemptFailure.GatewayTimer(AttemptFailure.Timer.EXECUTION_BOUND, 600_000);
+        for (int i = 0; i < 20; i++) {
+            Candidate c = candidate("gpt-5-mini");
+            Verdict v = engine.classify(c, timer);
+            assertThat(v.requestScoped()).isTrue();
+            assertThat(v.countsForBreaker()).isFalse();
+            assertThat(v.status()).isEqualTo(504);
+            assertThat(engine.afterFailure(c, engine.acquire(c), v, timer.describe(), null)).isEqualTo(ResilienceEngine.Decision.TRY_NEXT);
+            clock.advance(java.time.Duration.ofMillis(CircuitBreakers.DEDUPE_WINDOW_MS));
+        }
+        assertThat(breakers.views()).isEmpty();
+        assertThat(state()).isEqualTo(ConnectionState.ACTIVE);
+        assertThat(lockouts.activeCount()).isZero();
+        assertThat(engine.exclusion(candidate("gpt-5-mini"), clock.millis())).isNull();
+        // the same number of upstream timeouts does open the breaker: the kind, not the status, decides
+        for (int i = 0; i < 20; i++) {
+            fail("gpt-5-mini", new TransportError(TransportErrorKind.TIMEOUT, "read timed out"));
+            clock.advance(java.time.Duration.ofMillis(CircuitBreakers.DEDUPE_WINDOW_MS));
+        }
+        assertThat(breakers.view(new BreakerKey("codexish", "127.0.0.1:1"), ProviderClass.APIKEY).state()).isEqualTo(BreakerState.OPEN);
+    }
+
+    @Test
     void withLockoutOffARateLimitCoolsTheConnection_CC2_ML2() {
         assertThat(fail("gpt-5-mini", error(429, "{\"error\":{\"message\":\"Rate limit reached\"}}"))).isEqualTo(ResilienceEngine.Decision.TRY_NEXT);
         assertThat(state().testStatus()).isEqualTo("unavailable");

@@ -1,0 +1,169 @@
+package dev.sluice.runtime.routing;
+
+import dev.sluice.api.ModelInfo;
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.ProviderDescriptor;
+import dev.sluice.api.chat.ChatMessage;
+import dev.sluice.api.chat.ChatRequest;
+import dev.sluice.api.chat.Role;
+import dev.sluice.api.upstream.UpstreamHttp;
+import dev.sluice.runtime.combo.Combo;
+import dev.sluice.runtime.combo.ComboStore;
+import dev.sluice.runtime.combo.ComboTarget;
+import dev.sluice.runtime.combo.routing.ComboRouter;
+import dev.sluice.runtime.combo.strategy.ComboStrategies;
+import dev.sluice.runtime.resilience.AdmissionPolicy;
+import dev.sluice.runtime.resilience.BreakerView;
+import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.ErrorRules;
+import dev.sluice.runtime.resilience.FailureClassifier;
+import dev.sluice.runtime.resilience.ModelLockouts;
+import dev.sluice.runtime.resilience.ProviderCooldowns;
+import dev.sluice.runtime.resilience.QuotaFamilies;
+import dev.sluice.runtime.resilience.QuotaObservations;
+import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.StatusRestatement;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.NewConnection;
+import dev.sluice.runtime.store.ProxyLogRow;
+import dev.sluice.runtime.store.SqliteBreakerStore;
+import dev.sluice.runtime.upstream.EgressRoutes;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The request pipeline without a server: the real routing, combo and resilience classes over a
+ * fresh SQLite connection store, a hand-moved clock, and {@link ScriptedExecutor}s standing in for
+ * upstreams (provider {@code acme} with model {@code m1}, provider {@code beta} with {@code m2}).
+ */
+final class PipelineFixture implements AutoCloseable {
+
+    final RoutingFixture store;
+    final AtomicReference<ResilienceSettings> settings = new AtomicReference<>(ResilienceSettings.DEFAULTS);
+    final ScriptedExecutor acme = new ScriptedExecutor();
+    final ScriptedExecutor beta = new ScriptedExecutor();
+    final CircuitBreakers breakers;
+    final ConnectionCooldowns cooldowns;
+    final ModelLockouts lockouts;
+    final ConnectionGates gates;
+    final Dispatcher dispatcher;
+    final RequestRouter router;
+    final List<ProxyLogRow> log = new CopyOnWriteArrayList<>();
+    final Map<String, Combo> combos = new LinkedHashMap<>();
+    private final EgressRoutes egress;
+
+    PipelineFixture(Path dir, Duration attemptTimeout) {
+        store = new RoutingFixture(dir);
+        breakers = new CircuitBreakers(store.clock, settings::get, new SqliteBreakerStore(store.db));
+        cooldowns = new ConnectionCooldowns(store.store, store.clock, settings::get);
+        lockouts = new ModelLockouts(store.clock, settings::get);
+        ProviderCooldowns providerCooldowns = new ProviderCooldowns(store.clock, settings::get);
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(store.clock, new ErrorRules(List.of(), Set.of(), Set.of(),
+                List::of)), settings::get, breakers, cooldowns, lockouts, providerCooldowns, new QuotaFamilies(List.of()),
+                new StatusRestatement(List.of()), null, new QuotaObservations(store.clock));
+        ProviderCatalog catalog = new ProviderCatalog(List.of(
+                new Provider(descriptor("acme", "m1"), acme, Provider.BUILT_IN),
+                new Provider(descriptor("beta", "m2"), beta, Provider.BUILT_IN)), acme, store.store);
+        ModelResolver resolver = new ModelResolver(catalog);
+        ConnectionSelector selector = new ConnectionSelector(store.store, store.clock, engine);
+        gates = new ConnectionGates(store.clock);
+        AdmissionPolicy policy = new AdmissionPolicy(settings::get, null, json -> Map.of(), Set.of());
+        UpstreamHttp unused = request -> {
+            throw new AssertionError("fake executors send nothing");
+        };
+        egress = EgressRoutes.create(unused, Duration.ofSeconds(1), null, store.clock);
+        dispatcher = new Dispatcher(selector, engine, log::add, store.clock, json -> Map.of(), egress, gates, policy, attemptTimeout);
+        ComboStore comboStore = new MapComboStore(combos);
+        ComboRouter comboRouter = new ComboRouter(comboStore, resolver, selector, ComboStrategies.builtIn()::find, store.clock,
+                settings::get, ms -> store.advance(Duration.ofMillis(ms)), () -> null, new QuotaObservations(store.clock));
+        router = new RequestRouter(resolver, dispatcher, comboRouter, attemptTimeout);
+    }
+
+    PipelineFixture(Path dir) {
+        this(dir, Duration.ofSeconds(30));
+    }
+
+    private static ProviderDescriptor descriptor(String id, String model) {
+        return ProviderDescriptor.openAiCompatible(id, id, ProviderClass.APIKEY, "https://" + id + ".invalid", List.of(ModelInfo.chat(model)));
+    }
+
+    Connection add(String provider, String name, int priority) {
+        return store.add(provider, name, priority);
+    }
+
+    Connection addCapped(String provider, String name, int priority, int maxConcurrent) {
+        return store.store.create(new NewConnection(provider, name, ProviderClass.APIKEY, "sk-" + name, null, null, priority, true,
+                maxConcurrent, null, false, null, null, null));
+    }
+
+    Connection reload(Connection c) {
+        return store.store.find(c.id()).orElseThrow();
+    }
+
+    BreakerView breaker(String provider) {
+        return breakers.view(ConnectionSelector.breakerKey(provider, "https://" + provider + ".invalid"), ProviderClass.APIKEY);
+    }
+
+    void combo(String name, String strategy, ComboTarget... targets) {
+        combos.put(name, new Combo(name, strategy, Map.of(), List.of(targets), store.now(), store.now()));
+    }
+
+    static ClientRequest chat(String model, boolean stream) {
+        return new ClientRequest.Chat(new ChatRequest(model, List.of(ChatMessage.text(Role.USER, "hello")), null, null, stream,
+                null, null, null, null, null), Map.of());
+    }
+
+    Outcome route(ClientRequest request) {
+        return router.route(request, new Caller("k1", false, Set.of()), "req-1");
+    }
+
+    Outcome route(ClientRequest request, Caller caller) {
+        return router.route(request, caller, "req-1");
+    }
+
+    @Override
+    public void close() {
+        dispatcher.close();
+        egress.close();
+        store.close();
+    }
+
+    /** Combos kept in a map. */
+    private record MapComboStore(Map<String, Combo> combos) implements ComboStore {
+        @Override
+        public List<Combo> list() {
+            return List.copyOf(combos.values());
+        }
+
+        @Override
+        public Optional<Combo> find(String name) {
+            return Optional.ofNullable(combos.get(name));
+        }
+
+        @Override
+        public Optional<Combo> create(Combo combo) {
+            return Optional.ofNullable(combos.putIfAbsent(combo.name(), combo) == null ? combo : null);
+        }
+
+        @Override
+        public Optional<Combo> update(Combo combo) {
+            combos.put(combo.name(), combo);
+            return Optional.of(combo);
+        }
+
+        @Override
+        public boolean delete(String name) {
+            return combos.remove(name) != null;
+        }
+    }
+}
