@@ -1,15 +1,9 @@
 package dev.sluice.runtime.resilience;
 
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -29,6 +23,9 @@ import java.util.function.BooleanSupplier;
  * request passes without taking the lock. Waiting parks the request's virtual thread on a
  * condition (no busy loop); a waiter whose client can go away wakes every
  * {@link #CLIENT_CHECK_MS} to ask and leaves the queue when it has.
+ *
+ * <p>This class is the entry point and holds the public types; each connection's {@link Gate}
+ * decides, and {@link GateRegistry} keeps the gates and the tombstones of deleted connections.
  */
 public final class ConnectionGates {
 
@@ -115,7 +112,7 @@ public final class ConnectionGates {
         private final boolean countsConnection;
         private final AtomicBoolean released = new AtomicBoolean();
 
-        private Permit(Gate gate, String model, boolean countsConnection) {
+        Permit(Gate gate, String model, boolean countsConnection) {
             this.gate = gate;
             this.model = model;
             this.countsConnection = countsConnection;
@@ -148,9 +145,7 @@ public final class ConnectionGates {
     }
 
     private final InstantSource clock;
-    private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
-    /** Deleted connections (ids are never reused): a few bytes each. */
-    private final java.util.Set<String> forgotten = ConcurrentHashMap.newKeySet();
+    private final GateRegistry gates;
 
     /**
      * Creates the gates.
@@ -159,6 +154,7 @@ public final class ConnectionGates {
      */
     public ConnectionGates(InstantSource clock) {
         this.clock = clock;
+        this.gates = new GateRegistry(clock);
     }
 
     /**
@@ -206,11 +202,11 @@ public final class ConnectionGates {
      * request and the connection has no pause, pacing or queue.
      */
     private Gate gateToPass(String connectionId, Limits limits) {
-        Gate existing = gates.get(connectionId);
+        Gate existing = gates.find(connectionId);
         if (!limits.gated() && (existing == null || existing.idle(clock.millis()))) {
             return null;
         }
-        return existing != null ? existing : gateOf(connectionId);
+        return existing != null ? existing : gates.of(connectionId);
     }
 
     /**
@@ -223,7 +219,7 @@ public final class ConnectionGates {
      * @return the permit, or null when something besides the connection's cap holds the request
      */
     public Permit failOpen(String connectionId, String model, Limits limits) {
-        return gateOf(connectionId).failOpen(model, limits);
+        return gates.of(connectionId).failOpen(model, limits);
     }
 
     /**
@@ -234,7 +230,7 @@ public final class ConnectionGates {
      * @param untilMs epoch ms
      */
     public void pause(String connectionId, long untilMs) {
-        gateOf(connectionId).pause(null, untilMs);
+        gates.of(connectionId).pause(null, untilMs);
     }
 
     /**
@@ -246,7 +242,7 @@ public final class ConnectionGates {
      * @param untilMs epoch ms
      */
     public void pause(String connectionId, String model, long untilMs) {
-        gateOf(connectionId).pause(model, untilMs);
+        gates.of(connectionId).pause(model, untilMs);
     }
 
     /**
@@ -256,7 +252,7 @@ public final class ConnectionGates {
      * @param pacing the learned pacing; replaces the previous one
      */
     public void learn(String connectionId, Pacing pacing) {
-        gateOf(connectionId).learned = pacing;
+        gates.of(connectionId).learn(pacing);
     }
 
     /**
@@ -266,8 +262,8 @@ public final class ConnectionGates {
      * @return the pacing, or null when none is in force
      */
     public Pacing learned(String connectionId) {
-        Gate g = gates.get(connectionId);
-        Pacing p = g == null ? null : g.learned;
+        Gate g = gates.find(connectionId);
+        Pacing p = g == null ? null : g.learned();
         return p != null && p.untilMs() > clock.millis() ? p : null;
     }
 
@@ -277,7 +273,7 @@ public final class ConnectionGates {
      * @return connection id → pacing
      */
     public Map<String, Pacing> learnedAll() {
-        Map<String, Pacing> out = new java.util.TreeMap<>();
+        Map<String, Pacing> out = new TreeMap<>();
         gates.forEach((id, g) -> {
             Pacing p = learned(id);
             if (p != null) {
@@ -294,8 +290,8 @@ public final class ConnectionGates {
      * @return epoch ms until which it is paused, or 0
      */
     public long pausedUntil(String connectionId) {
-        Gate g = gates.get(connectionId);
-        long until = g == null ? 0 : g.pausedUntil;
+        Gate g = gates.find(connectionId);
+        long until = g == null ? 0 : g.pausedUntil();
         return until > clock.millis() ? until : 0;
     }
 
@@ -306,7 +302,7 @@ public final class ConnectionGates {
      * @return upstream model → epoch ms until which it is paused; empty when none
      */
     public Map<String, Long> pausedModels(String connectionId) {
-        Gate g = gates.get(connectionId);
+        Gate g = gates.find(connectionId);
         return g == null ? Map.of() : g.pausedModels(clock.millis());
     }
 
@@ -327,317 +323,22 @@ public final class ConnectionGates {
      * @return the snapshot (zeros when the connection never had a gate)
      */
     public Snapshot snapshot(String connectionId) {
-        Gate g = gates.get(connectionId);
+        Gate g = gates.find(connectionId);
         return g == null ? new Snapshot(0, 0, Map.of()) : g.snapshot();
     }
 
     /**
-     * Drops the gate of a deleted connection. Requests holding or waiting for its permits keep
-     * their own reference and finish normally.
+     * Drops the gate of a deleted connection for good. Requests holding or waiting for its permits
+     * keep their own reference and finish normally; later ones get a gate that is not kept.
      *
      * @param connectionId the connection
      */
     public void forget(String connectionId) {
-        forgotten.add(connectionId);
-        gates.remove(connectionId);
-    }
-
-    /**
-     * The gate of a connection, made on first use — except for a deleted connection, whose
-     * requests still in flight get a gate of their own that is not kept (so they cannot bring
-     * the deleted connection's gate back for the life of the process).
-     */
-    private Gate gateOf(String connectionId) {
-        Gate g = gates.get(connectionId);
-        if (g != null) {
-            return g;
-        }
-        return forgotten.contains(connectionId) ? new Gate() : gates.computeIfAbsent(connectionId, k -> new Gate());
+        gates.forget(connectionId);
     }
 
     /** Wakes every waiter to look at the clock again (tests that move a test clock). */
     void recheck() {
-        gates.values().forEach(Gate::signal);
-    }
-
-    /** One connection's gate. */
-    private final class Gate {
-        private final ReentrantLock lock = new ReentrantLock();
-        private final List<Waiter> waiters = new ArrayList<>();
-        private final Map<String, Integer> runningByModel = new HashMap<>();
-        private int running;
-        private volatile int queued;
-        private volatile long pausedUntil;
-        /** Per-model pauses (model-scoped limits) and the latest of them, for the lock-free idle check. */
-        private final Map<String, Long> modelPausedUntil = new HashMap<>();
-        private volatile long anyModelPausedUntil;
-        private volatile Pacing learned;
-        private long lastStartAt = Long.MIN_VALUE / 2;
-
-        /** Nothing to enforce for an ungated request: no pause, no learned pacing, nobody queued. */
-        boolean idle(long now) {
-            Pacing p = learned;
-            return pausedUntil <= now && anyModelPausedUntil <= now && queued == 0 && (p == null || p.untilMs() <= now);
-        }
-
-        /** The pause that holds {@code model}: the connection's or the model's, whichever ends later. */
-        private long pausedUntil(String model) {
-            return anyModelPausedUntil == 0 ? pausedUntil : Math.max(pausedUntil, modelPausedUntil.getOrDefault(model, 0L));
-        }
-
-        /** The least spacing between starts now: configured or learned, whichever is longer. */
-        private long spacing(Limits limits, long now) {
-            Pacing p = learned;
-            return Math.max(limits.minSpacingMs(), p != null && p.untilMs() > now ? p.spacingMs() : 0);
-        }
-
-        /** When pacing next lets a start happen (≤ now: now). */
-        private long nextPacedStart(Limits limits, long now) {
-            long spacing = spacing(limits, now);
-            return spacing == 0 ? now : lastStartAt + spacing;
-        }
-
-        Entry enter(String model, Limits limits, BooleanSupplier stillWanted) throws InterruptedException {
-            lock.lock();
-            try {
-                long now = clock.millis();
-                // start at once when nothing stops this request and no waiter ahead could start now:
-                // waiters held by their own model's cap do not hold back (nor fill the queue for) others
-                if (mayStart(model, limits, now) && (waiters.isEmpty() || firstStartable(now) == null)) {
-                    return take(model, limits, true);
-                }
-                if (!admits(waiters.size(), limits.maxQueueDepth())) {
-                    return new Refused(limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_FULL : Refusal.SEMAPHORE_QUEUE_FULL,
-                            Math.max(0, pausedUntil(model) - now));
-                }
-                long deadline = now + limits.maxWaitMs();
-                long paused = pausedUntil(model);
-                if (paused > deadline) {
-                    // RQ-4: the pause outlasts this caller's queue time: refuse at once
-                    return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, paused - now);
-                }
-                Waiter w = new Waiter(model, limits, lock.newCondition());
-                waiters.add(w);
-                queued = waiters.size();
-                try {
-                    boolean look = true;
-                    while (true) {
-                        now = clock.millis();
-                        if (look) {
-                            w.signalled = false;
-                        }
-                        if (look && firstStartable(now) == w) {
-                            waiters.remove(w);
-                            queued = waiters.size();
-                            Permit p = take(model, limits, true);
-                            // the next in line may be able to start too (another model)
-                            signalFirstStartable(now);
-                            return p;
-                        }
-                        long heldUntil = pausedUntil(model);
-                        if (heldUntil > deadline) {
-                            // RQ-4: a pause that came while this request waited outlasts its queue time
-                            return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, heldUntil - now);
-                        }
-                        if (now >= deadline) {
-                            return new Refused(heldUntil > now || limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_TIMEOUT
-                                    : Refusal.SEMAPHORE_TIMEOUT, Math.max(0, heldUntil - now));
-                        }
-                        if (stillWanted != null && !askedOutsideTheLock(stillWanted)) {
-                            return new Refused(Refusal.CLIENT_DISCONNECTED, 0);
-                        }
-                        if (w.signalled) {
-                            // told to look again while the lock was let go to ask the client
-                            look = true;
-                            continue;
-                        }
-                        // a timed wake is due at the deadline, the pause's end or the next paced start
-                        long lookAt = deadline;
-                        if (heldUntil > now) {
-                            lookAt = Math.min(lookAt, heldUntil);
-                        }
-                        long paced = nextPacedStart(limits, now);
-                        if (paced > now) {
-                            lookAt = Math.min(lookAt, paced);
-                        }
-                        long waitMs = lookAt - now;
-                        if (stillWanted != null) {
-                            waitMs = Math.min(waitMs, CLIENT_CHECK_MS);
-                        }
-                        w.turn.await(Math.max(1, waitMs), TimeUnit.MILLISECONDS);
-                        // look at the queue again when told to or once a timed reason to has come due
-                        look = w.signalled || clock.millis() >= lookAt;
-                    }
-                } finally {
-                    if (waiters.remove(w)) {
-                        queued = waiters.size();
-                        // leaving may let the next waiter be first
-                        signalFirstStartable(clock.millis());
-                    }
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** Asks whether the client is still there without holding the gate's lock meanwhile. */
-        private boolean askedOutsideTheLock(BooleanSupplier stillWanted) {
-            lock.unlock();
-            try {
-                return stillWanted.getAsBoolean();
-            } finally {
-                lock.lock();
-            }
-        }
-
-        /** Wakes the one waiter that may start now, if any (each waiter has its own condition). */
-        private void signalFirstStartable(long now) {
-            Waiter first = firstStartable(now);
-            if (first != null) {
-                first.signalled = true;
-                first.turn.signal();
-            }
-        }
-
-        /** Wakes every waiter to look again (a pause or a test clock changed what they wait for). */
-        private void signalEveryone() {
-            for (Waiter w : waiters) {
-                w.signalled = true;
-                w.turn.signal();
-            }
-        }
-
-        /**
-         * QC-3 fail-open: a permit that holds the model's share but not the connection's, taken only
-         * when nothing but the connection's cap (or its queue) holds the request.
-         */
-        Permit failOpen(String model, Limits limits) {
-            lock.lock();
-            try {
-                long now = clock.millis();
-                boolean onlyTheConnectionCap = pausedUntil(model) <= now && nextPacedStart(limits, now) <= now
-                        && (limits.modelCap() == 0 || runningByModel.getOrDefault(model, 0) < limits.modelCap());
-                return onlyTheConnectionCap ? take(model, limits, false) : null;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        Permit tryEnter(String model, Limits limits) {
-            lock.lock();
-            try {
-                return waiters.isEmpty() && mayStart(model, limits, clock.millis()) ? take(model, limits, true) : null;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        private boolean mayStart(String model, Limits limits, long now) {
-            return pausedUntil(model) <= now
-                    && nextPacedStart(limits, now) <= now
-                    && (limits.connectionCap() == 0 || running < limits.connectionCap())
-                    && (limits.modelCap() == 0 || runningByModel.getOrDefault(model, 0) < limits.modelCap());
-        }
-
-        private Waiter firstStartable(long now) {
-            for (Waiter w : waiters) {
-                if (mayStart(w.model, w.limits, now)) {
-                    return w;
-                }
-            }
-            return null;
-        }
-
-        private Permit take(String model, Limits limits, boolean countsConnection) {
-            lastStartAt = clock.millis();
-            if (countsConnection) {
-                running++;
-            }
-            runningByModel.merge(model, 1, Integer::sum);
-            return new Permit(this, model, countsConnection);
-        }
-
-        void release(String model, boolean countsConnection) {
-            lock.lock();
-            try {
-                if (countsConnection) {
-                    running--;
-                }
-                runningByModel.computeIfPresent(model, (k, n) -> n == 1 ? null : n - 1);
-                signalFirstStartable(clock.millis());
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void pause(String model, long untilMs) {
-            lock.lock();
-            try {
-                if (model == null) {
-                    pausedUntil = Math.max(pausedUntil, untilMs);
-                } else {
-                    long now = clock.millis();
-                    modelPausedUntil.values().removeIf(until -> until <= now);
-                    modelPausedUntil.merge(model, untilMs, Math::max);
-                    anyModelPausedUntil = Math.max(anyModelPausedUntil, untilMs);
-                }
-                // waiters whose queue time the pause outlasts are refused at once (RQ-4)
-                signalEveryone();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void signal() {
-            lock.lock();
-            try {
-                signalEveryone();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        Map<String, Long> pausedModels(long now) {
-            if (anyModelPausedUntil <= now) {
-                return Map.of();
-            }
-            lock.lock();
-            try {
-                Map<String, Long> out = new java.util.TreeMap<>();
-                modelPausedUntil.forEach((m, until) -> {
-                    if (until > now) {
-                        out.put(m, until);
-                    }
-                });
-                return out;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        Snapshot snapshot() {
-            lock.lock();
-            try {
-                return new Snapshot(running, waiters.size(), Map.copyOf(runningByModel));
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    /** A request waiting in a gate (identity matters: two waiters for the same model are two). */
-    private static final class Waiter {
-        final String model;
-        final Limits limits;
-        /** This waiter's own condition: a release wakes only the waiter that may start. */
-        final Condition turn;
-        /** Set (under the lock) by whoever wakes this waiter to look at the queue again. */
-        boolean signalled;
-
-        Waiter(String model, Limits limits, Condition turn) {
-            this.model = model;
-            this.limits = limits;
-            this.turn = turn;
-        }
+        gates.forEach((id, g) -> g.signal());
     }
 }

@@ -1,8 +1,6 @@
 package dev.sluice.runtime.resilience;
 
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -14,30 +12,15 @@ import java.util.regex.Pattern;
  * <p>All tables are matched against the <em>lower-cased</em> concatenation of the error body, the
  * structured {@code code}, {@code type} and {@code message}; phrases are therefore written in lower
  * case, and regular expressions bound every gap ({@code .{0,60}}) so that a large body can never
- * make a match slow or recurse deeply.
+ * make a match slow or recurse deeply. {@link ErrorTextMatcher} matches them.
  */
 final class ErrorTextPatterns {
 
     private ErrorTextPatterns() {
     }
 
-    /** Each pattern's required literal ({@link RegexLiterals}); filled once, during class initialisation. */
-    private static final Map<Pattern, String> REQUIRED = new IdentityHashMap<>();
-    /** Each pattern's leading literal ({@link RegexLiterals#prefix}): matches start only where it occurs. */
-    private static final Map<Pattern, String> PREFIX = new IdentityHashMap<>();
-
     private static Pattern re(String regex) {
-        Pattern p = Pattern.compile(regex);
-        String prefix = RegexLiterals.prefix(regex);
-        if (prefix != null) {
-            PREFIX.put(p, prefix);
-            return p;
-        }
-        String literal = RegexLiterals.required(regex);
-        if (literal != null) {
-            REQUIRED.put(p, literal);
-        }
-        return p;
+        return ErrorTextMatcher.compile(regex);
     }
 
     /**
@@ -369,47 +352,4 @@ final class ErrorTextPatterns {
             re("rate.?limit"),
             re("频繁"),
             re("频率"));
-
-    /**
-     * Whether the text contains one of the phrases.
-     *
-     * @param text lower-cased text
-     * @param phrases lower-case phrases
-     * @return true on the first match
-     */
-    static boolean containsAny(String text, List<String> phrases) {
-        for (String p : phrases) {
-            if (text.contains(p)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Whether one of the patterns is found in the text.
-     *
-     * @param text lower-cased text
-     * @param patterns the patterns
-     * @return true on the first match
-     */
-    static boolean findsAny(String text, List<Pattern> patterns) {
-        for (Pattern p : patterns) {
-            String prefix = PREFIX.get(p);
-            if (prefix != null) {
-                if (text.contains(prefix) && RegexLiterals.findAt(RegexLiterals.anchored(p, text), text, 0, prefix) >= 0) {
-                    return true;
-                }
-                continue;
-            }
-            String literal = REQUIRED.get(p);
-            if (literal != null && !text.contains(literal)) {
-                continue;
-            }
-            if (p.matcher(text).find()) {
-                return true;
-            }
-        }
-        return false;
-    }
 }

@@ -1,7 +1,7 @@
 package dev.sluice.runtime.resilience;
 
-import static dev.sluice.runtime.resilience.ErrorTextPatterns.containsAny;
-import static dev.sluice.runtime.resilience.ErrorTextPatterns.findsAny;
+import static dev.sluice.runtime.resilience.ErrorTextMatcher.containsAny;
+import static dev.sluice.runtime.resilience.ErrorTextMatcher.findsAny;
 
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;

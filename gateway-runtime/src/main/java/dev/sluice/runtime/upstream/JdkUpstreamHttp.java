@@ -2,38 +2,27 @@ package dev.sluice.runtime.upstream;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.UnknownHostException;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Flow;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -59,6 +48,9 @@ import javax.net.ssl.SSLContext;
  *
  * <p>Measured 2.4× slower than WebClient as a proxy client, which is why it serves only the
  * connections that need a route.
+ *
+ * <p>The response is a {@link JdkResponse} whose body streams through {@link JdkBodyStream}; the
+ * JDK's exceptions are translated by {@link JdkTransportErrors}.
  */
 final class JdkUpstreamHttp implements UpstreamHttp {
 
@@ -135,12 +127,12 @@ final class JdkUpstreamHttp implements UpstreamHttp {
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         try {
             HttpResponse<Flow.Publisher<List<ByteBuffer>>> res = client.send(build(request), HttpResponse.BodyHandlers.ofPublisher());
-            return new Response(res, request.timeout());
+            return new JdkResponse(res, request.timeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the upstream");
         } catch (IOException e) {
-            throw normalize(e);
+            throw JdkTransportErrors.normalize(e);
         } catch (RuntimeException e) {
             throw HelidonUpstreamHttp.asIo(e);
         }
@@ -171,43 +163,6 @@ final class JdkUpstreamHttp implements UpstreamHttp {
         return b.build();
     }
 
-    /**
-     * The JDK's exceptions turned into the ones {@link HelidonUpstreamHttp} throws for the same
-     * failure, so that {@code TransportError.of} gives the same kind on either client.
-     */
-    static IOException normalize(Throwable e) {
-        if (e instanceof HttpConnectTimeoutException) {
-            return withCause(new SocketTimeoutException("connect timed out"), e);
-        }
-        if (e instanceof HttpTimeoutException) {
-            return withCause(new SocketTimeoutException("read timed out waiting for the response headers"), e);
-        }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
-                return withCause(new UnknownHostException("cannot resolve the upstream host"), e);
-            }
-        }
-        if (e instanceof ConnectException ce) {
-            return ce.getMessage() == null ? withCause(new ConnectException("connection refused"), e) : ce;
-        }
-        if (e instanceof IOException io) {
-            String m = String.valueOf(io.getMessage()).toLowerCase(Locale.ROOT);
-            // the JDK's words for a peer that closed before or inside the response
-            if (m.contains("received no bytes") || m.contains("fixed content-length") || m.contains("chunked")) {
-                return new IOException("upstream connection closed: " + io.getMessage(), io);
-            }
-            return io;
-        }
-        if (e instanceof RuntimeException re) {
-            return HelidonUpstreamHttp.asIo(re);
-        }
-        return new IOException("upstream connection closed: " + e, e);
-    }
-
-    private static IOException withCause(IOException io, Throwable cause) {
-        io.initCause(cause);
-        return io;
-    }
 
     /**
      * Stops accepting new requests.
@@ -237,164 +192,5 @@ final class JdkUpstreamHttp implements UpstreamHttp {
     void shutdownNow() {
         shutDown = true;
         client.shutdownNow();
-    }
-
-    private static final class Response implements UpstreamResponse {
-        private final ResponseHead head;
-        private final BodyStream body;
-
-        Response(HttpResponse<Flow.Publisher<List<ByteBuffer>>> res, Duration readTimeout) {
-            this.head = new ResponseHead(res.statusCode(), res.headers().map());
-            this.body = new BodyStream(readTimeout);
-            res.body().subscribe(body);
-        }
-
-        @Override
-        public ResponseHead head() {
-            return head;
-        }
-
-        @Override
-        public InputStream body() {
-            return body;
-        }
-
-        @Override
-        public void close() {
-            body.close();
-        }
-    }
-
-    /**
-     * The response body as a blocking stream that yields each part as the JDK delivers it (so SSE
-     * relays without buffering), one part requested ahead. A read that waits longer than the
-     * request's timeout fails with {@link SocketTimeoutException}, like WebClient's socket read
-     * timeout.
-     */
-    static final class BodyStream extends InputStream implements Flow.Subscriber<List<ByteBuffer>> {
-        private static final Object END = new Object();
-
-        private final long timeoutNanos;
-        private final LinkedBlockingQueue<Object> parts = new LinkedBlockingQueue<>();
-        private volatile Flow.Subscription subscription;
-        private volatile boolean closed;
-        private Iterator<ByteBuffer> pending = java.util.Collections.emptyIterator();
-        private ByteBuffer current;
-        private boolean ended;
-
-        BodyStream(Duration readTimeout) {
-            this.timeoutNanos = readTimeout.toNanos();
-        }
-
-        @Override
-        public void onSubscribe(Flow.Subscription s) {
-            subscription = s;
-            if (closed) {
-                s.cancel();
-            } else {
-                s.request(1);
-            }
-        }
-
-        @Override
-        public void onNext(List<ByteBuffer> item) {
-            parts.add(item);
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            parts.add(new Failure(t));
-        }
-
-        @Override
-        public void onComplete() {
-            parts.add(END);
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            java.util.Objects.checkFromIndexSize(off, len, b.length);
-            if (closed) {
-                throw new IOException("stream closed");
-            }
-            if (len == 0) {
-                return 0;
-            }
-            while (current == null || !current.hasRemaining()) {
-                if (pending.hasNext()) {
-                    current = pending.next();
-                    continue;
-                }
-                if (ended) {
-                    return -1;
-                }
-                next();
-            }
-            int n = Math.min(len, current.remaining());
-            current.get(b, off, n);
-            return n;
-        }
-
-        @Override
-        public int available() {
-            return current == null ? 0 : current.remaining();
-        }
-
-        /** Waits for the next part, the end, or a failure. */
-        private void next() throws IOException {
-            Object part;
-            try {
-                part = parts.poll(timeoutNanos, TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                cancel();
-                throw new InterruptedIOException("interrupted while reading the upstream body");
-            }
-            if (part == null) {
-                cancel();
-                throw new SocketTimeoutException("read timed out");
-            }
-            if (part == END) {
-                ended = true;
-            } else if (part instanceof Failure f) {
-                ended = true;
-                throw normalize(f.cause());
-            } else {
-                @SuppressWarnings("unchecked")
-                List<ByteBuffer> buffers = (List<ByteBuffer>) part;
-                pending = buffers.iterator();
-                Flow.Subscription s = subscription;
-                if (s != null) {
-                    s.request(1);
-                }
-            }
-        }
-
-        private void cancel() {
-            Flow.Subscription s = subscription;
-            if (s != null) {
-                s.cancel();
-            }
-        }
-
-        /** Cancels the body when it was not read to the end, which discards the connection. */
-        @Override
-        public void close() {
-            if (!closed) {
-                closed = true;
-                cancel();
-                parts.add(END); // wakes a reader blocked on another thread
-            }
-        }
-
-        private record Failure(Throwable cause) {
-        }
     }
 }

@@ -1,0 +1,37 @@
+package dev.sluice.runtime.upstream;
+
+import dev.sluice.api.upstream.ResponseHead;
+import dev.sluice.api.upstream.UpstreamResponse;
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Flow;
+
+/** A {@code java.net.http} response as an {@link UpstreamResponse}: its head, and its body as a {@link JdkBodyStream}. */
+final class JdkResponse implements UpstreamResponse {
+    private final ResponseHead head;
+    private final JdkBodyStream body;
+
+    JdkResponse(HttpResponse<Flow.Publisher<List<ByteBuffer>>> res, Duration readTimeout) {
+        this.head = new ResponseHead(res.statusCode(), res.headers().map());
+        this.body = new JdkBodyStream(readTimeout);
+        res.body().subscribe(body);
+    }
+
+    @Override
+    public ResponseHead head() {
+        return head;
+    }
+
+    @Override
+    public InputStream body() {
+        return body;
+    }
+
+    @Override
+    public void close() {
+        body.close();
+    }
+}
