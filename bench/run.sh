@@ -39,7 +39,9 @@
 # Exit status: 0 = valid run (targets may still be missed: read the report), 3 = invalid run
 # (wrk saw errors or non-2xx answers, or a streaming request failed), 2 = setup failure or a
 # mock/Sluice exited during the run (then the report file says the run did not complete).
-set -euo pipefail
+# -E: the ERR trap below also reports a command failing inside a function (else errexit would
+# end the run there without a word)
+set -Eeuo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
@@ -143,7 +145,8 @@ wait_for_port() {
     local file=$1 sed_expr=$2 pid=$3 what=$4 deadline=$((SECONDS + START_TIMEOUT))
     WAITED_PORT=
     while ((SECONDS < deadline)); do
-        WAITED_PORT=$(sed -n "$sed_expr" "$file" 2>/dev/null | head -n 1)
+        # (the background process opens FILE itself: on a loaded machine it may not exist yet)
+        WAITED_PORT=$(sed -n "$sed_expr" "$file" 2>/dev/null | head -n 1) || WAITED_PORT=
         [[ -n $WAITED_PORT ]] && return 0
         if ! kill -0 "$pid" 2>/dev/null; then
             log "$what exited before it was ready; its output:"
