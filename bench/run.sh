@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sluice load benchmark (SPEC §19 NF-1 / NF-2): direct-to-mock versus through-Sluice, side by side
-# in one run, on loopback (127.0.0.1) only. See docs/performance.md.
+# Sluice load benchmark (SPEC §19 NF-1 / NF-2): direct-to-mock versus through-nginx (the control:
+# what any proxy hop costs on this machine right now) versus through-Sluice, side by side in one run,
+# on loopback (127.0.0.1) only, in interleaved rounds. See docs/performance.md.
 #
 #   bench/run.sh                          # needs a built tree: mvn -B -DskipTests package
 #   BENCH_DURATION=30s bench/run.sh       # longer measurements
@@ -9,6 +10,8 @@
 #   BENCH_DURATION [10s]        length of every measured wrk run
 #   BENCH_WARMUP [5s]           wrk warm-up per target (at the high concurrency), not measured
 #   BENCH_CONCURRENCY [64]      the high concurrency (the low one is always 1)
+#   BENCH_ROUNDS [3]            interleaved rounds of direct / nginx / Sluice at c1 and at the high
+#                               concurrency; the report gives the median of the rounds
 #   BENCH_WRK_THREADS [2]       wrk threads at the high concurrency (1 at concurrency 1)
 #   BENCH_STREAM_N [200]        sequential streaming requests per target for TTFB
 #   BENCH_STREAM_WARMUP_N [20]  streaming requests per target before the TTFB measurement
@@ -21,19 +24,24 @@
 #   BENCH_TESTKIT_JAR [gateway-testkit/target/sluice-testkit-0.1.0-SNAPSHOT.jar]
 #   BENCH_RESULTS [bench/results/latest.md]  where the Markdown report goes (raw log next to it)
 #   BENCH_START_TIMEOUT [60]    seconds to wait for each process to report its port
+#   BENCH_NGINX [nginx]         the nginx binary of the control (Debian's nginx-light is installed
+#                               with apt-get when there is none)
 #   BENCH_KEEP_TMP [0]          1 keeps the temporary directory (logs, data dir)
 #   BENCH_QUIET_WAIT [0]        before the run and before every measurement, wait up to this many
 #                               seconds for the machine to be quiet (other processes < 10 % CPU
 #                               over 3 s); the report shows the CPU other processes used during
 #                               every measurement either way
 #
-# Output: a Markdown report on stdout and in BENCH_RESULTS; wrk/curl raw output and the logs of
-# Sluice and the mocks in the .log file next to it.
+# Output: a Markdown report on stdout and in BENCH_RESULTS, ending with the issue-12 targets as
+# PASS/FAIL lines; wrk/curl raw output and the logs of Sluice, nginx and the mocks in the .log file
+# next to it.
 #
 # Exit status: 0 = valid run (targets may still be missed: read the report), 3 = invalid run
 # (wrk saw errors or non-2xx answers, or a streaming request failed), 2 = setup failure or a
 # mock/Sluice exited during the run (then the report file says the run did not complete).
-set -euo pipefail
+# -E: the ERR trap below also reports a command failing inside a function (else errexit would
+# end the run there without a word)
+set -Eeuo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
@@ -43,6 +51,8 @@ JAVA="$JAVA_HOME/bin/java"
 DURATION=${BENCH_DURATION:-10s}
 WARMUP=${BENCH_WARMUP:-5s}
 HIGH_C=${BENCH_CONCURRENCY:-64}
+ROUNDS=${BENCH_ROUNDS:-3}
+NGINX=${BENCH_NGINX:-nginx}
 WRK_THREADS=${BENCH_WRK_THREADS:-2}
 STREAM_N=${BENCH_STREAM_N:-200}
 STREAM_WARMUP_N=${BENCH_STREAM_WARMUP_N:-20}
@@ -67,12 +77,36 @@ die() { log "ERROR: $*"; exit 2; }
 # Process bookkeeping: every process started here is stopped on exit, also on error.
 # ---------------------------------------------------------------------------------------------
 PIDS=()
+NGINX_PID=    # the nginx master (the control proxy), once started
+NGINX_PIDS=() # its master and worker: stopped by stop_nginx, counted as our CPU
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench.XXXXXX")
+
+# Stops the nginx control: TERM to the master (a fast shutdown that also stops its worker), then
+# KILL to whatever of master and worker is left, so that no worker outlives the run as an orphan.
+stop_nginx() {
+    local pid
+    [[ -n $NGINX_PID ]] || return 0
+    kill -TERM "$NGINX_PID" 2>/dev/null || true
+    for _ in $(seq 1 25); do # up to 5 s
+        kill -0 "$NGINX_PID" 2>/dev/null || break
+        sleep 0.2
+    done
+    for pid in "${NGINX_PIDS[@]}" "$NGINX_PID"; do
+        # (only if the pid is still an nginx: a worker that already exited may have a successor)
+        if [[ $(cat "/proc/$pid/comm" 2>/dev/null) == nginx ]]; then
+            log "nginx process $pid did not stop on TERM: killing it"
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    done
+    wait "$NGINX_PID" 2>/dev/null || true
+    NGINX_PID=
+}
 
 cleanup() {
     local rc=$? pid i
     trap - EXIT INT TERM HUP
     trap '' PIPE # the reader of our output may be gone: still stop every process
+    stop_nginx
     for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
         pid=${PIDS[i]}
         kill -TERM "$pid" 2>/dev/null || true
@@ -111,7 +145,8 @@ wait_for_port() {
     local file=$1 sed_expr=$2 pid=$3 what=$4 deadline=$((SECONDS + START_TIMEOUT))
     WAITED_PORT=
     while ((SECONDS < deadline)); do
-        WAITED_PORT=$(sed -n "$sed_expr" "$file" 2>/dev/null | head -n 1)
+        # (the background process opens FILE itself: on a loaded machine it may not exist yet)
+        WAITED_PORT=$(sed -n "$sed_expr" "$file" 2>/dev/null | head -n 1) || WAITED_PORT=
         [[ -n $WAITED_PORT ]] && return 0
         if ! kill -0 "$pid" 2>/dev/null; then
             log "$what exited before it was ready; its output:"
@@ -155,13 +190,13 @@ find_java_pid() {
 
 # CPU accounting, to tell how much other processes on the machine disturbed a measurement.
 # cpu_mark: remembers /proc/stat's user+nice+system, steal and total ticks, and the CPU ticks of
-# our processes (the mocks and Sluice, alive; wrk, curl and the rest, reaped: `times`).
+# our processes (the mocks, nginx and Sluice, alive; wrk, curl and the rest, reaped: `times`).
 # cpu_since LABEL: sets R[LABEL.foreign_pct] (user+system CPU of other processes, % of all CPUs)
 # and R[LABEL.steal_pct] (CPU taken by the hypervisor). IRQ/softirq time (loopback) is left out.
 CLK_TCK=$(getconf CLK_TCK)
 cpu_ticks() { # prints "busy steal total ours"
     local pid ours=0 t
-    for pid in "${PIDS[@]}"; do
+    for pid in "${PIDS[@]}" "${NGINX_PIDS[@]}"; do
         t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
         ours=$((ours + ${t:-0}))
     done
@@ -202,6 +237,26 @@ if ! command -v wrk >/dev/null 2>&1; then
     fi
 fi
 command -v curl >/dev/null 2>&1 || die "curl is required"
+
+# The control proxy. The package must not start Debian's own nginx (port 80 on every interface):
+# where no policy-rc.d forbids starting services already (containers have one), one is put in
+# place for the install and removed afterwards.
+install_nginx() {
+    local policy=/usr/sbin/policy-rc.d added_policy=0 rc=0
+    log "nginx is missing: installing Debian's nginx-light (the control proxy)"
+    [[ $EUID -eq 0 ]] || die "nginx is missing and installing it needs root: apt-get install nginx-light (or set BENCH_NGINX)"
+    if [[ ! -e $policy ]]; then
+        printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && added_policy=1
+    fi
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light; } >&2 || rc=$?
+    if ((added_policy)); then rm -f "$policy"; fi
+    ((rc == 0)) || die "apt-get install nginx-light failed (status $rc)"
+}
+if ! command -v "$NGINX" >/dev/null 2>&1; then
+    install_nginx
+    NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+fi
+[[ -x $(command -v "$NGINX") ]] || die "no nginx at $NGINX"
 [[ -f $TESTKIT_JAR ]] || die "no mock upstream jar at $TESTKIT_JAR: build first (mvn -B -DskipTests package)"
 
 if [[ -z $SLUICE_HOME_DIR ]]; then
@@ -258,6 +313,120 @@ MOCK_STREAM_PORT=$MOCK_PORT
 WATCHED[${PIDS[-1]}]="mock upstream (stream)"
 log "mock upstreams on ports $MOCK_PLAIN_PORT (echo) and $MOCK_STREAM_PORT (stream)"
 
+# ---------------------------------------------------------------------------------------------
+# The nginx control: one worker proxying the same two mocks over kept-alive upstream connections
+# ---------------------------------------------------------------------------------------------
+# nginx cannot listen on port 0, so a free port is drawn from the kernel's ephemeral range, checked
+# against /proc/net/tcp{,6}, and drawn again if nginx still fails to bind it (a race).
+port_in_use() {
+    local hex
+    hex=$(printf '%04X' "$1")
+    awk -v p=":$hex" 'FNR > 1 && substr($2, length($2) - 4) == p { found = 1 } END { exit !found }' \
+        /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+free_loopback_port() {
+    local lo hi port
+    read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
+    for _ in $(seq 1 100); do
+        port=$((lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 1)))
+        if ! port_in_use "$port"; then
+            echo "$port"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# writes $TMP/nginx/nginx.conf for listening on port $1
+write_nginx_conf() {
+    local dir=$TMP/nginx
+    cat >"$dir/nginx.conf" <<NGINX
+# generated by bench/run.sh: the control proxy, one worker, everything under $dir
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events {
+    worker_connections 4096;
+}
+http {
+    access_log off;
+    client_body_temp_path $dir/client_body;
+    proxy_temp_path $dir/proxy;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+    # clients (wrk, curl) keep their connections for the whole run, like they do with Sluice
+    keepalive_requests 10000000;
+    keepalive_timeout 300s;
+
+    upstream mock_plain {
+        server $HOST:$MOCK_PLAIN_PORT;
+        keepalive $((HIGH_C * 2));
+        keepalive_requests 10000000;
+        keepalive_timeout 300s;
+    }
+    upstream mock_stream {
+        server $HOST:$MOCK_STREAM_PORT;
+        keepalive 16;
+        keepalive_requests 10000000;
+        keepalive_timeout 300s;
+    }
+    server {
+        listen $HOST:$1;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_buffering off;
+        location = /nginx-ready { return 204; }
+        location /plain/ { proxy_pass http://mock_plain/; }
+        location /stream/ { proxy_pass http://mock_stream/; }
+    }
+}
+NGINX
+}
+
+start_nginx() {
+    local dir=$TMP/nginx port attempt deadline
+    mkdir -p "$dir"
+    # when run as root, nginx's worker runs as an unprivileged user: it must be able to pass
+    # through the (otherwise private) temporary directory to its temp paths
+    chmod 711 "$TMP"
+    for attempt in 1 2 3 4 5; do
+        port=$(free_loopback_port) || die "no free loopback port for nginx"
+        write_nginx_conf "$port"
+        : >"$dir/error.log"
+        "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >"$dir/stdout.log" 2>&1 &
+        NGINX_PID=$!
+        NGINX_PIDS=("$NGINX_PID")
+        deadline=$((SECONDS + START_TIMEOUT))
+        while ((SECONDS < deadline)); do
+            if curl -s -o /dev/null --max-time 1 "http://$HOST:$port/nginx-ready"; then
+                NGINX_PORT=$port
+                return 0
+            fi
+            kill -0 "$NGINX_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        stop_nginx
+        if grep -q 'Address already in use' "$dir/error.log" "$dir/stdout.log" 2>/dev/null; then
+            log "nginx: port $port was taken meanwhile (attempt $attempt): drawing another"
+            continue
+        fi
+        cat "$dir/stdout.log" "$dir/error.log" >&2 || true
+        die "nginx did not start (config: $dir/nginx.conf)"
+    done
+    die "nginx found no free port in 5 attempts"
+}
+
+start_nginx
+NGINX_WORKERS=$(ps -o pid= --ppid "$NGINX_PID" 2>/dev/null | xargs)
+[[ -n $NGINX_WORKERS ]] || die "nginx (pid $NGINX_PID) has no worker process"
+# shellcheck disable=SC2206 # a list of pids
+NGINX_PIDS+=($NGINX_WORKERS)
+WATCHED[$NGINX_PID]="nginx (control)"
+NGINX_VERSION=$("$NGINX" -v 2>&1 | sed 's#^nginx version: ##')
+log "nginx $NGINX_VERSION on port $NGINX_PORT (master pid $NGINX_PID, worker $NGINX_WORKERS)"
+
 ADMIN_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 mkdir -p "$TMP/data"
 SLUICE_PORT=0 SLUICE_HOST=$HOST SLUICE_DATA_DIR="$TMP/data" SLUICE_ADMIN_KEY=$ADMIN_KEY \
@@ -281,6 +450,7 @@ check_alive() {
             log "${WATCHED[$pid]} (pid $pid) exited during $1; the last lines of its output:"
             case ${WATCHED[$pid]} in
                 Sluice) tail -n 30 "$TMP/sluice.log" >&2 ;;
+                nginx*) tail -n 30 "$TMP/nginx/error.log" >&2 ;;
                 *echo*) tail -n 30 "$TMP/plain.log" >&2 ;;
                 *) tail -n 30 "$TMP/stream.log" >&2 ;;
             esac
@@ -314,6 +484,8 @@ body() { # body MODEL STREAM
 }
 DIRECT_URL=http://$HOST:$MOCK_PLAIN_PORT/v1/chat/completions
 DIRECT_STREAM_URL=http://$HOST:$MOCK_STREAM_PORT/v1/chat/completions
+NGINX_URL=http://$HOST:$NGINX_PORT/plain/v1/chat/completions
+NGINX_STREAM_URL=http://$HOST:$NGINX_PORT/stream/v1/chat/completions
 SLUICE_URL=$SLUICE/v1/chat/completions
 
 # Sanity: one request of each kind must succeed before anything is measured.
@@ -326,8 +498,10 @@ check() { # check NAME URL KEY BODY MUST_CONTAIN
     [[ $status == 200 && $out == *"$5"* ]] || die "sanity check '$1' failed: status $status, body: $out"
 }
 check "direct" "$DIRECT_URL" "" "$(body mock-model false)" '"chat.completion"'
+check "nginx" "$NGINX_URL" "" "$(body mock-model false)" '"chat.completion"'
 check "sluice" "$SLUICE_URL" "$CLIENT_KEY" "$(body bench/mock-model false)" '"chat.completion"'
 check "direct stream" "$DIRECT_STREAM_URL" "" "$(body mock-model true)" '[DONE]'
+check "nginx stream" "$NGINX_STREAM_URL" "" "$(body mock-model true)" '[DONE]'
 check "sluice stream" "$SLUICE_URL" "$CLIENT_KEY" "$(body benchstream/mock-model true)" '[DONE]'
 
 # ---------------------------------------------------------------------------------------------
@@ -392,13 +566,10 @@ run_wrk() {
 }
 
 run_wrk warmup_direct "$DIRECT_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$WARMUP"
+run_wrk warmup_nginx "$NGINX_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$WARMUP"
 run_wrk warmup_sluice "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$WARMUP"
 
-run_wrk direct_c1 "$DIRECT_URL" "" mock-model 1 1 "$DURATION" measure
-run_wrk sluice_c1 "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model 1 1 "$DURATION" measure
-run_wrk direct_cN "$DIRECT_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
-
-# Sluice at high concurrency, with its RSS sampled every 0.5 s
+# Sluice's RSS, sampled every 0.5 s through all rounds: its maximum is reached under load
 (
     max=0
     while kill -0 "$SLUICE_PID" 2>/dev/null; do
@@ -409,11 +580,78 @@ run_wrk direct_cN "$DIRECT_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$DURATIO
 ) &
 SAMPLER_PID=$!
 PIDS+=("$SAMPLER_PID")
-run_wrk sluice_cN "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
+
+# Interleaved rounds: a disturbance of the shared machine (another build, a GC of a neighbour)
+# hits one round of every target alike instead of all rounds of one target, and the median of the
+# rounds drops it. Added latency and throughput ratios are computed per round (against the direct
+# run of the same round) and their median is reported.
+for ((round = 1; round <= ROUNDS; round++)); do
+    log "round $round of $ROUNDS"
+    run_wrk "direct_c1_r$round" "$DIRECT_URL" "" mock-model 1 1 "$DURATION" measure
+    run_wrk "nginx_c1_r$round" "$NGINX_URL" "" mock-model 1 1 "$DURATION" measure
+    run_wrk "sluice_c1_r$round" "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model 1 1 "$DURATION" measure
+    run_wrk "direct_cN_r$round" "$DIRECT_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
+    run_wrk "nginx_cN_r$round" "$NGINX_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
+    run_wrk "sluice_cN_r$round" "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
+done
 kill -TERM "$SAMPLER_PID" 2>/dev/null || true
 wait "$SAMPLER_PID" 2>/dev/null || true
 RSS_LOAD_KIB=$(cat "$TMP/rss_max" 2>/dev/null || echo 0)
 log "Sluice max RSS under load $(mib "$RSS_LOAD_KIB") MiB"
+
+# median V...: the middle value (the mean of the two middle ones for an even count)
+median() {
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+        if (NR == 0) { print "nan"; exit }
+        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# summarize LABEL: R[LABEL.x] from the rounds' R[LABEL_rN.x] — medians of rps/p50/p99, the
+# largest max latency and disturbance, the sums of requests and errors
+summarize() {
+    local label=$1 field r vals
+    for field in rps p50_ms p99_ms; do
+        vals=()
+        for ((r = 1; r <= ROUNDS; r++)); do vals+=("${R[${label}_r$r.$field]}"); done
+        R[$label.$field]=$(median "${vals[@]}")
+    done
+    R[$label.requests]=0
+    R[$label.errors]=0
+    R[$label.max_ms]=0
+    R[$label.foreign_pct]=0
+    R[$label.steal_pct]=0
+    for ((r = 1; r <= ROUNDS; r++)); do
+        R[$label.requests]=$((R[$label.requests] + R[${label}_r$r.requests]))
+        R[$label.errors]=$((R[$label.errors] + R[${label}_r$r.errors]))
+        for field in max_ms foreign_pct steal_pct; do
+            R[$label.$field]=$(awk -v a="${R[$label.$field]}" -v b="${R[${label}_r$r.$field]}" 'BEGIN { print (b > a ? b : a) }')
+        done
+    done
+}
+# per_round NAME added:X:Y | ratio:X:Y — R[NAME] = the median over the rounds of X's p50 minus
+# Y's p50 (added latency, ms) or of X's req/s divided by Y's (throughput ratio), each taken within
+# one round; R[NAME.rounds] lists the values of the rounds
+per_round() {
+    local name=$1 fmt=$2 r vals=() a b
+    for ((r = 1; r <= ROUNDS; r++)); do
+        case $fmt in
+            added:*) # added:X:Y = X.p50_ms - Y.p50_ms of the round
+                IFS=: read -r _ a b <<<"$fmt"
+                vals+=("$(awk -v x="${R[${a}_r$r.p50_ms]}" -v y="${R[${b}_r$r.p50_ms]}" 'BEGIN { printf "%.4f", x - y }')") ;;
+            ratio:*) # ratio:X:Y = X.rps / Y.rps of the round
+                IFS=: read -r _ a b <<<"$fmt"
+                vals+=("$(awk -v x="${R[${a}_r$r.rps]}" -v y="${R[${b}_r$r.rps]}" 'BEGIN { printf "%.4f", (y > 0 ? x / y : 0) }')") ;;
+        esac
+    done
+    R[$name]=$(median "${vals[@]}")
+    R[$name.rounds]=$(printf '%s ' "${vals[@]}")
+}
+for l in direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN; do
+    summarize "$l"
+done
+per_round added_c1.nginx added:nginx_c1:direct_c1
+per_round added_c1.sluice added:sluice_c1:direct_c1
+per_round ratio_cN.nginx ratio:nginx_cN:direct_cN
+per_round ratio_cN.sluice ratio:sluice_cN:direct_cN
 
 # ---------------------------------------------------------------------------------------------
 # Streaming time to first byte: N sequential requests over one keep-alive connection (one curl)
@@ -464,10 +702,13 @@ ttfb() {
 
 log "streaming TTFB: $STREAM_WARMUP_N warm-up + $STREAM_N measured requests per target"
 ttfb warmup_direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"
+ttfb warmup_nginx_stream "$NGINX_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"
 ttfb warmup_sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_WARMUP_N"
 ttfb direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_N" measure
+ttfb nginx_stream "$NGINX_STREAM_URL" "" mock-model "$STREAM_N" measure
 ttfb sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_N" measure
 log "  TTFB direct p50 ${R[direct_stream.p50_ms]} ms p99 ${R[direct_stream.p99_ms]} ms;" \
+    "nginx p50 ${R[nginx_stream.p50_ms]} ms p99 ${R[nginx_stream.p99_ms]} ms;" \
     "Sluice p50 ${R[sluice_stream.p50_ms]} ms p99 ${R[sluice_stream.p99_ms]} ms"
 
 # ---------------------------------------------------------------------------------------------
@@ -475,23 +716,48 @@ log "  TTFB direct p50 ${R[direct_stream.p50_ms]} ms p99 ${R[direct_stream.p99_m
 # ---------------------------------------------------------------------------------------------
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }
 verdict() { awk "BEGIN { print (($1) ? \"PASS\" : \"**FAIL**\") }"; }
+plain_verdict() { awk "BEGIN { print (($1) ? \"PASS\" : \"FAIL\") }"; }
 
-ADD_P50_C1=$(calc '%+.3f' "${R[sluice_c1.p50_ms]} - ${R[direct_c1.p50_ms]}")
-ADD_P99_C1=$(calc '%+.3f' "${R[sluice_c1.p99_ms]} - ${R[direct_c1.p99_ms]}")
-ADD_P50_CN=$(calc '%+.3f' "${R[sluice_cN.p50_ms]} - ${R[direct_cN.p50_ms]}")
-ADD_P99_CN=$(calc '%+.3f' "${R[sluice_cN.p99_ms]} - ${R[direct_cN.p99_ms]}")
-RATIO_C1=$(calc '%.1f' "100 * ${R[sluice_c1.rps]} / ${R[direct_c1.rps]}")
-RATIO_CN=$(calc '%.1f' "100 * ${R[sluice_cN.rps]} / ${R[direct_cN.rps]}")
-ADD_TTFB_P50=$(calc '%+.3f' "${R[sluice_stream.p50_ms]} - ${R[direct_stream.p50_ms]}")
-ADD_TTFB_P99=$(calc '%+.3f' "${R[sluice_stream.p99_ms]} - ${R[direct_stream.p99_ms]}")
+# X − direct and X ÷ direct for nginx and Sluice. Added p50 at c1 and the c64 ratio are medians of
+# per-round values (R[added_c1.*], R[ratio_cN.*]); the rest are differences of the medians.
+for t in nginx sluice; do
+    R[$t.add_p50_c1]=$(calc '%+.3f' "${R[added_c1.$t]}")
+    R[$t.add_p99_c1]=$(calc '%+.3f' "${R[${t}_c1.p99_ms]} - ${R[direct_c1.p99_ms]}")
+    R[$t.add_p50_cN]=$(calc '%+.3f' "${R[${t}_cN.p50_ms]} - ${R[direct_cN.p50_ms]}")
+    R[$t.add_p99_cN]=$(calc '%+.3f' "${R[${t}_cN.p99_ms]} - ${R[direct_cN.p99_ms]}")
+    R[$t.ratio_c1]=$(calc '%.1f' "100 * ${R[${t}_c1.rps]} / ${R[direct_c1.rps]}")
+    R[$t.ratio_cN]=$(calc '%.1f' "100 * ${R[ratio_cN.$t]}")
+    R[$t.add_ttfb_p50]=$(calc '%+.3f' "${R[${t}_stream.p50_ms]} - ${R[direct_stream.p50_ms]}")
+    R[$t.add_ttfb_p99]=$(calc '%+.3f' "${R[${t}_stream.p99_ms]} - ${R[direct_stream.p99_ms]}")
+done
 RSS_IDLE=$(mib "$RSS_IDLE_KIB")
 RSS_LOAD=$(mib "$RSS_LOAD_KIB")
 
-V_P50=$(verdict "$ADD_P50_C1 <= 0.15")
-V_P99=$(verdict "$ADD_P99_C1 <= 1")
-V_TPUT=$(verdict "$RATIO_CN >= 40")
-V_TTFB=$(verdict "$ADD_TTFB_P50 <= 1")
+# SPEC §19 NF-1 / NF-2 (absolute), for Sluice
+V_P50=$(verdict "${R[sluice.add_p50_c1]} <= 0.15")
+V_P99=$(verdict "${R[sluice.add_p99_c1]} <= 1")
+V_TPUT=$(verdict "${R[sluice.ratio_cN]} >= 40")
+V_TTFB=$(verdict "${R[sluice.add_ttfb_p50]} <= 1")
 V_RSS=$(verdict "$RSS_IDLE <= 150")
+
+# Issue 12: relative to the nginx control of the same run
+NGINX_ADD=${R[nginx.add_p50_c1]}
+SLUICE_ADD=${R[sluice.add_p50_c1]}
+LIMIT_3X=$(calc '%.3f' "3 * $NGINX_ADD + 0.05")
+LIMIT_2X=$(calc '%.3f' "2 * $NGINX_ADD + 0.05")
+if awk -v n="$NGINX_ADD" 'BEGIN { exit !(n > 0) }'; then
+    SLUICE_PER_NGINX="$(calc '%.1f' "$SLUICE_ADD / $NGINX_ADD") x nginx's"
+else
+    SLUICE_PER_NGINX="n/a: nginx added nothing measurable"
+fi
+RATIO_CN_SLUICE=$(calc '%.2f' "${R[ratio_cN.sluice]}")
+RATIO_CN_NGINX=$(calc '%.2f' "${R[ratio_cN.nginx]}")
+TARGET_LINES=(
+    "$(plain_verdict "$SLUICE_ADD <= $LIMIT_3X")  Sluice added p50 at c1 ${SLUICE_ADD} ms <= 3 x nginx's (${NGINX_ADD} ms) + 0.05 ms = ${LIMIT_3X} ms  [Sluice = ${SLUICE_PER_NGINX}]"
+    "$(plain_verdict "$SLUICE_ADD <= $LIMIT_2X")  (stretch) Sluice added p50 at c1 ${SLUICE_ADD} ms <= 2 x nginx's (${NGINX_ADD} ms) + 0.05 ms = ${LIMIT_2X} ms"
+    "$(plain_verdict "${R[ratio_cN.sluice]} >= 0.40")  c${HIGH_C} throughput: Sluice ${RATIO_CN_SLUICE} x direct >= 0.40 x direct  [nginx ${RATIO_CN_NGINX} x direct]"
+    "$(plain_verdict "$RSS_IDLE <= 150")  Sluice idle RSS ${RSS_IDLE} MiB <= 150 MiB"
+)
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
@@ -506,56 +772,84 @@ else
 fi
 
 e() { echo "${R[$1.errors]}"; }
+errs() { echo "$(e "${1}_c1") / $(e "${1}_cN") / $(e "${1}_stream")"; }
 FOREIGN_MAX=0
-for l in direct_c1 sluice_c1 direct_cN sluice_cN direct_stream sluice_stream; do
+for l in direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN direct_stream nginx_stream sluice_stream; do
     FOREIGN_MAX=$(awk -v a="$FOREIGN_MAX" -v b="${R[$l.foreign_pct]}" 'BEGIN { print (b > a ? b : a) }')
 done
 {
     echo "## Sluice benchmark — $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo
-    echo "Machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; $JAVA_VERSION; $WRK_VERSION; $CURL_VERSION."
-    echo "Client (wrk/curl), mock upstreams and Sluice all share these CPUs, on loopback (127.0.0.1)." \
+    echo "Machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; $JAVA_VERSION; $WRK_VERSION; $CURL_VERSION; nginx $NGINX_VERSION."
+    echo "Client (wrk/curl), mock upstreams, nginx and Sluice all share these CPUs, on loopback (127.0.0.1)." \
         "Load average (1/5/15 min) before the run: $LOAD_BEFORE; after: $LOAD_AFTER."
-    echo "Settings: ${DURATION} per wrk run after a ${WARMUP} warm-up per target at c${HIGH_C};" \
-        "wrk -t1 at c1, -t${WRK_THREADS} at c${HIGH_C}; ${STREAM_N} sequential streaming requests" \
+    echo "Settings: ${ROUNDS} interleaved rounds of direct / nginx / Sluice, ${DURATION} per wrk run, after a ${WARMUP}" \
+        "warm-up per target at c${HIGH_C}; wrk -t1 at c1, -t${WRK_THREADS} at c${HIGH_C}; every value is the median" \
+        "of the rounds (added p50 at c1 and the c${HIGH_C} ratio: the median of the per-round values)." \
+        "${STREAM_N} sequential streaming requests" \
         "per target (after ${STREAM_WARMUP_N} warm-up) over one keep-alive connection, mock stream" \
         "of ${STREAM_PIECES} pieces ${STREAM_DELAY_MS} ms apart (TCP connections opened: direct" \
-        "${R[direct_stream.connects]}, Sluice ${R[sluice_stream.connects]}; whole stream p50: direct" \
-        "${R[direct_stream.total_p50_ms]} ms, Sluice ${R[sluice_stream.total_p50_ms]} ms); Sluice JVM options:${SLUICE_JAVA_OPTS:- (none found)}."
+        "${R[direct_stream.connects]}, nginx ${R[nginx_stream.connects]}, Sluice ${R[sluice_stream.connects]}; whole stream p50: direct" \
+        "${R[direct_stream.total_p50_ms]} ms, nginx ${R[nginx_stream.total_p50_ms]} ms, Sluice ${R[sluice_stream.total_p50_ms]} ms)." \
+        "Sluice JVM options:${SLUICE_JAVA_OPTS:- (none found)}. nginx: 1 worker, upstream keepalive, HTTP/1.1, proxy_buffering off."
     echo "Validity: $VALIDITY."
     echo
-    echo "| Measurement | Direct (mock) | Through Sluice | Sluice − direct / ratio | Target | Result |"
-    echo "|---|---:|---:|---:|---|---|"
-    echo "| c1 throughput (req/s) | ${R[direct_c1.rps]} | ${R[sluice_c1.rps]} | ${RATIO_C1} % | | |"
-    echo "| c1 latency p50 (ms) | ${R[direct_c1.p50_ms]} | ${R[sluice_c1.p50_ms]} | ${ADD_P50_C1} ms | added ≤ 0.15 ms | $V_P50 |"
-    echo "| c1 latency p99 (ms) | ${R[direct_c1.p99_ms]} | ${R[sluice_c1.p99_ms]} | ${ADD_P99_C1} ms | added ≤ 1 ms | $V_P99 |"
-    echo "| c${HIGH_C} throughput (req/s) | ${R[direct_cN.rps]} | ${R[sluice_cN.rps]} | ${RATIO_CN} % | ≥ 40 % of direct | $V_TPUT |"
-    echo "| c${HIGH_C} latency p50 (ms) | ${R[direct_cN.p50_ms]} | ${R[sluice_cN.p50_ms]} | ${ADD_P50_CN} ms | | |"
-    echo "| c${HIGH_C} latency p99 (ms) | ${R[direct_cN.p99_ms]} | ${R[sluice_cN.p99_ms]} | ${ADD_P99_CN} ms | | |"
-    echo "| streaming TTFB p50 (ms) | ${R[direct_stream.p50_ms]} | ${R[sluice_stream.p50_ms]} | ${ADD_TTFB_P50} ms | added ≤ 1 ms | $V_TTFB |"
-    echo "| streaming TTFB p99 (ms) | ${R[direct_stream.p99_ms]} | ${R[sluice_stream.p99_ms]} | ${ADD_TTFB_P99} ms | | |"
-    echo "| Sluice RSS idle (MiB) | | ${RSS_IDLE} | | ≤ 150 MiB | $V_RSS |"
-    echo "| Sluice RSS max during c${HIGH_C} (MiB) | | ${RSS_LOAD} | | | |"
-    echo "| errors: c1 / c${HIGH_C} / streams | $(e direct_c1) / $(e direct_cN) / $(e direct_stream) | $(e sluice_c1) / $(e sluice_cN) / $(e sluice_stream) | | 0 | |"
+    echo "### Targets of issue 12 (NF-1 against the nginx control of this run)"
     echo
-    echo "CPU used by other processes on the machine during each measurement (% of all CPUs; hypervisor" \
-        "steal in brackets): c1 direct ${R[direct_c1.foreign_pct]} (${R[direct_c1.steal_pct]}), Sluice" \
-        "${R[sluice_c1.foreign_pct]} (${R[sluice_c1.steal_pct]}); c${HIGH_C} direct ${R[direct_cN.foreign_pct]}" \
-        "(${R[direct_cN.steal_pct]}), Sluice ${R[sluice_cN.foreign_pct]} (${R[sluice_cN.steal_pct]}); streams direct" \
-        "${R[direct_stream.foreign_pct]} (${R[direct_stream.steal_pct]}), Sluice ${R[sluice_stream.foreign_pct]}" \
+    echo '```'
+    printf '%s\n' "${TARGET_LINES[@]}"
+    echo '```'
+    echo
+    echo "### SPEC §19 NF-1 / NF-2"
+    echo
+    echo "| Measurement | Direct (mock) | nginx (control) | Sluice | nginx − direct / ratio | Sluice − direct / ratio | SPEC target (Sluice) | Result |"
+    echo "|---|---:|---:|---:|---:|---:|---|---|"
+    echo "| c1 throughput (req/s) | ${R[direct_c1.rps]} | ${R[nginx_c1.rps]} | ${R[sluice_c1.rps]} | ${R[nginx.ratio_c1]} % | ${R[sluice.ratio_c1]} % | | |"
+    echo "| c1 latency p50 (ms) | ${R[direct_c1.p50_ms]} | ${R[nginx_c1.p50_ms]} | ${R[sluice_c1.p50_ms]} | ${R[nginx.add_p50_c1]} ms | ${R[sluice.add_p50_c1]} ms | added ≤ 0.15 ms | $V_P50 |"
+    echo "| c1 latency p99 (ms) | ${R[direct_c1.p99_ms]} | ${R[nginx_c1.p99_ms]} | ${R[sluice_c1.p99_ms]} | ${R[nginx.add_p99_c1]} ms | ${R[sluice.add_p99_c1]} ms | added ≤ 1 ms | $V_P99 |"
+    echo "| c${HIGH_C} throughput (req/s) | ${R[direct_cN.rps]} | ${R[nginx_cN.rps]} | ${R[sluice_cN.rps]} | ${R[nginx.ratio_cN]} % | ${R[sluice.ratio_cN]} % | ≥ 40 % of direct | $V_TPUT |"
+    echo "| c${HIGH_C} latency p50 (ms) | ${R[direct_cN.p50_ms]} | ${R[nginx_cN.p50_ms]} | ${R[sluice_cN.p50_ms]} | ${R[nginx.add_p50_cN]} ms | ${R[sluice.add_p50_cN]} ms | | |"
+    echo "| c${HIGH_C} latency p99 (ms) | ${R[direct_cN.p99_ms]} | ${R[nginx_cN.p99_ms]} | ${R[sluice_cN.p99_ms]} | ${R[nginx.add_p99_cN]} ms | ${R[sluice.add_p99_cN]} ms | | |"
+    echo "| streaming TTFB p50 (ms) | ${R[direct_stream.p50_ms]} | ${R[nginx_stream.p50_ms]} | ${R[sluice_stream.p50_ms]} | ${R[nginx.add_ttfb_p50]} ms | ${R[sluice.add_ttfb_p50]} ms | added ≤ 1 ms | $V_TTFB |"
+    echo "| streaming TTFB p99 (ms) | ${R[direct_stream.p99_ms]} | ${R[nginx_stream.p99_ms]} | ${R[sluice_stream.p99_ms]} | ${R[nginx.add_ttfb_p99]} ms | ${R[sluice.add_ttfb_p99]} ms | | |"
+    echo "| Sluice RSS idle (MiB) | | | ${RSS_IDLE} | | | ≤ 150 MiB | $V_RSS |"
+    echo "| Sluice RSS max during the rounds (MiB) | | | ${RSS_LOAD} | | | | |"
+    echo "| errors: c1 / c${HIGH_C} / streams | $(errs direct) | $(errs nginx) | $(errs sluice) | | | 0 | |"
+    echo
+    echo "Per round (p50 at c1 in ms; req/s at c${HIGH_C}; % CPU of other processes, the most during the round's six runs):"
+    echo
+    echo "| Round | direct c1 p50 | nginx c1 p50 | Sluice c1 p50 | direct c${HIGH_C} | nginx c${HIGH_C} | Sluice c${HIGH_C} | other CPU |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for ((r = 1; r <= ROUNDS; r++)); do
+        f=0
+        for l in direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN; do
+            f=$(awk -v a="$f" -v b="${R[${l}_r$r.foreign_pct]}" 'BEGIN { print (b > a ? b : a) }')
+        done
+        echo "| $r | ${R[direct_c1_r$r.p50_ms]} | ${R[nginx_c1_r$r.p50_ms]} | ${R[sluice_c1_r$r.p50_ms]} | ${R[direct_cN_r$r.rps]} | ${R[nginx_cN_r$r.rps]} | ${R[sluice_cN_r$r.rps]} | $f % |"
+    done
+    echo
+    echo "CPU used by other processes on the machine during each measurement (% of all CPUs, the most of" \
+        "the rounds; hypervisor steal in brackets): c1 direct ${R[direct_c1.foreign_pct]} (${R[direct_c1.steal_pct]})," \
+        "nginx ${R[nginx_c1.foreign_pct]} (${R[nginx_c1.steal_pct]}), Sluice ${R[sluice_c1.foreign_pct]} (${R[sluice_c1.steal_pct]});" \
+        "c${HIGH_C} direct ${R[direct_cN.foreign_pct]} (${R[direct_cN.steal_pct]}), nginx ${R[nginx_cN.foreign_pct]}" \
+        "(${R[nginx_cN.steal_pct]}), Sluice ${R[sluice_cN.foreign_pct]} (${R[sluice_cN.steal_pct]}); streams direct" \
+        "${R[direct_stream.foreign_pct]} (${R[direct_stream.steal_pct]}), nginx ${R[nginx_stream.foreign_pct]}" \
+        "(${R[nginx_stream.steal_pct]}), Sluice ${R[sluice_stream.foreign_pct]}" \
         "(${R[sluice_stream.steal_pct]})$(awk -v m="$FOREIGN_MAX" 'BEGIN { if (m > 5) printf " — **the machine was not quiet (up to %s %%): compare with care**", m }')."
     echo
-    echo "Requests measured: direct ${R[direct_c1.requests]} (c1), ${R[direct_cN.requests]} (c${HIGH_C});" \
+    echo "Requests measured (all rounds): direct ${R[direct_c1.requests]} (c1), ${R[direct_cN.requests]} (c${HIGH_C});" \
+        "nginx ${R[nginx_c1.requests]} (c1), ${R[nginx_cN.requests]} (c${HIGH_C});" \
         "Sluice ${R[sluice_c1.requests]} (c1), ${R[sluice_cN.requests]} (c${HIGH_C})." \
-        "Max latency at c${HIGH_C}: direct ${R[direct_cN.max_ms]} ms, Sluice ${R[sluice_cN.max_ms]} ms."
+        "Max latency at c${HIGH_C}: direct ${R[direct_cN.max_ms]} ms, nginx ${R[nginx_cN.max_ms]} ms, Sluice ${R[sluice_cN.max_ms]} ms."
 } >"$RESULTS"
 
-for f in sluice plain stream; do
-    printf '### output of %s\n%s\n\n' "$f" "$(cat "$TMP/$f.log")" >>"$RAW_LOG"
+for f in sluice.log plain.log stream.log nginx/nginx.conf nginx/error.log; do
+    printf '### %s\n%s\n\n' "$f" "$(cat "$TMP/$f" 2>/dev/null)" >>"$RAW_LOG"
 done
 
 cat "$RESULTS"
 log "report written to $RESULTS (raw wrk/curl output in $RAW_LOG)"
+printf '%s\n' "${TARGET_LINES[@]}" | while read -r line; do log "target: $line"; done
 if ((${#INVALID[@]} > 0)); then
     log "INVALID RUN: ${INVALID[*]}"
     exit 3

@@ -71,6 +71,14 @@ class ArchitectureIT {
     }
 
     @Test
+    void theRuntimesPackagesFormNoCycles() {
+        // issue 12: a package that can be read, tested and replaced on its own must not need the
+        // packages that need it; Main and SluiceServer (dev.sluice.runtime itself) wire everything
+        // and are no slice
+        slices().matching("dev.sluice.runtime.(*)..").should().beFreeOfCycles().check(shipped);
+    }
+
+    @Test
     void onlyTheStoreTalksToTheDatabase_SH3() {
         noClasses().that().resideOutsideOfPackage("dev.sluice.runtime.store..")
                 .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "org.sqlite..")

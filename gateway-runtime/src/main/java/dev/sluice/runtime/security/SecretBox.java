@@ -1,5 +1,6 @@
 package dev.sluice.runtime.security;
 
+import dev.sluice.runtime.store.CredentialSealer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -20,7 +21,7 @@ import javax.crypto.spec.SecretKeySpec;
  * {@code SLUICE_SECRET_KEY} / {@code security.secretKey}, else from {@code <dataDir>/secret.key},
  * generated with owner-only permissions on first start.
  */
-public final class SecretBox {
+public final class SecretBox implements CredentialSealer {
 
     private static final String PREFIX = "v1:";
     private static final int IV_BYTES = 12;
@@ -110,6 +111,7 @@ public final class SecretBox {
      * @param plain the secret, or null
      * @return {@code v1:<base64 iv+ciphertext>}, or null for null
      */
+    @Override
     public String seal(String plain) {
         if (plain == null) {
             return null;
@@ -133,6 +135,7 @@ public final class SecretBox {
      * @return the secret, or null for null
      * @throws IllegalStateException when the value was sealed with another key (message names no secret)
      */
+    @Override
     public String open(String sealed) {
         if (sealed == null) {
             return null;

@@ -1,7 +1,6 @@
 package dev.sluice.runtime.store;
 
 import dev.sluice.api.ProviderClass;
-import dev.sluice.runtime.security.SecretBox;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,7 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
-/** {@link ConnectionStore} on SQLite, credentials sealed by a {@link SecretBox}. */
+/** {@link ConnectionStore} on SQLite, credentials sealed by a {@link CredentialSealer}. */
 public final class SqliteConnectionStore implements ConnectionStore {
 
     private static final String COLUMNS = "id, seq, provider, name, auth_type, api_key_enc, oauth_access_enc, oauth_refresh_enc,"
@@ -21,7 +20,7 @@ public final class SqliteConnectionStore implements ConnectionStore {
             + " last_error_type, error_code, backoff_level, expired_retries, created_at, updated_at";
 
     private final Database db;
-    private final SecretBox box;
+    private final CredentialSealer box;
     private final InstantSource clock;
     private volatile List<Connection> snapshot;
 
@@ -32,7 +31,7 @@ public final class SqliteConnectionStore implements ConnectionStore {
      * @param box credential sealing
      * @param clock the clock
      */
-    public SqliteConnectionStore(Database db, SecretBox box, InstantSource clock) {
+    public SqliteConnectionStore(Database db, CredentialSealer box, InstantSource clock) {
         this.db = db;
         this.box = box;
         this.clock = clock;
