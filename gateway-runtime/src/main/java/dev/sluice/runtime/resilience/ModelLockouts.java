@@ -128,31 +128,25 @@ public final class ModelLockouts {
     /**
      * Records a model-scoped failure.
      *
-     * @param provider the provider id
-     * @param connectionId the connection id
-     * @param model the requested upstream model
-     * @param family the model's quota family declared by the provider, or null
-     * @param scope the lock scope (resolved with {@link #resolveScope}; null resolves by status)
-     * @param reason the failure reason
-     * @param status the status that counts against {@code errorCodes}
-     * @param hintMs the upstream retry hint in ms, or null
-     * @param hintAuthoritative whether the hint may exceed {@code maxCooldownMs}
-     * @param declaredCooldownMs a cooldown the failure declares, or null
+     * @param f the failure (its scope resolved with {@link #resolveScope}; null resolves by status)
      * @return the lockout now in force for the key (the one already in force when the failure is
      *     absorbed), or null when lockout is disabled or the status is not one of {@code errorCodes}
      */
-    public ModelLockout recordFailure(String provider, String connectionId, String model, String family,
-            LockScope scope, FailureReason reason, int status, Long hintMs, boolean hintAuthoritative,
-            Long declaredCooldownMs) {
+    public ModelLockout recordFailure(LockoutFailure f) {
         ModelLockoutSettings s = settings.get().modelLockout();
-        if (!s.enabled() || !s.errorCodes().contains(status)) {
+        if (!s.enabled() || !s.errorCodes().contains(f.status())) {
             return null;
         }
-        requireNonNull(provider, "provider is null");
-        requireNonNull(connectionId, "connectionId is null");
-        requireNonNull(model, "model is null");
-        requireNonNull(reason, "reason is null");
-        LockScope resolved = resolveScope(status, scope);
+        String provider = requireNonNull(f.provider(), "provider is null");
+        String connectionId = requireNonNull(f.connectionId(), "connectionId is null");
+        String model = requireNonNull(f.model(), "model is null");
+        FailureReason reason = requireNonNull(f.reason(), "reason is null");
+        int status = f.status();
+        String family = f.family();
+        Long hintMs = f.hintMs();
+        boolean hintAuthoritative = f.hintAuthoritative();
+        Long declaredCooldownMs = f.declaredCooldownMs();
+        LockScope resolved = resolveScope(status, f.scope());
         Kind kind;
         String keyModel;
         if (resolved == LockScope.EXACT) {
@@ -186,6 +180,31 @@ public final class ModelLockouts {
         });
         maybeSweep(now, s.baseCooldownMs());
         return result[0];
+    }
+
+    /**
+     * Records a model-scoped failure given positionally.
+     *
+     * @param provider the provider id
+     * @param connectionId the connection id
+     * @param model the requested upstream model
+     * @param family the model's quota family, or null
+     * @param scope the lock scope, or null
+     * @param reason the failure reason
+     * @param status the status that counts against {@code errorCodes}
+     * @param hintMs the upstream retry hint in ms, or null
+     * @param hintAuthoritative whether the hint may exceed {@code maxCooldownMs}
+     * @param declaredCooldownMs a cooldown the failure declares, or null
+     * @return see {@link #recordFailure(LockoutFailure)}
+     * @deprecated ten positional arguments are easy to swap; build a {@link LockoutFailure}. Kept
+     *     for callers in packages being reworked by others (routing tests).
+     */
+    @Deprecated
+    public ModelLockout recordFailure(String provider, String connectionId, String model, String family,
+            LockScope scope, FailureReason reason, int status, Long hintMs, boolean hintAuthoritative,
+            Long declaredCooldownMs) {
+        return recordFailure(new LockoutFailure(provider, connectionId, model, family, scope, reason, status, hintMs,
+                hintAuthoritative, declaredCooldownMs));
     }
 
     /** A failure while the key's lock is in force: same count, same expiry unless a longer explicit one. */
