@@ -31,24 +31,10 @@ import java.util.function.Supplier;
  * name as {@link ModelLockout#model()}. A model is blocked by its family key, its model key or its
  * exact key.
  *
- * <p><b>Duration (ML-2).</b> An upstream hint longer than {@code baseCooldownMs} wins (clamped to
- * {@code maxCooldownMs} unless authoritative); else a cooldown the failure declares (clamped to
- * {@code maxCooldownMs}); else {@code base × 2^min(failureCount − 1, maxBackoffSteps)} capped at
- * {@code maxCooldownMs}, or {@code base} when exponential backoff is off.
- *
- * <p><b>Bursts (like CC-3).</b> A failure that arrives while its key's lock is in force
- * ({@code now < expiresAt}) is absorbed: concurrent requests that hit the same limit are one event,
- * so the count and the expiry stay as they are. Only a hint or declared cooldown that ends later
- * than the lock in force extends it (longer wins); the lock then takes that failure's reason and
- * time, still with the same count.
- *
- * <p><b>Escalation window (ML-3).</b> A failure after the lock ended is a repeat, and increments
- * {@code failureCount}, when it comes no later than one base cooldown after the lock ended
- * ({@code now ≤ expiresAt + baseCooldownMs}); otherwise the count restarts at 1. The window is the
- * lockout's own base cooldown (OmniRoute uses the breaker's reset timeout, which is not a
- * model-lockout setting). So that the window can be honoured, an entry outlives its lock by
- * {@code baseCooldownMs}: it stops blocking at {@code expiresAt} and is forgotten after the window.
- * A success halves the count on every key of the model and deletes the entry at 0, which ends the
+ * <p><b>Durations, bursts, escalation (ML-2, ML-3).</b> What one failure or success does to one
+ * key is {@link LockoutPolicy}'s arithmetic. An entry outlives its lock by one base cooldown (the
+ * escalation window): it stops blocking at {@code expiresAt} and is forgotten after the window. A
+ * success halves the count on every key of the model and deletes the entry at 0, which ends the
  * lock before its timer.
  *
  * <p><b>Master switch.</b> When {@code modelLockout.enabled} is false nothing is recorded, and
@@ -143,9 +129,6 @@ public final class ModelLockouts {
         FailureReason reason = requireNonNull(f.reason(), "reason is null");
         int status = f.status();
         String family = f.family();
-        Long hintMs = f.hintMs();
-        boolean hintAuthoritative = f.hintAuthoritative();
-        Long declaredCooldownMs = f.declaredCooldownMs();
         LockScope resolved = resolveScope(status, f.scope());
         Kind kind;
         String keyModel;
@@ -166,11 +149,7 @@ public final class ModelLockouts {
             if (conns == null) {
                 conns = new ConcurrentHashMap<>(4);
             }
-            ModelLockout prev = conns.get(connectionId);
-            ModelLockout next = prev != null && now < prev.expiresAt()
-                    ? absorb(prev, s, reason, now, hintMs, hintAuthoritative, declaredCooldownMs)
-                    : lock(prev, s, provider, connectionId, keyModel, resolved, reason, now, hintMs, hintAuthoritative,
-                            declaredCooldownMs);
+            ModelLockout next = LockoutPolicy.next(conns.get(connectionId), s, f, keyModel, resolved, now);
             // put even an unchanged prev: a read may have dropped it meanwhile (null then counts it again)
             if (conns.put(connectionId, next) == null) {
                 stored.incrementAndGet();
@@ -205,30 +184,6 @@ public final class ModelLockouts {
             Long declaredCooldownMs) {
         return recordFailure(new LockoutFailure(provider, connectionId, model, family, scope, reason, status, hintMs,
                 hintAuthoritative, declaredCooldownMs));
-    }
-
-    /** A failure while the key's lock is in force: same count, same expiry unless a longer explicit one. */
-    private static ModelLockout absorb(ModelLockout prev, ModelLockoutSettings s, FailureReason reason, long now, Long hintMs,
-            boolean hintAuthoritative, Long declaredCooldownMs) {
-        long explicit = explicitMs(s, hintMs, hintAuthoritative, declaredCooldownMs);
-        if (explicit < 0) {
-            return prev;
-        }
-        long until = saturatedAdd(now, explicit);
-        return until <= prev.expiresAt() ? prev
-                : new ModelLockout(prev.provider(), prev.connectionId(), prev.model(), prev.scope(), reason, now, until,
-                        prev.failureCount());
-    }
-
-    /** A failure with no lock in force: a repeat inside the window escalates, else the count restarts. */
-    private static ModelLockout lock(ModelLockout prev, ModelLockoutSettings s, String provider, String connectionId,
-            String keyModel, LockScope scope, FailureReason reason, long now, Long hintMs, boolean hintAuthoritative,
-            Long declaredCooldownMs) {
-        int count = prev != null && now <= saturatedAdd(prev.expiresAt(), s.baseCooldownMs())
-                ? (prev.failureCount() == Integer.MAX_VALUE ? Integer.MAX_VALUE : prev.failureCount() + 1)
-                : 1;
-        long expiresAt = saturatedAdd(now, cooldownMs(s, count, hintMs, hintAuthoritative, declaredCooldownMs));
-        return new ModelLockout(provider, connectionId, keyModel, scope, reason, now, expiresAt, count);
     }
 
     /**
@@ -347,7 +302,7 @@ public final class ModelLockouts {
             if (e.expiresAt() > atMs) {
                 return best == null || e.expiresAt() > best.expiresAt() ? e : best;
             }
-            if (isStale(e, atMs, baseCooldownMs)) {
+            if (LockoutPolicy.isStale(e, atMs, baseCooldownMs)) {
                 owner.dropStale(locks.map(kind), key, conns, connectionId, e);
             }
             return best;
@@ -551,7 +506,7 @@ public final class ModelLockouts {
      */
     public ModelLockout lockForRetryInfo(String provider, String connectionId, String model, FailureReason reason, long delayMs) {
         long now = clock.millis();
-        long until = saturatedAdd(now, Math.min(Math.max(delayMs, 1), RETRY_INFO_MAX_MS));
+        long until = LockoutPolicy.saturatedAdd(now, Math.min(Math.max(delayMs, 1), RETRY_INFO_MAX_MS));
         String key = model.toLowerCase(Locale.ROOT);
         ModelLockout[] result = new ModelLockout[1];
         byProvider.computeIfAbsent(provider, id -> new ProviderLocks()).retryInfo.compute(key, (k, conns) -> {
@@ -575,33 +530,6 @@ public final class ModelLockouts {
     }
 
     // ------------------------------------------------------------------ internals
-
-    /** The ML-2 duration of a failure with no lock in force. */
-    static long cooldownMs(ModelLockoutSettings s, int failureCount, Long hintMs, boolean hintAuthoritative,
-            Long declaredCooldownMs) {
-        long explicit = explicitMs(s, hintMs, hintAuthoritative, declaredCooldownMs);
-        if (explicit >= 0) {
-            return explicit;
-        }
-        long base = s.baseCooldownMs();
-        if (!s.useExponentialBackoff()) {
-            return base;
-        }
-        int steps = Math.max(0, Math.min(failureCount - 1, s.maxBackoffSteps()));
-        long scaled = steps >= 63 || base > (Long.MAX_VALUE >> steps) ? Long.MAX_VALUE : base << steps;
-        return Math.min(scaled, s.maxCooldownMs());
-    }
-
-    /** The duration an upstream hint (longer than the base) or a declared cooldown asks for, or −1. */
-    private static long explicitMs(ModelLockoutSettings s, Long hintMs, boolean hintAuthoritative, Long declaredCooldownMs) {
-        if (hintMs != null && hintMs > s.baseCooldownMs()) {
-            return hintAuthoritative ? hintMs : Math.min(hintMs, s.maxCooldownMs());
-        }
-        if (declaredCooldownMs != null && declaredCooldownMs > 0) {
-            return Math.min(declaredCooldownMs, s.maxCooldownMs());
-        }
-        return -1;
-    }
 
     private static boolean isNotFound(FailureReason reason, int status) {
         return status == 404 || reason == FailureReason.NOT_FOUND || reason == FailureReason.NOT_FOUND_LOCAL;
@@ -633,13 +561,12 @@ public final class ModelLockouts {
         map.computeIfPresent(key, (k, conns) -> {
             ModelLockout e = conns.get(connectionId);
             if (e != null) {
-                int halved = e.failureCount() / 2;
-                if (halved == 0) {
+                ModelLockout decayed = LockoutPolicy.decayed(e);
+                if (decayed == null) {
                     removeEntry(conns, connectionId, e);
                 } else {
                     // replace only if still e: a read may have dropped it as stale meanwhile
-                    conns.replace(connectionId, e, new ModelLockout(e.provider(), e.connectionId(), e.model(), e.scope(),
-                            e.reason(), e.lockedAt(), e.expiresAt(), halved));
+                    conns.replace(connectionId, e, decayed);
                 }
             }
             return conns.isEmpty() ? null : conns;
@@ -671,7 +598,7 @@ public final class ModelLockouts {
                     for (String key : map.keySet()) {
                         map.computeIfPresent(key, (k, conns) -> {
                             for (Map.Entry<String, ModelLockout> e : conns.entrySet()) {
-                                if (isStale(e.getValue(), now, base)) {
+                                if (LockoutPolicy.isStale(e.getValue(), now, base)) {
                                     removeEntry(conns, e.getKey(), e.getValue());
                                 }
                             }
@@ -684,16 +611,6 @@ public final class ModelLockouts {
         } finally {
             sweeping.set(false);
         }
-    }
-
-    /** Past its escalation window: neither blocks nor counts as a repeat any more. */
-    private static boolean isStale(ModelLockout e, long now, long base) {
-        return now > saturatedAdd(e.expiresAt(), base);
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long r = a + b;
-        return ((a ^ r) & (b ^ r)) < 0 ? (b > 0 ? Long.MAX_VALUE : Long.MIN_VALUE) : r;
     }
 
     /** Which namespace a key model lives in: a quota family, a (base) model, or an exact model. */

@@ -302,20 +302,20 @@ class ModelLockoutsTest {
 
     @Test
     void aDeclaredCooldownIsClampedToTheMaxAndLosesToALongerHint_ML2() {
-        assertThat(ModelLockouts.cooldownMs(ON, 1, null, false, 21_600_000L)).isEqualTo(MAX);
-        assertThat(ModelLockouts.cooldownMs(ON, 1, null, false, 60_000L)).isEqualTo(60_000);
-        assertThat(ModelLockouts.cooldownMs(ON, 5, 30_000L, true, 60_000L)).isEqualTo(60_000);
-        assertThat(ModelLockouts.cooldownMs(ON, 1, 900_000L, false, 60_000L)).isEqualTo(900_000);
-        assertThat(ModelLockouts.cooldownMs(ON, 1, null, false, 0L)).isEqualTo(BASE);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, null, false, 21_600_000L)).isEqualTo(MAX);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, null, false, 60_000L)).isEqualTo(60_000);
+        assertThat(LockoutPolicy.cooldownMs(ON, 5, 30_000L, true, 60_000L)).isEqualTo(60_000);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, 900_000L, false, 60_000L)).isEqualTo(900_000);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, null, false, 0L)).isEqualTo(BASE);
         assertThat(fail(403, null, false, 21_600_000L).expiresAt() - now()).isEqualTo(MAX);
     }
 
     @Test
     void theBackoffFormulaSaturatesInsteadOfOverflowing_ML2() {
         ModelLockoutSettings huge = new ModelLockoutSettings(true, List.of(429), BASE, Long.MAX_VALUE, 100, true);
-        assertThat(ModelLockouts.cooldownMs(huge, 101, null, false, null)).isEqualTo(Long.MAX_VALUE);
-        assertThat(ModelLockouts.cooldownMs(huge, 11, null, false, null)).isEqualTo(BASE << 10);
-        assertThat(ModelLockouts.cooldownMs(ON, 1, Long.MAX_VALUE, true, null)).isEqualTo(Long.MAX_VALUE);
+        assertThat(LockoutPolicy.cooldownMs(huge, 101, null, false, null)).isEqualTo(Long.MAX_VALUE);
+        assertThat(LockoutPolicy.cooldownMs(huge, 11, null, false, null)).isEqualTo(BASE << 10);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, Long.MAX_VALUE, true, null)).isEqualTo(Long.MAX_VALUE);
         assertThat(fail(429, Long.MAX_VALUE, true, null).expiresAt()).isEqualTo(Long.MAX_VALUE);
     }
 
