@@ -76,7 +76,7 @@ class ModelLockoutsTest {
         assertThat(d.maxCooldownMs()).isEqualTo(1_800_000L);
         assertThat(d.maxBackoffSteps()).isEqualTo(10);
         assertThat(d.useExponentialBackoff()).isTrue();
-        assertThat(ModelLockouts.SWEEP_THRESHOLD).isEqualTo(10_000);
+        assertThat(LockoutSweeper.THRESHOLD).isEqualTo(10_000);
     }
 
     @Test
@@ -458,7 +458,7 @@ class ModelLockoutsTest {
 
     @Test
     void aWriteSweepsEntriesPastTheirWindowWhenTheMapGrows_ML4() {
-        for (int i = 0; i < ModelLockouts.SWEEP_THRESHOLD; i++) {
+        for (int i = 0; i < LockoutSweeper.THRESHOLD; i++) {
             lockouts.recordFailure(LockoutFailure.builder("p", "c" + (i % 1_000), "m" + i)
                     .failure(FailureReason.SERVER_ERROR, 503).build());
         }
@@ -471,7 +471,7 @@ class ModelLockoutsTest {
 
     @Test
     void theSweepNeverDropsUnexpiredLocks_ML4() {
-        for (int i = 0; i <= ModelLockouts.SWEEP_THRESHOLD; i++) {
+        for (int i = 0; i <= LockoutSweeper.THRESHOLD; i++) {
             lockouts.recordFailure(LockoutFailure.builder("p", "c" + (i % 1_000), "m" + i)
                     .failure(FailureReason.SERVER_ERROR, 503).build());
         }
