@@ -2,16 +2,20 @@ package dev.sluice.runtime.resilience;
 
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
+import dev.sluice.runtime.resilience.ConnectionStatus.CoolingDown;
+import dev.sluice.runtime.resilience.ConnectionStatus.Terminal;
 import dev.sluice.runtime.resilience.ResilienceSettings.CooldownProfile;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import dev.sluice.runtime.store.ConnectionStore;
 import java.time.InstantSource;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Connection cooldown (SPEC §8): skips one bad key or account while the provider's other
@@ -31,6 +35,9 @@ import java.util.function.Supplier;
  *   <li>CC-7 lazy recovery (a past {@code rateLimitedUntil} is simply ignored by selection) and
  *       clear-on-success; CC-9 {@code disableCooling}: failures are recorded, never cooled.</li>
  * </ul>
+ * Every status written is a {@link ConnectionStatus} move checked against its table of legal moves;
+ * the guards here (terminal first, a cooldown only lengthened) keep the moves legal, and the check
+ * turns a future mistake into an exception instead of a silently revived account.
  */
 public final class ConnectionCooldowns {
 
@@ -48,7 +55,8 @@ public final class ConnectionCooldowns {
     static final int LAST_ERROR_MAX = 200;
 
     /** Terminal states (CC-6). */
-    public static final Set<String> TERMINAL = Set.of("banned", "expired", "credits_exhausted");
+    public static final Set<String> TERMINAL = Arrays.stream(ConnectionStatus.Kind.values())
+            .map(ConnectionStatus.Kind::wireName).collect(Collectors.toUnmodifiableSet());
 
     private final ConnectionStore store;
     private final InstantSource clock;
@@ -77,7 +85,7 @@ public final class ConnectionCooldowns {
      * @param absorbed true when an active cooldown of the same burst absorbed it (CC-3)
      */
     public record Outcome(long cooledMs, String testStatus, boolean absorbed) {
-        static final Outcome NONE = new Outcome(0, "active", false);
+        static final Outcome NONE = new Outcome(0, ConnectionStatus.ACTIVE.wireName(), false);
     }
 
     /**
@@ -109,71 +117,72 @@ public final class ConnectionCooldowns {
             }
             Connection c = found.get();
             ConnectionState s = c.state();
-            if (isTerminal(s.testStatus())) {
+            long now = clock.millis();
+            ConnectionStatus from = ConnectionStatus.of(s, now);
+            if (from instanceof Terminal) {
                 return new Outcome(0, s.testStatus(), true);
             }
-            long now = clock.millis();
             String lastError = truncate(errorMessage);
             String type = verdict.reason().wireName();
-            boolean cooling = s.rateLimitedUntil() != null && s.rateLimitedUntil() > now;
-            if (cooling && verdict.reason() == FailureReason.REQUEST_REJECTED) {
+            if (from instanceof CoolingDown && verdict.reason() == FailureReason.REQUEST_REJECTED) {
                 // CC-3: refusals of one burst are one refusal; only answers after the cooldown extend the streak
                 return new Outcome(0, s.testStatus(), true);
             }
-            String terminal = terminalStatus(connectionId, verdict, s, now);
+            Terminal terminal = terminalStatus(connectionId, verdict, s, now);
             if (terminal != null) {
                 rejectedStreaks.remove(connectionId);
-                store.updateState(connectionId, new ConnectionState(terminal, null, lastError, type, errorCode, s.backoffLevel(),
+                store.updateState(connectionId, from.moveTo(terminal).stored(lastError, type, errorCode, s.backoffLevel(),
                         s.expiredRetries()));
-                return new Outcome(0, terminal, false);
+                return new Outcome(0, terminal.wireName(), false);
             }
             Step step = step(c, verdict, s, now);
             if (c.disableCooling()) {
-                // CC-9: recorded, never cooled
+                // CC-9: recorded, never cooled; not a move: the status stays as stored, byte for byte
                 store.updateState(connectionId, new ConnectionState(s.testStatus(), s.rateLimitedUntil(), lastError, type, errorCode,
                         s.backoffLevel(), step.expiredRetries));
                 return new Outcome(0, s.testStatus(), false);
             }
-            if (cooling) {
+            CoolingDown next = new CoolingDown(now + step.cooldownMs);
+            if (from instanceof CoolingDown current) {
                 // CC-3: the burst that set this cooldown already took its backoff step; a declared or
                 // hinted end that lies further out is a fact, not an escalation, and still extends it
-                long until = now + step.cooldownMs;
-                if (!step.fromFormula && until > s.rateLimitedUntil()) {
-                    store.updateState(connectionId, new ConnectionState("unavailable", until, lastError, type, errorCode,
-                            s.backoffLevel(), step.expiredRetries));
-                    return new Outcome(step.cooldownMs, "unavailable", false);
+                if (!step.fromFormula && next.until() > current.until()) {
+                    store.updateState(connectionId, from.moveTo(next).stored(lastError, type, errorCode, s.backoffLevel(),
+                            step.expiredRetries));
+                    return new Outcome(step.cooldownMs, next.wireName(), false);
                 }
                 return new Outcome(0, s.testStatus(), true);
             }
-            store.updateState(connectionId, new ConnectionState("unavailable", now + step.cooldownMs, lastError, type, errorCode,
-                    step.backoffLevel, step.expiredRetries));
-            return new Outcome(step.cooldownMs, "unavailable", false);
+            store.updateState(connectionId, from.moveTo(next).stored(lastError, type, errorCode, step.backoffLevel,
+                    step.expiredRetries));
+            return new Outcome(step.cooldownMs, next.wireName(), false);
         } finally {
             lock.unlock();
         }
     }
 
     /** The terminal status a failure leads to, or null. */
-    private String terminalStatus(String connectionId, Verdict v, ConnectionState s, long now) {
+    private Terminal terminalStatus(String connectionId, Verdict v, ConnectionState s, long now) {
         if (v.ruleScope() != null) {
             // ER-3: a provider error rule only ever cools (a rule combining connection scope with a
             // terminal reason must not end an account)
             return null;
         }
         if (v.creditsExhausted() || v.reason() == FailureReason.CREDITS_EXHAUSTED) {
-            return "credits_exhausted";
+            return Terminal.CREDITS_EXHAUSTED;
         }
         if (v.permanent() || v.reason() == FailureReason.BANNED) {
-            return "banned";
+            return Terminal.BANNED;
         }
         if (v.reason() == FailureReason.EXPIRED && s.expiredRetries() >= EXPIRED_RETRY_MAX) {
-            return "expired";
+            // the retries counted before this failure: the first EXPIRED_RETRY_MAX cool, the next ends it
+            return Terminal.EXPIRED;
         }
         if (v.reason() == FailureReason.REQUEST_REJECTED) {
             Streak streak = rejectedStreaks.compute(connectionId, (k, old) ->
                     old == null || now - old.firstAt > REQUEST_REJECTED_WINDOW_MS ? new Streak(now, 1) : new Streak(old.firstAt, old.count + 1));
             if (streak.count >= REQUEST_REJECTED_BAN_AT) {
-                return "banned";
+                return Terminal.BANNED;
             }
         }
         return null;
@@ -259,10 +268,11 @@ public final class ConnectionCooldowns {
                 return false;
             }
             ConnectionState s = found.get().state();
-            if (isTerminal(s.testStatus()) || (s.rateLimitedUntil() != null && s.rateLimitedUntil() >= until)) {
+            ConnectionStatus from = ConnectionStatus.of(s, clock.millis());
+            if (from instanceof Terminal || (s.rateLimitedUntil() != null && s.rateLimitedUntil() >= until)) {
                 return false;
             }
-            store.updateState(connectionId, new ConnectionState("unavailable", until, truncate(lastError), reason.wireName(), "429",
+            store.updateState(connectionId, from.moveTo(new CoolingDown(until)).stored(truncate(lastError), reason.wireName(), "429",
                     s.backoffLevel(), s.expiredRetries()));
             return true;
         } finally {
@@ -283,8 +293,13 @@ public final class ConnectionCooldowns {
         ReentrantLock lock = locks.computeIfAbsent(c.id(), k -> new ReentrantLock());
         lock.lock();
         try {
-            store.find(c.id()).filter(now -> !now.state().equals(ConnectionState.ACTIVE) && !isTerminal(now.state().testStatus()))
-                    .ifPresent(now -> store.updateState(c.id(), ConnectionState.ACTIVE));
+            Optional<Connection> current = store.find(c.id());
+            if (current.isPresent() && !current.get().state().equals(ConnectionState.ACTIVE)) {
+                ConnectionStatus from = ConnectionStatus.of(current.get().state(), clock.millis());
+                if (!(from instanceof Terminal)) {
+                    reset(c.id(), from);
+                }
+            }
         } finally {
             lock.unlock();
         }
@@ -304,14 +319,15 @@ public final class ConnectionCooldowns {
             if (c.isEmpty()) {
                 return ClearResult.UNCHANGED;
             }
-            if (isTerminal(c.get().state().testStatus())) {
+            ConnectionStatus from = ConnectionStatus.of(c.get().state(), clock.millis());
+            if (from instanceof Terminal) {
                 return ClearResult.SKIPPED_TERMINAL;
             }
             boolean hadStreak = rejectedStreaks.remove(connectionId) != null;
             if (c.get().state().equals(ConnectionState.ACTIVE)) {
                 return hadStreak ? ClearResult.CLEARED : ClearResult.UNCHANGED;
             }
-            store.updateState(connectionId, ConnectionState.ACTIVE);
+            reset(connectionId, from);
             return ClearResult.CLEARED;
         } finally {
             lock.unlock();
@@ -326,6 +342,11 @@ public final class ConnectionCooldowns {
         UNCHANGED,
         /** It is terminal; left as is. */
         SKIPPED_TERMINAL
+    }
+
+    /** CC-7, CC-8: back to active with every error field and the backoff cleared. */
+    private void reset(String connectionId, ConnectionStatus from) {
+        store.updateState(connectionId, from.moveTo(ConnectionStatus.ACTIVE).stored(null, null, null, 0, 0));
     }
 
     private static String truncate(String s) {

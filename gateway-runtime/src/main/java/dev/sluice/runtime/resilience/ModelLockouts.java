@@ -4,17 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
+import dev.sluice.runtime.resilience.LockoutTable.ProviderLocks;
 import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -22,76 +18,35 @@ import java.util.function.Supplier;
  * models, while its other models keep working. In memory only (DM-4), driven by the injected clock,
  * without a background thread; settings are read on every call, so changes apply live.
  *
- * <p><b>Keys (ML-4).</b> A {@link LockScope#MODEL} lock is keyed {@code provider:connectionId:model}
- * where the key model is the quota family when the provider declares one, else the model itself;
- * a 404 ({@code not_found}, {@code not_found_local}) always locks the base model, never its family.
- * A {@link LockScope#EXACT} lock is keyed {@code provider:connectionId:exact:model} with the model
- * lower-cased. Family keys and model keys are kept apart internally, so a family named like one of
- * its models ({@code gpt-5}) and a 404 lock of that model never stand for each other; both show the
- * name as {@link ModelLockout#model()}. A model is blocked by its family key, its model key or its
- * exact key.
+ * <p>This class decides which keys a failure, a success or a request concerns, and is the one entry
+ * point for the engine and the admin API. The parts it delegates to:
+ * {@link LockoutPolicy} (durations ML-2, bursts, escalation and decay ML-3),
+ * {@link LockoutTable} (storage, its layout for the hot path and its concurrency),
+ * {@link LockoutSweeper} (the memory bound) and {@link RetryInfoLocks} (RQ-4).
  *
- * <p><b>Duration (ML-2).</b> An upstream hint longer than {@code baseCooldownMs} wins (clamped to
- * {@code maxCooldownMs} unless authoritative); else a cooldown the failure declares (clamped to
- * {@code maxCooldownMs}); else {@code base × 2^min(failureCount − 1, maxBackoffSteps)} capped at
- * {@code maxCooldownMs}, or {@code base} when exponential backoff is off.
- *
- * <p><b>Bursts (like CC-3).</b> A failure that arrives while its key's lock is in force
- * ({@code now < expiresAt}) is absorbed: concurrent requests that hit the same limit are one event,
- * so the count and the expiry stay as they are. Only a hint or declared cooldown that ends later
- * than the lock in force extends it (longer wins); the lock then takes that failure's reason and
- * time, still with the same count.
- *
- * <p><b>Escalation window (ML-3).</b> A failure after the lock ended is a repeat, and increments
- * {@code failureCount}, when it comes no later than one base cooldown after the lock ended
- * ({@code now ≤ expiresAt + baseCooldownMs}); otherwise the count restarts at 1. The window is the
- * lockout's own base cooldown (OmniRoute uses the breaker's reset timeout, which is not a
- * model-lockout setting). So that the window can be honoured, an entry outlives its lock by
- * {@code baseCooldownMs}: it stops blocking at {@code expiresAt} and is forgotten after the window.
- * A success halves the count on every key of the model and deletes the entry at 0, which ends the
- * lock before its timer.
+ * <p><b>Keys (ML-4).</b> A failure locks its family, its base model or its exact model
+ * ({@link LockoutKey}); a model is blocked by any of its keys in force. A success halves the count
+ * on every key of the model and deletes the entry at 0, which ends the lock before its timer.
  *
  * <p><b>Master switch.</b> When {@code modelLockout.enabled} is false nothing is recorded, and
  * entries recorded earlier neither block nor are listed (they come back if the switch is turned on
- * again before they expire).
+ * again before they expire). RetryInfo locks hold either way.
  *
- * <p><b>Memory.</b> Entries past their escalation window are removed when a read meets them and by
- * a sweep that a write runs once more than {@code max(10 000, 2 × the count after the previous
- * sweep)} entries are stored. Unexpired locks are never dropped, so there is no hard cap: the table
- * holds about twice the number of keys that failed within the last {@code maxCooldownMs +
- * baseCooldownMs} (longer for authoritative hints above the maximum).
- *
- * <p><b>Hot path (NF-3).</b> The table is model first: provider → kind (family, model, exact) →
- * key model → connection → lockout. A request reads the (at most three) connection maps of its
- * model once ({@link #query}); each connection then costs at most three hash lookups and a time
- * comparison, and allocates nothing. Operations by connection (clearing, {@link #hasAny}) scan the
- * key models; they serve the admin API, not requests.
- *
- * <p><b>Concurrency.</b> Reads are lock-free. Every write to one key model (all its connections) runs
- * inside {@link ConcurrentHashMap#compute} of that key, which also drops the key's connection map
- * once it is empty; a read that meets an entry past its window removes just that entry,
- * conditionally on its identity. A query holds the connection maps it read, so a lock recorded while
- * it runs may be missed by that one request, never by later ones; a removed or decayed lock is
- * replaced or removed in place and never blocks after the write returns.
+ * <p><b>Hot path (NF-3).</b> A request reads the (at most four) connection maps of its model once
+ * ({@link #query}); each connection then costs at most four hash lookups and a time comparison,
+ * and allocates nothing. Operations by connection (clearing, {@link #hasAny}) scan the key models;
+ * they serve the admin API, not requests.
  */
 public final class ModelLockouts {
 
-    /** Stored entries above which a write sweeps out entries past their escalation window. */
-    static final int SWEEP_THRESHOLD = 10_000;
-
-    /** Drops a key model's connection map once it holds nothing (non-capturing: no allocation). */
-    private static final BiFunction<String, ConcurrentHashMap<String, ModelLockout>, ConcurrentHashMap<String, ModelLockout>>
-            DROP_IF_EMPTY = (k, conns) -> conns.isEmpty() ? null : conns;
-
     /** RQ-4: the longest a RetryInfo lock lasts (24 h). */
-    public static final long RETRY_INFO_MAX_MS = 86_400_000L;
+    public static final long RETRY_INFO_MAX_MS = RetryInfoLocks.MAX_MS;
 
     private final InstantSource clock;
     private final Supplier<ResilienceSettings> settings;
-    private final ConcurrentHashMap<String, ProviderLocks> byProvider = new ConcurrentHashMap<>();
-    private final AtomicInteger stored = new AtomicInteger();
-    private final AtomicBoolean sweeping = new AtomicBoolean();
-    private volatile int sweepAbove = SWEEP_THRESHOLD;
+    private final LockoutTable table = new LockoutTable();
+    private final LockoutSweeper sweeper = new LockoutSweeper(table);
+    private final RetryInfoLocks retryInfo;
 
     /**
      * Creates an empty lockout table.
@@ -102,6 +57,7 @@ public final class ModelLockouts {
     public ModelLockouts(InstantSource clock, Supplier<ResilienceSettings> settings) {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
+        this.retryInfo = new RetryInfoLocks(table, clock);
     }
 
     /**
@@ -116,107 +72,81 @@ public final class ModelLockouts {
      * @return {@link LockScope#MODEL} or {@link LockScope#EXACT}
      */
     public static LockScope resolveScope(int status, LockScope explicit) {
-        if (explicit == LockScope.MODEL || explicit == LockScope.EXACT) {
-            return explicit;
-        }
-        return switch (status) {
-            case 429, 403, 402, 404 -> LockScope.MODEL;
-            default -> LockScope.EXACT;
-        };
+        return LockoutKey.resolveScope(status, explicit);
     }
 
     /**
      * Records a model-scoped failure.
      *
+     * @param f the failure (its scope resolved with {@link #resolveScope}; null resolves by status)
+     * @return the lockout now in force for the key (the one already in force when the failure is
+     *     absorbed), or null when lockout is disabled or the status is not one of {@code errorCodes}
+     */
+    public ModelLockout recordFailure(LockoutFailure f) {
+        ModelLockoutSettings s = settings.get().modelLockout();
+        if (!s.enabled() || !s.errorCodes().contains(f.status())) {
+            return null;
+        }
+        requireNonNull(f.provider(), "provider is null");
+        requireNonNull(f.connectionId(), "connectionId is null");
+        requireNonNull(f.model(), "model is null");
+        requireNonNull(f.reason(), "reason is null");
+        LockoutKey key = LockoutKey.of(f);
+        long now = clock.millis();
+        ModelLockout locked = table.update(table.getOrCreate(f.provider()), key.kind(), key.model(), f.connectionId(),
+                prev -> LockoutPolicy.next(prev, s, f, key.model(), key.scope(), now));
+        sweeper.afterWrite(now, s.baseCooldownMs());
+        return locked;
+    }
+
+    /**
+     * Records a model-scoped failure given positionally.
+     *
      * @param provider the provider id
      * @param connectionId the connection id
      * @param model the requested upstream model
-     * @param family the model's quota family declared by the provider, or null
-     * @param scope the lock scope (resolved with {@link #resolveScope}; null resolves by status)
+     * @param family the model's quota family, or null
+     * @param scope the lock scope, or null
      * @param reason the failure reason
      * @param status the status that counts against {@code errorCodes}
      * @param hintMs the upstream retry hint in ms, or null
      * @param hintAuthoritative whether the hint may exceed {@code maxCooldownMs}
      * @param declaredCooldownMs a cooldown the failure declares, or null
-     * @return the lockout now in force for the key (the one already in force when the failure is
-     *     absorbed), or null when lockout is disabled or the status is not one of {@code errorCodes}
+     * @return see {@link #recordFailure(LockoutFailure)}
+     * @deprecated ten positional arguments are easy to swap; build a {@link LockoutFailure}. Kept
+     *     for callers in packages being reworked by others (routing tests).
      */
+    @Deprecated
     public ModelLockout recordFailure(String provider, String connectionId, String model, String family,
             LockScope scope, FailureReason reason, int status, Long hintMs, boolean hintAuthoritative,
             Long declaredCooldownMs) {
-        ModelLockoutSettings s = settings.get().modelLockout();
-        if (!s.enabled() || !s.errorCodes().contains(status)) {
-            return null;
-        }
-        requireNonNull(provider, "provider is null");
-        requireNonNull(connectionId, "connectionId is null");
-        requireNonNull(model, "model is null");
-        requireNonNull(reason, "reason is null");
-        LockScope resolved = resolveScope(status, scope);
-        Kind kind;
-        String keyModel;
-        if (resolved == LockScope.EXACT) {
-            kind = Kind.EXACT;
-            keyModel = model.toLowerCase(Locale.ROOT);
-        } else if (family != null && !isNotFound(reason, status)) {
-            kind = Kind.FAMILY;
-            keyModel = family;
-        } else {
-            kind = Kind.MODEL;
-            keyModel = model;
-        }
-        long now = clock.millis();
-        ModelLockout[] result = new ModelLockout[1];
-        ProviderLocks p = byProvider.computeIfAbsent(provider, id -> new ProviderLocks());
-        p.map(kind).compute(keyModel, (k, conns) -> {
-            if (conns == null) {
-                conns = new ConcurrentHashMap<>(4);
-            }
-            ModelLockout prev = conns.get(connectionId);
-            ModelLockout next = prev != null && now < prev.expiresAt()
-                    ? absorb(prev, s, reason, now, hintMs, hintAuthoritative, declaredCooldownMs)
-                    : lock(prev, s, provider, connectionId, keyModel, resolved, reason, now, hintMs, hintAuthoritative,
-                            declaredCooldownMs);
-            // put even an unchanged prev: a read may have dropped it meanwhile (null then counts it again)
-            if (conns.put(connectionId, next) == null) {
-                stored.incrementAndGet();
-            }
-            result[0] = next;
-            return conns;
-        });
-        maybeSweep(now, s.baseCooldownMs());
-        return result[0];
-    }
-
-    /** A failure while the key's lock is in force: same count, same expiry unless a longer explicit one. */
-    private static ModelLockout absorb(ModelLockout prev, ModelLockoutSettings s, FailureReason reason, long now, Long hintMs,
-            boolean hintAuthoritative, Long declaredCooldownMs) {
-        long explicit = explicitMs(s, hintMs, hintAuthoritative, declaredCooldownMs);
-        if (explicit < 0) {
-            return prev;
-        }
-        long until = saturatedAdd(now, explicit);
-        return until <= prev.expiresAt() ? prev
-                : new ModelLockout(prev.provider(), prev.connectionId(), prev.model(), prev.scope(), reason, now, until,
-                        prev.failureCount());
-    }
-
-    /** A failure with no lock in force: a repeat inside the window escalates, else the count restarts. */
-    private static ModelLockout lock(ModelLockout prev, ModelLockoutSettings s, String provider, String connectionId,
-            String keyModel, LockScope scope, FailureReason reason, long now, Long hintMs, boolean hintAuthoritative,
-            Long declaredCooldownMs) {
-        int count = prev != null && now <= saturatedAdd(prev.expiresAt(), s.baseCooldownMs())
-                ? (prev.failureCount() == Integer.MAX_VALUE ? Integer.MAX_VALUE : prev.failureCount() + 1)
-                : 1;
-        long expiresAt = saturatedAdd(now, cooldownMs(s, count, hintMs, hintAuthoritative, declaredCooldownMs));
-        return new ModelLockout(provider, connectionId, keyModel, scope, reason, now, expiresAt, count);
+        return recordFailure(new LockoutFailure(provider, connectionId, model, family, scope, reason, status, hintMs,
+                hintAuthoritative, declaredCooldownMs));
     }
 
     /**
-     * The lockouts that may concern one model in one request (NF-3): its family, model and exact
-     * connection maps are read once, with the settings and the clock; then {@link Query#blocking}
-     * answers per connection. When lockout is disabled or nothing of the model is locked, the answer
-     * is a shared empty query that costs nothing per connection.
+     * RQ-4: a structured Google {@code RetryInfo} delay too long for the connection's queue locks
+     * the model on that connection for the delay (at most {@link #RETRY_INFO_MAX_MS}), whether or not
+     * lockout is enabled; the name is matched exactly (case-insensitively). A longer lock already in
+     * force is kept.
+     *
+     * @param provider the provider id
+     * @param connectionId the connection
+     * @param model the model name to lock (the upstream model, or the client's alias of it)
+     * @param reason the failure's reason
+     * @param delayMs the announced delay
+     * @return the lockout in force
+     */
+    public ModelLockout lockForRetryInfo(String provider, String connectionId, String model, FailureReason reason, long delayMs) {
+        return retryInfo.lock(provider, connectionId, model, reason, delayMs);
+    }
+
+    /**
+     * The lockouts that may concern one model in one request (NF-3): its family, model, exact and
+     * RetryInfo connection maps are read once, with the settings and the clock; then
+     * {@link Query#blocking} answers per connection. When nothing of the model is locked (or only
+     * ordinary locks while lockout is disabled), the answer is a shared empty query that costs
+     * nothing per connection.
      *
      * @param provider the provider id
      * @param model the upstream model
@@ -224,72 +154,44 @@ public final class ModelLockouts {
      * @return the query
      */
     public Query query(String provider, String model, String family) {
-        ProviderLocks p = byProvider.get(provider);
+        ProviderLocks p = table.get(provider);
         if (p == null) {
-            return Query.NONE;
+            return LockoutQuery.NONE;
         }
         ModelLockoutSettings s = settings.get().modelLockout();
         String exactKey = model.toLowerCase(Locale.ROOT);
         // RQ-4's locks hold whether or not lockout is enabled
         ConcurrentHashMap<String, ModelLockout> r = p.retryInfo.isEmpty() ? null : p.retryInfo.get(exactKey);
         if (!s.enabled()) {
-            return r == null ? Query.NONE : new Query(this, p, null, null, exactKey, null, null, null, r, clock.millis(), s.baseCooldownMs());
+            return r == null ? LockoutQuery.NONE
+                    : new LockoutQuery(table, p, null, null, exactKey, null, null, null, r, clock.millis(), s.baseCooldownMs());
         }
         ConcurrentHashMap<String, ModelLockout> f = family == null ? null : p.family.get(family);
         ConcurrentHashMap<String, ModelLockout> m = p.model.get(model);
         ConcurrentHashMap<String, ModelLockout> x = p.exact.get(exactKey);
         if (f == null && m == null && x == null && r == null) {
-            return Query.NONE;
+            return LockoutQuery.NONE;
         }
-        return new Query(this, p, family, model, exactKey, f, m, x, r, clock.millis(), s.baseCooldownMs());
+        return new LockoutQuery(table, p, family, model, exactKey, f, m, x, r, clock.millis(), s.baseCooldownMs());
     }
 
     /**
-     * One request's view of the lockouts of its model; see {@link #query}. It holds the model's
-     * connection maps, the time it was made and the base cooldown; it is cheap to ask per
-     * connection and may be shared by the threads of one request.
+     * One request's view of the lockouts of its model; see {@link #query}. Cheap to ask per
+     * connection, and may be shared by the threads of one request. A lock recorded after it was
+     * made may be missed by this one request, never by later ones.
      */
-    public static final class Query {
-        static final Query NONE = new Query(null, null, null, null, null, null, null, null, null, 0, 0);
-        private final ModelLockouts owner;
-        private final ProviderLocks locks;
-        private final String familyKey;
-        private final String modelKey;
-        private final String exactKey;
-        private final ConcurrentHashMap<String, ModelLockout> family;
-        private final ConcurrentHashMap<String, ModelLockout> model;
-        private final ConcurrentHashMap<String, ModelLockout> exact;
-        private final ConcurrentHashMap<String, ModelLockout> retryInfo;
-        private final long now;
-        private final long baseCooldownMs;
-
-        private Query(ModelLockouts owner, ProviderLocks locks, String familyKey, String modelKey, String exactKey,
-                ConcurrentHashMap<String, ModelLockout> family, ConcurrentHashMap<String, ModelLockout> model,
-                ConcurrentHashMap<String, ModelLockout> exact, ConcurrentHashMap<String, ModelLockout> retryInfo, long now,
-                long baseCooldownMs) {
-            this.retryInfo = retryInfo;
-            this.owner = owner;
-            this.locks = locks;
-            this.familyKey = familyKey;
-            this.modelKey = modelKey;
-            this.exactKey = exactKey;
-            this.family = family;
-            this.model = model;
-            this.exact = exact;
-            this.now = now;
-            this.baseCooldownMs = baseCooldownMs;
-        }
+    public sealed interface Query permits LockoutQuery {
+        /** The shared empty query: nothing of the model is locked (or lockout is off). */
+        Query NONE = LockoutQuery.NONE;
 
         /**
-         * The lockout that blocks this model on a connection at the time the query was made: of the
-         * family, model and exact locks in force, the one that ends last.
+         * The lockout that blocks this model on a connection at the time the query was made: of
+         * the locks in force, the one that ends last.
          *
          * @param connectionId the connection
          * @return the blocking lockout, or null
          */
-        public ModelLockout blocking(String connectionId) {
-            return blocking(connectionId, now);
-        }
+        ModelLockout blocking(String connectionId);
 
         /**
          * The lockout that blocks this model on a connection at a given time (for a walk that
@@ -299,40 +201,7 @@ public final class ModelLockouts {
          * @param atMs the time, epoch ms
          * @return the blocking lockout, or null
          */
-        public ModelLockout blocking(String connectionId, long atMs) {
-            if (owner == null) {
-                return null;
-            }
-            ModelLockout best = null;
-            if (family != null) {
-                best = check(best, family, Kind.FAMILY, familyKey, connectionId, atMs);
-            }
-            if (model != null) {
-                best = check(best, model, Kind.MODEL, modelKey, connectionId, atMs);
-            }
-            if (exact != null) {
-                best = check(best, exact, Kind.EXACT, exactKey, connectionId, atMs);
-            }
-            if (retryInfo != null) {
-                best = check(best, retryInfo, Kind.RETRY_INFO, exactKey, connectionId, atMs);
-            }
-            return best;
-        }
-
-        private ModelLockout check(ModelLockout best, ConcurrentHashMap<String, ModelLockout> conns, Kind kind, String key,
-                String connectionId, long atMs) {
-            ModelLockout e = conns.get(connectionId);
-            if (e == null) {
-                return best;
-            }
-            if (e.expiresAt() > atMs) {
-                return best == null || e.expiresAt() > best.expiresAt() ? e : best;
-            }
-            if (isStale(e, atMs, baseCooldownMs)) {
-                owner.dropStale(locks.map(kind), key, conns, connectionId, e);
-            }
-            return best;
-        }
+        ModelLockout blocking(String connectionId, long atMs);
     }
 
     /**
@@ -359,15 +228,15 @@ public final class ModelLockouts {
      * @param family its quota family, or null
      */
     public void onSuccess(String provider, String connectionId, String model, String family) {
-        ProviderLocks p = byProvider.get(provider);
+        ProviderLocks p = table.get(provider);
         if (p == null) {
             return;
         }
         if (family != null) {
-            decay(p.family, family, connectionId);
+            table.decay(p, LockoutKind.FAMILY, family, connectionId);
         }
-        decay(p.model, model, connectionId);
-        decay(p.exact, model.toLowerCase(Locale.ROOT), connectionId);
+        table.decay(p, LockoutKind.MODEL, model, connectionId);
+        table.decay(p, LockoutKind.EXACT, model.toLowerCase(Locale.ROOT), connectionId);
     }
 
     /**
@@ -376,20 +245,7 @@ public final class ModelLockouts {
      * @return unexpired lockouts sorted by {@code expiresAt}; empty when lockout is disabled
      */
     public List<ModelLockout> active() {
-        Kind[] kinds = visibleKinds();
-        long now = clock.millis();
-        List<ModelLockout> out = new ArrayList<>();
-        for (ProviderLocks p : byProvider.values()) {
-            for (Kind kind : kinds) {
-                for (ConcurrentHashMap<String, ModelLockout> conns : p.map(kind).values()) {
-                    for (ModelLockout e : conns.values()) {
-                        if (e.expiresAt() > now) {
-                            out.add(e);
-                        }
-                    }
-                }
-            }
-        }
+        List<ModelLockout> out = table.inForce(visibleKinds(), clock.millis());
         out.sort(Comparator.comparingLong(ModelLockout::expiresAt).thenComparing(ModelLockout::key));
         return List.copyOf(out);
     }
@@ -405,14 +261,16 @@ public final class ModelLockouts {
      * @return true when an unexpired lockout was removed
      */
     public boolean clear(String provider, String connectionId, String model) {
-        ProviderLocks p = byProvider.get(provider);
+        ProviderLocks p = table.get(provider);
         if (p == null) {
             return false;
         }
         long now = clock.millis();
-        int removed = remove(p.family, model, connectionId, now) + remove(p.model, model, connectionId, now)
-                + remove(p.exact, model.toLowerCase(Locale.ROOT), connectionId, now)
-                + remove(p.retryInfo, model.toLowerCase(Locale.ROOT), connectionId, now);
+        String exactKey = model.toLowerCase(Locale.ROOT);
+        int removed = table.remove(p, LockoutKind.FAMILY, model, connectionId, now)
+                + table.remove(p, LockoutKind.MODEL, model, connectionId, now)
+                + table.remove(p, LockoutKind.EXACT, exactKey, connectionId, now)
+                + table.remove(p, LockoutKind.RETRY_INFO, exactKey, connectionId, now);
         return removed > 0;
     }
 
@@ -424,19 +282,7 @@ public final class ModelLockouts {
      * @return the number of unexpired lockouts removed
      */
     public int clearConnection(String connectionId) {
-        long now = clock.millis();
-        int unexpired = 0;
-        for (ProviderLocks p : byProvider.values()) {
-            for (Kind kind : Kind.ALL) {
-                ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map = p.map(kind);
-                for (Map.Entry<String, ConcurrentHashMap<String, ModelLockout>> key : map.entrySet()) {
-                    if (key.getValue().containsKey(connectionId)) {
-                        unexpired += remove(map, key.getKey(), connectionId, now);
-                    }
-                }
-            }
-        }
-        return unexpired;
+        return table.removeConnection(connectionId, clock.millis());
     }
 
     /**
@@ -445,24 +291,7 @@ public final class ModelLockouts {
      * @return the number of unexpired lockouts removed
      */
     public int clearAll() {
-        long now = clock.millis();
-        int[] unexpired = new int[1];
-        for (ProviderLocks p : byProvider.values()) {
-            for (Kind kind : Kind.ALL) {
-                ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map = p.map(kind);
-                for (String key : map.keySet()) {
-                    map.computeIfPresent(key, (k, conns) -> {
-                        for (Map.Entry<String, ModelLockout> e : conns.entrySet()) {
-                            if (removeEntry(conns, e.getKey(), e.getValue()) && e.getValue().expiresAt() > now) {
-                                unexpired[0]++;
-                            }
-                        }
-                        return conns.isEmpty() ? null : conns;
-                    });
-                }
-            }
-        }
-        return unexpired[0];
+        return table.removeAll(e -> true, clock.millis());
     }
 
     /**
@@ -471,21 +300,7 @@ public final class ModelLockouts {
      * @return the count (a scan; not for the hot path); 0 when lockout is disabled
      */
     public int activeCount() {
-        Kind[] kinds = visibleKinds();
-        long now = clock.millis();
-        int n = 0;
-        for (ProviderLocks p : byProvider.values()) {
-            for (Kind kind : kinds) {
-                for (ConcurrentHashMap<String, ModelLockout> conns : p.map(kind).values()) {
-                    for (ModelLockout e : conns.values()) {
-                        if (e.expiresAt() > now) {
-                            n++;
-                        }
-                    }
-                }
-            }
-        }
-        return n;
+        return table.countInForce(visibleKinds(), clock.millis());
     }
 
     /**
@@ -496,211 +311,16 @@ public final class ModelLockouts {
      *     the key models; not for the hot path)
      */
     public boolean hasAny(String connectionId) {
-        Kind[] kinds = visibleKinds();
-        long now = clock.millis();
-        for (ProviderLocks p : byProvider.values()) {
-            for (Kind kind : kinds) {
-                for (ConcurrentHashMap<String, ModelLockout> conns : p.map(kind).values()) {
-                    ModelLockout e = conns.get(connectionId);
-                    if (e != null && e.expiresAt() > now) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
+        return table.anyInForce(visibleKinds(), connectionId, clock.millis());
     }
 
     /** Entries held, in force or inside their escalation window; for tests of the memory bound. */
-    /** The kinds in force: all while lockout is enabled, else only RQ-4's. */
-    private Kind[] visibleKinds() {
-        return settings.get().modelLockout().enabled() ? Kind.ALL : Kind.ALWAYS_ON;
-    }
-
-    /**
-     * RQ-4: a structured Google {@code RetryInfo} delay too long for the connection's queue locks
-     * the model on that connection for the delay (at most {@link #RETRY_INFO_MAX_MS}), whether or not
-     * lockout is enabled; the name is matched exactly (case-insensitively). A longer lock already in
-     * force is kept.
-     *
-     * @param provider the provider id
-     * @param connectionId the connection
-     * @param model the model name to lock (the upstream model, or the client's alias of it)
-     * @param reason the failure's reason
-     * @param delayMs the announced delay
-     * @return the lockout in force
-     */
-    public ModelLockout lockForRetryInfo(String provider, String connectionId, String model, FailureReason reason, long delayMs) {
-        long now = clock.millis();
-        long until = saturatedAdd(now, Math.min(Math.max(delayMs, 1), RETRY_INFO_MAX_MS));
-        String key = model.toLowerCase(Locale.ROOT);
-        ModelLockout[] result = new ModelLockout[1];
-        byProvider.computeIfAbsent(provider, id -> new ProviderLocks()).retryInfo.compute(key, (k, conns) -> {
-            if (conns == null) {
-                conns = new ConcurrentHashMap<>(4);
-            }
-            ModelLockout prev = conns.get(connectionId);
-            ModelLockout next = prev != null && prev.expiresAt() >= until ? prev
-                    : new ModelLockout(provider, connectionId, key, LockScope.EXACT, reason, now, until, 1);
-            if (conns.put(connectionId, next) == null) {
-                stored.incrementAndGet();
-            }
-            result[0] = next;
-            return conns;
-        });
-        return result[0];
-    }
-
     int storedEntries() {
-        return stored.get();
+        return table.stored();
     }
 
-    // ------------------------------------------------------------------ internals
-
-    /** The ML-2 duration of a failure with no lock in force. */
-    static long cooldownMs(ModelLockoutSettings s, int failureCount, Long hintMs, boolean hintAuthoritative,
-            Long declaredCooldownMs) {
-        long explicit = explicitMs(s, hintMs, hintAuthoritative, declaredCooldownMs);
-        if (explicit >= 0) {
-            return explicit;
-        }
-        long base = s.baseCooldownMs();
-        if (!s.useExponentialBackoff()) {
-            return base;
-        }
-        int steps = Math.max(0, Math.min(failureCount - 1, s.maxBackoffSteps()));
-        long scaled = steps >= 63 || base > (Long.MAX_VALUE >> steps) ? Long.MAX_VALUE : base << steps;
-        return Math.min(scaled, s.maxCooldownMs());
-    }
-
-    /** The duration an upstream hint (longer than the base) or a declared cooldown asks for, or −1. */
-    private static long explicitMs(ModelLockoutSettings s, Long hintMs, boolean hintAuthoritative, Long declaredCooldownMs) {
-        if (hintMs != null && hintMs > s.baseCooldownMs()) {
-            return hintAuthoritative ? hintMs : Math.min(hintMs, s.maxCooldownMs());
-        }
-        if (declaredCooldownMs != null && declaredCooldownMs > 0) {
-            return Math.min(declaredCooldownMs, s.maxCooldownMs());
-        }
-        return -1;
-    }
-
-    private static boolean isNotFound(FailureReason reason, int status) {
-        return status == 404 || reason == FailureReason.NOT_FOUND || reason == FailureReason.NOT_FOUND_LOCAL;
-    }
-
-    /** A read met an entry past its window: drop exactly that entry, and the key once it is empty. */
-    private void dropStale(ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map, String key,
-            ConcurrentHashMap<String, ModelLockout> conns, String connectionId, ModelLockout e) {
-        if (removeEntry(conns, connectionId, e) && conns.isEmpty()) {
-            map.computeIfPresent(key, DROP_IF_EMPTY);
-        }
-    }
-
-    /** Removes one entry if it is still {@code e}, keeping the stored count exact. */
-    private boolean removeEntry(ConcurrentHashMap<String, ModelLockout> conns, String connectionId, ModelLockout e) {
-        if (conns.remove(connectionId, e)) {
-            stored.decrementAndGet();
-            return true;
-        }
-        return false;
-    }
-
-    /** Halves one key's count on one connection; deletes it at 0. */
-    private void decay(ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map, String key, String connectionId) {
-        ConcurrentHashMap<String, ModelLockout> seen = map.get(key);
-        if (seen == null || !seen.containsKey(connectionId)) {
-            return; // the common case after a success: nothing to decay, nothing allocated
-        }
-        map.computeIfPresent(key, (k, conns) -> {
-            ModelLockout e = conns.get(connectionId);
-            if (e != null) {
-                int halved = e.failureCount() / 2;
-                if (halved == 0) {
-                    removeEntry(conns, connectionId, e);
-                } else {
-                    // replace only if still e: a read may have dropped it as stale meanwhile
-                    conns.replace(connectionId, e, new ModelLockout(e.provider(), e.connectionId(), e.model(), e.scope(),
-                            e.reason(), e.lockedAt(), e.expiresAt(), halved));
-                }
-            }
-            return conns.isEmpty() ? null : conns;
-        });
-    }
-
-    /** Removes one key's entry of one connection; returns 1 when it was in force, else 0. */
-    private int remove(ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map, String key, String connectionId,
-            long now) {
-        int[] unexpired = new int[1];
-        map.computeIfPresent(key, (k, conns) -> {
-            ModelLockout e = conns.get(connectionId);
-            if (e != null && removeEntry(conns, connectionId, e) && e.expiresAt() > now) {
-                unexpired[0] = 1;
-            }
-            return conns.isEmpty() ? null : conns;
-        });
-        return unexpired[0];
-    }
-
-    private void maybeSweep(long now, long base) {
-        if (stored.get() <= sweepAbove || !sweeping.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            for (ProviderLocks p : byProvider.values()) {
-                for (Kind kind : Kind.ALL) {
-                    ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map = p.map(kind);
-                    for (String key : map.keySet()) {
-                        map.computeIfPresent(key, (k, conns) -> {
-                            for (Map.Entry<String, ModelLockout> e : conns.entrySet()) {
-                                if (isStale(e.getValue(), now, base)) {
-                                    removeEntry(conns, e.getKey(), e.getValue());
-                                }
-                            }
-                            return conns.isEmpty() ? null : conns;
-                        });
-                    }
-                }
-            }
-            sweepAbove = Math.max(SWEEP_THRESHOLD, stored.get() * 2);
-        } finally {
-            sweeping.set(false);
-        }
-    }
-
-    /** Past its escalation window: neither blocks nor counts as a repeat any more. */
-    private static boolean isStale(ModelLockout e, long now, long base) {
-        return now > saturatedAdd(e.expiresAt(), base);
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long r = a + b;
-        return ((a ^ r) & (b ^ r)) < 0 ? (b > 0 ? Long.MAX_VALUE : Long.MIN_VALUE) : r;
-    }
-
-    /** Which namespace a key model lives in: a quota family, a (base) model, or an exact model. */
-    private enum Kind {
-        FAMILY, MODEL, EXACT,
-        /** RQ-4: a structured Google RetryInfo too long to queue for; in force even with lockout disabled. */
-        RETRY_INFO;
-
-        static final Kind[] ALL = values();
-        static final Kind[] ALWAYS_ON = {RETRY_INFO};
-    }
-
-    /** One provider's lockouts, model first: per kind, key model → connection id → lockout. */
-    private static final class ProviderLocks {
-        final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> family = new ConcurrentHashMap<>();
-        final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> model = new ConcurrentHashMap<>();
-        final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> exact = new ConcurrentHashMap<>();
-        final ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> retryInfo = new ConcurrentHashMap<>();
-
-        ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map(Kind kind) {
-            return switch (kind) {
-                case FAMILY -> family;
-                case MODEL -> model;
-                case EXACT -> exact;
-                case RETRY_INFO -> retryInfo;
-            };
-        }
+    /** The kinds in force: all while lockout is enabled, else only RQ-4's. */
+    private LockoutKind[] visibleKinds() {
+        return settings.get().modelLockout().enabled() ? LockoutKind.ALL : LockoutKind.ALWAYS_ON;
     }
 }

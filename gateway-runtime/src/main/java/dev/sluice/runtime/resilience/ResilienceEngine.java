@@ -346,8 +346,10 @@ public final class ResilienceEngine {
             // ER-4: a model-access rule's lock is stored as "forbidden"
             FailureReason lockReason = v.ruleScope() == LockScope.MODEL && v.reason() == FailureReason.AUTH_ERROR
                     ? FailureReason.FORBIDDEN : v.reason();
-            locked = lockouts.recordFailure(c.provider(), c.connection().id(), c.model(), c.family(), lockScope, lockReason,
-                    v.status(), v.retryAfterMs(), v.hintSource() != null && v.hintSource().authoritative(), v.cooldownMs());
+            locked = lockouts.recordFailure(LockoutFailure.builder(c.provider(), c.connection().id(), c.model())
+                    .family(c.family()).scope(lockScope).failure(lockReason, v.status())
+                    .hint(v.retryAfterMs(), v.hintSource() != null && v.hintSource().authoritative())
+                    .declaredCooldownMs(v.cooldownMs()).build());
         }
         boolean accountWide = lockScope == LockScope.CONNECTION;
         // a rate or quota 429 that no model lockout took cools the account (lockout is off by default)

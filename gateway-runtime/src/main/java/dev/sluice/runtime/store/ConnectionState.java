@@ -1,7 +1,9 @@
 package dev.sluice.runtime.store;
 
 /**
- * The resilience fields of a connection (SPEC CC-1).
+ * The resilience fields of a connection (SPEC CC-1), in their stored form. Connection cooldown
+ * reads {@code testStatus} and {@code rateLimitedUntil} as a {@code resilience.ConnectionStatus},
+ * which also says which changes of status are legal.
  *
  * @param testStatus {@code active}, {@code unavailable}, {@code banned}, {@code expired} or {@code credits_exhausted}
  * @param rateLimitedUntil cooldown end, epoch ms, or null

@@ -340,6 +340,57 @@ class ConnectionCooldownsTest {
         assertThat(remaining(c)).isEqualTo(300_000);
     }
 
+    private ConnectionStatus status(Connection c) {
+        return ConnectionStatus.of(state(c), clock.millis());
+    }
+
+    @Test
+    void everyStatusTheCooldownsWriteIsALegalMove_CC3_CC6_CC7_CC8_EB2() {
+        Connection c = oauth();
+        Verdict expired = Verdict.of(FailureReason.EXPIRED, 401, true, LockScope.CONNECTION);
+        Verdict quota = new Verdict(FailureReason.QUOTA_EXHAUSTED, 429, true, null, null, 3_600_000L, LockScope.MODEL, false, false,
+                false, false, null);
+        List<ConnectionStatus> seen = new ArrayList<>(List.of(status(c)));
+        cooldowns.onFailure(c.id(), rateLimit(), null, null); // active -> cooling
+        seen.add(status(c));
+        cooldowns.onFailure(c.id(), quota, null, null); // a later end lengthens it
+        seen.add(status(c));
+        cooldowns.coolUntil(c.id(), clock.millis() + 60_000, FailureReason.RATE_LIMIT_EXCEEDED, null); // shorter: refused
+        seen.add(status(c));
+        cooldowns.onSuccess(store.find(c.id()).orElseThrow()); // cooling -> active
+        seen.add(status(c));
+        cooldowns.coolUntil(c.id(), clock.millis() + 60_000, FailureReason.RATE_LIMIT_EXCEEDED, null); // EB-2 sibling cooldown
+        seen.add(status(c));
+        assertThat(cooldowns.clear(c.id())).isEqualTo(ConnectionCooldowns.ClearResult.CLEARED); // cooling -> active
+        seen.add(status(c));
+        for (int retry = 0; retry < ConnectionCooldowns.EXPIRED_RETRY_MAX; retry++) {
+            cooldowns.onFailure(c.id(), expired, null, null); // each retry cools
+            seen.add(status(c));
+            clock.advance(Duration.ofMillis(state(c).rateLimitedUntil() - clock.millis())); // ran out: active again
+            seen.add(status(c));
+        }
+        cooldowns.onFailure(c.id(), expired, null, null); // the retries are used up: terminal
+        seen.add(status(c));
+        cooldowns.onFailure(c.id(), rateLimit(), null, null);
+        cooldowns.coolUntil(c.id(), clock.millis() + 60_000, FailureReason.RATE_LIMIT_EXCEEDED, null);
+        cooldowns.onSuccess(store.find(c.id()).orElseThrow());
+        cooldowns.clear(c.id());
+        seen.add(status(c));
+
+        assertThat(seen).extracting(ConnectionStatus::phase).containsExactly(ConnectionStatus.Phase.ACTIVE,
+                ConnectionStatus.Phase.COOLING_DOWN, ConnectionStatus.Phase.COOLING_DOWN, ConnectionStatus.Phase.COOLING_DOWN,
+                ConnectionStatus.Phase.ACTIVE, ConnectionStatus.Phase.COOLING_DOWN, ConnectionStatus.Phase.ACTIVE,
+                ConnectionStatus.Phase.COOLING_DOWN, ConnectionStatus.Phase.ACTIVE, ConnectionStatus.Phase.COOLING_DOWN,
+                ConnectionStatus.Phase.ACTIVE, ConnectionStatus.Phase.COOLING_DOWN, ConnectionStatus.Phase.ACTIVE,
+                ConnectionStatus.Phase.TERMINAL, ConnectionStatus.Phase.TERMINAL);
+        assertThat(seen.get(seen.size() - 1)).isEqualTo(ConnectionStatus.Terminal.EXPIRED);
+        for (int i = 1; i < seen.size(); i++) {
+            ConnectionStatus from = seen.get(i - 1);
+            ConnectionStatus to = seen.get(i);
+            assertThat(from.equals(to) || from.canMoveTo(to)).as("%s -> %s", from, to).isTrue();
+        }
+    }
+
     @ParameterizedTest
     @CsvSource({"0,3000", "1,6000", "5,96000", "9,96000"})
     void backoffFormula_CC2(int level, long expected) {

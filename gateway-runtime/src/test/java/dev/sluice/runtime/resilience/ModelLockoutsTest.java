@@ -45,13 +45,14 @@ class ModelLockoutsTest {
 
     /** A 429 on codex gpt-5.1 of connection c1, family gpt-5, scope resolved by status. */
     private ModelLockout quota429(String conn, String model) {
-        return lockouts.recordFailure("codex", conn, model, "gpt-5", null, FailureReason.QUOTA_EXHAUSTED, 429, null,
-                false, null);
+        return lockouts.recordFailure(LockoutFailure.builder("codex", conn, model).family("gpt-5")
+                .failure(FailureReason.QUOTA_EXHAUSTED, 429).build());
     }
 
     private ModelLockout fail(int status, Long hint, boolean authoritative, Long declared) {
-        return lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", LockScope.MODEL,
-                FailureReason.RATE_LIMIT_EXCEEDED, status, hint, authoritative, declared);
+        return lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .scope(LockScope.MODEL).failure(FailureReason.RATE_LIMIT_EXCEEDED, status).hint(hint, authoritative)
+                .declaredCooldownMs(declared).build());
     }
 
     /** {@code n} failures, each the moment the previous lock ended (a repeat); returns the last. */
@@ -75,14 +76,15 @@ class ModelLockoutsTest {
         assertThat(d.maxCooldownMs()).isEqualTo(1_800_000L);
         assertThat(d.maxBackoffSteps()).isEqualTo(10);
         assertThat(d.useExponentialBackoff()).isTrue();
-        assertThat(ModelLockouts.SWEEP_THRESHOLD).isEqualTo(10_000);
+        assertThat(LockoutSweeper.THRESHOLD).isEqualTo(10_000);
     }
 
     @Test
     void offByDefaultRecordsNothing_ML2() {
         ModelLockouts off = new ModelLockouts(clock, () -> ResilienceSettings.DEFAULTS);
-        assertThat(off.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", LockScope.MODEL, FailureReason.QUOTA_EXHAUSTED,
-                429, 600_000L, true, null)).isNull();
+        assertThat(off.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .scope(LockScope.MODEL).failure(FailureReason.QUOTA_EXHAUSTED, 429).hint(600_000L, true)
+                .build())).isNull();
         assertThat(off.blocking("codex", "c1", "gpt-5.1", "gpt-5")).isNull();
         assertThat(off.active()).isEmpty();
         assertThat(off.activeCount()).isZero();
@@ -169,8 +171,8 @@ class ModelLockoutsTest {
 
     @Test
     void withoutAFamilyTheModelItselfIsLocked_ML1_ML4() {
-        ModelLockout l = lockouts.recordFailure("glm", "c1", "glm-4.6", null, null, FailureReason.QUOTA_EXHAUSTED, 429,
-                null, false, null);
+        ModelLockout l = lockouts.recordFailure(LockoutFailure.builder("glm", "c1", "glm-4.6")
+                .failure(FailureReason.QUOTA_EXHAUSTED, 429).build());
         assertThat(l.key()).isEqualTo("glm:c1:glm-4.6");
         assertThat(lockouts.blocking("glm", "c1", "glm-4.6", null)).isEqualTo(l);
         assertThat(lockouts.blocking("glm", "c1", "glm-4.5", null)).isNull();
@@ -178,21 +180,21 @@ class ModelLockoutsTest {
 
     @Test
     void notFoundLocksTheBaseModelNeverItsFamily_ML1_ML4() {
-        ModelLockout l = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.NOT_FOUND, 404,
-                null, false, null);
+        ModelLockout l = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .failure(FailureReason.NOT_FOUND, 404).build());
         assertThat(l.scope()).isEqualTo(LockScope.MODEL);
         assertThat(l.key()).isEqualTo("codex:c1:gpt-5.1");
         assertThat(lockouts.blocking("codex", "c1", "gpt-5.1", "gpt-5")).isEqualTo(l);
         assertThat(lockouts.blocking("codex", "c1", "gpt-5.2", "gpt-5")).isNull();
-        ModelLockout local = lockouts.recordFailure("ollama", "c9", "Qwen3", "qwen", LockScope.MODEL,
-                FailureReason.NOT_FOUND_LOCAL, 404, null, false, null);
+        ModelLockout local = lockouts.recordFailure(LockoutFailure.builder("ollama", "c9", "Qwen3").family("qwen")
+                .scope(LockScope.MODEL).failure(FailureReason.NOT_FOUND_LOCAL, 404).build());
         assertThat(local.key()).isEqualTo("ollama:c9:Qwen3");
     }
 
     @Test
     void serverFailuresLockOnlyTheExactLowerCasedModel_ML1_ML4() {
-        ModelLockout l = lockouts.recordFailure("codex", "c1", "GPT-5.1-Luna", "gpt-5", null,
-                FailureReason.QUALITY_FAILURE, 502, null, false, null);
+        ModelLockout l = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "GPT-5.1-Luna").family("gpt-5")
+                .failure(FailureReason.QUALITY_FAILURE, 502).build());
         assertThat(l.scope()).isEqualTo(LockScope.EXACT);
         assertThat(l.model()).isEqualTo("gpt-5.1-luna");
         assertThat(l.key()).isEqualTo("codex:c1:exact:gpt-5.1-luna");
@@ -203,8 +205,8 @@ class ModelLockoutsTest {
 
     @Test
     void anExplicitExactScopeOnA429LocksOnlyThatModel_ML1() {
-        ModelLockout l = lockouts.recordFailure("antigravity", "c1", "gemini-3-pro", "gemini", LockScope.EXACT,
-                FailureReason.QUOTA_EXHAUSTED, 429, null, false, null);
+        ModelLockout l = lockouts.recordFailure(LockoutFailure.builder("antigravity", "c1", "gemini-3-pro")
+                .family("gemini").scope(LockScope.EXACT).failure(FailureReason.QUOTA_EXHAUSTED, 429).build());
         assertThat(l.key()).isEqualTo("antigravity:c1:exact:gemini-3-pro");
         assertThat(lockouts.blocking("antigravity", "c1", "gemini-3-flash", "gemini")).isNull();
     }
@@ -212,8 +214,8 @@ class ModelLockoutsTest {
     @Test
     void blockingReturnsTheKeyThatEndsLast_ML4() {
         quota429("c1", "gpt-5.1");
-        ModelLockout exact = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null,
-                FailureReason.SERVER_ERROR, 503, 600_000L, true, null);
+        ModelLockout exact = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .failure(FailureReason.SERVER_ERROR, 503).hint(600_000L, true).build());
         assertThat(lockouts.blocking("codex", "c1", "gpt-5.1", "gpt-5")).isEqualTo(exact);
         assertThat(lockouts.blocking("codex", "c1", "gpt-5.2", "gpt-5").expiresAt()).isEqualTo(now() + BASE);
     }
@@ -300,20 +302,20 @@ class ModelLockoutsTest {
 
     @Test
     void aDeclaredCooldownIsClampedToTheMaxAndLosesToALongerHint_ML2() {
-        assertThat(ModelLockouts.cooldownMs(ON, 1, null, false, 21_600_000L)).isEqualTo(MAX);
-        assertThat(ModelLockouts.cooldownMs(ON, 1, null, false, 60_000L)).isEqualTo(60_000);
-        assertThat(ModelLockouts.cooldownMs(ON, 5, 30_000L, true, 60_000L)).isEqualTo(60_000);
-        assertThat(ModelLockouts.cooldownMs(ON, 1, 900_000L, false, 60_000L)).isEqualTo(900_000);
-        assertThat(ModelLockouts.cooldownMs(ON, 1, null, false, 0L)).isEqualTo(BASE);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, null, false, 21_600_000L)).isEqualTo(MAX);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, null, false, 60_000L)).isEqualTo(60_000);
+        assertThat(LockoutPolicy.cooldownMs(ON, 5, 30_000L, true, 60_000L)).isEqualTo(60_000);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, 900_000L, false, 60_000L)).isEqualTo(900_000);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, null, false, 0L)).isEqualTo(BASE);
         assertThat(fail(403, null, false, 21_600_000L).expiresAt() - now()).isEqualTo(MAX);
     }
 
     @Test
     void theBackoffFormulaSaturatesInsteadOfOverflowing_ML2() {
         ModelLockoutSettings huge = new ModelLockoutSettings(true, List.of(429), BASE, Long.MAX_VALUE, 100, true);
-        assertThat(ModelLockouts.cooldownMs(huge, 101, null, false, null)).isEqualTo(Long.MAX_VALUE);
-        assertThat(ModelLockouts.cooldownMs(huge, 11, null, false, null)).isEqualTo(BASE << 10);
-        assertThat(ModelLockouts.cooldownMs(ON, 1, Long.MAX_VALUE, true, null)).isEqualTo(Long.MAX_VALUE);
+        assertThat(LockoutPolicy.cooldownMs(huge, 101, null, false, null)).isEqualTo(Long.MAX_VALUE);
+        assertThat(LockoutPolicy.cooldownMs(huge, 11, null, false, null)).isEqualTo(BASE << 10);
+        assertThat(LockoutPolicy.cooldownMs(ON, 1, Long.MAX_VALUE, true, null)).isEqualTo(Long.MAX_VALUE);
         assertThat(fail(429, Long.MAX_VALUE, true, null).expiresAt()).isEqualTo(Long.MAX_VALUE);
     }
 
@@ -384,9 +386,10 @@ class ModelLockoutsTest {
         quota429("c1", "gpt-5.1");
         advance(BASE);
         assertThat(quota429("c1", "gpt-5.2").failureCount()).isEqualTo(2); // a repeat on the family key
-        lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.NOT_FOUND, 404, null, false, null);
-        lockouts.recordFailure("codex", "c1", "GPT-5.1", "gpt-5", null, FailureReason.SERVER_ERROR, 503, null, false,
-                null);
+        lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .failure(FailureReason.NOT_FOUND, 404).build());
+        lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "GPT-5.1").family("gpt-5")
+                .failure(FailureReason.SERVER_ERROR, 503).build());
         assertThat(lockouts.storedEntries()).isEqualTo(3);
         lockouts.onSuccess("codex", "c1", "gpt-5.1", "gpt-5");
         assertThat(lockouts.active()).extracting(ModelLockout::key, ModelLockout::failureCount)
@@ -400,11 +403,11 @@ class ModelLockoutsTest {
 
     @Test
     void activeListsUnexpiredLockoutsSoonestFirst_ML5() {
-        ModelLockout b = lockouts.recordFailure("glm", "c2", "glm-4.6", null, null, FailureReason.QUOTA_EXHAUSTED, 429,
-                600_000L, false, null);
+        ModelLockout b = lockouts.recordFailure(LockoutFailure.builder("glm", "c2", "glm-4.6")
+                .failure(FailureReason.QUOTA_EXHAUSTED, 429).hint(600_000L, false).build());
         ModelLockout a = quota429("c1", "gpt-5.1");
-        ModelLockout c = lockouts.recordFailure("codex", "c1", "o3", null, null, FailureReason.SERVER_ERROR, 503,
-                900_000L, false, null);
+        ModelLockout c = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "o3")
+                .failure(FailureReason.SERVER_ERROR, 503).hint(900_000L, false).build());
         assertThat(lockouts.active()).containsExactly(a, b, c);
         assertThat(lockouts.activeCount()).isEqualTo(3);
         advance(BASE);
@@ -415,8 +418,8 @@ class ModelLockoutsTest {
     @Test
     void clearReEnablesOneKeyModel_ML5() {
         quota429("c1", "gpt-5.1");
-        lockouts.recordFailure("codex", "c1", "GPT-5.1-Luna", null, null, FailureReason.SERVER_ERROR, 503, null, false,
-                null);
+        lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "GPT-5.1-Luna")
+                .failure(FailureReason.SERVER_ERROR, 503).build());
         assertThat(lockouts.clear("codex", "c1", "gpt-5.1")).isFalse(); // a member, not the key model
         assertThat(lockouts.clear("codex", "c2", "gpt-5")).isFalse();
         assertThat(lockouts.clear("openai", "c1", "gpt-5")).isFalse();
@@ -429,15 +432,16 @@ class ModelLockoutsTest {
 
     @Test
     void clearIsCaseInsensitiveForExactLocks_ML5() {
-        lockouts.recordFailure("codex", "c1", "gpt-5.1-luna", null, null, FailureReason.SERVER_ERROR, 503, null, false,
-                null);
+        lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1-luna")
+                .failure(FailureReason.SERVER_ERROR, 503).build());
         assertThat(lockouts.clear("codex", "c1", "GPT-5.1-LUNA")).isTrue();
     }
 
     @Test
     void clearConnectionAndClearAllCountUnexpiredLockouts_ML5() {
         quota429("c1", "gpt-5.1");
-        lockouts.recordFailure("codex", "c1", "o3", null, null, FailureReason.SERVER_ERROR, 503, 600_000L, false, null);
+        lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "o3").failure(FailureReason.SERVER_ERROR, 503)
+                .hint(600_000L, false).build());
         quota429("c2", "gpt-5.1");
         quota429("c3", "gpt-5.1");
         advance(BASE); // c1's family lock, c2 and c3 expire; c1's o3 lock remains
@@ -454,9 +458,9 @@ class ModelLockoutsTest {
 
     @Test
     void aWriteSweepsEntriesPastTheirWindowWhenTheMapGrows_ML4() {
-        for (int i = 0; i < ModelLockouts.SWEEP_THRESHOLD; i++) {
-            lockouts.recordFailure("p", "c" + (i % 1_000), "m" + i, null, null, FailureReason.SERVER_ERROR, 503, null,
-                    false, null);
+        for (int i = 0; i < LockoutSweeper.THRESHOLD; i++) {
+            lockouts.recordFailure(LockoutFailure.builder("p", "c" + (i % 1_000), "m" + i)
+                    .failure(FailureReason.SERVER_ERROR, 503).build());
         }
         assertThat(lockouts.storedEntries()).isEqualTo(10_000);
         advance(BASE + BASE + 1); // every entry is past its escalation window
@@ -467,9 +471,9 @@ class ModelLockoutsTest {
 
     @Test
     void theSweepNeverDropsUnexpiredLocks_ML4() {
-        for (int i = 0; i <= ModelLockouts.SWEEP_THRESHOLD; i++) {
-            lockouts.recordFailure("p", "c" + (i % 1_000), "m" + i, null, null, FailureReason.SERVER_ERROR, 503, null,
-                    false, null);
+        for (int i = 0; i <= LockoutSweeper.THRESHOLD; i++) {
+            lockouts.recordFailure(LockoutFailure.builder("p", "c" + (i % 1_000), "m" + i)
+                    .failure(FailureReason.SERVER_ERROR, 503).build());
         }
         assertThat(lockouts.storedEntries()).isEqualTo(10_001);
         assertThat(lockouts.activeCount()).isEqualTo(10_001);
@@ -489,8 +493,8 @@ class ModelLockoutsTest {
                 start.await();
                 for (int i = 0; i < perThread; i++) {
                     quota429("shared", "gpt-5.1"); // one key, all threads
-                    lockouts.recordFailure("p", "c" + (i % 50), "t" + id + "-m" + i, null, null,
-                            FailureReason.SERVER_ERROR, 503, null, false, null);
+                    lockouts.recordFailure(LockoutFailure.builder("p", "c" + (i % 50), "t" + id + "-m" + i)
+                            .failure(FailureReason.SERVER_ERROR, 503).build());
                     lockouts.blocking("p", "c" + (i % 50), "t" + id + "-m" + i, null);
                     lockouts.onSuccess("p", "c" + (i % 50), "t" + id + "-m" + i, null); // count 1 → deleted
                 }
@@ -537,8 +541,8 @@ class ModelLockoutsTest {
             assertThat(fail(429, null, false, null)).isEqualTo(first);
         }
         advance(BASE - 1); // still in force: absorbed, including the reason
-        ModelLockout late = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.QUOTA_EXHAUSTED,
-                403, null, false, null);
+        ModelLockout late = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .failure(FailureReason.QUOTA_EXHAUSTED, 403).build());
         assertThat(late).isEqualTo(first);
         assertThat(lockouts.blocking("codex", "c1", "gpt-5.1", "gpt-5")).isEqualTo(first);
         assertThat(lockouts.storedEntries()).isEqualTo(1);
@@ -557,8 +561,9 @@ class ModelLockoutsTest {
         assertThat(hinted).isEqualTo(new ModelLockout("codex", "c1", "gpt-5", LockScope.MODEL,
                 FailureReason.RATE_LIMIT_EXCEEDED, now(), now() + 600_000, 1));
         advance(30_000);
-        ModelLockout declared = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", LockScope.MODEL,
-                FailureReason.QUOTA_EXHAUSTED, 403, null, false, 21_600_000L); // clamped to the max
+        ModelLockout declared = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .scope(LockScope.MODEL).failure(FailureReason.QUOTA_EXHAUSTED, 403).declaredCooldownMs(21_600_000L)
+                .build()); // clamped to the max
         assertThat(declared).isEqualTo(new ModelLockout("codex", "c1", "gpt-5", LockScope.MODEL,
                 FailureReason.QUOTA_EXHAUSTED, now(), now() + MAX, 1));
         assertThat(first.lockedAt()).isEqualTo(now() - 60_000);
@@ -571,8 +576,8 @@ class ModelLockoutsTest {
     @Test
     void aBurstOnOneKeyLeavesTheOtherKeysOfTheModelAlone_ML2_ML4() {
         quota429("c1", "gpt-5.1");
-        ModelLockout exact = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.SERVER_ERROR,
-                503, null, false, null);
+        ModelLockout exact = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .failure(FailureReason.SERVER_ERROR, 503).build());
         assertThat(exact.failureCount()).isEqualTo(1); // its own key: a first failure, not absorbed by the family lock
         assertThat(quota429("c2", "gpt-5.1").failureCount()).isEqualTo(1);
         assertThat(lockouts.storedEntries()).isEqualTo(3);
@@ -582,8 +587,8 @@ class ModelLockoutsTest {
 
     @Test
     void aNotFoundOnTheModelNamedLikeItsFamilyLocksOnlyThatModel_ML1_ML4() {
-        ModelLockout notFound = lockouts.recordFailure("codex", "c1", "gpt-5", "gpt-5", null, FailureReason.NOT_FOUND, 404,
-                null, false, null);
+        ModelLockout notFound = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5").family("gpt-5")
+                .failure(FailureReason.NOT_FOUND, 404).build());
         assertThat(notFound).isEqualTo(new ModelLockout("codex", "c1", "gpt-5", LockScope.MODEL, FailureReason.NOT_FOUND,
                 now(), now() + BASE, 1));
         assertThat(lockouts.blocking("codex", "c1", "gpt-5", "gpt-5")).isEqualTo(notFound);
@@ -596,8 +601,8 @@ class ModelLockoutsTest {
     void aFamilyLockAndAModelLockOfTheSameNameAreTwoLocks_ML1_ML4() {
         ModelLockout familyLock = quota429("c1", "gpt-5.1"); // family gpt-5
         advance(10_000);
-        ModelLockout modelLock = lockouts.recordFailure("codex", "c1", "gpt-5", "gpt-5", null, FailureReason.NOT_FOUND,
-                404, null, false, null);
+        ModelLockout modelLock = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5").family("gpt-5")
+                .failure(FailureReason.NOT_FOUND, 404).build());
         assertThat(modelLock.failureCount()).isEqualTo(1); // not absorbed by, nor escalating, the family lock
         assertThat(modelLock.reason()).isEqualTo(FailureReason.NOT_FOUND);
         assertThat(lockouts.active()).containsExactly(familyLock, modelLock);
@@ -616,7 +621,8 @@ class ModelLockoutsTest {
     @Test
     void clearingByTheSharedNameClearsTheFamilyAndTheModelLock_ML5() {
         quota429("c1", "gpt-5.1");
-        lockouts.recordFailure("codex", "c1", "gpt-5", "gpt-5", null, FailureReason.NOT_FOUND, 404, null, false, null);
+        lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5").family("gpt-5")
+                .failure(FailureReason.NOT_FOUND, 404).build());
         assertThat(lockouts.clear("codex", "c1", "gpt-5")).isTrue();
         assertThat(lockouts.active()).isEmpty();
         assertThat(lockouts.storedEntries()).isZero();
@@ -626,12 +632,12 @@ class ModelLockoutsTest {
     @Test
     void clearingByFamilyOrByModelNameClearsOnlyThatLock_ML5() {
         ModelLockout familyLock = quota429("c1", "gpt-5.1");
-        ModelLockout modelLock = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.NOT_FOUND,
-                404, null, false, null);
+        ModelLockout modelLock = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .failure(FailureReason.NOT_FOUND, 404).build());
         assertThat(lockouts.clear("codex", "c1", "gpt-5.1")).isTrue();
         assertThat(lockouts.active()).containsExactly(familyLock);
-        ModelLockout again = lockouts.recordFailure("codex", "c1", "gpt-5.1", "gpt-5", null, FailureReason.NOT_FOUND,
-                404, null, false, null);
+        ModelLockout again = lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
+                .failure(FailureReason.NOT_FOUND, 404).build());
         assertThat(again).isEqualTo(modelLock);
         assertThat(lockouts.clear("codex", "c1", "gpt-5")).isTrue();
         assertThat(lockouts.active()).containsExactly(modelLock);
@@ -660,7 +666,8 @@ class ModelLockoutsTest {
     void aQueryNeverReportsALockClearedOrDecayedAfterItWasMade_ML3_ML5_NF3() {
         quota429("c1", "gpt-5.1");
         quota429("c2", "gpt-5.1");
-        lockouts.recordFailure("codex", "c3", "gpt-5.1", "gpt-5", null, FailureReason.SERVER_ERROR, 503, null, false, null);
+        lockouts.recordFailure(LockoutFailure.builder("codex", "c3", "gpt-5.1").family("gpt-5")
+                .failure(FailureReason.SERVER_ERROR, 503).build());
         ModelLockouts.Query q = lockouts.query("codex", "gpt-5.1", "gpt-5");
         assertThat(q.blocking("c1")).isNotNull();
         assertThat(q.blocking("c2")).isNotNull();
@@ -694,7 +701,8 @@ class ModelLockoutsTest {
     void locksRecordedWhileReadsDropStaleEntriesAreNeverLost_ML4_NF3() throws Exception {
         int stale = 500;
         for (int i = 0; i < stale; i++) {
-            lockouts.recordFailure("p", "old-" + i, "m", null, null, FailureReason.NOT_FOUND, 404, null, false, null);
+            lockouts.recordFailure(LockoutFailure.builder("p", "old-" + i, "m").failure(FailureReason.NOT_FOUND, 404)
+                    .build());
         }
         advance(BASE + BASE + 1); // every old entry is past its window; reads will drop them and the key's map
         int writers = 4;
@@ -708,10 +716,11 @@ class ModelLockoutsTest {
             futures.add(pool.submit(() -> {
                 start.await();
                 for (int i = 0; i < perWriter; i++) {
-                    lockouts.recordFailure("p", "new-" + id + "-" + i, "m", null, null, FailureReason.NOT_FOUND, 404, null,
-                            false, null);
+                    lockouts.recordFailure(LockoutFailure.builder("p", "new-" + id + "-" + i, "m")
+                            .failure(FailureReason.NOT_FOUND, 404).build());
                     // churn on the same key: a lock recorded and cleared again, emptying and refilling the map
-                    lockouts.recordFailure("p", "churn-" + id, "m", null, null, FailureReason.NOT_FOUND, 404, null, false, null);
+                    lockouts.recordFailure(LockoutFailure.builder("p", "churn-" + id, "m")
+                            .failure(FailureReason.NOT_FOUND, 404).build());
                     lockouts.clear("p", "churn-" + id, "m");
                 }
                 return null;
