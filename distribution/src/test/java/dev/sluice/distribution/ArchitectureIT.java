@@ -73,9 +73,10 @@ class ArchitectureIT {
     @Test
     void theRuntimesPackagesFormNoCycles() {
         // issue 12: a package that can be read, tested and replaced on its own must not need the
-        // packages that need it; Main and SluiceServer (dev.sluice.runtime itself) wire everything
-        // and are no slice
-        slices().matching("dev.sluice.runtime.(*)..").should().beFreeOfCycles().check(shipped);
+        // packages that need it. Every package is a slice of its own (combo.routing sits above the
+        // routing core while the combos' data in combo sits below it); Main and SluiceServer
+        // (dev.sluice.runtime itself) wire everything and are no slice
+        slices().matching("dev.sluice.runtime.(**)").should().beFreeOfCycles().check(shipped);
     }
 
     @Test

@@ -13,6 +13,7 @@ import dev.sluice.runtime.resilience.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.FailureClassifier;
 import dev.sluice.runtime.resilience.ModelLockout;
+import dev.sluice.runtime.resilience.LockoutFailure;
 import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ProviderCooldowns;
 import dev.sluice.runtime.resilience.QuotaFamilies;
@@ -190,7 +191,7 @@ final class Fleet {
     }
 
     private void lock(Connection c, String model, int status, FailureReason reason) {
-        ModelLockout l = lockouts.recordFailure(PROVIDER, c.id(), model, null, null, reason, status, null, false, null);
+        ModelLockout l = lockouts.recordFailure(LockoutFailure.builder(PROVIDER, c.id(), model).failure(reason, status).build());
         check(l != null, "lockout not recorded for " + c.id() + " " + model);
     }
 

@@ -100,31 +100,6 @@ public final class ModelLockouts {
     }
 
     /**
-     * Records a model-scoped failure given positionally.
-     *
-     * @param provider the provider id
-     * @param connectionId the connection id
-     * @param model the requested upstream model
-     * @param family the model's quota family, or null
-     * @param scope the lock scope, or null
-     * @param reason the failure reason
-     * @param status the status that counts against {@code errorCodes}
-     * @param hintMs the upstream retry hint in ms, or null
-     * @param hintAuthoritative whether the hint may exceed {@code maxCooldownMs}
-     * @param declaredCooldownMs a cooldown the failure declares, or null
-     * @return see {@link #recordFailure(LockoutFailure)}
-     * @deprecated ten positional arguments are easy to swap; build a {@link LockoutFailure}. Kept
-     *     for callers in packages being reworked by others (routing tests).
-     */
-    @Deprecated
-    public ModelLockout recordFailure(String provider, String connectionId, String model, String family,
-            LockScope scope, FailureReason reason, int status, Long hintMs, boolean hintAuthoritative,
-            Long declaredCooldownMs) {
-        return recordFailure(new LockoutFailure(provider, connectionId, model, family, scope, reason, status, hintMs,
-                hintAuthoritative, declaredCooldownMs));
-    }
-
-    /**
      * RQ-4: a structured Google {@code RetryInfo} delay too long for the connection's queue locks
      * the model on that connection for the delay (at most {@link #RETRY_INFO_MAX_MS}), whether or not
      * lockout is enabled; the name is matched exactly (case-insensitively). A longer lock already in

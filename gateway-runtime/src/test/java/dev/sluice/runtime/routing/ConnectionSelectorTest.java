@@ -12,6 +12,7 @@ import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.FailureClassifier;
+import dev.sluice.runtime.resilience.LockoutFailure;
 import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ProviderCooldowns;
 import dev.sluice.runtime.resilience.QuotaFamilies;
@@ -260,7 +261,7 @@ class ConnectionSelectorTest {
                 ResilienceSettings.DEFAULTS.connectionCooldown(), ResilienceSettings.DEFAULTS.streamStallCooldown(),
                 new ResilienceSettings.ModelLockoutSettings(true, List.of(404), 120_000, 1_800_000, 10, true)));
         Connection a = fx.add("openai", "a", 1);
-        lockouts.recordFailure("openai", a.id(), "gpt-x", null, LockScope.MODEL, FailureReason.NOT_FOUND, 404, null, false, null);
+        lockouts.recordFailure(LockoutFailure.builder("openai", a.id(), "gpt-x").scope(LockScope.MODEL).failure(FailureReason.NOT_FOUND, 404).build());
         Selection s = select();
         assertThat(s.candidates()).isEmpty();
         assertThat(s.excluded()).singleElement().satisfies(x ->
