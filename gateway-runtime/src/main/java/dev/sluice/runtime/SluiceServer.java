@@ -35,6 +35,7 @@ import dev.sluice.runtime.resilience.Resilience;
 import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.routing.BuiltinProviders;
+import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
@@ -70,6 +71,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -222,7 +224,9 @@ public final class SluiceServer implements AutoCloseable {
                 AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), json -> parseObject(mapper, json),
                 registry.modelScopedLimits());
         ConnectionGates gates = new ConnectionGates(clock);
-        Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, json -> parseObject(mapper, json), http, gates,
+        // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
+        Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
+        Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, psd, http, gates,
                 admissionPolicy, config.headersTimeout());
         // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
         ComboStrategies strategies = ComboStrategies.builtIn();
@@ -242,7 +246,7 @@ public final class SluiceServer implements AutoCloseable {
         RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout());
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
-                resolver, router, catalog, connections, keys, registry, db, resilience, resilienceSettings,
+                resolver, router, new ModelListing(combos, catalog, connections, resolver, psd), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http);
         WebServer web = WebServer.builder()
                 .host(config.host())
@@ -283,6 +287,28 @@ public final class SluiceServer implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, message);
             return null;
         }
+    }
+
+    /** The most distinct JSON values {@link #parsedOnce} remembers before it starts afresh. */
+    private static final int PARSED_JSON_CACHE = 4_096;
+
+    /**
+     * A parser that parses each distinct text once (connections' JSON settings change rarely and are
+     * read per attempt); the values it returns are shared, so they are made unmodifiable.
+     */
+    static Function<String, Map<String, Object>> parsedOnce(Function<String, Map<String, Object>> parser) {
+        Map<String, Map<String, Object>> cache = new java.util.concurrent.ConcurrentHashMap<>();
+        return json -> {
+            Map<String, Object> parsed = cache.get(json);
+            if (parsed == null) {
+                if (cache.size() >= PARSED_JSON_CACHE) {
+                    cache.clear();
+                }
+                parsed = java.util.Collections.unmodifiableMap(parser.apply(json));
+                cache.put(json, parsed);
+            }
+            return parsed;
+        };
     }
 
     private static Map<String, Object> parseObject(ObjectMapper mapper, String json) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.plugin.PluginRegistry;
+import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.ProviderCatalog;
@@ -41,6 +42,7 @@ public final class HttpApi {
      * @param codec OpenAI codec
      * @param resolver model resolution
      * @param router the pipeline's entry point: routes every client request
+     * @param models the models each caller can route to (API-2)
      * @param catalog providers
      * @param connections connection store
      * @param keys API key store
@@ -58,7 +60,7 @@ public final class HttpApi {
      * @param egress the outbound routes (their clients are let go when no connection uses them)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
-            ModelResolver resolver, RequestRouter router, ProviderCatalog catalog,
+            ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
             ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database,
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
@@ -78,8 +80,7 @@ public final class HttpApi {
         RequestIds.register(routing);
         new ErrorMapper(json).register(routing);
         routing.register("/health", new HealthService(json, d.database()));
-        routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.resolver(), d.router(), d.catalog(), d.connections(),
-                d.combos()));
+        routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models()));
         routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.router()));
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
                 d.gates()::forget, () -> d.egress().retain(d.connections().list().stream()

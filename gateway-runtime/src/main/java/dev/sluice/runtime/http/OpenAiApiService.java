@@ -1,10 +1,8 @@
 package dev.sluice.runtime.http;
 
 import dev.sluice.runtime.store.Secrets;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sluice.api.ModelInfo;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.EmbeddingRequest;
@@ -13,17 +11,12 @@ import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.ClientRequest;
-import dev.sluice.runtime.combo.Combo;
-import dev.sluice.runtime.combo.ComboStore;
-import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.RequestRouter;
-import dev.sluice.runtime.routing.Provider;
-import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.routing.Route;
 import dev.sluice.runtime.store.Connection;
-import dev.sluice.runtime.store.ConnectionStore;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
@@ -33,11 +26,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The OpenAI-compatible client API under {@code /v1}: chat completions (API-1), models (API-2)
@@ -51,22 +41,15 @@ final class OpenAiApiService implements HttpService {
     private final Json json;
     private final Authenticator auth;
     private final OpenAiCodec codec;
-    private final ModelResolver resolver;
     private final RequestRouter router;
-    private final ProviderCatalog catalog;
-    private final ConnectionStore connections;
-    private final ComboStore comboStore;
+    private final ModelListing models;
 
-    OpenAiApiService(Json json, Authenticator auth, OpenAiCodec codec, ModelResolver resolver, RequestRouter router,
-            ProviderCatalog catalog, ConnectionStore connections, ComboStore comboStore) {
-        this.comboStore = comboStore;
+    OpenAiApiService(Json json, Authenticator auth, OpenAiCodec codec, RequestRouter router, ModelListing models) {
         this.json = json;
         this.auth = auth;
         this.codec = codec;
-        this.resolver = resolver;
         this.router = router;
-        this.catalog = catalog;
-        this.connections = connections;
+        this.models = models;
     }
 
     @Override
@@ -156,7 +139,7 @@ final class OpenAiApiService implements HttpService {
         Caller caller = auth.client(req);
         ObjectNode root = json.object().put("object", "list");
         ArrayNode data = root.putArray("data");
-        routableModels(caller).forEach((id, owner) -> data.add(modelObject(id, owner)));
+        models.routable(caller).forEach((id, owner) -> data.add(modelObject(id, owner)));
         json.send(res, 200, root);
     }
 
@@ -164,69 +147,12 @@ final class OpenAiApiService implements HttpService {
     private void model(ServerRequest req, ServerResponse res) {
         Caller caller = auth.client(req);
         String id = req.path().pathParameters().get("id");
-        Map<String, String> routable = routableModels(caller);
-        String owner = routable.get(id);
-        if (owner == null) {
-            // a bare model name resolves like it does for chat (the first provider listing it)
-            owner = resolver.resolve(id).map(r -> r.provider().id() + "/" + r.upstreamModel())
-                    .filter(routable::containsKey).map(routable::get).orElse(null);
-        }
-        if (owner == null) {
-            throw new ApiException(404, "invalid_request_error", "model_not_found",
-                    "The model '" + id + "' does not exist or is not routable.", "model", Map.of());
-        }
+        String owner = models.owner(id, caller).orElseThrow(() -> new ApiException(404, "invalid_request_error", "model_not_found",
+                "The model '" + id + "' does not exist or is not routable.", "model", Map.of()));
         json.send(res, 200, modelObject(id, owner));
     }
 
     private ObjectNode modelObject(String id, String owner) {
         return json.object().put("id", id).put("object", "model").put("created", 0).put("owned_by", owner);
     }
-
-    /** Every model id ({@code provider/model}) the caller can route to, with its provider, in listing order. */
-    private Map<String, String> routableModels(Caller caller) {
-        Map<String, String> models = new LinkedHashMap<>();
-        // API-2: combos are models clients can name
-        for (Combo c : comboStore.list()) {
-            models.put(c.name(), "combo");
-        }
-        List<Connection> all = connections.list();
-        for (Provider p : catalog.withConnections()) {
-            List<Connection> enabled = all.stream()
-                    .filter(c -> c.provider().equals(p.id()) && c.enabled() && caller.mayUse(c.id())).toList();
-            if (enabled.isEmpty()) {
-                continue;
-            }
-            for (ModelInfo m : p.descriptor().models()) {
-                models.putIfAbsent(p.id() + "/" + m.id(), p.id());
-            }
-            for (Connection c : enabled) {
-                for (String m : declaredModels(c)) {
-                    models.putIfAbsent(p.id() + "/" + m, p.id());
-                }
-            }
-        }
-        return models;
-    }
-
-    /** Models a connection declares in {@code providerSpecificData.models} (custom providers list theirs this way). */
-    private Set<String> declaredModels(Connection c) {
-        Set<String> out = new LinkedHashSet<>();
-        if (c.providerSpecificDataJson() == null) {
-            return out;
-        }
-        try {
-            JsonNode models = json.mapper().readTree(c.providerSpecificDataJson()).get("models");
-            if (models != null && models.isArray()) {
-                models.forEach(m -> {
-                    if (m.isTextual() && !m.asText().isBlank()) {
-                        out.add(m.asText());
-                    }
-                });
-            }
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, "connection " + c.id() + " has unreadable providerSpecificData");
-        }
-        return out;
-    }
-
 }

@@ -1,0 +1,118 @@
+package dev.sluice.runtime.routing;
+
+import dev.sluice.api.ModelInfo;
+import dev.sluice.runtime.combo.Combo;
+import dev.sluice.runtime.combo.ComboStore;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.ConnectionStore;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The models a caller can route to (API-2): the combos, then every model of each provider with an
+ * enabled connection the caller may use — the provider's declared models and those its connections
+ * declare in {@code providerSpecificData.models} (custom providers list theirs this way).
+ */
+public final class ModelListing {
+
+    private static final System.Logger LOG = System.getLogger(ModelListing.class.getName());
+
+    private final ComboStore combos;
+    private final ProviderCatalog catalog;
+    private final ConnectionStore connections;
+    private final ModelResolver resolver;
+    private final Function<String, Map<String, Object>> jsonObjectParser;
+
+    /**
+     * Creates the listing.
+     *
+     * @param combos the combos
+     * @param catalog the providers
+     * @param connections the connections
+     * @param resolver resolves a bare model name like chat does
+     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     */
+    public ModelListing(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
+            Function<String, Map<String, Object>> jsonObjectParser) {
+        this.combos = combos;
+        this.catalog = catalog;
+        this.connections = connections;
+        this.resolver = resolver;
+        this.jsonObjectParser = jsonObjectParser;
+    }
+
+    /**
+     * Every model id the caller can route to ({@code provider/model}, or a combo's name), with its
+     * owner (the provider, or {@code combo}), in listing order.
+     *
+     * @param caller the caller
+     * @return id → owner
+     */
+    public Map<String, String> routable(Caller caller) {
+        Map<String, String> models = new LinkedHashMap<>();
+        // API-2: combos are models clients can name
+        for (Combo c : combos.list()) {
+            models.put(c.name(), "combo");
+        }
+        List<Connection> all = connections.list();
+        for (Provider p : catalog.withConnections()) {
+            List<Connection> enabled = all.stream().filter(c -> c.provider().equals(p.id()) && c.enabled() && caller.mayUse(c.id())).toList();
+            if (enabled.isEmpty()) {
+                continue;
+            }
+            for (ModelInfo m : p.descriptor().models()) {
+                models.putIfAbsent(p.id() + "/" + m.id(), p.id());
+            }
+            for (Connection c : enabled) {
+                for (String m : declaredModels(c)) {
+                    models.putIfAbsent(p.id() + "/" + m, p.id());
+                }
+            }
+        }
+        return models;
+    }
+
+    /**
+     * The owner of one routable model; a bare model name resolves like it does for chat (the first
+     * provider listing it).
+     *
+     * @param id the model id
+     * @param caller the caller
+     * @return the owner, or empty when the caller cannot route to it
+     */
+    public Optional<String> owner(String id, Caller caller) {
+        Map<String, String> routable = routable(caller);
+        String owner = routable.get(id);
+        if (owner != null) {
+            return Optional.of(owner);
+        }
+        return resolver.resolve(id).map(r -> r.provider().id() + "/" + r.upstreamModel()).map(routable::get);
+    }
+
+    private Set<String> declaredModels(Connection c) {
+        Set<String> out = new LinkedHashSet<>();
+        if (c.providerSpecificDataJson() == null) {
+            return out;
+        }
+        Object models;
+        try {
+            models = jsonObjectParser.apply(c.providerSpecificDataJson()).get("models");
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "connection " + c.id() + " has unreadable providerSpecificData");
+            return out;
+        }
+        if (models instanceof List<?> list) {
+            for (Object m : list) {
+                if (m instanceof String s && !s.isBlank()) {
+                    out.add(s);
+                }
+            }
+        }
+        return out;
+    }
+}
