@@ -126,12 +126,11 @@ public final class FailureClassifier {
 
     /** BO-7: the gateway's own timer is this request's business, never the upstream's. */
     static Verdict gatewayTimer(AttemptFailure.Timer timer) {
-        return new Verdict(FailureReason.TIMEOUT, timer.status(), true, null, null, null, LockScope.EXACT, false, false, true, true, null);
+        return Verdict.builder(FailureReason.TIMEOUT, timer.status(), LockScope.EXACT).skipProviderBreaker(true).requestScoped().build();
     }
 
     private static Verdict qualityFailure() {
-        return new Verdict(FailureReason.QUALITY_FAILURE, 502, true, null, null, null, LockScope.EXACT,
-                false, false, true, false, null);
+        return Verdict.builder(FailureReason.QUALITY_FAILURE, 502, LockScope.EXACT).skipProviderBreaker(true).build();
     }
 
     /** What one error answer says, computed once. */
@@ -214,15 +213,14 @@ public final class FailureClassifier {
         Long cooldown = rule.baseCooldownMs() != null ? rule.baseCooldownMs() : reason == builtIn.reason() ? builtIn.cooldownMs() : null;
         LockScope scope = match.honoured() ? rule.scope() : builtIn.lockScope();
         boolean providerLevel = Verdict.serviceLevel(reason) || scope == LockScope.PROVIDER;
-        return new Verdict(reason, builtIn.status(), true, null, null, cooldown, scope, false, false,
-                builtIn.skipProviderBreaker() || !providerLevel, false, rule.scope());
+        return Verdict.builder(reason, builtIn.status(), scope).cooldownMs(cooldown)
+                .skipProviderBreaker(builtIn.skipProviderBreaker() || !providerLevel).ruleScope(rule.scope()).build();
     }
 
     private Verdict byText(Facts f, String provider, ProviderClass connectionClass) {
         int status = f.status();
         if (f.has(ErrorTextPatterns.DEACTIVATED_PHRASES)) {
-            return new Verdict(FailureReason.BANNED, status, true, null, null, BANNED_COOLDOWN_MS, LockScope.CONNECTION,
-                    true, false, false, false, null);
+            return Verdict.builder(FailureReason.BANNED, status, LockScope.CONNECTION).cooldownMs(BANNED_COOLDOWN_MS).permanent().build();
         }
         if (f.finds(ErrorTextPatterns.BILLING_SUSPENSION_PATTERNS) || f.has(ErrorTextPatterns.CREDIT_PHRASES)
                 || f.finds(ErrorTextPatterns.CREDIT_PATTERNS)) {
@@ -248,12 +246,11 @@ public final class FailureClassifier {
     }
 
     private static Verdict credits(int status) {
-        return new Verdict(FailureReason.CREDITS_EXHAUSTED, status, true, null, null, null, LockScope.CONNECTION,
-                false, true, false, false, null);
+        return Verdict.builder(FailureReason.CREDITS_EXHAUSTED, status, LockScope.CONNECTION).creditsExhausted().build();
     }
 
     private static Verdict requestScoped(FailureReason reason, int status) {
-        return new Verdict(reason, status, false, null, null, null, LockScope.EXACT, false, false, false, true, null);
+        return Verdict.builder(reason, status, LockScope.EXACT).fallback(false).requestScoped().build();
     }
 
     // ------------------------------------------------------------------ 429 (FC-2)
@@ -276,9 +273,8 @@ public final class FailureClassifier {
         }
         if (f.has(ErrorTextPatterns.CONCURRENCY_PHRASES)) {
             Hint hint = f.hint();
-            return new Verdict(FailureReason.CONCURRENCY_LIMITED, status, true, null, null,
-                    hint == null ? CONCURRENCY_LIMIT_COOLDOWN_MS : hint.ms(), LockScope.CONNECTION,
-                    false, false, true, false, null);
+            return Verdict.builder(FailureReason.CONCURRENCY_LIMITED, status, LockScope.CONNECTION)
+                    .cooldownMs(hint == null ? CONCURRENCY_LIMIT_COOLDOWN_MS : hint.ms()).skipProviderBreaker(true).build();
         }
         return Verdict.of(FailureReason.RATE_LIMIT_EXCEEDED, status, true, LockScope.MODEL);
     }
@@ -317,8 +313,7 @@ public final class FailureClassifier {
         Hint hint = f.hint();
         Long cooldown = declared == null || hint == null || (hint.bodyRetryWindow() && hint.ms() < QUOTA_SCALE_WINDOW_MS)
                 ? declared : Long.valueOf(hint.ms());
-        return new Verdict(FailureReason.QUOTA_EXHAUSTED, status, true, null, null, cooldown, LockScope.MODEL,
-                false, false, false, false, null);
+        return Verdict.builder(FailureReason.QUOTA_EXHAUSTED, status, LockScope.MODEL).cooldownMs(cooldown).build();
     }
 
     private static long untilNextUtcMidnight(long nowMillis) {
@@ -336,8 +331,7 @@ public final class FailureClassifier {
         }
         if (f.text().contains(ErrorTextPatterns.ROUTE_NOT_AUTHORIZED_PHRASE)) {
             // the key is fine, only this route is denied: nothing to cool, nothing to try next
-            return new Verdict(FailureReason.FORBIDDEN, status, false, null, null, 0L, LockScope.EXACT,
-                    false, false, false, false, null);
+            return Verdict.builder(FailureReason.FORBIDDEN, status, LockScope.EXACT).fallback(false).cooldownMs(0L).build();
         }
         if (f.finds(ErrorTextPatterns.MODEL_ACCESS_PATTERNS)) {
             return Verdict.of(FailureReason.MODEL_ACCESS_DENIED, status, true, LockScope.MODEL);
@@ -353,8 +347,8 @@ public final class FailureClassifier {
 
     private static Verdict notFound(Facts f, ProviderClass connectionClass) {
         if (f.finds(ErrorTextPatterns.MODEL_RETIRED_PATTERNS) || f.finds(ErrorTextPatterns.ENDPOINT_MOVED_PATTERNS)) {
-            return new Verdict(FailureReason.NOT_FOUND, f.status(), false, null, null, MODEL_RETIRED_COOLDOWN_MS,
-                    LockScope.MODEL, false, false, false, false, null);
+            return Verdict.builder(FailureReason.NOT_FOUND, f.status(), LockScope.MODEL).fallback(false)
+                    .cooldownMs(MODEL_RETIRED_COOLDOWN_MS).build();
         }
         return Verdict.of(connectionClass == ProviderClass.LOCAL ? FailureReason.NOT_FOUND_LOCAL : FailureReason.NOT_FOUND,
                 f.status(), false, LockScope.MODEL);

@@ -84,7 +84,118 @@ public record Verdict(
      * @return the verdict
      */
     public static Verdict of(FailureReason reason, int status, boolean fallback, LockScope lockScope) {
-        return new Verdict(reason, status, fallback, null, null, null, lockScope, false, false, false, false, null);
+        return builder(reason, status, lockScope).fallback(fallback).build();
+    }
+
+    /**
+     * A builder: the verdict falls back, has no hint, no declared cooldown and no flags until told
+     * otherwise.
+     *
+     * @param reason the reason
+     * @param status the client status
+     * @param lockScope what the failure is evidence about
+     * @return the builder
+     */
+    public static Builder builder(FailureReason reason, int status, LockScope lockScope) {
+        return new Builder(reason, status, lockScope);
+    }
+
+    /** @return a builder holding this verdict's values */
+    public Builder toBuilder() {
+        Builder b = new Builder(reason, status, lockScope);
+        b.fallback = fallback;
+        b.retryAfterMs = retryAfterMs;
+        b.hintSource = hintSource;
+        b.cooldownMs = cooldownMs;
+        b.permanent = permanent;
+        b.creditsExhausted = creditsExhausted;
+        b.skipProviderBreaker = skipProviderBreaker;
+        b.requestScoped = requestScoped;
+        b.ruleScope = ruleScope;
+        return b;
+    }
+
+    /** Builds a {@link Verdict} by name rather than by position. */
+    public static final class Builder {
+        private final FailureReason reason;
+        private final int status;
+        private LockScope lockScope;
+        private boolean fallback = true;
+        private Long retryAfterMs;
+        private HintSource hintSource;
+        private Long cooldownMs;
+        private boolean permanent;
+        private boolean creditsExhausted;
+        private boolean skipProviderBreaker;
+        private boolean requestScoped;
+        private LockScope ruleScope;
+
+        private Builder(FailureReason reason, int status, LockScope lockScope) {
+            this.reason = reason;
+            this.status = status;
+            this.lockScope = lockScope;
+        }
+
+        /** @param fallback whether to try the next connection @return this */
+        public Builder fallback(boolean fallback) {
+            this.fallback = fallback;
+            return this;
+        }
+
+        /** @param ms the hint @param source its source @return this */
+        public Builder hint(Long ms, HintSource source) {
+            this.retryAfterMs = ms;
+            this.hintSource = source;
+            return this;
+        }
+
+        /** @param ms the cooldown the failure declares, or null @return this */
+        public Builder cooldownMs(Long ms) {
+            this.cooldownMs = ms;
+            return this;
+        }
+
+        /** @param scope what the failure is evidence about @return this */
+        public Builder lockScope(LockScope scope) {
+            this.lockScope = scope;
+            return this;
+        }
+
+        /** The account is unusable until an operator acts. @return this */
+        public Builder permanent() {
+            this.permanent = true;
+            return this;
+        }
+
+        /** The account is out of credits. @return this */
+        public Builder creditsExhausted() {
+            this.creditsExhausted = true;
+            return this;
+        }
+
+        /** @param skip whether it never counts for the provider breaker @return this */
+        public Builder skipProviderBreaker(boolean skip) {
+            this.skipProviderBreaker = skip;
+            return this;
+        }
+
+        /** The failure belongs to the request (BO-7): nothing is cooled, locked or counted. @return this */
+        public Builder requestScoped() {
+            this.requestScoped = true;
+            return this;
+        }
+
+        /** @param scope the scope of a matched provider error rule, or null @return this */
+        public Builder ruleScope(LockScope scope) {
+            this.ruleScope = scope;
+            return this;
+        }
+
+        /** @return the verdict */
+        public Verdict build() {
+            return new Verdict(reason, status, fallback, retryAfterMs, hintSource, cooldownMs, lockScope, permanent, creditsExhausted,
+                    skipProviderBreaker, requestScoped, ruleScope);
+        }
     }
 
     /**
@@ -95,8 +206,7 @@ public record Verdict(
      * @return the copy
      */
     public Verdict withHint(long ms, HintSource source) {
-        return new Verdict(reason, status, fallback, ms, source, cooldownMs, lockScope, permanent, creditsExhausted,
-                skipProviderBreaker, requestScoped, ruleScope);
+        return toBuilder().hint(ms, source).build();
     }
 
     /**
@@ -107,8 +217,7 @@ public record Verdict(
      * @return the verdict for the engine
      */
     public Verdict asHandledElsewhere() {
-        return new Verdict(reason, status, fallback, retryAfterMs, hintSource, cooldownMs, lockScope, permanent,
-                creditsExhausted, skipProviderBreaker, true, ruleScope);
+        return toBuilder().requestScoped().build();
     }
 
     /**
@@ -118,8 +227,7 @@ public record Verdict(
      * @return the copy
      */
     public Verdict asConnectionFailure() {
-        return new Verdict(reason, status, fallback, retryAfterMs, hintSource, cooldownMs, LockScope.CONNECTION, permanent,
-                creditsExhausted, true, requestScoped, ruleScope);
+        return toBuilder().lockScope(LockScope.CONNECTION).skipProviderBreaker(true).build();
     }
 
     /**
