@@ -105,7 +105,7 @@ public final class AnthropicStreamTranslator {
         }
         if (choice.finishReason() != null) {
             closeOpen(out);
-            stopReason = AnthropicCodec.stopReason(choice.finishReason());
+            stopReason = WireNames.stopReason(choice.finishReason());
         }
         return out.toByteArray();
     }
@@ -163,7 +163,7 @@ public final class AnthropicStreamTranslator {
 
     private void start(ByteArrayOutputStream out, StreamChunk first) {
         started = true;
-        String id = AnthropicCodec.messageId(first == null ? null : first.id(), fallbackId);
+        String id = WireNames.messageId(first == null ? null : first.id(), fallbackId);
         String model = first == null || first.model().isEmpty() ? fallbackModel : first.model();
         event(out, "message_start", g -> {
             g.writeObjectFieldStart("message");
@@ -243,7 +243,7 @@ public final class AnthropicStreamTranslator {
     }
 
     /** Writes {@code event: <type>\ndata: {"type":"<type>", ...}\n\n}. */
-    private void event(ByteArrayOutputStream out, String type, AnthropicCodec.GenWork body) {
+    private void event(ByteArrayOutputStream out, String type, AnthropicJson.GenWork body) {
         out.writeBytes(("event: " + type + "\ndata: ").getBytes(StandardCharsets.US_ASCII));
         try (JsonGenerator g = factory.createGenerator(out)) {
             g.writeStartObject();

@@ -1,0 +1,34 @@
+package dev.sluice.runtime.anthropic;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.runtime.openai.InvalidRequestException;
+
+/** Strict reads of Anthropic request fields, with errors that name the field's path. */
+final class AnthropicFields {
+
+    private AnthropicFields() {
+    }
+
+    static String blockType(JsonNode block, String path) {
+        if (block == null || !block.isObject()) {
+            throw new InvalidRequestException(path, "'" + path + "' must be a content block object with a 'type'.");
+        }
+        JsonNode type = block.get("type");
+        if (type == null || !type.isTextual() || type.asText().isEmpty()) {
+            throw new InvalidRequestException(path + ".type", "Missing required parameter: '" + path + ".type'.");
+        }
+        return type.asText();
+    }
+
+    static String requiredText(JsonNode node, String field, String path) {
+        String full = path + "." + field;
+        JsonNode n = node.get(field);
+        if (n == null || n.isNull()) {
+            throw new InvalidRequestException(full, "Missing required parameter: '" + full + "'.");
+        }
+        if (!n.isTextual()) {
+            throw new InvalidRequestException(full, "'" + full + "' must be a string.");
+        }
+        return n.asText();
+    }
+}
