@@ -9,9 +9,9 @@ final class AnthropicFields {
     private AnthropicFields() {
     }
 
-    static String blockType(JsonNode block, String path) {
+    static String blockType(JsonNode block, FieldPath path) {
         if (block == null || !block.isObject()) {
-            throw new InvalidRequestException(path, "'" + path + "' must be a content block object with a 'type'.");
+            throw new InvalidRequestException(path.toString(), "'" + path + "' must be a content block object with a 'type'.");
         }
         JsonNode type = block.get("type");
         if (type == null || !type.isTextual() || type.asText().isEmpty()) {
@@ -20,13 +20,14 @@ final class AnthropicFields {
         return type.asText();
     }
 
-    static String requiredText(JsonNode node, String field, String path) {
-        String full = path + "." + field;
+    static String requiredText(JsonNode node, String field, FieldPath path) {
         JsonNode n = node.get(field);
         if (n == null || n.isNull()) {
+            String full = path + "." + field;
             throw new InvalidRequestException(full, "Missing required parameter: '" + full + "'.");
         }
         if (!n.isTextual()) {
+            String full = path + "." + field;
             throw new InvalidRequestException(full, "'" + full + "' must be a string.");
         }
         return n.asText();

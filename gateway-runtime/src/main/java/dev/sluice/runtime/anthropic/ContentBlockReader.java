@@ -23,9 +23,9 @@ final class ContentBlockReader {
     }
 
     /** Adds the canonical message(s) of one Anthropic message: tool results become separate TOOL messages. */
-    static void readMessage(JsonNode node, String path, List<ChatMessage> out) {
+    static void readMessage(JsonNode node, FieldPath path, List<ChatMessage> out) {
         if (node == null || !node.isObject()) {
-            throw new InvalidRequestException(path, "'" + path + "' must be an object with 'role' and 'content'.");
+            throw new InvalidRequestException(path.toString(), "'" + path + "' must be an object with 'role' and 'content'.");
         }
         JsonNode roleNode = node.get("role");
         if (roleNode == null || roleNode.isNull()) {
@@ -33,12 +33,12 @@ final class ContentBlockReader {
         }
         String role = roleNode.isTextual() ? roleNode.asText() : roleNode.toString();
         JsonNode content = node.get("content");
-        String contentPath = path + ".content";
+        FieldPath contentPath = path.field("content");
         if (content == null || content.isNull()) {
-            throw new InvalidRequestException(contentPath, "Missing required parameter: '" + contentPath + "'.");
+            throw new InvalidRequestException(contentPath.toString(), "Missing required parameter: '" + contentPath + "'.");
         }
         if (!content.isTextual() && !content.isArray()) {
-            throw new InvalidRequestException(contentPath, "'" + contentPath + "' must be a string or an array of content blocks.");
+            throw new InvalidRequestException(contentPath.toString(), "'" + contentPath + "' must be a string or an array of content blocks.");
         }
         switch (role) {
             case "user" -> readUser(content, contentPath, out);
@@ -48,7 +48,7 @@ final class ContentBlockReader {
         }
     }
 
-    private static void readUser(JsonNode content, String path, List<ChatMessage> out) {
+    private static void readUser(JsonNode content, FieldPath path, List<ChatMessage> out) {
         if (content.isTextual()) {
             out.add(ChatMessage.text(Role.USER, content.asText()));
             return;
@@ -56,7 +56,7 @@ final class ContentBlockReader {
         List<ContentPart> parts = new ArrayList<>();
         boolean toolResults = false;
         for (int i = 0; i < content.size(); i++) {
-            String blockPath = path + "[" + i + "]";
+            FieldPath blockPath = path.index(i);
             JsonNode block = content.get(i);
             String type = blockType(block, blockPath);
             switch (type) {
@@ -78,18 +78,18 @@ final class ContentBlockReader {
         }
     }
 
-    private static ChatMessage readToolResult(JsonNode block, String path) {
+    private static ChatMessage readToolResult(JsonNode block, FieldPath path) {
         String toolUseId = requiredText(block, "tool_use_id", path);
         JsonNode content = block.get("content");
         List<ContentPart> parts = new ArrayList<>();
-        String contentPath = path + ".content";
+        FieldPath contentPath = path.field("content");
         if (content == null || content.isNull()) {
             parts.add(new ContentPart.Text(""));
         } else if (content.isTextual()) {
             parts.add(new ContentPart.Text(content.asText()));
         } else if (content.isArray()) {
             for (int i = 0; i < content.size(); i++) {
-                String blockPath = contentPath + "[" + i + "]";
+                FieldPath blockPath = contentPath.index(i);
                 JsonNode b = content.get(i);
                 String type = blockType(b, blockPath);
                 switch (type) {
@@ -99,7 +99,7 @@ final class ContentBlockReader {
                 }
             }
         } else {
-            throw new InvalidRequestException(contentPath, "'" + contentPath + "' must be a string or an array of content blocks.");
+            throw new InvalidRequestException(contentPath.toString(), "'" + contentPath + "' must be a string or an array of content blocks.");
         }
         JsonNode isError = block.get("is_error");
         if (isError != null && !isError.isNull() && !isError.isBoolean()) {
@@ -108,7 +108,7 @@ final class ContentBlockReader {
         return new ChatMessage(Role.TOOL, parts, null, List.of(), toolUseId, null);
     }
 
-    private static ChatMessage readAssistant(JsonNode content, String path) {
+    private static ChatMessage readAssistant(JsonNode content, FieldPath path) {
         if (content.isTextual()) {
             return ChatMessage.text(Role.ASSISTANT, content.asText());
         }
@@ -116,7 +116,7 @@ final class ContentBlockReader {
         List<ToolCall> calls = new ArrayList<>();
         StringBuilder reasoning = null;
         for (int i = 0; i < content.size(); i++) {
-            String blockPath = path + "[" + i + "]";
+            FieldPath blockPath = path.index(i);
             JsonNode block = content.get(i);
             String type = blockType(block, blockPath);
             switch (type) {
@@ -145,11 +145,11 @@ final class ContentBlockReader {
         return new ChatMessage(Role.ASSISTANT, parts, null, calls, null, reasoning == null ? null : reasoning.toString());
     }
 
-    private static ContentPart.Image readImage(JsonNode block, String path) {
+    private static ContentPart.Image readImage(JsonNode block, FieldPath path) {
         JsonNode source = block.get("source");
-        String sourcePath = path + ".source";
+        FieldPath sourcePath = path.field("source");
         if (source == null || !source.isObject()) {
-            throw new InvalidRequestException(sourcePath, "Missing required parameter: '" + sourcePath + "'.");
+            throw new InvalidRequestException(sourcePath.toString(), "Missing required parameter: '" + sourcePath + "'.");
         }
         String type = requiredText(source, "type", sourcePath);
         return switch (type) {

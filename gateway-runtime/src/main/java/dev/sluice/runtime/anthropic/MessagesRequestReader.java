@@ -24,6 +24,11 @@ import java.util.Map;
  */
 final class MessagesRequestReader {
 
+    private static final FieldPath MESSAGES = FieldPath.of("messages");
+    private static final FieldPath SYSTEM = FieldPath.of("system");
+    private static final FieldPath TOOLS = FieldPath.of("tools");
+    private static final FieldPath TOOL_CHOICE = FieldPath.of("tool_choice");
+
     private final ObjectMapper mapper;
 
     MessagesRequestReader(ObjectMapper mapper) {
@@ -50,7 +55,7 @@ final class MessagesRequestReader {
             messages.add(ChatMessage.text(Role.SYSTEM, system));
         }
         for (int i = 0; i < messagesNode.size(); i++) {
-            ContentBlockReader.readMessage(messagesNode.get(i), "messages[" + i + "]", messages);
+            ContentBlockReader.readMessage(messagesNode.get(i), MESSAGES.index(i), messages);
         }
         List<ToolDefinition> tools = readTools(root.get("tools"));
         Map<String, String> extra = new LinkedHashMap<>();
@@ -98,7 +103,7 @@ final class MessagesRequestReader {
         // one string, not several parts: some OpenAI-compatible servers refuse array content on system messages
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < system.size(); i++) {
-            String path = "system[" + i + "]";
+            FieldPath path = SYSTEM.index(i);
             JsonNode block = system.get(i);
             if (!block.isObject() || !"text".equals(block.path("type").asText())) {
                 throw new InvalidRequestException(path + ".type", "'" + path + ".type' must be 'text'.");
@@ -121,10 +126,10 @@ final class MessagesRequestReader {
         }
         List<ToolDefinition> out = new ArrayList<>(tools.size());
         for (int i = 0; i < tools.size(); i++) {
-            String path = "tools[" + i + "]";
+            FieldPath path = TOOLS.index(i);
             JsonNode tool = tools.get(i);
             if (!tool.isObject()) {
-                throw new InvalidRequestException(path, "'" + path + "' must be an object.");
+                throw new InvalidRequestException(path.toString(), "'" + path + "' must be an object.");
             }
             JsonNode type = tool.get("type");
             if (type != null && !type.isNull() && !"custom".equals(type.asText())) {
@@ -154,14 +159,14 @@ final class MessagesRequestReader {
         if (!choice.isObject()) {
             throw new InvalidRequestException("tool_choice", "'tool_choice' must be an object with a 'type'.");
         }
-        String type = requiredText(choice, "type", "tool_choice");
+        String type = requiredText(choice, "type", TOOL_CHOICE);
         String openAi = switch (type) {
             case "auto" -> "\"auto\"";
             case "any" -> "\"required\"";
             case "none" -> "\"none\"";
             case "tool" -> {
                 ObjectNode fn = mapper.createObjectNode().put("type", "function");
-                fn.putObject("function").put("name", requiredText(choice, "name", "tool_choice"));
+                fn.putObject("function").put("name", requiredText(choice, "name", TOOL_CHOICE));
                 yield fn.toString();
             }
             default -> throw new InvalidRequestException("tool_choice.type", "Invalid value for 'tool_choice.type': '" + type

@@ -15,6 +15,9 @@ import java.util.Set;
 /**
  * Reads one OpenAI message object (a client's {@code messages[i]} or an upstream's {@code
  * choices[i].message}) strictly, naming the offending field.
+ *
+ * <p>A message's path ({@code messages[3]}) is built only when an error names it: a long
+ * conversation would otherwise build several strings per message that nobody reads.
  */
 final class MessageReader {
 
@@ -24,20 +27,31 @@ final class MessageReader {
     private MessageReader() {
     }
 
-    static ChatMessage read(JsonNode node, String path) {
+    /**
+     * Reads {@code array[index]suffix}.
+     *
+     * @param node the message node
+     * @param array the array's path ({@code messages})
+     * @param index the message's index in it
+     * @param suffix what follows the index in the path ({@code ""} or {@code .message})
+     */
+    static ChatMessage read(JsonNode node, String array, int index, String suffix) {
         if (node == null || !node.isObject()) {
+            String path = path(array, index, suffix);
             throw new InvalidRequestException(path, "'" + path + "' must be an object with 'role' and 'content'.");
         }
         JsonNode roleNode = node.get("role");
         if (roleNode == null || !roleNode.isTextual()) {
-            throw new InvalidRequestException(path + ".role", "Missing required parameter: '" + path + ".role'.");
+            String rolePath = path(array, index, suffix) + ".role";
+            throw new InvalidRequestException(rolePath, "Missing required parameter: '" + rolePath + "'.");
         }
-        Role role = parseRole(roleNode.asText(), path + ".role");
-        List<ContentPart> content = readContent(node.get("content"), path + ".content");
+        Role role = parseRole(roleNode.asText(), array, index, suffix);
+        List<ContentPart> content = readContent(node.get("content"), array, index, suffix);
         List<ToolCall> toolCalls = new ArrayList<>();
         JsonNode tc = node.get("tool_calls");
         if (tc != null && !tc.isNull()) {
             if (!tc.isArray()) {
+                String path = path(array, index, suffix);
                 throw new InvalidRequestException(path + ".tool_calls", "'" + path + ".tool_calls' must be an array.");
             }
             for (int i = 0; i < tc.size(); i++) {
@@ -45,6 +59,7 @@ final class MessageReader {
                 JsonNode fn = call.path("function");
                 String name = textOrNull(fn.get("name"));
                 if (name == null) {
+                    String path = path(array, index, suffix);
                     throw new InvalidRequestException(path + ".tool_calls[" + i + "].function.name",
                             "Missing required parameter: '" + path + ".tool_calls[" + i + "].function.name'.");
                 }
@@ -57,7 +72,7 @@ final class MessageReader {
                 textOrNull(node.get("reasoning_content")), WireJson.extras((ObjectNode) node, MESSAGE_FIELDS));
     }
 
-    private static List<ContentPart> readContent(JsonNode content, String path) {
+    private static List<ContentPart> readContent(JsonNode content, String array, int index, String suffix) {
         if (content == null || content.isNull()) {
             return List.of();
         }
@@ -65,6 +80,7 @@ final class MessageReader {
             return List.of(new ContentPart.Text(content.asText()));
         }
         if (!content.isArray()) {
+            String path = path(array, index, suffix) + ".content";
             throw new InvalidRequestException(path, "'" + path + "' must be a string or an array of content parts.");
         }
         List<ContentPart> parts = new ArrayList<>(content.size());
@@ -75,6 +91,7 @@ final class MessageReader {
                 case "text" -> {
                     JsonNode t = p.get("text");
                     if (t == null || !t.isTextual()) {
+                        String path = path(array, index, suffix) + ".content";
                         throw new InvalidRequestException(path + "[" + i + "].text", "Missing required parameter: '" + path + "[" + i + "].text'.");
                     }
                     parts.add(new ContentPart.Text(t.asText()));
@@ -83,24 +100,33 @@ final class MessageReader {
                     JsonNode iu = p.get("image_url");
                     String url = iu == null ? null : iu.isTextual() ? iu.asText() : textOrNull(iu.get("url"));
                     if (url == null) {
+                        String path = path(array, index, suffix) + ".content";
                         throw new InvalidRequestException(path + "[" + i + "].image_url.url",
                                 "Missing required parameter: '" + path + "[" + i + "].image_url.url'.");
                     }
                     parts.add(new ContentPart.Image(url, iu.isObject() ? textOrNull(iu.get("detail")) : null));
                 }
-                case "" -> throw new InvalidRequestException(path + "[" + i + "].type", "Missing required parameter: '" + path + "[" + i + "].type'.");
+                case "" -> {
+                    String path = path(array, index, suffix) + ".content";
+                    throw new InvalidRequestException(path + "[" + i + "].type", "Missing required parameter: '" + path + "[" + i + "].type'.");
+                }
                 default -> parts.add(new ContentPart.Other(type, p.toString()));
             }
         }
         return parts;
     }
 
-    private static Role parseRole(String role, String path) {
+    private static Role parseRole(String role, String array, int index, String suffix) {
         try {
             return Role.fromWireName(role);
         } catch (IllegalArgumentException e) {
+            String path = path(array, index, suffix) + ".role";
             throw new InvalidRequestException(path, "Invalid value for '" + path + "': '" + role
                     + "' (expected system, developer, user, assistant or tool).");
         }
+    }
+
+    private static String path(String array, int index, String suffix) {
+        return array + "[" + index + "]" + suffix;
     }
 }

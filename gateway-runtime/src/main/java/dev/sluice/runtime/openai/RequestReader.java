@@ -48,7 +48,7 @@ final class RequestReader {
         }
         List<ChatMessage> messages = new ArrayList<>(messagesNode.size());
         for (int i = 0; i < messagesNode.size(); i++) {
-            messages.add(MessageReader.read(messagesNode.get(i), "messages[" + i + "]"));
+            messages.add(MessageReader.read(messagesNode.get(i), "messages", i, ""));
         }
         List<ToolDefinition> tools = readTools(root.get("tools"));
         JsonNode toolChoice = root.get("tool_choice");

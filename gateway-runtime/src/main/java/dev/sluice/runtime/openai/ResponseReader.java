@@ -38,7 +38,7 @@ final class ResponseReader {
             JsonNode c = choicesNode.get(i);
             JsonNode msg = c.get("message");
             ChatMessage message = msg == null || !msg.isObject() ? ChatMessage.text(Role.ASSISTANT, "")
-                    : MessageReader.read(msg, "choices[" + i + "].message");
+                    : MessageReader.read(msg, "choices", i, ".message");
             choices.add(new Choice(c.path("index").asInt(i), message, textOrNull(c.get("finish_reason")),
                     c.isObject() ? extras((ObjectNode) c, CHOICE_FIELDS) : Map.of()));
         }
