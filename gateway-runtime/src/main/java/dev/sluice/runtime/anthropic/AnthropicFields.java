@@ -9,6 +9,7 @@ final class AnthropicFields {
     private AnthropicFields() {
     }
 
+    /** The {@code type} of a content block, which must be an object with a non-empty string type. */
     static String blockType(JsonNode block, FieldPath path) {
         if (block == null || !block.isObject()) {
             throw new InvalidRequestException(path.toString(), "'" + path + "' must be a content block object with a 'type'.");
@@ -20,6 +21,7 @@ final class AnthropicFields {
         return type.asText();
     }
 
+    /** A field that must be present and a string; the path is spelled out only for the error. */
     static String requiredText(JsonNode node, String field, FieldPath path) {
         JsonNode n = node.get(field);
         if (n == null || n.isNull()) {
