@@ -32,6 +32,26 @@ public final class AnthropicStreamTranslator {
 
     private enum Kind { NONE, TEXT, THINKING, TOOL }
 
+    /** The event types, each with its {@code event:} line encoded once rather than once per event. */
+    private enum Event {
+        MESSAGE_START("message_start"),
+        CONTENT_BLOCK_START("content_block_start"),
+        CONTENT_BLOCK_DELTA("content_block_delta"),
+        CONTENT_BLOCK_STOP("content_block_stop"),
+        MESSAGE_DELTA("message_delta"),
+        MESSAGE_STOP("message_stop"),
+        ERROR("error");
+
+        final String type;
+        /** {@code event: <type>\ndata: } */
+        final byte[] head;
+
+        Event(String type) {
+            this.type = type;
+            this.head = ("event: " + type + "\ndata: ").getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
     private static final byte[] PING = "event: ping\ndata: {\"type\":\"ping\"}\n\n".getBytes(StandardCharsets.US_ASCII);
 
     private final JsonFactory factory;
@@ -105,7 +125,7 @@ public final class AnthropicStreamTranslator {
         }
         if (choice.finishReason() != null) {
             closeOpen(out);
-            stopReason = AnthropicCodec.stopReason(choice.finishReason());
+            stopReason = WireNames.stopReason(choice.finishReason());
         }
         return out.toByteArray();
     }
@@ -126,7 +146,7 @@ public final class AnthropicStreamTranslator {
             start(out, null);
         }
         closeOpen(out);
-        event(out, "message_delta", g -> {
+        event(out, Event.MESSAGE_DELTA, g -> {
             g.writeObjectFieldStart("delta");
             g.writeStringField("stop_reason", stopReason == null ? "end_turn" : stopReason);
             g.writeNullField("stop_sequence");
@@ -138,7 +158,7 @@ public final class AnthropicStreamTranslator {
             g.writeNumberField("output_tokens", usage == null ? 0 : usage.completionTokens());
             g.writeEndObject();
         });
-        event(out, "message_stop", g -> { });
+        event(out, Event.MESSAGE_STOP, g -> { });
         return out.toByteArray();
     }
 
@@ -152,7 +172,7 @@ public final class AnthropicStreamTranslator {
     public byte[] error(String message) {
         ended = true;
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        event(out, "error", g -> {
+        event(out, Event.ERROR, g -> {
             g.writeObjectFieldStart("error");
             g.writeStringField("type", "api_error");
             g.writeStringField("message", message);
@@ -163,9 +183,9 @@ public final class AnthropicStreamTranslator {
 
     private void start(ByteArrayOutputStream out, StreamChunk first) {
         started = true;
-        String id = AnthropicCodec.messageId(first == null ? null : first.id(), fallbackId);
+        String id = WireNames.messageId(first == null ? null : first.id(), fallbackId);
         String model = first == null || first.model().isEmpty() ? fallbackModel : first.model();
-        event(out, "message_start", g -> {
+        event(out, Event.MESSAGE_START, g -> {
             g.writeObjectFieldStart("message");
             g.writeStringField("id", id);
             g.writeStringField("type", "message");
@@ -195,7 +215,7 @@ public final class AnthropicStreamTranslator {
         if (kind == Kind.TOOL) {
             toolBlocks.put(toolIndex, index);
         }
-        event(out, "content_block_start", g -> {
+        event(out, Event.CONTENT_BLOCK_START, g -> {
             g.writeNumberField("index", index);
             g.writeObjectFieldStart("content_block");
             switch (kind) {
@@ -229,11 +249,11 @@ public final class AnthropicStreamTranslator {
         open = Kind.NONE;
         openIndex = -1;
         openToolIndex = -1;
-        event(out, "content_block_stop", g -> g.writeNumberField("index", index));
+        event(out, Event.CONTENT_BLOCK_STOP, g -> g.writeNumberField("index", index));
     }
 
     private void delta(ByteArrayOutputStream out, int index, String type, String field, String value) {
-        event(out, "content_block_delta", g -> {
+        event(out, Event.CONTENT_BLOCK_DELTA, g -> {
             g.writeNumberField("index", index);
             g.writeObjectFieldStart("delta");
             g.writeStringField("type", type);
@@ -243,11 +263,11 @@ public final class AnthropicStreamTranslator {
     }
 
     /** Writes {@code event: <type>\ndata: {"type":"<type>", ...}\n\n}. */
-    private void event(ByteArrayOutputStream out, String type, AnthropicCodec.GenWork body) {
-        out.writeBytes(("event: " + type + "\ndata: ").getBytes(StandardCharsets.US_ASCII));
+    private void event(ByteArrayOutputStream out, Event event, AnthropicJson.GenWork body) {
+        out.writeBytes(event.head);
         try (JsonGenerator g = factory.createGenerator(out)) {
             g.writeStartObject();
-            g.writeStringField("type", type);
+            g.writeStringField("type", event.type);
             body.write(g);
             g.writeEndObject();
         } catch (IOException e) {
