@@ -49,10 +49,10 @@ public final class CircuitBreakers {
     public static final int DEGRADED_EXIT_SUCCESSES = 3;
 
     /** Failures of one connection on one breaker within this many ms of its last counted one count once (CB-4). */
-    public static final long DEDUPE_WINDOW_MS = 5_000;
+    public static final long DEDUPE_WINDOW_MS = FailureDedupe.WINDOW_MS;
 
     /** Bound of the dedupe memory (connection × breaker entries); stale entries are dropped first. */
-    public static final int DEDUPE_MAX_ENTRIES = 10_000;
+    public static final int DEDUPE_MAX_ENTRIES = FailureDedupe.MAX_ENTRIES;
 
     /** Registry cap: when reached, idle {@code CLOSED} breakers with no failures are evicted first. */
     public static final int MAX_BREAKERS = 500;
@@ -63,7 +63,7 @@ public final class CircuitBreakers {
      * so a slow probe is not joined by a second one. The lease is the larger of this and the
      * profile's {@code resetTimeoutMs} ({@link #probeLeaseMs}).
      */
-    public static final long PROBE_LEASE_MS = 300_000;
+    public static final long PROBE_LEASE_MS = BreakerPeriods.PROBE_LEASE_MS;
 
     /** The class whose profile applies to a breaker no caller has named yet (e.g. restored without one). */
     public static final ProviderClass DEFAULT_CLASS = ProviderClass.APIKEY;
@@ -72,12 +72,11 @@ public final class CircuitBreakers {
 
     private final InstantSource clock;
     private final Supplier<ResilienceSettings> settings;
-    private final BreakerStore store;
+    private final BreakerPersistence store;
     private final ConcurrentHashMap<BreakerKey, Cell> cells = new ConcurrentHashMap<>();
     /** Guards creation, eviction and reset of cells; taken before a cell lock, never after. */
     private final ReentrantLock structure = new ReentrantLock();
-    private final ConcurrentHashMap<DedupeKey, Long> lastCounted = new ConcurrentHashMap<>();
-    private final ReentrantLock dedupeTrim = new ReentrantLock();
+    private final FailureDedupe dedupe = new FailureDedupe();
 
     /**
      * Creates the registry and restores every persisted breaker (CB-7); a restored
@@ -90,8 +89,8 @@ public final class CircuitBreakers {
     public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerStore store) {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
-        this.store = requireNonNull(store, "store is null");
-        for (BreakerSnapshot s : store.loadAll()) {
+        this.store = new BreakerPersistence(store);
+        for (BreakerSnapshot s : this.store.restore()) {
             cells.put(s.key(), new Cell(s));
         }
     }
@@ -108,17 +107,7 @@ public final class CircuitBreakers {
      * @return the period in ms
      */
     public static long openPeriodMs(BreakerProfile p, int openCycles, String kind) {
-        Long byKind = kind == null ? null : p.cooldownByKind().get(kind);
-        if (byKind != null) {
-            return byKind;
-        }
-        long base = p.resetTimeoutMs();
-        if (openCycles <= p.backoffEscalationCount()) {
-            return base;
-        }
-        long cap = saturatingMultiply(base, Math.max(1, p.maxBackoffMultiplier()));
-        int exponent = openCycles - p.backoffEscalationCount();
-        return exponent >= 62 ? cap : Math.min(saturatingMultiply(base, 1L << exponent), cap);
+        return BreakerPeriods.openPeriodMs(p, openCycles, kind);
     }
 
     /**
@@ -131,9 +120,7 @@ public final class CircuitBreakers {
      * @return the period in ms
      */
     public static long degradedExpiryMs(BreakerProfile p, String kind) {
-        Long byKind = kind == null ? null : p.cooldownByKind().get(kind);
-        long base = byKind != null ? byKind : p.resetTimeoutMs();
-        return saturatingMultiply(base, Math.max(1, p.maxBackoffMultiplier()));
+        return BreakerPeriods.degradedExpiryMs(p, kind);
     }
 
     /**
@@ -144,7 +131,7 @@ public final class CircuitBreakers {
      * @return the lease in ms
      */
     public static long probeLeaseMs(BreakerProfile p) {
-        return Math.max(PROBE_LEASE_MS, p.resetTimeoutMs());
+        return BreakerPeriods.probeLeaseMs(p);
     }
 
     /**
@@ -233,7 +220,7 @@ public final class CircuitBreakers {
         }
         if (connectionId != null && cell.dedupeUntil > clock.millis()) {
             // A failure after a success is new evidence, not a repeat of the earlier one.
-            lastCounted.remove(new DedupeKey(key, connectionId));
+            dedupe.forget(key, connectionId);
         }
         if (cell.cls != cls) {
             cell.cls = cls;
@@ -295,22 +282,18 @@ public final class CircuitBreakers {
             BreakerProfile p = profile(cls);
             normalize(c, p, now);
             BreakerSnapshot s = c.snap;
-            DedupeKey dk = connectionId == null ? null : new DedupeKey(key, connectionId);
             switch (s.state()) {
                 case OPEN -> { }
                 case HALF_OPEN -> {
-                    remember(c, dk, now);
+                    remember(c, key, connectionId, now);
                     move(c, new BreakerSnapshot(key, cls, BreakerState.OPEN, s.failureCount() + 1, s.openCycles() + 1,
                             now, now, kind, 0, now), "half-open probe failed (" + kind + ")");
                 }
                 case CLOSED, DEGRADED -> {
-                    if (dk != null) {
-                        Long last = lastCounted.get(dk);
-                        if (last != null && now - last < DEDUPE_WINDOW_MS) {
-                            return null;
-                        }
+                    if (dedupe.isRepeat(key, connectionId, now)) {
+                        return null;
                     }
-                    remember(c, dk, now);
+                    remember(c, key, connectionId, now);
                     int count = s.failureCount() + 1;
                     if (count >= p.failureThreshold()) {
                         move(c, new BreakerSnapshot(key, cls, BreakerState.OPEN, count, 0, now, now, kind, 0, now),
@@ -439,12 +422,8 @@ public final class CircuitBreakers {
                     c.lock.unlock();
                 }
             }
-            lastCounted.clear();
-            try {
-                store.deleteAll();
-            } catch (RuntimeException ex) {
-                LOG.log(Level.WARNING, "cannot delete persisted breakers: " + ex.getMessage());
-            }
+            dedupe.clear();
+            store.deleteAll();
             LOG.log(Level.INFO, "reset " + n + " provider breaker(s)");
             return n;
         } finally {
@@ -469,7 +448,7 @@ public final class CircuitBreakers {
                     n++;
                 }
             }
-            lastCounted.keySet().removeIf(k -> k.key().provider().equals(provider));
+            dedupe.forgetProvider(provider);
             LOG.log(Level.INFO, "reset " + n + " breaker(s) of provider " + provider);
             return n;
         } finally {
@@ -484,7 +463,7 @@ public final class CircuitBreakers {
 
     /** @return entries of the dedupe memory (for tests of its bound) */
     int dedupeEntries() {
-        return lastCounted.size();
+        return dedupe.size();
     }
 
     // --- internals ---------------------------------------------------------------------------
@@ -555,7 +534,7 @@ public final class CircuitBreakers {
                     if (!c.removed && isIdle(c.snap)) {
                         c.removed = true;
                         cells.remove(e.getKey(), c);
-                        delete(e.getKey());
+                        store.delete(e.getKey());
                         forgetDedupe(e.getKey(), c);
                     }
                 } finally {
@@ -572,7 +551,7 @@ public final class CircuitBreakers {
      */
     private void forgetDedupe(BreakerKey key, Cell c) {
         if (c.dedupeUntil > clock.millis()) {
-            lastCounted.keySet().removeIf(k -> k.key().equals(key));
+            dedupe.forgetBreaker(key);
         }
     }
 
@@ -586,7 +565,7 @@ public final class CircuitBreakers {
         try {
             c.removed = true;
             cells.remove(key, c);
-            delete(key);
+            store.delete(key);
         } finally {
             c.lock.unlock();
         }
@@ -652,11 +631,7 @@ public final class CircuitBreakers {
             Level level = next.state() == BreakerState.OPEN || from == BreakerState.OPEN ? Level.INFO : Level.DEBUG;
             LOG.log(level, () -> "breaker " + next.key() + " " + from + " -> " + next.state() + ": " + why);
         }
-        try {
-            store.save(next);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "cannot persist breaker " + next.key() + ": " + e.getMessage());
-        }
+        store.save(next);
     }
 
     /** Frees the half-open probe claim; caller holds the cell's lock and a claim is held. */
@@ -665,48 +640,11 @@ public final class CircuitBreakers {
         LOG.log(Level.DEBUG, () -> "breaker " + c.snap.key() + " half-open probe released: " + why);
     }
 
-    private void delete(BreakerKey key) {
-        try {
-            store.delete(key);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "cannot delete persisted breaker " + key + ": " + e.getMessage());
-        }
-    }
-
     /** Remembers a counted failure for dedupe; caller holds the cell's lock. */
-    private void remember(Cell c, DedupeKey dk, long now) {
-        if (dk == null) {
-            return;
+    private void remember(Cell c, BreakerKey key, String connectionId, long now) {
+        if (connectionId != null) {
+            c.dedupeUntil = dedupe.remember(key, connectionId, now);
         }
-        c.dedupeUntil = now + DEDUPE_WINDOW_MS;
-        if (lastCounted.size() >= DEDUPE_MAX_ENTRIES && !lastCounted.containsKey(dk)) {
-            trimDedupe(now);
-        }
-        lastCounted.put(dk, now);
-    }
-
-    /** Drops stale dedupe entries; when every entry is fresh, drops the oldest until there is room. */
-    private void trimDedupe(long now) {
-        dedupeTrim.lock();
-        try {
-            lastCounted.values().removeIf(t -> now - t >= DEDUPE_WINDOW_MS);
-            if (lastCounted.size() >= DEDUPE_MAX_ENTRIES) {
-                List<Map.Entry<DedupeKey, Long>> all = new ArrayList<>(lastCounted.entrySet());
-                all.sort(Map.Entry.comparingByValue());
-                int excess = lastCounted.size() - DEDUPE_MAX_ENTRIES + 1;
-                for (int i = 0; i < excess && i < all.size(); i++) {
-                    lastCounted.remove(all.get(i).getKey(), all.get(i).getValue());
-                }
-            }
-        } finally {
-            dedupeTrim.unlock();
-        }
-    }
-
-    private static long saturatingMultiply(long a, long b) {
-        long hi = Math.multiplyHigh(a, b);
-        long lo = a * b;
-        return (hi == 0 && lo >= 0) || (hi == -1 && lo < 0) ? lo : Long.MAX_VALUE;
     }
 
     /** One breaker: its current snapshot and the transient probe claim, guarded by {@code lock}. */
@@ -770,8 +708,5 @@ public final class CircuitBreakers {
         public String toString() {
             return this == REFUSED ? "REFUSED" : this == ADMITTED ? "ADMITTED" : "PROBE";
         }
-    }
-
-    private record DedupeKey(BreakerKey key, String connectionId) {
     }
 }
