@@ -4,8 +4,9 @@ import java.util.Set;
 
 /**
  * The states of a provider circuit breaker (SPEC CB-1), as the admin API and the database name
- * them. The legal moves between them are listed once, in {@link BreakerTransition}. An operator
- * reset is not a move: it forgets the breaker, which is then {@code CLOSED} with no history.
+ * them. The legal moves between them are listed once, in {@link BreakerTransition}; the data and
+ * reactions of each state are its record in {@link BreakerStatus}. An operator reset is not a
+ * move: it forgets the breaker, which is then {@code CLOSED} with no history.
  */
 public enum BreakerState {
     /** Normal: traffic flows, failures are counted. */

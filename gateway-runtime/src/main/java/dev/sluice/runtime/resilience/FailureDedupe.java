@@ -10,8 +10,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The breakers' failure dedupe (SPEC CB-4): a connection's failures on one breaker within
  * {@link #WINDOW_MS} of its last counted one count once, so that one bad connection retried in a
  * burst cannot open a provider host on its own. Bounded to {@link #MAX_ENTRIES}; when full, stale
- * entries go first, then the oldest. Thread-safe; the breaker decides when to ask (only while
- * traffic flows: a half-open probe's failure is always new evidence).
+ * entries go first, then the oldest. Thread-safe; the breaker decides when to ask
+ * ({@link BreakerStatus#dedupesFailures()}).
  */
 final class FailureDedupe {
 
