@@ -9,7 +9,12 @@ import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
  */
 final class BreakerPeriods {
 
-    /** See {@link CircuitBreakers#PROBE_LEASE_MS}. */
+    /**
+     * Least time a claimed half-open probe keeps its claim when it never reports (CB-1): longer
+     * than the slowest non-streaming attempt (the upstream headers timeout is 110 s by default),
+     * so a slow probe is not joined by a second one. The lease is the larger of this and the
+     * profile's {@code resetTimeoutMs} ({@link #probeLeaseMs}).
+     */
     static final long PROBE_LEASE_MS = 300_000;
 
     private BreakerPeriods() {

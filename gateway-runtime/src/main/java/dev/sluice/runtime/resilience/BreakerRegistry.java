@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -59,9 +58,22 @@ final class BreakerRegistry {
         return cells.get(key);
     }
 
-    /** @return the keys held now */
-    Set<BreakerKey> keys() {
-        return cells.keySet();
+    /**
+     * Runs {@code op} on every breaker held now, each under its lock; breakers removed meanwhile are skipped.
+     *
+     * @param op what to do
+     * @param <T> its result
+     * @return the results, in no particular order
+     */
+    <T> List<T> eachLocked(Function<BreakerCell, T> op) {
+        List<T> out = new ArrayList<>();
+        for (BreakerKey key : cells.keySet()) {
+            T v = locked(key, null, op);
+            if (v != null) {
+                out.add(v);
+            }
+        }
+        return out;
     }
 
     /** @return breakers held in memory */

@@ -7,19 +7,16 @@ import dev.sluice.runtime.resilience.BreakerStatus.Closed;
 import dev.sluice.runtime.resilience.BreakerStatus.Degraded;
 import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.Supplier;
 
 /**
  * The provider circuit breakers (SPEC §6), one per {@link BreakerKey} (provider and upstream host,
- * BO-4), persisted through a {@link BreakerStore} (CB-7). This class is the breakers' one entry
- * point; the work is split by job: each state and its reactions are a record of
- * {@link BreakerStatus}, the legal moves are {@link BreakerTransition}, one breaker and its lock is
- * a {@link BreakerCell}, which breakers exist is {@link BreakerRegistry}, the per-connection dedupe
- * is {@link FailureDedupe}, the rows are {@link BreakerPersistence}, the periods
- * {@link BreakerPeriods}.
+ * BO-4), persisted through a {@link BreakerStore} (CB-7). The breakers' one entry point, split
+ * by job: states {@link BreakerStatus}, legal moves {@link BreakerTransition}, one breaker
+ * {@link BreakerCell}, which exist {@link BreakerRegistry}, dedupe {@link FailureDedupe}, rows
+ * {@link BreakerPersistence}, periods {@link BreakerPeriods}.
  *
  * <p>There is no timer (CB-6): every call first applies the transitions that time alone makes
  * ({@code OPEN → HALF_OPEN} once the open period passed, a stale {@code DEGRADED → CLOSED}, the
@@ -53,12 +50,7 @@ public final class CircuitBreakers {
     /** Registry cap: when reached, idle {@code CLOSED} breakers with no failures are evicted first. */
     public static final int MAX_BREAKERS = BreakerRegistry.MAX_BREAKERS;
 
-    /**
-     * Least time a claimed half-open probe keeps its claim when it never reports (CB-1): longer
-     * than the slowest non-streaming attempt (the upstream headers timeout is 110 s by default),
-     * so a slow probe is not joined by a second one. The lease is the larger of this and the
-     * profile's {@code resetTimeoutMs} ({@link #probeLeaseMs}).
-     */
+    /** Least time a claimed half-open probe keeps its claim when it never reports (CB-1, {@link #probeLeaseMs}). */
     public static final long PROBE_LEASE_MS = BreakerPeriods.PROBE_LEASE_MS;
 
     /** The class whose profile applies to a breaker no caller has named yet (e.g. restored without one). */
@@ -297,13 +289,7 @@ public final class CircuitBreakers {
      * @return the views
      */
     public List<BreakerView> views() {
-        List<BreakerView> out = new ArrayList<>();
-        for (BreakerKey key : registry.keys()) {
-            BreakerView v = registry.locked(key, null, c -> c.view(profile(c.cls), clock.millis()));
-            if (v != null) {
-                out.add(v);
-            }
-        }
+        List<BreakerView> out = registry.eachLocked(c -> c.view(profile(c.cls), clock.millis()));
         out.sort(Comparator.comparing(v -> v.key().toString()));
         return out;
     }
