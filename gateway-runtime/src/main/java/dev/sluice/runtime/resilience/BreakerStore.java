@@ -6,9 +6,12 @@ import dev.sluice.api.ProviderClass;
 import java.util.List;
 
 /**
- * Where breaker state survives restarts (SPEC CB-7, table {@code domain_circuit_breakers}). Calls
- * for one key arrive in order; an implementation may throw an unchecked exception, which the
- * breakers log and otherwise ignore (a database hiccup must not fail requests).
+ * Where breaker state survives restarts (SPEC CB-7), in the breakers' own terms. The database
+ * implementation is {@link RowBackedBreakerStore} over the store's
+ * {@link dev.sluice.runtime.store.BreakerRowStore}: the store keeps plain rows and never sees
+ * these types, so the dependency runs one way, resilience → store. Calls for one key arrive in
+ * order; an implementation may throw an unchecked exception, which the breakers log and otherwise
+ * ignore (a database hiccup must not fail requests).
  */
 public interface BreakerStore {
 

@@ -6,6 +6,7 @@ import dev.sluice.api.ProviderClass;
 import dev.sluice.runtime.resilience.BreakerStatus.Closed;
 import dev.sluice.runtime.resilience.BreakerStatus.Degraded;
 import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
+import dev.sluice.runtime.store.BreakerRowStore;
 import java.time.InstantSource;
 import java.util.Comparator;
 import java.util.List;
@@ -73,6 +74,17 @@ public final class CircuitBreakers {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.registry = new BreakerRegistry(clock, new BreakerPersistence(store), dedupe);
+    }
+
+    /**
+     * Creates the breakers over the breaker table (CB-7); rows are mapped here, not in the store.
+     *
+     * @param clock the clock
+     * @param settings the live resilience settings, read on every call
+     * @param rows the table
+     */
+    public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerRowStore rows) {
+        this(clock, settings, new RowBackedBreakerStore(rows));
     }
 
     /**
