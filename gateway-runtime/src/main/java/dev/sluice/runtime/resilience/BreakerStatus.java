@@ -185,8 +185,8 @@ sealed interface BreakerStatus {
         @Override
         public Move onSuccess(BreakerProfile p) {
             // Gradual recovery: each success takes back one counted failure.
-            return history.failureCount() > 0 ? new Move(new Closed(history.withFailureCount(history.failureCount() - 1)), null)
-                    : null;
+            int count = history.failureCount();
+            return count > 0 ? new Move(new Closed(history.withFailureCount(count - 1)), null) : null;
         }
 
         @Override
