@@ -1,12 +1,12 @@
 package dev.sluice.runtime.resilience;
 
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The states of a provider circuit breaker (SPEC CB-1) and the legal moves between them. An
- * operator reset is not a move: it forgets the breaker, which is then {@code CLOSED} with no
- * history.
+ * The states of a provider circuit breaker (SPEC CB-1), as the admin API and the database name
+ * them. The legal moves between them are listed once, in {@link BreakerTransition}; the data and
+ * reactions of each state are its record in {@link BreakerStatus}. An operator reset is not a
+ * move: it forgets the breaker, which is then {@code CLOSED} with no history.
  */
 public enum BreakerState {
     /** Normal: traffic flows, failures are counted. */
@@ -19,17 +19,12 @@ public enum BreakerState {
     HALF_OPEN;
 
     /**
-     * The states this one may move to.
+     * The states this one may move to, read from {@link BreakerTransition}.
      *
      * @return the legal next states
      */
     public Set<BreakerState> next() {
-        return switch (this) {
-            case CLOSED -> EnumSet.of(DEGRADED, OPEN);
-            case DEGRADED -> EnumSet.of(CLOSED, OPEN);
-            case OPEN -> EnumSet.of(HALF_OPEN);
-            case HALF_OPEN -> EnumSet.of(CLOSED, OPEN);
-        };
+        return BreakerTransition.targets(this);
     }
 
     /**

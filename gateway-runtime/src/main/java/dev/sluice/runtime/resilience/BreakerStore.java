@@ -6,9 +6,12 @@ import dev.sluice.api.ProviderClass;
 import java.util.List;
 
 /**
- * Where breaker state survives restarts (SPEC CB-7, table {@code domain_circuit_breakers}). Calls
- * for one key arrive in order; an implementation may throw an unchecked exception, which the
- * breakers log and otherwise ignore (a database hiccup must not fail requests).
+ * Where breaker state survives restarts (SPEC CB-7), in the breakers' own terms. The database
+ * implementation is {@link RowBackedBreakerStore} over the store's
+ * {@link dev.sluice.runtime.store.BreakerRowStore}: the store keeps plain rows and never sees
+ * these types, so the dependency runs one way, resilience → store. Calls for one key arrive in
+ * order; an implementation may throw an unchecked exception, which the breakers log and otherwise
+ * ignore (a database hiccup must not fail requests).
  */
 public interface BreakerStore {
 
@@ -101,7 +104,88 @@ public interface BreakerStore {
          * @return a {@code CLOSED} snapshot with zero counts
          */
         public static BreakerSnapshot pristine(BreakerKey key, ProviderClass cls, long now) {
-            return new BreakerSnapshot(key, cls, BreakerState.CLOSED, 0, 0, null, null, null, 0, now);
+            return builder(key, BreakerState.CLOSED).providerClass(cls).updatedAt(now).build();
+        }
+
+        /**
+         * A builder whose unset fields are those of a breaker with no history (zero counts, no
+         * times, no kind, no class): ten fields, most of them zero or null in any one state, read
+         * better by name than by position.
+         *
+         * @param key the breaker
+         * @param state its state
+         * @return the builder
+         */
+        public static Builder builder(BreakerKey key, BreakerState state) {
+            return new Builder(key, state);
+        }
+
+        /** Builds a {@link BreakerSnapshot} field by field; not thread-safe, use it and drop it. */
+        public static final class Builder {
+            private final BreakerKey key;
+            private final BreakerState state;
+            private ProviderClass providerClass;
+            private int failureCount;
+            private int openCycles;
+            private Long openedAt;
+            private Long lastFailureAt;
+            private String lastFailureKind;
+            private int consecutiveSuccesses;
+            private long updatedAt;
+
+            private Builder(BreakerKey key, BreakerState state) {
+                this.key = key;
+                this.state = state;
+            }
+
+            /** @param v the class last seen, or null @return this */
+            public Builder providerClass(ProviderClass v) {
+                providerClass = v;
+                return this;
+            }
+
+            /** @param v counted failures @return this */
+            public Builder failureCount(int v) {
+                failureCount = v;
+                return this;
+            }
+
+            /** @param v open cycles @return this */
+            public Builder openCycles(int v) {
+                openCycles = v;
+                return this;
+            }
+
+            /** @param v epoch ms when last opened, or null @return this */
+            public Builder openedAt(Long v) {
+                openedAt = v;
+                return this;
+            }
+
+            /** @param at epoch ms of the last counted failure, or null @param kind its kind, or null @return this */
+            public Builder lastFailure(Long at, String kind) {
+                lastFailureAt = at;
+                lastFailureKind = kind;
+                return this;
+            }
+
+            /** @param v successes in a row while {@code DEGRADED} @return this */
+            public Builder consecutiveSuccesses(int v) {
+                consecutiveSuccesses = v;
+                return this;
+            }
+
+            /** @param v epoch ms of the last change @return this */
+            public Builder updatedAt(long v) {
+                updatedAt = v;
+                return this;
+            }
+
+            /** @return the validated snapshot */
+            public BreakerSnapshot build() {
+                return new BreakerSnapshot(key, providerClass, state, failureCount, openCycles, openedAt, lastFailureAt,
+                        lastFailureKind, consecutiveSuccesses, updatedAt);
+            }
         }
     }
 }

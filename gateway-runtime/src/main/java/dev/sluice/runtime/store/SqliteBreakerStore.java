@@ -2,11 +2,6 @@ package dev.sluice.runtime.store;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.sluice.api.ProviderClass;
-import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.BreakerState;
-import dev.sluice.runtime.resilience.BreakerStore;
-import java.lang.System.Logger.Level;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,13 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@link BreakerStore} on SQLite, table {@code domain_circuit_breakers} (SPEC DM-3, CB-7): one row
- * per breaker, keyed by {@code provider@host}. A row that no longer parses (an unknown state or
- * class) is skipped with a warning rather than failing start-up.
+ * {@link BreakerRowStore} on SQLite, table {@code domain_circuit_breakers} (SPEC DM-3, CB-7): one
+ * row per breaker, keyed by {@code provider@host}. Rows are returned as stored; the breakers skip
+ * one that no longer makes sense (an unknown state or class) when they restore.
  */
-public final class SqliteBreakerStore implements BreakerStore {
-
-    private static final System.Logger LOG = System.getLogger(SqliteBreakerStore.class.getName());
+public final class SqliteBreakerStore implements BreakerRowStore {
 
     private final Database db;
 
@@ -36,31 +29,27 @@ public final class SqliteBreakerStore implements BreakerStore {
     }
 
     @Override
-    public List<BreakerSnapshot> loadAll() {
+    public List<BreakerRow> loadAll() {
         return db.withConnection(c -> {
-            List<BreakerSnapshot> out = new ArrayList<>();
+            List<BreakerRow> out = new ArrayList<>();
             try (Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT key, provider, host, provider_class, state, failure_count,"
                             + " open_cycles, opened_at, last_failure_at, last_failure_kind, consecutive_successes, updated_at"
                             + " FROM domain_circuit_breakers ORDER BY key")) {
                 while (rs.next()) {
-                    try {
-                        out.add(read(rs));
-                    } catch (IllegalArgumentException e) {
-                        LOG.log(Level.WARNING, "skipping unreadable breaker row " + rs.getString("key") + ": " + e.getMessage());
-                    }
+                    out.add(read(rs));
                 }
             }
             return out;
         });
     }
 
-    private static BreakerSnapshot read(ResultSet rs) throws SQLException {
-        String cls = rs.getString("provider_class");
-        return new BreakerSnapshot(
-                new BreakerKey(rs.getString("provider"), rs.getString("host")),
-                cls == null ? null : ProviderClass.fromWireName(cls),
-                BreakerState.valueOf(rs.getString("state")),
+    private static BreakerRow read(ResultSet rs) throws SQLException {
+        return new BreakerRow(
+                rs.getString("provider"),
+                rs.getString("host"),
+                rs.getString("provider_class"),
+                rs.getString("state"),
                 rs.getInt("failure_count"),
                 rs.getInt("open_cycles"),
                 nullableLong(rs, "opened_at"),
@@ -76,8 +65,8 @@ public final class SqliteBreakerStore implements BreakerStore {
     }
 
     @Override
-    public void save(BreakerSnapshot s) {
-        requireNonNull(s, "snapshot is null");
+    public void save(BreakerRow s) {
+        requireNonNull(s, "row is null");
         db.withConnection(c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO domain_circuit_breakers(key, provider, host,"
                     + " provider_class, state, failure_count, open_cycles, opened_at, last_failure_at, last_failure_kind,"
@@ -86,11 +75,11 @@ public final class SqliteBreakerStore implements BreakerStore {
                     + " failure_count=excluded.failure_count, open_cycles=excluded.open_cycles, opened_at=excluded.opened_at,"
                     + " last_failure_at=excluded.last_failure_at, last_failure_kind=excluded.last_failure_kind,"
                     + " consecutive_successes=excluded.consecutive_successes, updated_at=excluded.updated_at")) {
-                ps.setString(1, s.key().toString());
-                ps.setString(2, s.key().provider());
-                ps.setString(3, s.key().host());
-                ps.setString(4, s.providerClass() == null ? null : s.providerClass().wireName());
-                ps.setString(5, s.state().name());
+                ps.setString(1, s.key());
+                ps.setString(2, s.provider());
+                ps.setString(3, s.host());
+                ps.setString(4, s.providerClass());
+                ps.setString(5, s.state());
                 ps.setInt(6, s.failureCount());
                 ps.setInt(7, s.openCycles());
                 setNullableLong(ps, 8, s.openedAt());
@@ -113,11 +102,12 @@ public final class SqliteBreakerStore implements BreakerStore {
     }
 
     @Override
-    public void delete(BreakerKey k) {
-        requireNonNull(k, "key is null");
+    public void delete(String provider, String host) {
+        requireNonNull(provider, "provider is null");
+        requireNonNull(host, "host is null");
         db.withConnection(c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM domain_circuit_breakers WHERE key=?")) {
-                ps.setString(1, k.toString());
+                ps.setString(1, BreakerRow.key(provider, host));
                 return ps.executeUpdate();
             }
         });

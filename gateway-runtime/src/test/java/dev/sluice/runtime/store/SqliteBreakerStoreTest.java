@@ -4,9 +4,9 @@ import static dev.sluice.api.ProviderClass.APIKEY;
 import static dev.sluice.api.ProviderClass.OAUTH;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.api.ProviderClass;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.BreakerState;
-import dev.sluice.runtime.resilience.BreakerStore.BreakerSnapshot;
 import dev.sluice.runtime.resilience.BreakerView;
 import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ResilienceSettings;
@@ -20,7 +20,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Breaker state in {@code domain_circuit_breakers} survives restarts (SPEC DM-3, CB-7). */
+/**
+ * Breaker state in {@code domain_circuit_breakers} survives restarts (SPEC DM-3, CB-7): rows as
+ * stored, and the breakers restored from them.
+ */
 class SqliteBreakerStoreTest {
 
     private static final BreakerKey GLM = new BreakerKey("glm", "open.bigmodel.cn:443");
@@ -50,10 +53,20 @@ class SqliteBreakerStoreTest {
         store = new SqliteBreakerStore(db);
     }
 
+    private static BreakerRow row(BreakerKey k, ProviderClass cls, BreakerState state, int failures, int cycles, Long openedAt,
+            Long lastFailureAt, String kind, int streak, long updatedAt) {
+        return new BreakerRow(k.provider(), k.host(), cls == null ? null : cls.wireName(), state.name(), failures, cycles,
+                openedAt, lastFailureAt, kind, streak, updatedAt);
+    }
+
+    private static BreakerRow pristine(BreakerKey k) {
+        return row(k, APIKEY, BreakerState.CLOSED, 0, 0, null, null, null, 0, 1);
+    }
+
     @Test
-    void snapshotRoundTripsWithNullsIntact_CB7() {
-        BreakerSnapshot open = new BreakerSnapshot(GLM, OAUTH, BreakerState.OPEN, 8, 3, 1_000L, 900L, "timeout", 0, 1_000);
-        BreakerSnapshot fresh = new BreakerSnapshot(ZAI, null, BreakerState.CLOSED, 0, 0, null, null, null, 0, 5);
+    void rowsRoundTripWithNullsIntact_CB7() {
+        BreakerRow open = row(GLM, OAUTH, BreakerState.OPEN, 8, 3, 1_000L, 900L, "timeout", 0, 1_000);
+        BreakerRow fresh = row(ZAI, null, BreakerState.CLOSED, 0, 0, null, null, null, 0, 5);
         store.save(open);
         store.save(fresh);
 
@@ -62,9 +75,8 @@ class SqliteBreakerStoreTest {
 
     @Test
     void saveReplacesTheRowOfItsKey_CB7() {
-        store.save(new BreakerSnapshot(GLM, APIKEY, BreakerState.CLOSED, 6, 0, null, 10L, "server_error", 0, 10));
-        BreakerSnapshot degraded = new BreakerSnapshot(GLM, APIKEY, BreakerState.DEGRADED, 7, 0, null, 20L, "server_error",
-                2, 20);
+        store.save(row(GLM, APIKEY, BreakerState.CLOSED, 6, 0, null, 10L, "server_error", 0, 10));
+        BreakerRow degraded = row(GLM, APIKEY, BreakerState.DEGRADED, 7, 0, null, 20L, "server_error", 2, 20);
         store.save(degraded);
 
         assertThat(store.loadAll()).containsExactly(degraded);
@@ -80,18 +92,18 @@ class SqliteBreakerStoreTest {
 
     @Test
     void deleteRemovesOneRowAndDeleteAllEveryRow_CB7() {
-        store.save(BreakerSnapshot.pristine(GLM, APIKEY, 1));
-        store.save(BreakerSnapshot.pristine(ZAI, APIKEY, 1));
-        store.delete(GLM);
-        store.delete(new BreakerKey("nobody", "x:1"));
-        assertThat(store.loadAll()).extracting(BreakerSnapshot::key).containsExactly(ZAI);
+        store.save(pristine(GLM));
+        store.save(pristine(ZAI));
+        store.delete(GLM.provider(), GLM.host());
+        store.delete("nobody", "x:1");
+        assertThat(store.loadAll()).extracting(BreakerRow::key).containsExactly(ZAI.toString());
         store.deleteAll();
         assertThat(store.loadAll()).isEmpty();
     }
 
     @Test
     void rowsSurviveAReopen_DM4() {
-        BreakerSnapshot s = new BreakerSnapshot(GLM, APIKEY, BreakerState.HALF_OPEN, 13, 1, 7L, 7L, "network_error", 0, 9);
+        BreakerRow s = row(GLM, APIKEY, BreakerState.HALF_OPEN, 13, 1, 7L, 7L, "network_error", 0, 9);
         store.save(s);
         reopen();
         assertThat(store.loadAll()).containsExactly(s);
@@ -99,10 +111,14 @@ class SqliteBreakerStoreTest {
 
     @Test
     void unreadableRowsAreSkipped_CB7() {
-        store.save(BreakerSnapshot.pristine(GLM, APIKEY, 1));
+        store.save(pristine(GLM));
         db.withConnection(c -> c.createStatement().executeUpdate(
                 "INSERT INTO domain_circuit_breakers(key, provider, host, state, updated_at) VALUES ('x@y:1', 'x', 'y:1', 'MELTED', 0)"));
-        assertThat(store.loadAll()).extracting(BreakerSnapshot::key).containsExactly(GLM);
+        assertThat(store.loadAll()).as("the store returns rows as stored").extracting(BreakerRow::state)
+                .containsExactly("CLOSED", "MELTED");
+        CircuitBreakers restored = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, store);
+        assertThat(restored.views()).as("the breakers skip the one that is no breaker").extracting(BreakerView::key)
+                .containsExactly(GLM);
     }
 
     @Test
@@ -117,7 +133,7 @@ class SqliteBreakerStoreTest {
         });
         reopen();
         assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion());
-        store.save(BreakerSnapshot.pristine(GLM, APIKEY, 1));
+        store.save(pristine(GLM));
         assertThat(store.loadAll()).hasSize(1);
     }
 
