@@ -6,7 +6,7 @@ import java.util.Map;
  * An error answer: HTTP status plus the OpenAI error envelope fields
  * ({@code {"error":{"message","type","code","param"}}}). Stack-less: these are normal outcomes.
  */
-public final class ApiException extends RuntimeException {
+final class ApiException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final int status;

@@ -8,7 +8,7 @@ import java.util.stream.Collectors;
  * that would silently be skipped in production fails the build instead; the message lists every
  * failure, not only the first, so one run shows everything to fix.
  */
-public final class PluginLoadException extends RuntimeException {
+final class PluginLoadException extends RuntimeException {
 
     private final List<PluginFailure> failures;
 

@@ -10,7 +10,7 @@ import java.util.Optional;
  * {@link #LOW_SHARE} of the limit remain, the connection is paced evenly until the announced reset:
  * the remaining requests spread over the time left, so the window is not exhausted early.
  */
-public final class LearnedRateLimits {
+final class LearnedRateLimits {
 
     /** Below this share of the limit left, pacing starts. */
     public static final double LOW_SHARE = 0.10;

@@ -19,7 +19,7 @@ import java.util.Optional;
  * {@link HeaderRetryHints}, {@link BodyJsonRetryHints}, {@link BodyTextRetryHints}, all reading
  * times and durations through {@link HintTimes}.
  */
-public final class RetryHints {
+final class RetryHints {
 
     /** Cap of "retry in"-style hints: Google {@code RetryInfo}, "retry after 17s", {@code retry_after_ms} (24 h). */
     public static final long MAX_RETRY_IN_MS = 86_400_000L;
