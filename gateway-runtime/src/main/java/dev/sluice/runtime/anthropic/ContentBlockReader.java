@@ -43,8 +43,16 @@ final class ContentBlockReader {
         switch (role) {
             case "user" -> readUser(content, contentPath, out);
             case "assistant" -> out.add(readAssistant(content, contentPath));
+            // the Messages API takes system messages between the turns too (Claude Code sends one after
+            // the first user turn); they stay where they are
+            case "system" -> {
+                String text = MessagesRequestReader.systemText(content, contentPath);
+                if (text != null) {
+                    out.add(ChatMessage.text(Role.SYSTEM, text));
+                }
+            }
             default -> throw new InvalidRequestException(path + ".role", "Invalid value for '" + path + ".role': '" + role
-                    + "' (expected user or assistant; the system prompt goes in the top-level 'system').");
+                    + "' (expected user, assistant or system).");
         }
     }
 

@@ -94,16 +94,27 @@ final class MessagesRequestReader {
         if (system == null || system.isNull()) {
             return null;
         }
+        return systemText(system, SYSTEM);
+    }
+
+    /**
+     * A system prompt's text: a string, or an array of text blocks joined by blank lines.
+     *
+     * @param system the value (not null)
+     * @param at where it is, for errors
+     * @return the text, or null when empty
+     */
+    static String systemText(JsonNode system, FieldPath at) {
         if (system.isTextual()) {
             return system.asText().isEmpty() ? null : system.asText();
         }
         if (!system.isArray()) {
-            throw new InvalidRequestException("system", "'system' must be a string or an array of text blocks.");
+            throw new InvalidRequestException(at.toString(), "'" + at + "' must be a string or an array of text blocks.");
         }
         // one string, not several parts: some OpenAI-compatible servers refuse array content on system messages
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < system.size(); i++) {
-            FieldPath path = SYSTEM.index(i);
+            FieldPath path = at.index(i);
             JsonNode block = system.get(i);
             if (!block.isObject() || !"text".equals(block.path("type").asText())) {
                 throw new InvalidRequestException(path + ".type", "'" + path + ".type' must be 'text'.");

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.openai.InvalidRequestException;
 import io.helidon.http.HeaderNames;
+import io.helidon.http.Method;
+import io.helidon.http.Status;
 import io.helidon.http.RequestException;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
@@ -42,6 +44,16 @@ final class ErrorMapper {
             return;
         }
         e.headers().forEach((k, v) -> res.header(HeaderNames.create(k), v));
+        send(req, res, e);
+    }
+
+    /** The error in the route's envelope; an answer to {@code HEAD} has none (RFC 9110 §9.3.2). */
+    private void send(ServerRequest req, ServerResponse res, ApiException e) {
+        if (req.prologue().method() == Method.HEAD) {
+            res.status(Status.create(e.status()));
+            res.send();
+            return;
+        }
         json.send(res, e.status(), anthropicRoute(req) ? anthropicEnvelope(e) : envelope(e));
     }
 
@@ -90,7 +102,7 @@ final class ErrorMapper {
         if (!res.isSent()) {
             ApiException e = new ApiException(500, "server_error", "internal_error",
                     "Internal error; the server log has the details.", null, Map.of());
-            json.send(res, 500, anthropicRoute(req) ? anthropicEnvelope(e) : envelope(e));
+            send(req, res, e);
         }
     }
 }

@@ -139,6 +139,16 @@ class AnthropicCodecTest {
         assertThat(r.messages()).containsExactly(ChatMessage.text(Role.SYSTEM, "You are terse."), ChatMessage.text(Role.USER, "hi"));
     }
 
+    @Test
+    void aSystemMessageBetweenTheTurnsStaysWhereItIs_API3() {
+        // Claude Code sends one after the first user turn; the SDKs type it as SystemMessageParam
+        ChatRequest r = read("{" + HEAD + "'system':'Be terse.','messages':[{'role':'user','content':'hi'},"
+                + "{'role':'system','content':[{'type':'text','text':'Agents: a'},{'type':'text','text':'b'}]},"
+                + "{'role':'assistant','content':'ok'},{'role':'system','content':''}]}");
+        assertThat(r.messages()).containsExactly(ChatMessage.text(Role.SYSTEM, "Be terse."), ChatMessage.text(Role.USER, "hi"),
+                ChatMessage.text(Role.SYSTEM, "Agents: a\n\nb"), ChatMessage.text(Role.ASSISTANT, "ok"));
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "{'type':'auto'}                    | \"auto\"",
@@ -202,7 +212,8 @@ class AnthropicCodecTest {
         "{'model':'m','max_tokens':5,'messages':{}}                                          | messages",
         "{'model':'m','max_tokens':5,'messages':['hi']}                                      | messages[0]",
         "{'model':'m','max_tokens':5,'messages':[{'content':'x'}]}                           | messages[0].role",
-        "{'model':'m','max_tokens':5,'messages':[{'role':'system','content':'x'}]}           | messages[0].role",
+        "{'model':'m','max_tokens':5,'messages':[{'role':'tool','content':'x'}]}             | messages[0].role",
+        "{'model':'m','max_tokens':5,'messages':[{'role':'system','content':[{'type':'image'}]}]} | messages[0].content[0].type",
         "{'model':'m','max_tokens':5,'messages':[{'role':'user'}]}                           | messages[0].content",
         "{'model':'m','max_tokens':5,'messages':[{'role':'user','content':5}]}               | messages[0].content",
         "{'model':'m','max_tokens':5,'messages':[{'role':'user','content':[{'text':'x'}]}]}  | messages[0].content[0].type",

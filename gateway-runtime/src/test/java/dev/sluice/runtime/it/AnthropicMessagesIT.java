@@ -237,7 +237,7 @@ class AnthropicMessagesIT {
                 "{\"model\":\"mockai/gpt-x\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", "max_tokens",
                 "{\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", "model",
                 "{\"model\":\"mockai/gpt-x\",\"max_tokens\":5,\"messages\":[]}", "messages",
-                "{\"model\":\"mockai/gpt-x\",\"max_tokens\":5,\"messages\":[{\"role\":\"system\",\"content\":\"x\"}]}", "messages[0].role",
+                "{\"model\":\"mockai/gpt-x\",\"max_tokens\":5,\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}", "messages[0].role",
                 "{\"model\":\"mockai/gpt-x\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image\",\"source\":{\"type\":\"base64\"}}]}]}",
                 "messages[0].content[0].source.media_type",
                 "{\"model\":\"mockai/gpt-x\",\"max_tokens\":5,\"tool_choice\":{\"type\":\"sometimes\"},\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",

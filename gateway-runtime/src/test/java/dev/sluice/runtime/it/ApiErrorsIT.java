@@ -150,6 +150,45 @@ class ApiErrorsIT {
     }
 
     @Test
+    void anErrorAnswerToHeadHasNoBodySoTheNextAnswerOnTheConnectionIsIntact() throws Exception {
+        // Claude Code probes with HEAD / at start-up; a body after a HEAD answer would be read as the next answer
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", sluice.server.port())) {
+            socket.setSoTimeout(5_000);
+            java.io.OutputStream out = socket.getOutputStream();
+            out.write(("HEAD / HTTP/1.1\r\nHost: x\r\n\r\nHEAD /health/live HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + "GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            out.flush();
+            String[] answers = readAnswers(socket.getInputStream(), 3);
+            assertThat(answers).hasSize(3);
+            assertThat(answers[0]).startsWith("HTTP/1.1 404").doesNotContain("{");
+            assertThat(answers[1]).startsWith("HTTP/1.1 405").doesNotContain("{");
+            assertThat(answers[2]).startsWith("HTTP/1.1 200");
+        }
+    }
+
+    /** Reads {@code n} HTTP/1.1 answers (heads and Content-Length bodies) off one connection, as text. */
+    private static String[] readAnswers(java.io.InputStream in, int n) throws java.io.IOException {
+        StringBuilder all = new StringBuilder();
+        byte[] buf = new byte[4096];
+        while (true) {
+            String[] parts = all.toString().split("(?=HTTP/1\\.1 )");
+            if (parts.length == n && parts[n - 1].contains("\r\n\r\n")) {
+                String last = parts[n - 1];
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: (\\d+)").matcher(last);
+                int body = m.find() ? Integer.parseInt(m.group(1)) : 0;
+                if (last.length() - last.indexOf("\r\n\r\n") - 4 >= body) {
+                    return parts;
+                }
+            }
+            int r = in.read(buf);
+            if (r < 0) {
+                return all.toString().split("(?=HTTP/1\\.1 )");
+            }
+            all.append(new String(buf, 0, r, java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
     void unknownRouteIsA404Envelope() {
         HttpResponse<String> r = sluice.send("POST", "/v1/nothing-here", clientKey, "{}");
         assertThat(r.statusCode()).isEqualTo(404);
