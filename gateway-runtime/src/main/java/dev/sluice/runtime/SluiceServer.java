@@ -37,6 +37,7 @@ import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.stream.StreamRules;
 import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Dispatcher;
@@ -243,11 +244,11 @@ public final class SluiceServer implements AutoCloseable {
         // CO-3: a wait sleeps the request's virtual thread, never a platform thread
         ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep,
                 generalSettings::emergencyFallback, quotas);
-        RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout());
+        RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(), () -> StreamRules.DEFAULTS);
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
                 resolver, router, new ModelListing(combos, catalog, connections, resolver, psd), catalog, connections, keys, registry, db, resilience, resilienceSettings,
-                generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http);
+                generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams());
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())

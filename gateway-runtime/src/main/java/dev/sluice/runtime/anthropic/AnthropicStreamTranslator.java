@@ -181,6 +181,27 @@ public final class AnthropicStreamTranslator {
         return out.toByteArray();
     }
 
+    /**
+     * An {@code error} event with the gateway's own error code (a watchdog ended the stream, SPEC
+     * §15): {@code {"type":"error","error":{"type":"api_error","code","message"}}}; nothing follows.
+     *
+     * @param code the error code, e.g. {@code STREAM_STALL_TIMEOUT}
+     * @param message what happened
+     * @return the SSE bytes
+     */
+    public byte[] error(String code, String message) {
+        ended = true;
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        event(out, Event.ERROR, g -> {
+            g.writeObjectFieldStart("error");
+            g.writeStringField("type", "api_error");
+            g.writeStringField("code", code);
+            g.writeStringField("message", message);
+            g.writeEndObject();
+        });
+        return out.toByteArray();
+    }
+
     private void start(ByteArrayOutputStream out, StreamChunk first) {
         started = true;
         String id = WireNames.messageId(first == null ? null : first.id(), fallbackId);

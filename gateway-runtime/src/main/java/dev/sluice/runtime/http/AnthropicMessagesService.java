@@ -5,7 +5,6 @@ import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.io.BoundedReads;
-import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.anthropic.AnthropicStreamTranslator;
@@ -16,6 +15,8 @@ import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.routing.Route;
+import dev.sluice.runtime.stream.StreamEnding;
+import dev.sluice.runtime.stream.StreamRelay;
 import dev.sluice.runtime.store.Connection;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRules;
@@ -69,8 +70,8 @@ final class AnthropicMessagesService implements HttpService {
             switch (served.reply()) {
                 case Reply.Raw raw -> relayPassthrough(res, raw.response(), served.connection(), route, raw.stream(), requestId);
                 case Reply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
-                case Reply.Stream s -> relay(res, s.prefix(), s.rest(), codec.streamTranslator(fallbackId, route.upstreamModel()),
-                        route, requestId, served.connection());
+                case Reply.Stream s -> relay(res, s, codec.streamTranslator(fallbackId, route.upstreamModel()), served, caller,
+                        requestId);
                 case Reply.Embeddings e -> throw new IllegalStateException("a Messages request served embeddings");
             }
         }
@@ -137,39 +138,54 @@ final class AnthropicMessagesService implements HttpService {
 
     /**
      * Translates and relays a stream chunk by chunk: translate, write, flush, read the next. The
-     * events of one chunk are written together; nothing waits for a later chunk.
+     * events of one chunk are written together; nothing waits for a later chunk. Watched by the
+     * stream watchdogs (SPEC §15): {@code ping} events while the upstream is silent; a stall, a
+     * too-slow stream or the attempt's deadline ends it with an {@code error} event.
      */
-    private void relay(ServerResponse res, java.util.List<StreamChunk> prefix, ChunkStream rest, AnthropicStreamTranslator translator, Route route,
-            String requestId, Connection connection) {
+    private void relay(ServerResponse res, Reply.Stream stream, AnthropicStreamTranslator translator, Outcome.Served served,
+            Caller caller, String requestId) {
+        Route route = served.route();
+        Connection connection = served.connection();
         res.status(Status.OK_200);
         RoutedAnswers.streamHeaders(res);
-        try (rest; OutputStream out = res.outputStream()) {
-            for (StreamChunk chunk : prefix) {
-                write(out, translator.next(chunk));
-            }
-            StreamChunk chunk;
-            while (true) {
-                try {
-                    chunk = rest.next();
-                } catch (IOException | RuntimeException e) {
+        StreamEnding ending;
+        String[] detail = {null};
+        try (OutputStream out = res.outputStream()) {
+            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink() {
+                @Override
+                public void chunk(StreamChunk chunk) throws IOException {
+                    write(out, translator.next(chunk));
+                }
+
+                @Override
+                public void keepAlive() throws IOException {
+                    write(out, translator.next(StreamChunk.heartbeat("", route.upstreamModel())));
+                }
+
+                @Override
+                public void error(String code, String message, boolean watchdog) throws IOException {
+                    String safe = Secrets.scrub(message, connection);
+                    detail[0] = safe;
                     // after the first byte the stream is never replayed: the client is told in-band, and the
                     // Anthropic SDKs raise on an error event
-                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": upstream stream of "
-                            + route.provider().id() + " failed mid-stream: " + e.getMessage());
-                    write(out, translator.error("[" + route.provider().id() + "/" + route.upstreamModel()
-                            + "] upstream stream failed: " + Secrets.scrub(String.valueOf(e.getMessage()), connection)));
-                    return;
+                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": stream of " + route.provider().id()
+                            + (watchdog ? " ended by the gateway: " : " failed mid-stream: ") + safe);
+                    String prefix = "[" + route.provider().id() + "/" + route.upstreamModel() + "] ";
+                    write(out, watchdog ? translator.error(code, prefix + safe) : translator.error(prefix + "upstream stream failed: " + safe));
                 }
-                if (chunk == null) {
-                    break;
+
+                @Override
+                public void end() throws IOException {
+                    write(out, translator.end());
                 }
-                write(out, translator.next(chunk));
-            }
-            write(out, translator.end());
+            }, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
         } catch (IOException | UncheckedIOException e) {
-            // the client went away: closing the upstream stream (try-with-resources) is all there is to do
+            ending = StreamEnding.CLIENT_GONE;
+        }
+        if (ending == StreamEnding.CLIENT_GONE) {
             LOG.log(System.Logger.Level.DEBUG, "request " + requestId + ": client disconnected during stream");
         }
+        served.streamEnded(ending, detail[0]);
     }
 
     private static void write(OutputStream out, byte[] events) throws IOException {

@@ -6,6 +6,7 @@ import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.stream.StreamCounters;
 import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.store.ApiKeyStore;
@@ -58,13 +59,14 @@ public final class HttpApi {
      * @param gates the caps and request queue in front of each connection (§12, §14)
      * @param admissionPolicy what limits a request on a connection
      * @param egress the outbound routes (their clients are let go when no connection uses them)
+     * @param streams how streams ended, by reason (§15)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
             ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database,
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
-            InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress) {
+            InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams) {
     }
 
     /**
@@ -91,7 +93,8 @@ public final class HttpApi {
         routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections()));
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
-                d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock());
+                d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),
+                d.streams());
         routing.register("/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
         routing.register("/api/resilience", resilience.resilience());
         routing.register("/api/monitoring", resilience.monitoring());

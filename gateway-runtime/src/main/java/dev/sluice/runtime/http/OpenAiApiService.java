@@ -4,7 +4,6 @@ import dev.sluice.runtime.store.Secrets;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.api.chat.ChatRequest;
-import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.EmbeddingRequest;
 import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.StreamChunk;
@@ -15,6 +14,8 @@ import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.stream.StreamEnding;
+import dev.sluice.runtime.stream.StreamRelay;
 import dev.sluice.runtime.routing.Route;
 import dev.sluice.runtime.store.Connection;
 import io.helidon.http.Status;
@@ -71,54 +72,74 @@ final class OpenAiApiService implements HttpService {
             RoutedAnswers.routedHeaders(res, served.connection(), route);
             switch (served.reply()) {
                 case Reply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
-                case Reply.Stream s -> relay(res, s.prefix(), s.rest(), route, requestId, served.connection());
+                case Reply.Stream s -> relay(res, s, served, caller, requestId);
                 default -> throw new IllegalStateException("a chat request served " + served.reply().getClass().getSimpleName());
             }
         }
     }
 
-    /** Relays a stream chunk by chunk: write, flush, read the next; nothing is buffered. */
-    private void relay(ServerResponse res, List<StreamChunk> prefix, ChunkStream rest, Route route, String requestId,
-            Connection connection) {
+    /**
+     * Relays a stream chunk by chunk (write, flush, read the next; nothing is buffered), watched by
+     * the stream watchdogs (SPEC §15): keep-alive comments while the upstream is silent; a stall,
+     * a too-slow stream or the attempt's deadline ends it with an error event and {@code [DONE]}.
+     */
+    private void relay(ServerResponse res, Reply.Stream stream, Outcome.Served served, Caller caller, String requestId) {
+        Route route = served.route();
+        Connection connection = served.connection();
         res.status(Status.OK_200);
         RoutedAnswers.streamHeaders(res);
-        try (rest; OutputStream out = res.outputStream()) {
-            for (StreamChunk chunk : prefix) {
-                out.write(codec.writeChunkEvent(chunk));
-            }
-            out.flush();
-            StreamChunk chunk;
-            while (true) {
-                try {
-                    chunk = rest.next();
-                } catch (IOException | RuntimeException e) {
-                    // an upstream (or plugin) failure after the first byte: the stream is never replayed,
-                    // the client is told in-band (OpenAI SDKs raise on an error event)
-                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": upstream stream of "
-                            + route.provider().id() + " failed mid-stream: " + e.getMessage());
-                    out.write(streamError(route, Secrets.scrub(String.valueOf(e.getMessage()), connection)));
+        StreamEnding ending;
+        String[] detail = {null};
+        try (OutputStream out = res.outputStream()) {
+            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink() {
+                @Override
+                public void chunk(StreamChunk chunk) throws IOException {
+                    out.write(chunk.kind() == FrameKind.HEARTBEAT ? KEEP_ALIVE : codec.writeChunkEvent(chunk));
                     out.flush();
-                    return;
                 }
-                if (chunk == null) {
-                    break;
+
+                @Override
+                public void keepAlive() throws IOException {
+                    out.write(KEEP_ALIVE);
+                    out.flush();
                 }
-                out.write(chunk.kind() == FrameKind.HEARTBEAT ? KEEP_ALIVE : codec.writeChunkEvent(chunk));
-                out.flush();
-            }
-            out.write(OpenAiCodec.DONE_EVENT);
+
+                @Override
+                public void error(String code, String message, boolean watchdog) throws IOException {
+                    String safe = Secrets.scrub(message, connection);
+                    detail[0] = safe;
+                    // after the first byte the stream is never replayed: the client is told in-band (OpenAI SDKs raise on it)
+                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": stream of " + route.provider().id()
+                            + (watchdog ? " ended by the gateway: " : " failed mid-stream: ") + safe);
+                    out.write(streamError(route, code, watchdog ? safe : "upstream stream failed: " + safe));
+                    if (watchdog) {
+                        out.write(OpenAiCodec.DONE_EVENT);
+                    }
+                    out.flush();
+                }
+
+                @Override
+                public void end() throws IOException {
+                    out.write(OpenAiCodec.DONE_EVENT);
+                    out.flush();
+                }
+            }, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
         } catch (IOException | UncheckedIOException e) {
-            // the client went away: closing the upstream stream (try-with-resources) is all there is to do
+            ending = StreamEnding.CLIENT_GONE;
+        }
+        if (ending == StreamEnding.CLIENT_GONE) {
+            // the upstream request was ended with the pump; nothing else to do
             LOG.log(System.Logger.Level.DEBUG, "request " + requestId + ": client disconnected during stream");
         }
+        served.streamEnded(ending, detail[0]);
     }
 
-    private byte[] streamError(Route route, String message) {
+    private byte[] streamError(Route route, String code, String message) {
         ObjectNode root = json.object();
         ObjectNode err = root.putObject("error");
-        err.put("message", "[" + route.provider().id() + "/" + route.upstreamModel() + "] upstream stream failed: " + message);
+        err.put("message", "[" + route.provider().id() + "/" + route.upstreamModel() + "] " + message);
         err.put("type", "server_error");
-        err.put("code", "upstream_stream_error");
+        err.put("code", code);
         return ("data: " + root + "\n\n").getBytes(StandardCharsets.UTF_8);
     }
 

@@ -19,6 +19,7 @@ import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
+import dev.sluice.runtime.stream.StreamCounters;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -43,8 +44,11 @@ final class ResilienceAdminService {
     private final ProviderCooldowns providerCooldowns;
     private final InstantSource clock;
 
+    private final StreamCounters streams;
+
     ResilienceAdminService(Json json, Authenticator auth, ConnectionStore connections, CircuitBreakers breakers, ConnectionCooldowns cooldowns,
-            ModelLockouts lockouts, ProviderCooldowns providerCooldowns, ConnectionGates gates, InstantSource clock) {
+            ModelLockouts lockouts, ProviderCooldowns providerCooldowns, ConnectionGates gates, InstantSource clock, StreamCounters streams) {
+        this.streams = streams;
         this.gates = gates;
         this.json = json;
         this.auth = auth;
@@ -107,6 +111,9 @@ final class ResilienceAdminService {
         root.set("providerBreakers", list);
         root.putObject("connections").put("cooling", cooling).put("terminal", terminal).put("total", connections.list().size());
         root.put("lockouts", locked);
+        // §15: how streams ended since start-up, by reason (readiness timeouts and early EOFs never reached the client)
+        ObjectNode streamCounts = root.putObject("streams");
+        streams.snapshot().forEach(streamCounts::put);
         // RQ-10: request windows upstreams announced as running low, paced until their reset
         ArrayNode learned = root.putArray("learnedLimits");
         gates.learnedAll().forEach((id, p) -> learned.addObject().put("connectionId", id).put("limit", p.limit())

@@ -50,6 +50,47 @@ public sealed interface AttemptFailure {
     }
 
     /**
+     * The upstream answered 200 and ended its stream before any useful event (SPEC ST-0): the
+     * request re-attempts on the same connection ({@code streamRecovery.earlyEofRetries}), then
+     * falls back.
+     *
+     * @param diagnostic what the upstream did, for the client's message
+     */
+    record EarlyEof(String diagnostic) implements AttemptFailure {
+        /** The client's error code when nothing else serves. */
+        public static final String CODE = "STREAM_EARLY_EOF";
+
+        @Override
+        public String describe() {
+            return diagnostic;
+        }
+
+        @Override
+        public String clientCode() {
+            return CODE;
+        }
+    }
+
+    /**
+     * The client went away while the attempt waited for the upstream (BO-6): the request ends,
+     * nothing is billed, and no mechanism counts it.
+     */
+    record ClientGone() implements AttemptFailure {
+        /** The client's error code (nginx's 499). */
+        public static final String CODE = "CLIENT_DISCONNECTED";
+
+        @Override
+        public String describe() {
+            return "the client disconnected while the attempt waited for the upstream";
+        }
+
+        @Override
+        public String clientCode() {
+            return CODE;
+        }
+    }
+
+    /**
      * A timer of the gateway's own ended the attempt.
      *
      * @param timer which timer
@@ -72,13 +113,20 @@ public sealed interface AttemptFailure {
         }
     }
 
-    /** The gateway's own timers (SPEC RQ-2; the stream timers of §15 join them). */
+    /** The gateway's own timers (SPEC RQ-2, ST-0). */
     enum Timer {
         /** RQ-2: {@code requestQueue.executionMaxWaitMs} bounds one attempt's execution. */
         EXECUTION_BOUND("RATE_LIMIT_EXECUTION_TIMEOUT", 504) {
             @Override
             String describe(long boundMs) {
                 return "the attempt ran longer than requestQueue.executionMaxWaitMs (" + boundMs + " ms) and was stopped";
+            }
+        },
+        /** ST-0: {@code streamRecovery.readinessTimeoutMs} bounds the wait for a stream's first useful event. */
+        STREAM_READINESS("STREAM_READINESS_TIMEOUT", 504) {
+            @Override
+            String describe(long boundMs) {
+                return "the upstream stream sent no useful event within streamRecovery.readinessTimeoutMs (" + boundMs + " ms)";
             }
         };
 

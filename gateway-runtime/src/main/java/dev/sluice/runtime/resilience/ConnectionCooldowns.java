@@ -2,6 +2,7 @@ package dev.sluice.runtime.resilience;
 
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.ConnectionStatus.CoolingDown;
 import dev.sluice.runtime.resilience.ConnectionStatus.Terminal;
 import dev.sluice.runtime.resilience.ResilienceSettings.CooldownProfile;
@@ -234,6 +235,39 @@ public final class ConnectionCooldowns {
             }
         };
     }
+
+    /**
+     * A committed stream stalled (SPEC CC-5): the error is recorded on the connection, and the
+     * connection cools only when {@code streamStallCooldown.enabled} — a stall usually belongs to
+     * the request (a long reasoning phase), not the account.
+     *
+     * @param connectionId the connection
+     * @param message what happened
+     */
+    public void onStreamStall(String connectionId, String message) {
+        if (settings.get().streamStallCooldown().enabled()) {
+            onFailure(connectionId, Verdict.builder(FailureReason.STREAM_STALL, 504, LockScope.CONNECTION).build(), message,
+                    STREAM_STALL_CODE);
+            return;
+        }
+        ReentrantLock lock = locks.computeIfAbsent(connectionId, k -> new ReentrantLock());
+        lock.lock();
+        try {
+            store.find(connectionId).ifPresent(c -> {
+                ConnectionState s = c.state();
+                if (ConnectionStatus.of(s, clock.millis()) instanceof Terminal) {
+                    return;
+                }
+                store.updateState(connectionId, new ConnectionState(s.testStatus(), s.rateLimitedUntil(), truncate(message),
+                        FailureReason.STREAM_STALL.wireName(), STREAM_STALL_CODE, s.backoffLevel(), s.expiredRetries()));
+            });
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The error code a stall leaves on the connection. */
+    static final String STREAM_STALL_CODE = "STREAM_STALL_TIMEOUT";
 
     /**
      * CC-2: the cooldown at a backoff level.

@@ -121,6 +121,11 @@ public final class FailureClassifier {
         return switch (failure) {
             case AttemptFailure.Upstream u -> classify(provider, connectionClass, u.failure());
             case AttemptFailure.GatewayTimer t -> gatewayTimer(t.timer());
+            // an upstream that says 200 and ends before anything useful is a network failure of the upstream's
+            case AttemptFailure.EarlyEof e -> Verdict.of(FailureReason.NETWORK_ERROR, 502, true, LockScope.EXACT);
+            // BO-6: the request ends where it is; nothing is the upstream's fault
+            case AttemptFailure.ClientGone g -> Verdict.builder(FailureReason.BAD_REQUEST, 499, LockScope.EXACT).fallback(false)
+                    .skipProviderBreaker(true).requestScoped().build();
         };
     }
 

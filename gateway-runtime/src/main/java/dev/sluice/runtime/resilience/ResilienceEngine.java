@@ -392,6 +392,17 @@ public final class ResilienceEngine {
     }
 
     /**
+     * A committed stream stalled (ST-1, CC-5): recorded on the connection; it cools only when
+     * {@code streamStallCooldown.enabled}. Never counts for the breaker (the watchdog is the gateway's own).
+     *
+     * @param c the candidate whose stream stalled
+     * @param message what happened
+     */
+    public void afterStreamStall(Candidate c, String message) {
+        cooldowns.onStreamStall(c.connection().id(), message);
+    }
+
+    /**
      * The live settings.
      *
      * @return the settings

@@ -7,6 +7,7 @@ import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.stream.StreamCounters;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +30,7 @@ final class ConnectionAdmission {
     private final AdmissionPolicy policy;
     private final InstantSource clock;
     private final AtomicInteger openLeases = new AtomicInteger();
+    private final StreamCounters streams = new StreamCounters();
 
     ConnectionAdmission(ConnectionSelector selector, ResilienceEngine engine, ConnectionGates gates, AdmissionPolicy policy,
             InstantSource clock) {
@@ -37,6 +39,11 @@ final class ConnectionAdmission {
         this.gates = gates;
         this.policy = policy;
         this.clock = clock;
+    }
+
+    /** @return how streams ended, by reason */
+    StreamCounters streams() {
+        return streams;
     }
 
     /** @return leases handed out and not yet closed */
@@ -147,7 +154,7 @@ final class ConnectionAdmission {
                 engine.release(candidate, admission);
                 return new Refusal(refused.refusal(), refused.retryAfterMs(), c);
             }
-            return new Granted(new Lease(engine, candidate, admission, (ConnectionGates.Permit) entry, openLeases), limits);
+            return new Granted(new Lease(engine, candidate, admission, (ConnectionGates.Permit) entry, openLeases, streams), limits);
         }
 
         /** Every connection is full: wait at this one, then take the breaker's admission. */
@@ -189,7 +196,7 @@ final class ConnectionAdmission {
                 cursor.refusedByBreaker(current);
                 return null;
             }
-            return new Granted(new Lease(engine, current, admission, permit, openLeases), limits);
+            return new Granted(new Lease(engine, current, admission, permit, openLeases, streams), limits);
         }
 
         /** QC-3: a quota-share combo's request takes its turn on the account, but is never refused for want of one. */

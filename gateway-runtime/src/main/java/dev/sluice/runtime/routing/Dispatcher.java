@@ -11,6 +11,7 @@ import dev.sluice.runtime.resilience.FailureDecision;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ProxyLogRow;
+import dev.sluice.runtime.stream.StreamCounters;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -68,9 +69,10 @@ public final class Dispatcher implements AutoCloseable {
      * @param caller the caller
      * @param requestId the request id
      * @param call what each attempt sends
+     * @param earlyEofRetries re-attempts on the same connection after a stream's early EOF (ST-0)
      * @return how it ended; a {@link Outcome.Served} holds its lease until closed
      */
-    Outcome dispatch(Route route, Caller caller, String requestId, AttemptCall call) {
+    Outcome dispatch(Route route, Caller caller, String requestId, AttemptCall call, int earlyEofRetries) {
         ConnectionAdmission.Walk walk = admission.open(route, caller, requestId);
         Outcome.Failed last = null;
         Outcome.Refused refused = null;
@@ -89,7 +91,7 @@ public final class Dispatcher implements AutoCloseable {
                     Lease lease = granted.lease();
                     boolean handedOn = false;
                     try {
-                        Settled settled = attempt(route, requestId, call, walk, granted, attempts);
+                        Settled settled = attempt(route, requestId, call, walk, granted, attempts, earlyEofRetries);
                         if (settled.outcome() instanceof Outcome.Served served) {
                             handedOn = true;
                             return served;
@@ -124,14 +126,29 @@ public final class Dispatcher implements AutoCloseable {
 
     /** Runs one admitted attempt and settles it with the resilience mechanisms. */
     private Settled attempt(Route route, String requestId, AttemptCall call, ConnectionAdmission.Walk walk,
-            ConnectionAdmission.Granted granted, int attempts) {
+            ConnectionAdmission.Granted granted, int attempts, int earlyEofRetries) {
         Lease lease = granted.lease();
         Candidate candidate = lease.candidate();
         Connection c = candidate.connection();
-        long startedAt = clock.millis();
-        AttemptRunner.Ran ran = runner.run(lease, route, call);
+        long startedAt;
+        AttemptRunner.Ran run;
+        for (int eof = 0;; eof++) {
+            startedAt = clock.millis();
+            run = runner.run(lease, route, call);
+            AttemptRunner.Ran egress = run;
+            bookkeeping(() -> engine.recordEgress(candidate, egress.egressIp(), egress.way().isDirect()));
+            if (!(run.attempt() instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.EarlyEof) || eof >= earlyEofRetries) {
+                break;
+            }
+            // ST-0: an upstream that said 200 and ended before anything useful gets another go on the same account
+            admission.streams().endedEarly();
+            LOG.log(System.Logger.Level.INFO, "request " + requestId + ": the stream of connection " + c.id()
+                    + " ended before its first useful event; re-attempting on the same connection");
+            record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(), 200, run.latencyMs(),
+                    "stream_early_eof", run.egressIp()));
+        }
         walk.cursor().attempted();
-        bookkeeping(() -> engine.recordEgress(candidate, ran.egressIp(), ran.way().isDirect()));
+        AttemptRunner.Ran ran = run;
         return switch (ran.attempt()) {
             case Attempt.Ok ok -> {
                 settlement.served(candidate, ok.head(), granted.limits());
@@ -141,6 +158,7 @@ public final class Dispatcher implements AutoCloseable {
                 yield new Settled(new Outcome.Served(route, c, ok.reply(), lease), false);
             }
             case Attempt.Failed failed -> {
+                count(failed.failure());
                 FailureDecision d = settlement.failed(new FailedAttempt(candidate, lease.admission(), route.requested(),
                         granted.limits(), ran.way().isDirect(), failed.failure()));
                 lease.breakerSettled();
@@ -153,6 +171,11 @@ public final class Dispatcher implements AutoCloseable {
         };
     }
 
+    /** @return how streams ended, by reason (SPEC §15) */
+    public StreamCounters streams() {
+        return admission.streams();
+    }
+
     /** @return leases handed out and not yet closed (every admission is closed exactly once) */
     public int openLeases() {
         return admission.openLeases();
@@ -162,6 +185,14 @@ public final class Dispatcher implements AutoCloseable {
     @Override
     public void close() {
         watchdog.close();
+    }
+
+    private void count(AttemptFailure failure) {
+        if (failure instanceof AttemptFailure.EarlyEof) {
+            admission.streams().endedEarly();
+        } else if (failure instanceof AttemptFailure.GatewayTimer t && t.timer() == AttemptFailure.Timer.STREAM_READINESS) {
+            admission.streams().readinessTimedOut();
+        }
     }
 
     private static void bookkeeping(Runnable r) {

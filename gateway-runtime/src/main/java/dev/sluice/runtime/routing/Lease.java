@@ -4,6 +4,8 @@ import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.stream.StreamCounters;
+import dev.sluice.runtime.stream.StreamEnding;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,13 +31,15 @@ public final class Lease implements AutoCloseable {
     private final CircuitBreakers.Admission admission;
     private final ConnectionGates.Permit permit;
     private final AtomicInteger open;
+    private final StreamCounters streams;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean breakerSettled;
     private AttemptWatchdog.Watch watch;
     private List<Runnable> onClose;
 
     Lease(ResilienceEngine engine, Candidate candidate, CircuitBreakers.Admission admission, ConnectionGates.Permit permit,
-            AtomicInteger open) {
+            AtomicInteger open, StreamCounters streams) {
+        this.streams = streams;
         this.engine = engine;
         this.candidate = candidate;
         this.admission = admission;
@@ -90,6 +94,20 @@ public final class Lease implements AutoCloseable {
             onClose = new ArrayList<>(1);
         }
         onClose.add(release);
+    }
+
+    /**
+     * Records how the stream the lease admitted ended (SPEC §15): counted by reason; a stall is
+     * recorded on the connection (CC-5). The gateway's watchdogs never count for the breaker.
+     *
+     * @param ending how it ended
+     * @param message what happened, for the connection's last error
+     */
+    public void streamEnded(StreamEnding ending, String message) {
+        streams.ended(ending);
+        if (ending == StreamEnding.STALLED) {
+            run(() -> engine.afterStreamStall(candidate, message));
+        }
     }
 
     /** @return whether the lease was closed */

@@ -7,6 +7,7 @@ import dev.sluice.runtime.resilience.AttemptFailure;
 import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.Verdict;
 import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.stream.StreamEnding;
 import java.util.List;
 
 /**
@@ -39,6 +40,17 @@ public sealed interface Outcome {
             requireNonNull(connection, "connection is null");
             requireNonNull(reply, "reply is null");
             requireNonNull(lease, "lease is null");
+        }
+
+        /**
+         * Records how the served stream ended (counters; a stall on the connection, CC-5). Call it
+         * once, before {@link #close()}.
+         *
+         * @param ending how it ended
+         * @param message what happened
+         */
+        public void streamEnded(StreamEnding ending, String message) {
+            lease.streamEnded(ending, message);
         }
 
         /**

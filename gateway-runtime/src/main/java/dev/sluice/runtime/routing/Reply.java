@@ -3,9 +3,10 @@ package dev.sluice.runtime.routing;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.chat.ChatResponse;
-import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.UpstreamResponse;
+import dev.sluice.runtime.stream.ChunkPump;
+import dev.sluice.runtime.stream.StreamRules;
 import java.util.List;
 
 /** What a connection served: a complete answer, a stream, an upstream answer passed through, or embeddings. */
@@ -24,17 +25,21 @@ public sealed interface Reply {
     }
 
     /**
-     * A chat stream. Its first real chunk was read before the connection was chosen, so a stream
-     * that dies before it fails over like any other failed attempt; nothing reached the client yet.
+     * A chat stream past its readiness gate (SPEC ST-0): its first useful event was read before the
+     * connection was chosen, so a stream that dies, ends or stays silent before it fails over like
+     * any other failed attempt; nothing reached the client yet.
      *
-     * @param prefix the chunks read ahead, in order (at least one)
-     * @param rest the remaining chunks; the renderer closes it
+     * @param prefix the chunks read ahead, in order (at least one; the last is useful)
+     * @param rest the remaining chunks, read on a pump of their own; the renderer closes it
+     * @param rules the stream watchdogs' settings for the rest of the stream
+     * @param startedNanos when the attempt started ({@link System#nanoTime()}): the hard deadline counts from there
      */
-    record Stream(List<StreamChunk> prefix, ChunkStream rest) implements Reply {
+    record Stream(List<StreamChunk> prefix, ChunkPump rest, StreamRules rules, long startedNanos) implements Reply {
         /** Validates and copies. */
         public Stream {
             prefix = List.copyOf(prefix);
             requireNonNull(rest, "rest is null");
+            requireNonNull(rules, "rules is null");
             if (prefix.isEmpty()) {
                 throw new IllegalArgumentException("prefix is empty");
             }

@@ -1,7 +1,9 @@
 package dev.sluice.runtime.routing;
 
 import java.time.Duration;
+import dev.sluice.runtime.stream.StreamRules;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The pipeline's one entry point: takes a parsed client request and its caller, decides how it is
@@ -15,6 +17,7 @@ public final class RequestRouter {
     private final Dispatcher dispatcher;
     private final ComboRouting combos;
     private final Duration attemptTimeout;
+    private final Supplier<StreamRules> streamRules;
 
     /**
      * Creates the router.
@@ -23,12 +26,15 @@ public final class RequestRouter {
      * @param dispatcher the attempt loop of one route
      * @param combos routes requests whose model names a combo
      * @param attemptTimeout bound on connect + response headers of one attempt
+     * @param streamRules the stream watchdogs' live settings ({@code streamRecovery}, §15)
      */
-    public RequestRouter(ModelResolver resolver, Dispatcher dispatcher, ComboRouting combos, Duration attemptTimeout) {
+    public RequestRouter(ModelResolver resolver, Dispatcher dispatcher, ComboRouting combos, Duration attemptTimeout,
+            Supplier<StreamRules> streamRules) {
         this.resolver = resolver;
         this.dispatcher = dispatcher;
         this.combos = combos;
         this.attemptTimeout = attemptTimeout;
+        this.streamRules = streamRules;
     }
 
     /**
@@ -41,9 +47,10 @@ public final class RequestRouter {
      * @return the outcome
      */
     public Outcome route(ClientRequest request, Caller caller, String requestId) {
+        StreamGate gate = new StreamGate(streamRules.get(), caller.client());
         if (!(request instanceof ClientRequest.Embeddings)) {
             // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
-            Outcome viaCombo = combos.route(request.model(), caller, (route, narrowed) -> dispatch(request, route, narrowed, requestId));
+            Outcome viaCombo = combos.route(request.model(), caller, (route, narrowed) -> dispatch(request, route, narrowed, requestId, gate));
             if (viaCombo != null) {
                 return viaCombo;
             }
@@ -55,21 +62,21 @@ public final class RequestRouter {
         if (request instanceof ClientRequest.Embeddings && !route.get().provider().executor().supportsEmbeddings()) {
             return new Outcome.Unroutable(request.model(), Outcome.Unroutable.Why.NO_EMBEDDINGS, route.get().provider().id());
         }
-        return dispatch(request, route.get(), caller, requestId);
+        return dispatch(request, route.get(), caller, requestId, gate);
     }
 
     /** One route's walk, with the call the request makes of that route's executor. */
-    private Outcome dispatch(ClientRequest request, Route route, Caller caller, String requestId) {
-        return dispatcher.dispatch(route, caller, requestId, call(request, route, requestId));
+    private Outcome dispatch(ClientRequest request, Route route, Caller caller, String requestId, StreamGate gate) {
+        return dispatcher.dispatch(route, caller, requestId, call(request, route, requestId, gate), gate.rules().earlyEofRetries());
     }
 
-    private AttemptCall call(ClientRequest request, Route route, String requestId) {
+    private AttemptCall call(ClientRequest request, Route route, String requestId, StreamGate gate) {
         return switch (request) {
-            case ClientRequest.Chat c -> AttemptCall.chat(c.request(), requestId, attemptTimeout, c.clientHeaders());
+            case ClientRequest.Chat c -> AttemptCall.chat(c.request(), requestId, attemptTimeout, c.clientHeaders(), gate);
             // SPEC API-3: passthrough when the target speaks the client's dialect, so nothing the canonical model cannot carry is lost
             case ClientRequest.Dialect d when route.provider().executor().supportsPassthrough(d.dialect()) ->
                     AttemptCall.passthrough(d.dialect(), d.body(), d.request().stream(), requestId, attemptTimeout, d.clientHeaders());
-            case ClientRequest.Dialect d -> AttemptCall.chat(d.request(), requestId, attemptTimeout, d.clientHeaders());
+            case ClientRequest.Dialect d -> AttemptCall.chat(d.request(), requestId, attemptTimeout, d.clientHeaders(), gate);
             case ClientRequest.Embeddings e -> AttemptCall.embeddings(e.request(), requestId, attemptTimeout);
         };
     }

@@ -30,6 +30,7 @@ import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.NewConnection;
 import dev.sluice.runtime.store.ProxyLogRow;
 import dev.sluice.runtime.store.SqliteBreakerStore;
+import dev.sluice.runtime.stream.StreamRules;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,6 +51,7 @@ final class PipelineFixture implements AutoCloseable {
 
     final RoutingFixture store;
     final AtomicReference<ResilienceSettings> settings = new AtomicReference<>(ResilienceSettings.DEFAULTS);
+    final AtomicReference<StreamRules> streamRules = new AtomicReference<>(StreamRules.DEFAULTS);
     final ScriptedExecutor acme = new ScriptedExecutor();
     final ScriptedExecutor beta = new ScriptedExecutor();
     final CircuitBreakers breakers;
@@ -86,7 +88,7 @@ final class PipelineFixture implements AutoCloseable {
         ComboStore comboStore = new MapComboStore(combos);
         ComboRouter comboRouter = new ComboRouter(comboStore, resolver, selector, ComboStrategies.builtIn()::find, store.clock,
                 settings::get, ms -> store.advance(Duration.ofMillis(ms)), () -> null, new QuotaObservations(store.clock));
-        router = new RequestRouter(resolver, dispatcher, comboRouter, attemptTimeout);
+        router = new RequestRouter(resolver, dispatcher, comboRouter, attemptTimeout, streamRules::get);
     }
 
     PipelineFixture(Path dir) {

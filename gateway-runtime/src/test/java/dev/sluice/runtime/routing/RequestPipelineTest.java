@@ -111,12 +111,17 @@ class RequestPipelineTest {
         assertThat(outcome).isInstanceOfSatisfying(Outcome.Failed.class, failed -> {
             assertThat(failed.attempts()).isEqualTo(3);
             assertThat(failed.connection().id()).isEqualTo(c.id());
-            assertThat(failed.failure().describe()).contains("ended before its first chunk");
+            assertThat(failed.failure()).isInstanceOf(AttemptFailure.EarlyEof.class);
+            assertThat(failed.failure().clientCode()).isEqualTo("STREAM_EARLY_EOF");
+            assertThat(failed.failure().describe()).contains("ended before its first useful event");
         });
-        assertThat(called(f.acme)).containsExactly(a.id(), b.id(), c.id());
-        assertThat(f.acme.closes).hasValue(1);
+        // ST-0: the stream that ended before anything useful got one more go on the same connection
+        assertThat(called(f.acme)).containsExactly(a.id(), b.id(), c.id(), c.id());
+        assertThat(f.acme.closes).hasValue(2);
         assertThat(f.dispatcher.openLeases()).isZero();
-        assertThat(f.log).extracting(r -> r.errorType()).containsExactly("quality_failure", "server_error", "network_error");
+        assertThat(f.log).extracting(r -> r.errorType()).containsExactly("quality_failure", "server_error", "stream_early_eof",
+                "network_error");
+        assertThat(f.dispatcher.streams().snapshot()).containsEntry("early_eof", 2L);
     }
 
     @Test

@@ -1,0 +1,146 @@
+package dev.sluice.runtime.stream;
+
+import dev.sluice.api.chat.StreamChunk;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * Relays a committed stream to the client and watches it (SPEC ST-0 keep-alives and hard
+ * deadline, ST-1 stall, ST-2 throughput): write each upstream chunk as it comes; while the
+ * upstream is silent, a keep-alive every {@code keepAliveIntervalMs}; no model output for
+ * {@code idleTimeoutMs}, output below the minimum rate, or the attempt's deadline ends the stream
+ * with an in-band error in the client's protocol. A client that leaves ends the upstream request at
+ * once (its liveness is asked at least every second). The upstream is closed on every path.
+ */
+public final class StreamRelay {
+
+    /** How often the client's connection is asked about while the upstream is silent. */
+    static final long LIVENESS_NANOS = 1_000_000_000L;
+
+    private StreamRelay() {
+    }
+
+    /** Renders a stream in one client protocol. Each call writes and flushes. */
+    public interface Sink {
+        /**
+         * Writes an upstream chunk (a heartbeat as the protocol's keep-alive).
+         *
+         * @param chunk the chunk
+         * @throws IOException when the client is gone
+         */
+        void chunk(StreamChunk chunk) throws IOException;
+
+        /**
+         * Writes a keep-alive ({@code : keep-alive} comment, Anthropic {@code ping}).
+         *
+         * @throws IOException when the client is gone
+         */
+        void keepAlive() throws IOException;
+
+        /**
+         * Ends the stream with an in-band error: a watchdog gave up ({@code watchdog}), or the
+         * upstream failed mid-stream.
+         *
+         * @param code the error code
+         * @param message what happened
+         * @param watchdog whether one of the gateway's watchdogs ended it
+         * @throws IOException when the client is gone
+         */
+        void error(String code, String message, boolean watchdog) throws IOException;
+
+        /**
+         * Ends the stream normally (the protocol's end marker).
+         *
+         * @throws IOException when the client is gone
+         */
+        void end() throws IOException;
+    }
+
+    /**
+     * Relays.
+     *
+     * @param prefix the chunks read before the commit (the readiness gate's)
+     * @param rest the rest of the upstream stream
+     * @param sink the client protocol
+     * @param rules the watchdogs' settings
+     * @param attemptStartedNanos when the attempt started, on {@code nanos}' scale
+     * @param nanos the clock
+     * @param clientConnected whether the client is still there
+     * @return how the stream ended
+     */
+    public static StreamEnding relay(List<StreamChunk> prefix, ChunkPump rest, Sink sink, StreamRules rules, long attemptStartedNanos,
+            LongSupplier nanos, BooleanSupplier clientConnected) {
+        try (rest) {
+            long now = nanos.getAsLong();
+            StreamTimers timers = new StreamTimers(rules, attemptStartedNanos, now);
+            for (StreamChunk chunk : prefix) {
+                timers.onChunk(chunk, now);
+                sink.chunk(chunk);
+            }
+            timers.onWrite(now);
+            while (true) {
+                now = nanos.getAsLong();
+                StreamTimers.Due due = timers.due(now);
+                switch (due) {
+                    case DEADLINE -> {
+                        return abort(sink, StreamEnding.DEADLINE, "the attempt ran past streamRecovery.attemptDeadlineMs ("
+                                + rules.attemptDeadlineMs() + " ms)");
+                    }
+                    case STALL -> {
+                        return abort(sink, StreamEnding.STALLED, "the upstream sent no model output for "
+                                + rules.idleTimeoutMs() + " ms (streamRecovery.idleTimeoutMs)");
+                    }
+                    case TOO_SLOW -> {
+                        return abort(sink, StreamEnding.TOO_SLOW, "the upstream's output stayed below "
+                                + rules.throughput().minBytesPerSecond() + " bytes/s over "
+                                + rules.throughput().windowMs() + " ms (streamRecovery.throughputWatchdog)");
+                    }
+                    case KEEP_ALIVE -> {
+                        sink.keepAlive();
+                        timers.onWrite(now);
+                        continue;
+                    }
+                    case NOTHING -> {
+                        // wait below
+                    }
+                }
+                if (!clientConnected.getAsBoolean()) {
+                    return StreamEnding.CLIENT_GONE;
+                }
+                ChunkPump.Item item = rest.poll(Math.min(timers.waitNanos(now), LIVENESS_NANOS));
+                if (item == null) {
+                    continue;
+                }
+                switch (item) {
+                    case ChunkPump.Chunk c -> {
+                        long at = nanos.getAsLong();
+                        timers.onChunk(c.chunk(), at);
+                        sink.chunk(c.chunk());
+                        timers.onWrite(at);
+                    }
+                    case ChunkPump.End e -> {
+                        sink.end();
+                        return StreamEnding.COMPLETED;
+                    }
+                    case ChunkPump.Failed f -> {
+                        sink.error(StreamEnding.UPSTREAM_FAILED.code(), String.valueOf(f.failure().getMessage()), false);
+                        return StreamEnding.UPSTREAM_FAILED;
+                    }
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            return StreamEnding.CLIENT_GONE;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return StreamEnding.CLIENT_GONE;
+        }
+    }
+
+    private static StreamEnding abort(Sink sink, StreamEnding ending, String message) throws IOException {
+        sink.error(ending.code(), message, true);
+        return ending;
+    }
+}
