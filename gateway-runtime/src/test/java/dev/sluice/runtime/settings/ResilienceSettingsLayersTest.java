@@ -212,13 +212,13 @@ class ResilienceSettingsLayersTest {
 
     @Test
     void unknownFileKeysAreIgnoredWithAWarning_SE1() {
-        ResilienceSettings s = configured(yaml("streamRecovery.enabled", "10", "modelLockout.cooldown", "5",
+        ResilienceSettings s = configured(yaml("streamWatchdog.enabled", "10", "modelLockout.cooldown", "5",
                 "circuitBreaker.apikey.cooldownByKind", Map.of("rate_limit", "60000", "quota_exhausted", "3600000")), Map.of());
 
         assertThat(s.circuitBreaker().apikey().cooldownByKind()).isEqualTo(Map.of("quota_exhausted", 3_600_000L));
         assertThat(s.modelLockout()).isEqualTo(ResilienceSettings.DEFAULTS.modelLockout());
         assertThat(warnings).containsExactlyInAnyOrder(
-                "config file setting resilience.streamRecovery is not a resilience setting; ignored",
+                "config file setting resilience.streamWatchdog is not a resilience setting; ignored",
                 "config file setting resilience.modelLockout.cooldown is not a resilience setting; ignored",
                 "config file setting resilience.circuitBreaker.apikey.cooldownByKind.rate_limit: unknown failure kind 'rate_limit'; ignored");
     }
