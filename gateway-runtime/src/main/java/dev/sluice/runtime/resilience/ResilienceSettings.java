@@ -19,6 +19,7 @@ import java.util.Map;
  * @param comboCooldownWait the combos' cooldown-aware wait (§13, CO-3)
  * @param requestQueue the local request queue per connection (§14)
  * @param quotaShareConcurrencyLimit quota-share serialization (§12, QC-3)
+ * @param streamRecovery the stream watchdogs' timers (§15, ST-0..ST-3)
  */
 public record ResilienceSettings(
         CircuitBreakerSettings circuitBreaker,
@@ -28,7 +29,8 @@ public record ResilienceSettings(
         ModelLockoutSettings modelLockout,
         ComboCooldownWait comboCooldownWait,
         RequestQueue requestQueue,
-        QuotaShareConcurrencyLimit quotaShareConcurrencyLimit) {
+        QuotaShareConcurrencyLimit quotaShareConcurrencyLimit,
+        StreamRecovery streamRecovery) {
 
     /** The built-in defaults of the spec. */
     public static final ResilienceSettings DEFAULTS = new ResilienceSettings(
@@ -47,7 +49,8 @@ public record ResilienceSettings(
             new ModelLockoutSettings(false, List.of(403, 404, 429, 502, 503, 504), 120_000, 1_800_000, 10, true),
             ComboCooldownWait.DEFAULT,
             RequestQueue.DEFAULT,
-            QuotaShareConcurrencyLimit.DEFAULT);
+            QuotaShareConcurrencyLimit.DEFAULT,
+            StreamRecovery.DEFAULT);
 
     /** Validates. */
     public ResilienceSettings {
@@ -59,6 +62,27 @@ public record ResilienceSettings(
         requireNonNull(comboCooldownWait, "comboCooldownWait");
         requireNonNull(requestQueue, "requestQueue");
         requireNonNull(quotaShareConcurrencyLimit, "quotaShareConcurrencyLimit");
+        requireNonNull(streamRecovery, "streamRecovery");
+    }
+
+    /**
+     * The settings with the default {@link StreamRecovery}: the shape before §15's settings
+     * existed, kept so that code and tests building a tree by position still compile.
+     *
+     * @param circuitBreaker provider circuit breaker
+     * @param providerCooldown provider cooldown window gate
+     * @param connectionCooldown connection cooldown
+     * @param streamStallCooldown stream stall cooldown
+     * @param modelLockout model lockout
+     * @param comboCooldownWait the combos' cooldown-aware wait
+     * @param requestQueue the local request queue per connection
+     * @param quotaShareConcurrencyLimit quota-share serialization
+     */
+    public ResilienceSettings(CircuitBreakerSettings circuitBreaker, ProviderCooldownSettings providerCooldown,
+            ConnectionCooldownSettings connectionCooldown, StreamStallCooldown streamStallCooldown, ModelLockoutSettings modelLockout,
+            ComboCooldownWait comboCooldownWait, RequestQueue requestQueue, QuotaShareConcurrencyLimit quotaShareConcurrencyLimit) {
+        this(circuitBreaker, providerCooldown, connectionCooldown, streamStallCooldown, modelLockout, comboCooldownWait,
+                requestQueue, quotaShareConcurrencyLimit, StreamRecovery.DEFAULT);
     }
 
     /**
@@ -138,6 +162,66 @@ public record ResilienceSettings(
     public record QuotaShareConcurrencyLimit(boolean enabled) {
         /** The spec's default. */
         public static final QuotaShareConcurrencyLimit DEFAULT = new QuotaShareConcurrencyLimit(true);
+    }
+
+    /**
+     * The stream watchdogs' timers (§15 ST-0, ST-1): how long an attempt may take to send its
+     * first useful event, how long a started stream may go without model output, how often the
+     * client gets a keep-alive once the answer is committed, the hard bound of one attempt, and
+     * how often an attempt that ends before any useful event is re-opened on the same account.
+     * These are the gateway's own timers: none of them counts for a breaker, a cooldown or a
+     * lockout (BO-7).
+     *
+     * @param readinessTimeoutMs the longest wait for the first useful event (default 80 000;
+     *        1 000–1 800 000); over it: 504 {@code STREAM_READINESS_TIMEOUT}, nothing sent to the client
+     * @param idleTimeoutMs the longest gap without model output once the stream started (ST-1;
+     *        default 180 000; 0 = off, else 1 000–3 600 000); reasoning frames restart it, heartbeats don't
+     * @param keepAliveIntervalMs SSE keep-alive comments to the client once the answer is committed
+     *        (default 15 000; 0 = off, else 1 000–300 000)
+     * @param attemptDeadlineMs the hard bound of one attempt, whatever it sends (default 1 800 000;
+     *        60 000–86 400 000)
+     * @param earlyEofRetries re-attempts on the same account after an EOF before any useful event
+     *        (default 1; 0–3); when they are spent: 502 {@code STREAM_EARLY_EOF}
+     * @param throughputWatchdog the optional slow-stream watchdog (ST-2, ST-3)
+     */
+    public record StreamRecovery(long readinessTimeoutMs, long idleTimeoutMs, long keepAliveIntervalMs, long attemptDeadlineMs,
+            int earlyEofRetries, ThroughputWatchdog throughputWatchdog) {
+        /**
+         * The spec's defaults. Readiness 80 s as OmniRoute. Idle 3 min: reasoning frames restart
+         * it and heartbeats don't, so that much silence after output started is a dead stream,
+         * while OmniRoute's 10 min left agents hanging (OmniRoute #1716). Keep-alive 15 s, below
+         * the 30–60 s idle timeouts of common proxies. Deadline 30 min: long agent outputs at slow
+         * token rates run 10 min and more.
+         */
+        public static final StreamRecovery DEFAULT = new StreamRecovery(80_000, 180_000, 15_000, 1_800_000, 1, ThroughputWatchdog.DEFAULT);
+
+        /** Validates. */
+        public StreamRecovery {
+            requireNonNull(throughputWatchdog, "throughputWatchdog");
+        }
+
+        /**
+         * The slow-stream throughput watchdog (ST-2, ST-3): once the warm-up is over and one full
+         * window has passed, an attempt whose useful output (UTF-8 bytes of text deltas) in the
+         * last window falls below the minimum rate is abandoned. Heartbeats and metadata are not
+         * progress; tool-call and reasoning events pause the measurement.
+         *
+         * @param enabled off by default (env {@code STREAM_THROUGHPUT_WATCHDOG_ENABLED})
+         * @param windowMs the sliding window (default 60 000; 5 000–600 000)
+         * @param warmupMs no verdict before this much time (default 30 000; 0–600 000)
+         * @param minBytesPerSecond the lowest acceptable rate over a window (default 8 ≈ 2 tokens/s;
+         *        1–100 000)
+         * @param minMeasurableBytes outputs shorter than this are never judged (default 256;
+         *        0–1 048 576)
+         */
+        public record ThroughputWatchdog(boolean enabled, long windowMs, long warmupMs, long minBytesPerSecond,
+                long minMeasurableBytes) {
+            /**
+             * The spec's defaults: off; 8 B/s ≈ 2 tokens/s over a 60 s window after a 30 s
+             * warm-up; outputs under 256 bytes are never judged.
+             */
+            public static final ThroughputWatchdog DEFAULT = new ThroughputWatchdog(false, 60_000, 30_000, 8, 256);
+        }
     }
 
     /**

@@ -48,7 +48,13 @@ public final class ResilienceEnvironment {
             // §14 RQ-3, RQ-5 (the names OmniRoute operators already use)
             new EnvOverride("RATE_LIMIT_MAX_WAIT_MS", "requestQueue.maxWaitMs"),
             new EnvOverride("RATE_LIMIT_EXECUTION_MAX_WAIT_MS", "requestQueue.executionMaxWaitMs"),
-            new EnvOverride("RATE_LIMIT_MAX_QUEUE_DEPTH", "requestQueue.maxQueueDepth"));
+            new EnvOverride("RATE_LIMIT_MAX_QUEUE_DEPTH", "requestQueue.maxQueueDepth"),
+            // §15 ST-0, ST-2 (SSE_HEARTBEAT_INTERVAL_MS is the name OmniRoute operators already use)
+            new EnvOverride("STREAM_READINESS_TIMEOUT_MS", "streamRecovery.readinessTimeoutMs"),
+            new EnvOverride("STREAM_IDLE_TIMEOUT_MS", "streamRecovery.idleTimeoutMs"),
+            new EnvOverride("SSE_HEARTBEAT_INTERVAL_MS", "streamRecovery.keepAliveIntervalMs"),
+            new EnvOverride("STREAM_ATTEMPT_DEADLINE_MS", "streamRecovery.attemptDeadlineMs"),
+            new EnvOverride("STREAM_THROUGHPUT_WATCHDOG_ENABLED", "streamRecovery.throughputWatchdog.enabled"));
 
     /**
      * RQ-7: {@code RATE_LIMIT_AUTO_ENABLE} beats the stored {@code requestQueue.autoEnableApiKeyProviders}

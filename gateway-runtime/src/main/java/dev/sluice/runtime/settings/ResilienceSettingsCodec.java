@@ -24,10 +24,11 @@ public final class ResilienceSettingsCodec {
     private static final ModelLockoutSection MODEL_LOCKOUT = new ModelLockoutSection();
     private static final RequestQueueSection REQUEST_QUEUE = new RequestQueueSection();
     private static final QuotaShareConcurrencyLimitSection QUOTA_SHARE = new QuotaShareConcurrencyLimitSection();
+    private static final StreamRecoverySection STREAM_RECOVERY = new StreamRecoverySection();
 
     /** The top-level keys, in display order. */
     static final List<Section<?>> SECTIONS = List.of(CIRCUIT_BREAKER, PROVIDER_COOLDOWN, CONNECTION_COOLDOWN, STREAM_STALL_COOLDOWN,
-            MODEL_LOCKOUT, COMBO_COOLDOWN_WAIT, REQUEST_QUEUE, QUOTA_SHARE);
+            MODEL_LOCKOUT, COMBO_COOLDOWN_WAIT, REQUEST_QUEUE, QUOTA_SHARE, STREAM_RECOVERY);
 
     /** The whole tree's schema. */
     static final Schema.Obj SCHEMA;
@@ -147,7 +148,8 @@ public final class ResilienceSettingsCodec {
                 MODEL_LOCKOUT.read(section(valid, MODEL_LOCKOUT)),
                 COMBO_COOLDOWN_WAIT.read(section(valid, COMBO_COOLDOWN_WAIT)),
                 REQUEST_QUEUE.read(section(valid, REQUEST_QUEUE)),
-                QUOTA_SHARE.read(section(valid, QUOTA_SHARE)));
+                QUOTA_SHARE.read(section(valid, QUOTA_SHARE)),
+                STREAM_RECOVERY.read(section(valid, STREAM_RECOVERY)));
     }
 
     private static ObjectNode section(ObjectNode tree, Section<?> s) {

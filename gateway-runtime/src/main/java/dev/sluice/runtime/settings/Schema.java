@@ -63,6 +63,10 @@ sealed interface Schema permits Schema.Obj, Schema.Leaf {
                 return field(name, new Int(min, max));
             }
 
+            Builder integerOrOff(String name, long min, long max) {
+                return field(name, new OffOrInt(min, max));
+            }
+
             Builder bool(String name) {
                 return field(name, new Bool());
             }
@@ -74,7 +78,7 @@ sealed interface Schema permits Schema.Obj, Schema.Leaf {
     }
 
     /** A value with a type and bounds. */
-    sealed interface Leaf extends Schema permits Int, Bool, IntList, IntMap {
+    sealed interface Leaf extends Schema permits Int, OffOrInt, Bool, IntList, IntMap {
 
         /**
          * Checks a value sent to the admin API.
@@ -139,6 +143,50 @@ sealed interface Schema permits Schema.Obj, Schema.Leaf {
 
         boolean inBounds(BigInteger v) {
             return v.compareTo(BigInteger.valueOf(min)) >= 0 && v.compareTo(BigInteger.valueOf(max)) <= 0;
+        }
+    }
+
+    /**
+     * {@code 0} (the mechanism is off) or an integer in {@code min..max} (both inclusive), e.g. a
+     * timer whose useful values start at one second. Leniently, a value between 0 and
+     * {@code min} is raised to {@code min} (the operator wanted the timer on) and a negative one
+     * becomes 0: clamping {@code -1} up to {@code min} would turn "off" into the most aggressive
+     * timer there is.
+     *
+     * @param min lower bound of the values that are not off (&gt; 0)
+     * @param max upper bound
+     */
+    record OffOrInt(long min, long max) implements Leaf {
+
+        @Override
+        public JsonNode strict(JsonNode value, String path) {
+            if (!value.isIntegralNumber()) {
+                throw new SettingsException(path, "'" + path + "' must be 0 (off) or an integer between " + min + " and " + max
+                        + ", got " + shown(value) + ".");
+            }
+            BigInteger v = value.bigIntegerValue();
+            if (v.signum() != 0 && !new Int(min, max).inBounds(v)) {
+                throw new SettingsException(path, "'" + path + "' must be 0 (off) or between " + min + " and " + max + ", got " + v
+                        + ".");
+            }
+            return integer(v.longValueExact());
+        }
+
+        @Override
+        public Optional<JsonNode> lenient(JsonNode value, JsonNode lower, String name, Consumer<String> warn) {
+            Optional<BigInteger> parsed = parseInteger(value);
+            if (parsed.isEmpty()) {
+                warn.accept(name + " = " + shown(value) + " is not an integer; ignored" + keeping(lower));
+                return Optional.empty();
+            }
+            BigInteger v = parsed.get();
+            if (v.signum() == 0 || new Int(min, max).inBounds(v)) {
+                return Optional.of(integer(v.longValueExact()));
+            }
+            long clamped = v.signum() < 0 ? 0 : v.compareTo(BigInteger.valueOf(min)) < 0 ? min : max;
+            warn.accept(name + " = " + v + " is neither 0 (off) nor inside " + min + ".." + max + "; clamped to " + clamped
+                    + (clamped == 0 ? " (off)" : ""));
+            return Optional.of(integer(clamped));
         }
     }
 

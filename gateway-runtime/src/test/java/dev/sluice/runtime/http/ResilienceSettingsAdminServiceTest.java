@@ -120,10 +120,10 @@ class ResilienceSettingsAdminServiceTest {
 
     @Test
     void anUnknownKeyIsA400NamingThePath_SE4() throws Exception {
-        HttpResponse<String> r = send("PATCH", "/api/resilience", ADMIN_KEY, "{\"streamRecovery\":{\"enabled\":true}}");
+        HttpResponse<String> r = send("PATCH", "/api/resilience", ADMIN_KEY, "{\"streamWatchdog\":{\"enabled\":true}}");
 
         assertThat(r.statusCode()).isEqualTo(400);
-        assertThat(read(r.body()).at("/error/param").asText()).isEqualTo("streamRecovery");
+        assertThat(read(r.body()).at("/error/param").asText()).isEqualTo("streamWatchdog");
     }
 
     @Test

@@ -71,7 +71,39 @@ class ResilienceSettingsCodecTest {
         rows.add(Arguments.of("modelLockout.baseCooldownMs", 5000L, 600_000L, 5000L, 600_000L));
         rows.add(Arguments.of("modelLockout.maxCooldownMs", 5000L, 3_600_000L, 5000L, 3_600_000L));
         rows.add(Arguments.of("modelLockout.maxBackoffSteps", 0L, 20L, 0L, 20L));
+        rows.add(Arguments.of("streamRecovery.readinessTimeoutMs", 1000L, 1_800_000L, 1000L, 1_800_000L));
+        rows.add(Arguments.of("streamRecovery.attemptDeadlineMs", 60_000L, 86_400_000L, 60_000L, 86_400_000L));
+        rows.add(Arguments.of("streamRecovery.earlyEofRetries", 0L, 3L, 0L, 3L));
+        rows.add(Arguments.of("streamRecovery.throughputWatchdog.windowMs", 5000L, 600_000L, 5000L, 600_000L));
+        rows.add(Arguments.of("streamRecovery.throughputWatchdog.warmupMs", 0L, 600_000L, 0L, 600_000L));
+        rows.add(Arguments.of("streamRecovery.throughputWatchdog.minBytesPerSecond", 1L, 100_000L, 1L, 100_000L));
+        rows.add(Arguments.of("streamRecovery.throughputWatchdog.minMeasurableBytes", 0L, 1_048_576L, 0L, 1_048_576L));
         return rows.stream();
+    }
+
+    /** path, lowest value that is not off, highest value. */
+    static Stream<Arguments> offOrIntegerLeaves() {
+        return Stream.of(Arguments.of("streamRecovery.idleTimeoutMs", 1000L, 3_600_000L),
+                Arguments.of("streamRecovery.keepAliveIntervalMs", 1000L, 300_000L));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("offOrIntegerLeaves")
+    void timersThatMayBeOffAcceptZeroAndTheirBoundsAndNothingBetween_ST0_SE4(String path, long min, long max) {
+        for (long ok : new long[] {0, min, max}) {
+            assertThat(at(ResilienceSettingsCodec.toJson(ResilienceSettingsCodec.fromJson(set(defaults(), path, ok))), path).longValue())
+                    .isEqualTo(ok);
+        }
+        for (long bad : new long[] {-1, 1, min - 1, max + 1}) {
+            assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), path, bad)))
+                    .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo(path))
+                    .hasMessage("'" + path + "' must be 0 (off) or between " + min + " and " + max + ", got " + bad + ".");
+        }
+        for (Object bad : Arrays.asList("15000", 1.5, false, null)) {
+            assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), path, bad)))
+                    .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo(path))
+                    .hasMessageStartingWith("'" + path + "' must be 0 (off) or an integer between " + min + " and " + max + ", got ");
+        }
     }
 
     @ParameterizedTest(name = "{0}")
@@ -114,7 +146,7 @@ class ResilienceSettingsCodecTest {
     @Test
     void booleanLeavesTakeOnlyJsonBooleans_SE1() {
         for (String path : List.of("providerCooldown.enabled", "streamStallCooldown.enabled", "modelLockout.enabled",
-                "modelLockout.useExponentialBackoff")) {
+                "modelLockout.useExponentialBackoff", "streamRecovery.throughputWatchdog.enabled")) {
             assertThat(at(ResilienceSettingsCodec.toJson(ResilienceSettingsCodec.fromJson(set(defaults(), path, true))), path).booleanValue())
                     .isTrue();
             for (Object bad : Arrays.asList("true", 1, null)) {
@@ -236,10 +268,16 @@ class ResilienceSettingsCodecTest {
 
     @Test
     void unknownKeysAreRefusedNamingTheirPath_SE4() {
-        assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "streamRecovery.enabled", 10)))
-                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamRecovery"))
-                .hasMessage("'streamRecovery' is not a resilience setting (known: circuitBreaker, providerCooldown, connectionCooldown,"
-                        + " streamStallCooldown, modelLockout, comboCooldownWait, requestQueue, quotaShareConcurrencyLimit).");
+        assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "streamWatchdog.enabled", 10)))
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamWatchdog"))
+                .hasMessage("'streamWatchdog' is not a resilience setting (known: circuitBreaker, providerCooldown, connectionCooldown,"
+                        + " streamStallCooldown, modelLockout, comboCooldownWait, requestQueue, quotaShareConcurrencyLimit,"
+                        + " streamRecovery).");
+        assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "streamRecovery.throughputWatchdog.minRate", 10)))
+                .isInstanceOfSatisfying(SettingsException.class,
+                        e -> assertThat(e.path()).isEqualTo("streamRecovery.throughputWatchdog.minRate"))
+                .hasMessage("'streamRecovery.throughputWatchdog.minRate' is not a resilience setting (known in"
+                        + " 'streamRecovery.throughputWatchdog': enabled, windowMs, warmupMs, minBytesPerSecond, minMeasurableBytes).");
         assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "modelLockout.cooldownMs", 10)))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("modelLockout.cooldownMs"))
                 .hasMessageStartingWith("'modelLockout.cooldownMs' is not a resilience setting (known in 'modelLockout': enabled, errorCodes,");
@@ -272,10 +310,24 @@ class ResilienceSettingsCodecTest {
         set(t, "circuitBreaker.oauth.cooldownByKind.quota_exhausted", 3_600_000);
         set(t, "modelLockout.errorCodes", List.of(429));
         set(t, "streamStallCooldown.enabled", true);
+        set(t, "streamRecovery.idleTimeoutMs", 0);
+        set(t, "streamRecovery.attemptDeadlineMs", 86_400_000);
+        set(t, "streamRecovery.throughputWatchdog.enabled", true);
+        set(t, "streamRecovery.throughputWatchdog.minMeasurableBytes", 1_048_576);
         ResilienceSettings s = ResilienceSettingsCodec.fromJson(t);
 
         assertThat(ResilienceSettingsCodec.toJson(s)).isEqualTo(t);
         assertThat(ResilienceSettingsCodec.fromJson(ResilienceSettingsCodec.toJson(s))).isEqualTo(s);
         assertThat(s.connectionCooldown().oauth().maxCooldownMs()).isEqualTo(2_592_000_000L);
+        assertThat(s.streamRecovery()).isEqualTo(new ResilienceSettings.StreamRecovery(80_000, 0, 15_000, 86_400_000, 1,
+                new ResilienceSettings.StreamRecovery.ThroughputWatchdog(true, 60_000, 30_000, 8, 1_048_576)));
+    }
+
+    @Test
+    void streamRecoveryHasNoCrossFieldRuleSoTheShortestDeadlineIsAcceptedWithTheDefaultReadiness_ST0() {
+        ResilienceSettings s = ResilienceSettingsCodec.fromJson(set(defaults(), "streamRecovery.attemptDeadlineMs", 60_000));
+
+        assertThat(s.streamRecovery().attemptDeadlineMs()).isEqualTo(60_000);
+        assertThat(s.streamRecovery().readinessTimeoutMs()).isEqualTo(80_000);
     }
 }

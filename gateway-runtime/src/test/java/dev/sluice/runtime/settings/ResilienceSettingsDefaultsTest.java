@@ -109,14 +109,49 @@ class ResilienceSettingsDefaultsTest {
                   "comboCooldownWait": {"enabled": true, "maxWaitMs": 90000, "maxAttempts": 5, "budgetMs": 300000},
                   "requestQueue": {"maxWaitMs": 30000, "executionMaxWaitMs": 600000, "maxQueueDepth": 0,
                     "autoEnableApiKeyProviders": true},
-                  "quotaShareConcurrencyLimit": {"enabled": true}
+                  "quotaShareConcurrencyLimit": {"enabled": true},
+                  "streamRecovery": {"readinessTimeoutMs": 80000, "idleTimeoutMs": 180000, "keepAliveIntervalMs": 15000,
+                    "attemptDeadlineMs": 1800000, "earlyEofRetries": 1,
+                    "throughputWatchdog": {"enabled": false, "windowMs": 60000, "warmupMs": 30000, "minBytesPerSecond": 8,
+                      "minMeasurableBytes": 256}}
                 }
                 """);
 
         assertThat(ResilienceSettingsCodec.toJson(D)).isEqualTo(expected);
         assertThat(List.copyOf(ResilienceSettingsCodec.toJson(D).properties()).stream().map(Map.Entry::getKey))
                 .containsExactly("circuitBreaker", "providerCooldown", "connectionCooldown", "streamStallCooldown", "modelLockout",
-                        "comboCooldownWait", "requestQueue", "quotaShareConcurrencyLimit");
+                        "comboCooldownWait", "requestQueue", "quotaShareConcurrencyLimit", "streamRecovery");
+    }
+
+    @Test
+    void streamRecoveryTimerDefaults_ST0_ST1() {
+        // 80 s readiness as OmniRoute; 3 min of silence after output started is a dead stream (reasoning frames restart it)
+        assertThat(D.streamRecovery().readinessTimeoutMs()).isEqualTo(80_000);
+        assertThat(D.streamRecovery().idleTimeoutMs()).isEqualTo(180_000);
+        assertThat(D.streamRecovery().keepAliveIntervalMs()).isEqualTo(15_000);
+        assertThat(D.streamRecovery().attemptDeadlineMs()).isEqualTo(30 * 60_000);
+        assertThat(D.streamRecovery().earlyEofRetries()).isEqualTo(1);
+        assertThat(D.streamRecovery()).isEqualTo(ResilienceSettings.StreamRecovery.DEFAULT);
+    }
+
+    @Test
+    void throughputWatchdogIsOffWithItsWindowDefaults_ST2_ST3() {
+        ResilienceSettings.StreamRecovery.ThroughputWatchdog w = D.streamRecovery().throughputWatchdog();
+        assertThat(w.enabled()).isFalse();
+        assertThat(w.windowMs()).isEqualTo(60_000);
+        assertThat(w.warmupMs()).isEqualTo(30_000);
+        assertThat(w.minBytesPerSecond()).isEqualTo(8);
+        assertThat(w.minMeasurableBytes()).isEqualTo(256);
+        assertThat(w).isEqualTo(ResilienceSettings.StreamRecovery.ThroughputWatchdog.DEFAULT);
+    }
+
+    @Test
+    void theEightSectionConstructorKeepsTheDefaultStreamRecovery_SE3() {
+        ResilienceSettings s = new ResilienceSettings(D.circuitBreaker(), D.providerCooldown(), D.connectionCooldown(),
+                D.streamStallCooldown(), D.modelLockout(), D.comboCooldownWait(), D.requestQueue(), D.quotaShareConcurrencyLimit());
+
+        assertThat(s).isEqualTo(D);
+        assertThat(s.streamRecovery()).isSameAs(ResilienceSettings.StreamRecovery.DEFAULT);
     }
 
     @Test

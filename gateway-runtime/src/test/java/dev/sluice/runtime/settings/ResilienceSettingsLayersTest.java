@@ -87,8 +87,8 @@ class ResilienceSettingsLayersTest {
     void everyEnvironmentVariableSetsItsSetting_SE2() {
         for (EnvOverride o : ResilienceEnvironment.OVERRIDES) {
             boolean bool = o.path().endsWith(".enabled");
-            // 7 is inside every integer bound reachable here except the millisecond ones
-            String value = bool ? "true" : o.path().endsWith("Ms") ? "7000" : "7";
+            // 7 is inside every integer bound reachable here except the millisecond ones, and 70 s inside every one of those
+            String value = bool ? "true" : o.path().endsWith("Ms") ? "70000" : "7";
             ResilienceSettings s = configured(Map.of(), Map.of(o.variable(), value));
 
             Object actual = Trees.at(ResilienceSettingsCodec.toJson(s), o.path());
@@ -120,7 +120,63 @@ class ResilienceSettingsLayersTest {
                 tuple("SLUICE_MODEL_LOCKOUT_ENABLED", "modelLockout.enabled"),
                 tuple("RATE_LIMIT_MAX_WAIT_MS", "requestQueue.maxWaitMs"),
                 tuple("RATE_LIMIT_EXECUTION_MAX_WAIT_MS", "requestQueue.executionMaxWaitMs"),
-                tuple("RATE_LIMIT_MAX_QUEUE_DEPTH", "requestQueue.maxQueueDepth"));
+                tuple("RATE_LIMIT_MAX_QUEUE_DEPTH", "requestQueue.maxQueueDepth"),
+                tuple("STREAM_READINESS_TIMEOUT_MS", "streamRecovery.readinessTimeoutMs"),
+                tuple("STREAM_IDLE_TIMEOUT_MS", "streamRecovery.idleTimeoutMs"),
+                tuple("SSE_HEARTBEAT_INTERVAL_MS", "streamRecovery.keepAliveIntervalMs"),
+                tuple("STREAM_ATTEMPT_DEADLINE_MS", "streamRecovery.attemptDeadlineMs"),
+                tuple("STREAM_THROUGHPUT_WATCHDOG_ENABLED", "streamRecovery.throughputWatchdog.enabled"));
+    }
+
+    @Test
+    void theStreamRecoveryVariablesSetTheirTimersAndTheFileSetsTheRest_ST0_ST2_SE2() {
+        ResilienceSettings s = configured(
+                yaml("streamRecovery.earlyEofRetries", "2", "streamRecovery.idleTimeoutMs", "240000",
+                        "streamRecovery.throughputWatchdog.windowMs", "120000", "streamRecovery.throughputWatchdog.enabled", "true"),
+                Map.of("STREAM_READINESS_TIMEOUT_MS", "120000", "STREAM_IDLE_TIMEOUT_MS", "0", "SSE_HEARTBEAT_INTERVAL_MS", "20000",
+                        "STREAM_ATTEMPT_DEADLINE_MS", "3600000", "STREAM_THROUGHPUT_WATCHDOG_ENABLED", "off"));
+
+        assertThat(s.streamRecovery()).isEqualTo(new ResilienceSettings.StreamRecovery(120_000, 0, 20_000, 3_600_000, 2,
+                new ResilienceSettings.StreamRecovery.ThroughputWatchdog(false, 120_000, 30_000, 8, 256)));
+        assertThat(warnings).isEmpty();
+        for (String on : List.of("true", "1", "on")) {
+            assertThat(configured(Map.of(), Map.of("STREAM_THROUGHPUT_WATCHDOG_ENABLED", on)).streamRecovery().throughputWatchdog().enabled())
+                    .as(on).isTrue();
+        }
+    }
+
+    @Test
+    void outOfBoundsStreamRecoveryVariablesAreClampedWithAWarning_ST0_SE1() {
+        ResilienceSettings s = configured(Map.of(), Map.of("STREAM_READINESS_TIMEOUT_MS", "999999999", "STREAM_IDLE_TIMEOUT_MS", "500",
+                "SSE_HEARTBEAT_INTERVAL_MS", "-1", "STREAM_ATTEMPT_DEADLINE_MS", "1000", "STREAM_THROUGHPUT_WATCHDOG_ENABLED", "maybe"));
+
+        assertThat(s.streamRecovery()).isEqualTo(new ResilienceSettings.StreamRecovery(1_800_000, 1_000, 0, 60_000, 1,
+                ResilienceSettings.StreamRecovery.ThroughputWatchdog.DEFAULT));
+        assertThat(warnings).containsExactly(
+                "environment variable STREAM_READINESS_TIMEOUT_MS (streamRecovery.readinessTimeoutMs) = 999999999 is outside"
+                        + " 1000..1800000; clamped to 1800000",
+                "environment variable STREAM_IDLE_TIMEOUT_MS (streamRecovery.idleTimeoutMs) = 500 is neither 0 (off) nor inside"
+                        + " 1000..3600000; clamped to 1000",
+                "environment variable SSE_HEARTBEAT_INTERVAL_MS (streamRecovery.keepAliveIntervalMs) = -1 is neither 0 (off) nor inside"
+                        + " 1000..300000; clamped to 0 (off)",
+                "environment variable STREAM_ATTEMPT_DEADLINE_MS (streamRecovery.attemptDeadlineMs) = 1000 is outside"
+                        + " 60000..86400000; clamped to 60000",
+                "environment variable STREAM_THROUGHPUT_WATCHDOG_ENABLED (streamRecovery.throughputWatchdog.enabled) = \"maybe\" is"
+                        + " not true or false; ignored, keeping false");
+    }
+
+    @Test
+    void outOfBoundsThroughputWatchdogFileValuesAreClamped_ST3() {
+        ResilienceSettings s = configured(yaml("streamRecovery.throughputWatchdog.windowMs", "1000",
+                "streamRecovery.throughputWatchdog.minBytesPerSecond", "0", "streamRecovery.earlyEofRetries", "9"), Map.of());
+
+        assertThat(s.streamRecovery().throughputWatchdog().windowMs()).isEqualTo(5_000);
+        assertThat(s.streamRecovery().throughputWatchdog().minBytesPerSecond()).isEqualTo(1);
+        assertThat(s.streamRecovery().earlyEofRetries()).isEqualTo(3);
+        assertThat(warnings).containsExactly(
+                "config file setting resilience.streamRecovery.throughputWatchdog.windowMs = 1000 is outside 5000..600000; clamped to 5000",
+                "config file setting resilience.streamRecovery.throughputWatchdog.minBytesPerSecond = 0 is outside 1..100000; clamped to 1",
+                "config file setting resilience.streamRecovery.earlyEofRetries = 9 is outside 0..3; clamped to 3");
     }
 
     // ------------------------------------------------------------------ clamping and ignoring (SE-1)
@@ -212,13 +268,13 @@ class ResilienceSettingsLayersTest {
 
     @Test
     void unknownFileKeysAreIgnoredWithAWarning_SE1() {
-        ResilienceSettings s = configured(yaml("streamRecovery.enabled", "10", "modelLockout.cooldown", "5",
+        ResilienceSettings s = configured(yaml("streamWatchdog.enabled", "10", "modelLockout.cooldown", "5",
                 "circuitBreaker.apikey.cooldownByKind", Map.of("rate_limit", "60000", "quota_exhausted", "3600000")), Map.of());
 
         assertThat(s.circuitBreaker().apikey().cooldownByKind()).isEqualTo(Map.of("quota_exhausted", 3_600_000L));
         assertThat(s.modelLockout()).isEqualTo(ResilienceSettings.DEFAULTS.modelLockout());
         assertThat(warnings).containsExactlyInAnyOrder(
-                "config file setting resilience.streamRecovery is not a resilience setting; ignored",
+                "config file setting resilience.streamWatchdog is not a resilience setting; ignored",
                 "config file setting resilience.modelLockout.cooldown is not a resilience setting; ignored",
                 "config file setting resilience.circuitBreaker.apikey.cooldownByKind.rate_limit: unknown failure kind 'rate_limit'; ignored");
     }

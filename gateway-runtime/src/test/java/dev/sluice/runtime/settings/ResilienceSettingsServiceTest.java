@@ -218,11 +218,13 @@ class ResilienceSettingsServiceTest {
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("modelLockout.enabled"));
         assertThatThrownBy(() -> s.patch(patch("modelLockout", 5)))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("modelLockout"));
-        assertThatThrownBy(() -> s.patch(patch("streamRecovery.enabled", 10)))
-                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamRecovery"));
-        assertThatThrownBy(() -> s.patch(patch("streamRecovery", null)))
+        assertThatThrownBy(() -> s.patch(patch("streamWatchdog.enabled", 10)))
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamWatchdog"));
+        assertThatThrownBy(() -> s.patch(patch("streamWatchdog", null)))
                 .as("an unknown key is refused even when its value is null")
-                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamRecovery"));
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamWatchdog"));
+        assertThatThrownBy(() -> s.patch(patch("streamRecovery.enabled", true)))
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamRecovery.enabled"));
         assertThatThrownBy(() -> s.patch(patch("circuitBreaker.apikey.cooldownByKind.bogus", null)))
                 .isInstanceOfSatisfying(SettingsException.class,
                         e -> assertThat(e.path()).isEqualTo("circuitBreaker.apikey.cooldownByKind.bogus"));
@@ -369,7 +371,7 @@ class ResilienceSettingsServiceTest {
     void badPartsOfThePersistedDocumentAreDroppedOrClampedWithAWarning_SE1() {
         store.put(ResilienceSettingsService.STORE_KEY, """
                 {"modelLockout": {"enabled": true, "maxCooldownMs": 99999999, "baseCooldownMs": "soon"},
-                 "streamRecovery": {"enabled": true}}""");
+                 "streamWatchdog": {"enabled": true}}""");
 
         ResilienceSettingsService s = service();
 
@@ -379,7 +381,7 @@ class ResilienceSettingsServiceTest {
         assertThat(warnings).containsExactly(
                 "persisted setting modelLockout.maxCooldownMs = 99999999 is outside 5000..3600000; clamped to 3600000",
                 "persisted setting modelLockout.baseCooldownMs = \"soon\" is not an integer; ignored",
-                "persisted setting streamRecovery is not a resilience setting; ignored");
+                "persisted setting streamWatchdog is not a resilience setting; ignored");
         assertThat(s.accumulated()).isEqualTo(json("{'modelLockout': {'enabled': true, 'maxCooldownMs': 3600000}}"));
 
         s.patch(patch("streamStallCooldown.enabled", true));
