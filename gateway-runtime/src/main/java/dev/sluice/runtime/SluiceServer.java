@@ -36,6 +36,7 @@ import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.ModelListing;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.stream.StreamRules;
 import dev.sluice.runtime.combo.routing.ComboRouter;
@@ -244,7 +245,8 @@ public final class SluiceServer implements AutoCloseable {
         // CO-3: a wait sleeps the request's virtual thread, never a platform thread
         ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep,
                 generalSettings::emergencyFallback, quotas);
-        RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(), () -> StreamRules.DEFAULTS);
+        RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(),
+                () -> streamRules(resilienceSettings.get().streamRecovery()));
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
                 resolver, router, new ModelListing(combos, catalog, connections, resolver, psd), catalog, connections, keys, registry, db, resilience, resilienceSettings,
@@ -288,6 +290,13 @@ public final class SluiceServer implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, message);
             return null;
         }
+    }
+
+    /** The stream watchdogs' view of the live {@code streamRecovery} settings. */
+    static StreamRules streamRules(ResilienceSettings.StreamRecovery r) {
+        ResilienceSettings.StreamRecovery.ThroughputWatchdog t = r.throughputWatchdog();
+        return new StreamRules(r.readinessTimeoutMs(), r.idleTimeoutMs(), r.keepAliveIntervalMs(), r.attemptDeadlineMs(), r.earlyEofRetries(),
+                new StreamRules.Throughput(t.enabled(), t.windowMs(), t.warmupMs(), t.minBytesPerSecond(), t.minMeasurableBytes()));
     }
 
     /** The most distinct JSON values {@link #parsedOnce} remembers before it starts afresh. */

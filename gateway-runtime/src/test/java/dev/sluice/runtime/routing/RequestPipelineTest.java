@@ -13,6 +13,7 @@ import dev.sluice.runtime.resilience.BreakerState;
 import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.stream.StreamRules;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -257,5 +258,68 @@ class RequestPipelineTest {
             assertThat(f.reload(c).state().rateLimitedUntil()).isNull();
         }
         assertThat(f.log).extracting(r -> r.errorType()).containsExactly("timeout", "timeout");
+    }
+
+    private void streamRules(long readinessMs) {
+        StreamRules d = StreamRules.DEFAULTS;
+        f.streamRules.set(new StreamRules(readinessMs, d.idleTimeoutMs(), d.keepAliveIntervalMs(), d.attemptDeadlineMs(),
+                d.earlyEofRetries(), d.throughput()));
+    }
+
+    @Test
+    void aStreamThatSendsNothingUsefulInTimeFailsOverAndCountsForNoMechanism_ST0_BO7() {
+        PipelineFixture f = fixture();
+        streamRules(300);
+        Connection a = f.add("acme", "a", 1);
+        Connection b = f.add("acme", "b", 2);
+        // a role-only chunk and heartbeats prove nothing: the gate keeps waiting, then gives up
+        f.acme.on(a.id(), f.acme.streamThen(List.of(ScriptedExecutor.roleChunk(), dev.sluice.api.chat.StreamChunk.heartbeat("c", "m")),
+                true));
+        f.acme.on(b.id(), f.acme.streamThen(List.of(ScriptedExecutor.roleChunk(), ScriptedExecutor.contentChunk("hi")), false));
+
+        try (Outcome.Served served = (Outcome.Served) f.route(chat("acme/m1", true))) {
+            assertThat(served.connection().id()).isEqualTo(b.id());
+            // the role chunk travels with the first useful one
+            assertThat(((Reply.Stream) served.reply()).prefix()).hasSize(2);
+        }
+        assertThat(f.log).extracting(r -> r.connectionId() + ":" + r.errorType()).containsExactly(a.id() + ":timeout", b.id() + ":null");
+        assertThat(f.breaker("acme").failureCount()).isZero();
+        assertThat(f.reload(a).state().rateLimitedUntil()).isNull();
+        assertThat(f.reload(a).state().testStatus()).isEqualTo("active");
+        assertThat(f.dispatcher.streams().snapshot()).containsEntry("readiness_timeout", 1L);
+        assertThat(f.acme.closes).as("the silent stream was closed").hasValue(2);
+    }
+
+    @Test
+    void whenNoStreamGetsReadyTheClientGetsTheReadinessTimeout_ST0() {
+        PipelineFixture f = fixture();
+        streamRules(200);
+        Connection a = f.add("acme", "a", 1);
+        f.acme.on(a.id(), f.acme.streamThen(List.of(), true));
+
+        assertThat(f.route(chat("acme/m1", true))).isInstanceOfSatisfying(Outcome.Failed.class, failed -> {
+            assertThat(failed.failure()).isEqualTo(new AttemptFailure.GatewayTimer(AttemptFailure.Timer.STREAM_READINESS, 200));
+            assertThat(failed.failure().clientCode()).isEqualTo("STREAM_READINESS_TIMEOUT");
+            assertThat(failed.verdict().status()).isEqualTo(504);
+        });
+    }
+
+    @Test
+    void aClientThatLeavesWhileTheGateWaitsEndsTheRequestAndCoolsNothing_BO6() {
+        PipelineFixture f = fixture();
+        Connection a = f.add("acme", "a", 1);
+        f.add("acme", "b", 2);
+        f.acme.on(a.id(), f.acme.streamThen(List.of(), true));
+
+        Outcome outcome = f.route(chat("acme/m1", true), new Caller("k1", false, Set.of(), () -> false));
+
+        assertThat(outcome).isInstanceOfSatisfying(Outcome.Failed.class, failed -> {
+            assertThat(failed.failure()).isInstanceOf(AttemptFailure.ClientGone.class);
+            assertThat(failed.verdict().status()).isEqualTo(499);
+            assertThat(failed.verdict().fallback()).isFalse();
+        });
+        assertThat(called(f.acme)).containsExactly(a.id());
+        assertThat(f.reload(a).state().testStatus()).isEqualTo("active");
+        assertThat(f.breaker("acme").failureCount()).isZero();
     }
 }

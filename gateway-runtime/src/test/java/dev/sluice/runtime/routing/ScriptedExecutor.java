@@ -107,6 +107,47 @@ final class ScriptedExecutor implements ProviderExecutor {
         }, new ResponseHead(200, Map.of()));
     }
 
+    /**
+     * A stream of the given chunks, then either its end or a silence that lasts until the stream
+     * is closed (as a stalled upstream's would).
+     */
+    Function<ChatCall, ChatOutcome> streamThen(List<StreamChunk> chunks, boolean silentAtEnd) {
+        return call -> new ChatOutcome.Streaming(new ChunkStream() {
+            int sent;
+            final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+
+            @Override
+            public StreamChunk next() throws IOException {
+                if (sent < chunks.size()) {
+                    return chunks.get(sent++);
+                }
+                if (silentAtEnd) {
+                    try {
+                        closed.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new IOException("stream closed");
+                }
+                return null;
+            }
+
+            @Override
+            public void close() {
+                closes.incrementAndGet();
+                closed.countDown();
+            }
+        }, new ResponseHead(200, Map.of()));
+    }
+
+    static StreamChunk roleChunk() {
+        return new StreamChunk("c", "m", 1, List.of(new ChunkChoice(0, Role.ASSISTANT, null, null, null, null)), null, Map.of());
+    }
+
+    static StreamChunk contentChunk(String text) {
+        return new StreamChunk("c", "m", 1, List.of(new ChunkChoice(0, null, text, null, null, null)), null, Map.of());
+    }
+
     /** Blocks until the attempt's thread is interrupted (the execution bound), then reports a reset. */
     static Function<ChatCall, ChatOutcome> hanging() {
         return call -> {
