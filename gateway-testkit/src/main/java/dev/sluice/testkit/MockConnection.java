@@ -5,20 +5,26 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One accepted connection of a {@link MockUpstream}, served by its own virtual thread: parses
  * HTTP/1.1 requests (Content-Length or chunked bodies) in a keep-alive loop and writes the
- * scripted responses. Client disconnects end the loop quietly.
+ * scripted responses. Client disconnects end the loop quietly and are reported to the latest
+ * request's {@linkplain MockUpstream#awaitClientGone departure latch}.
  */
 final class MockConnection implements Runnable {
 
@@ -33,6 +39,8 @@ final class MockConnection implements Runnable {
     private int lim;
     private InputStream in;
     private OutputStream out;
+    /** The departure latch of the latest request on this connection; null before the first. */
+    private CountDownLatch latestGone;
     volatile Thread thread;
 
     MockConnection(MockUpstream server, Socket socket) {
@@ -58,15 +66,21 @@ final class MockConnection implements Runnable {
             while (keepAlive && !server.isClosed()) {
                 String requestLine = readLine();
                 if (requestLine == null) {
-                    return; // the client closed between requests
+                    clientGone(); // the client closed between requests
+                    return;
                 }
                 if (requestLine.isEmpty()) {
                     continue; // a stray CRLF between requests is allowed
                 }
                 keepAlive = serve(requestLine);
             }
-        } catch (IOException | RuntimeException e) {
-            // disconnects, resets and close() all end up here; none is the test's business
+        } catch (IOException e) {
+            // disconnects, resets and close() all end up here; only the client's own are reported
+            if (!server.isClosed()) {
+                clientGone();
+            }
+            LOG.log(System.Logger.Level.DEBUG, "mock upstream connection ended: {0}", e.toString());
+        } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "mock upstream connection ended: {0}", e.toString());
         } finally {
             server.unregister(this);
@@ -95,7 +109,7 @@ final class MockConnection implements Runnable {
         String body = readBody(headers);
         RecordedRequest request = new RecordedRequest(requestLine.substring(0, sp1), requestLine.substring(sp1 + 1, sp2),
                 headers, body, socket.getInetAddress().getHostAddress());
-        server.record(request);
+        latestGone = server.record(request);
         String connection = headers.getOrDefault("connection", "").toLowerCase(Locale.ROOT);
         boolean keepAlive = version.equals("HTTP/1.0") ? connection.contains("keep-alive") : !connection.contains("close");
         server.answering(1);
@@ -148,7 +162,7 @@ final class MockConnection implements Runnable {
         }
         switch (r.action) {
             case HANG -> {
-                server.awaitClose();
+                await(null);
                 return false;
             }
             case RESET -> {
@@ -156,7 +170,7 @@ final class MockConnection implements Runnable {
                 return false;
             }
             default -> {
-                // RESPOND and RESET_AFTER_HEADERS write below
+                // RESPOND, RESET_AFTER_HEADERS and SCRIPT write below
             }
         }
         keepAlive &= !r.hasHeader("connection", "close");
@@ -171,7 +185,7 @@ final class MockConnection implements Runnable {
         if (!keepAlive) {
             head.append("Connection: close\r\n");
         }
-        if (r.events == null) {
+        if (r.events == null && r.script == null) {
             byte[] body = r.body.apply(request).getBytes(UTF_8);
             out.write(head.append("Content-Length: ").append(body.length).append("\r\n\r\n").toString().getBytes(ISO_8859_1));
             out.write(body);
@@ -179,17 +193,15 @@ final class MockConnection implements Runnable {
             return keepAlive;
         }
         out.write(head.append("Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n").toString().getBytes(ISO_8859_1));
+        if (r.script != null) {
+            return play(r.script, keepAlive);
+        }
         List<String> events = r.events.apply(request);
         for (int i = 0; i < events.size(); i++) {
             if (i > 0 && r.eventDelay.isPositive() && server.awaitClosed(r.eventDelay)) {
                 return false;
             }
-            byte[] event = ("data: " + events.get(i) + "\n\n").getBytes(UTF_8);
-            out.write(Integer.toHexString(event.length).getBytes(ISO_8859_1));
-            out.write(CRLF);
-            out.write(event);
-            out.write(CRLF);
-            out.flush();
+            writeChunk(("data: " + events.get(i) + "\n\n").getBytes(UTF_8));
         }
         if (r.action == MockResponse.Action.RESET_AFTER_HEADERS) {
             // give the event a moment to reach the client before the abort
@@ -200,6 +212,113 @@ final class MockConnection implements Runnable {
         out.write(LAST_CHUNK);
         out.flush();
         return keepAlive;
+    }
+
+    /** Plays a scripted stream after its headers; returns whether to keep the connection. */
+    private boolean play(StreamScript script, boolean keepAlive) throws IOException {
+        out.flush(); // the headers go out at once: a client may be timing the first event
+        for (StreamScript.Step step : script.steps()) {
+            switch (step) {
+                case StreamScript.Step.Write write -> writeChunk(write.bytes());
+                case StreamScript.Step.Pause pause -> await(pause.duration());
+            }
+        }
+        switch (script.ending()) {
+            case END -> {
+                out.write(LAST_CHUNK);
+                out.flush();
+                return keepAlive;
+            }
+            case CLOSE -> {
+                socket.shutdownOutput(); // a FIN, with the body's terminating chunk never sent
+                return false;
+            }
+            case RESET -> {
+                resetConnection();
+                return false;
+            }
+            case HOLD -> {
+                if (script.heartbeat() == null) {
+                    await(null); // returns only by an exception: the client left or the mock closed
+                    return false;
+                }
+                while (true) {
+                    await(script.heartbeatInterval());
+                    writeChunk(script.heartbeat());
+                }
+            }
+            default -> throw new IllegalStateException("unknown ending " + script.ending());
+        }
+    }
+
+    private void writeChunk(byte[] data) throws IOException {
+        out.write(Integer.toHexString(data.length).getBytes(ISO_8859_1));
+        out.write(CRLF);
+        out.write(data);
+        out.write(CRLF);
+        out.flush();
+    }
+
+    /**
+     * Waits this long, or forever if null, while reading the socket so that a client that leaves
+     * is noticed at once: returns when the time is up, throws when the client closes or resets the
+     * connection or the mock closes. Bytes that arrive meanwhile (a pipelined request) are kept
+     * for the serving loop.
+     */
+    private void await(Duration duration) throws IOException {
+        long deadline = duration == null ? 0 : System.nanoTime() + duration.toNanos();
+        try {
+            while (true) {
+                int timeoutMillis = 0; // forever
+                if (duration != null) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return;
+                    }
+                    // round up: waking a little late is harmless, waking early would spin
+                    timeoutMillis = (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left + 999_999));
+                }
+                if (server.isClosed()) {
+                    throw new SocketException("mock upstream closed");
+                }
+                compact();
+                if (lim == buf.length) {
+                    waitWithoutReading(duration == null ? null : Duration.ofNanos(deadline - System.nanoTime()));
+                    continue;
+                }
+                socket.setSoTimeout(timeoutMillis);
+                try {
+                    int n = in.read(buf, lim, buf.length - lim);
+                    if (n < 0) {
+                        throw new EOFException("the client closed the connection");
+                    }
+                    lim += n;
+                } catch (SocketTimeoutException e) {
+                    // the time is up; the loop head returns
+                }
+            }
+        } finally {
+            if (!socket.isClosed()) {
+                socket.setSoTimeout(0);
+            }
+        }
+    }
+
+    /** The read-ahead buffer is full: wait without watching the client (only a misbehaving one gets here). */
+    private void waitWithoutReading(Duration duration) throws IOException {
+        if (duration == null) {
+            server.awaitClose();
+        } else if (!server.awaitClosed(duration)) {
+            return;
+        }
+        throw new SocketException("mock upstream closed");
+    }
+
+    /** Reports that the client left the connection of the latest request. */
+    private void clientGone() {
+        if (latestGone != null) {
+            latestGone.countDown();
+        }
     }
 
     /** SO_LINGER 0 turns close() into an abortive close: the peer gets a RST, not a FIN. */
@@ -233,11 +352,7 @@ final class MockConnection implements Runnable {
 
     /** Reads more bytes, compacting the buffer first; false at end of stream. */
     private boolean fill() throws IOException {
-        if (pos > 0) {
-            System.arraycopy(buf, pos, buf, 0, lim - pos);
-            lim -= pos;
-            pos = 0;
-        }
+        compact();
         if (lim == buf.length) {
             throw new IOException("header line longer than " + buf.length + " bytes");
         }
@@ -247,6 +362,15 @@ final class MockConnection implements Runnable {
         }
         lim += n;
         return true;
+    }
+
+    /** Moves the unread bytes to the start of the buffer. */
+    private void compact() {
+        if (pos > 0) {
+            System.arraycopy(buf, pos, buf, 0, lim - pos);
+            lim -= pos;
+            pos = 0;
+        }
     }
 
     private byte[] readBytes(int n) throws IOException {

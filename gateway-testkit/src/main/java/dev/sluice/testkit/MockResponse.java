@@ -2,6 +2,7 @@ package dev.sluice.testkit;
 
 import static java.util.Objects.requireNonNull;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,13 +13,13 @@ import java.util.function.Function;
  * number of times; bodies that depend on the request (for example the echoed {@code model}) are
  * computed per request.
  *
- * <p>Fixed responses carry {@code Content-Length}; streams ({@link #sse}, {@link #chatStream}) use
+ * <p>Fixed responses carry {@code Content-Length}; streams ({@link #sse}, {@link #chatStream}, {@link #stream()}) use
  * {@code Transfer-Encoding: chunked} so the connection stays usable afterwards.
  */
 public final class MockResponse {
 
     /** What the connection does with this response. */
-    enum Action { RESPOND, RESET, RESET_AFTER_HEADERS, HANG }
+    enum Action { RESPOND, RESET, RESET_AFTER_HEADERS, HANG, SCRIPT }
 
     private static final String JSON = "application/json";
     private static final MockResponse ECHO = fixed(200, JSON, r -> {
@@ -39,10 +40,12 @@ public final class MockResponse {
     final Duration eventDelay;
     /** How long to wait before answering at all. */
     final Duration delay;
+    /** The scripted stream of {@link Action#SCRIPT}; null otherwise. */
+    final StreamScript script;
 
     private MockResponse(Action action, int status, String contentType, List<String[]> headers,
             Function<RecordedRequest, String> body, Function<RecordedRequest, List<String>> events,
-            Duration eventDelay, Duration delay) {
+            Duration eventDelay, Duration delay, StreamScript script) {
         this.action = action;
         this.status = status;
         this.contentType = contentType;
@@ -51,21 +54,22 @@ public final class MockResponse {
         this.events = events;
         this.eventDelay = eventDelay;
         this.delay = delay;
+        this.script = script;
     }
 
     private static MockResponse fixed(int status, String contentType, Function<RecordedRequest, String> body) {
         if (status < 100 || status > 999) {
             throw new IllegalArgumentException("status must be a 3-digit HTTP status: " + status);
         }
-        return new MockResponse(Action.RESPOND, status, contentType, List.of(), body, null, Duration.ZERO, Duration.ZERO);
+        return new MockResponse(Action.RESPOND, status, contentType, List.of(), body, null, Duration.ZERO, Duration.ZERO, null);
     }
 
-    private static MockResponse stream(Action action, Function<RecordedRequest, List<String>> events, Duration between) {
+    private static MockResponse events(Action action, Function<RecordedRequest, List<String>> events, Duration between) {
         requireNonNull(between, "delayBetween is null");
         if (between.isNegative()) {
             throw new IllegalArgumentException("delayBetween is negative: " + between);
         }
-        return new MockResponse(action, 200, "text/event-stream", List.of(), null, events, between, Duration.ZERO);
+        return new MockResponse(action, 200, "text/event-stream", List.of(), null, events, between, Duration.ZERO, null);
     }
 
     /**
@@ -136,7 +140,7 @@ public final class MockResponse {
      */
     public static MockResponse sse(List<String> dataPayloads, Duration delayBetween) {
         List<String> payloads = List.copyOf(dataPayloads);
-        return stream(Action.RESPOND, r -> payloads, delayBetween);
+        return events(Action.RESPOND, r -> payloads, delayBetween);
     }
 
     /**
@@ -151,7 +155,7 @@ public final class MockResponse {
      */
     public static MockResponse chatStream(List<String> contentPieces, Duration delayBetween) {
         List<String> pieces = List.copyOf(contentPieces);
-        return stream(Action.RESPOND, r -> OpenAiJson.chatChunks(OpenAiJson.model(r.body()), pieces), delayBetween);
+        return events(Action.RESPOND, r -> OpenAiJson.chatChunks(OpenAiJson.model(r.body()), pieces), delayBetween);
     }
 
     /**
@@ -160,7 +164,7 @@ public final class MockResponse {
      * @return the response
      */
     public static MockResponse reset() {
-        return new MockResponse(Action.RESET, 0, null, List.of(), null, null, Duration.ZERO, Duration.ZERO);
+        return new MockResponse(Action.RESET, 0, null, List.of(), null, null, Duration.ZERO, Duration.ZERO, null);
     }
 
     /**
@@ -170,7 +174,7 @@ public final class MockResponse {
      * @return the response
      */
     public static MockResponse resetAfterHeaders() {
-        return stream(Action.RESET_AFTER_HEADERS,
+        return events(Action.RESET_AFTER_HEADERS,
                 r -> List.of(OpenAiJson.firstChunk(OpenAiJson.model(r.body()), "partial")), Duration.ZERO);
     }
 
@@ -188,16 +192,36 @@ public final class MockResponse {
             throw new IllegalArgumentException("delay is negative: " + delay);
         }
         return new MockResponse(then.action, then.status, then.contentType, then.headers, then.body, then.events,
-                then.eventDelay, then.delay.plus(delay));
+                then.eventDelay, then.delay.plus(delay), then.script);
     }
 
     /**
-     * Never answers; the connection is released by {@link MockUpstream#close()}. For timeout tests.
+     * Never answers; the connection is released when the client closes it (see
+     * {@link MockUpstream#awaitClientGone}) or by {@link MockUpstream#close()}. For timeout tests.
      *
      * @return the response
      */
     public static MockResponse hang() {
-        return new MockResponse(Action.HANG, 0, null, List.of(), null, null, Duration.ZERO, Duration.ZERO);
+        return new MockResponse(Action.HANG, 0, null, List.of(), null, null, Duration.ZERO, Duration.ZERO, null);
+    }
+
+    /**
+     * Starts a scripted {@code text/event-stream} (status 200, chunked): a sequence of raw SSE
+     * writes and pauses played with exact timing, then an ending. Use it for the stream shapes a
+     * gateway's watchdogs must survive: keep-alives only, early EOF, stalls, heartbeats without
+     * content, reasoning pauses, trickles.
+     *
+     * <pre>{@code
+     * // one content delta, then silence with the connection held open: a stall
+     * upstream.enqueue(MockResponse.stream()
+     *         .event(SseEvents.openAiDelta("Hel"))
+     *         .thenHold());
+     * }</pre>
+     *
+     * @return a new builder; its {@code then...} methods return the response
+     */
+    public static StreamBuilder stream() {
+        return new StreamBuilder();
     }
 
     /**
@@ -216,7 +240,7 @@ public final class MockResponse {
         }
         List<String[]> more = new ArrayList<>(headers);
         more.add(new String[] {name, value});
-        return new MockResponse(action, status, contentType, List.copyOf(more), body, events, eventDelay, delay);
+        return new MockResponse(action, status, contentType, List.copyOf(more), body, events, eventDelay, delay, script);
     }
 
     /** Whether an added header has this (lower-case) name and, if {@code value} is non-null, value. */
@@ -228,4 +252,158 @@ public final class MockResponse {
         }
         return false;
     }
+
+    /**
+     * Builds a scripted stream, step by step; see {@link MockResponse#stream()}. Each
+     * {@link #event} is written as one HTTP chunk and flushed on its own, so the client sees it at
+     * the moment the script reaches it; {@link #pause}s wait on the wall clock, ending early when the
+     * client leaves or the mock closes. A {@code then...} method ends the script and returns the
+     * response; the builder may be used again afterwards. Not thread-safe.
+     */
+    public static final class StreamBuilder {
+
+        private final List<StreamScript.Step> steps = new ArrayList<>();
+
+        private StreamBuilder() {
+        }
+
+        /**
+         * Writes this text verbatim, as UTF-8, in one chunk. It is usually a whole frame from
+         * {@link SseEvents}, but may be anything, a partial frame included.
+         *
+         * @param sseText the text, e.g. {@code SseEvents.openAiDelta("Hi")}
+         * @return this builder
+         * @throws IllegalArgumentException if the text is empty (an empty chunk would end the body)
+         */
+        public StreamBuilder event(String sseText) {
+            steps.add(new StreamScript.Step.Write(bytes(sseText)));
+            return this;
+        }
+
+        /**
+         * Writes a comment frame, {@code : <text>} and a blank line; same as
+         * {@code event(SseEvents.comment(text))}.
+         *
+         * @param text the comment, e.g. {@code keep-alive}
+         * @return this builder
+         */
+        public StreamBuilder comment(String text) {
+            return event(SseEvents.comment(text));
+        }
+
+        /**
+         * Waits before the next step.
+         *
+         * @param duration how long; zero is allowed
+         * @return this builder
+         */
+        public StreamBuilder pause(Duration duration) {
+            steps.add(new StreamScript.Step.Pause(nonNegative(duration, "duration")));
+            return this;
+        }
+
+        /**
+         * Waits {@code interval}, then writes {@code sseText}, {@code times} times over: a trickle
+         * or a run of heartbeats.
+         *
+         * @param times how many writes, at least 1
+         * @param interval the wait before each write
+         * @param sseText the text of each write, as for {@link #event}
+         * @return this builder
+         */
+        public StreamBuilder repeat(int times, Duration interval, String sseText) {
+            if (times < 1) {
+                throw new IllegalArgumentException("times must be at least 1: " + times);
+            }
+            StreamScript.Step pause = new StreamScript.Step.Pause(nonNegative(interval, "interval"));
+            StreamScript.Step write = new StreamScript.Step.Write(bytes(sseText));
+            for (int i = 0; i < times; i++) {
+                steps.add(pause);
+                steps.add(write);
+            }
+            return this;
+        }
+
+        /**
+         * Ends the body properly (the terminating chunk) after the steps; the connection stays
+         * usable. Without {@code [DONE]} or {@code message_stop} among the steps, this is the
+         * clean early EOF an SSE client sees when an upstream gives up.
+         *
+         * @return the response
+         */
+        public MockResponse thenEnd() {
+            return build(StreamScript.Ending.END, null, null);
+        }
+
+        /**
+         * Closes the connection (TCP FIN) after the steps, without the terminating chunk: the
+         * client sees the body cut short.
+         *
+         * @return the response
+         */
+        public MockResponse thenClose() {
+            return build(StreamScript.Ending.CLOSE, null, null);
+        }
+
+        /**
+         * Aborts the connection with a TCP RST right after the steps. As on a real network, the
+         * reset may discard bytes the client has not read yet: end the steps with a short
+         * {@link #pause} if the client must see them.
+         *
+         * @return the response
+         */
+        public MockResponse thenReset() {
+            return build(StreamScript.Ending.RESET, null, null);
+        }
+
+        /**
+         * After the steps, sends nothing more and never ends the body. The connection is released
+         * when the client closes it (see {@link MockUpstream#awaitClientGone}) or by
+         * {@link MockUpstream#close()}.
+         *
+         * @return the response
+         */
+        public MockResponse thenHold() {
+            return build(StreamScript.Ending.HOLD, null, null);
+        }
+
+        /**
+         * After the steps, waits {@code interval} then writes {@code sseText}, over and over, and
+         * never ends the body: keep-alives or pings forever, or an endless trickle. Released like
+         * {@link #thenHold()}.
+         *
+         * @param interval the wait before each write; positive
+         * @param sseText the text of each write, as for {@link #event}
+         * @return the response
+         */
+        public MockResponse thenRepeat(Duration interval, String sseText) {
+            if (!nonNegative(interval, "interval").isPositive()) {
+                throw new IllegalArgumentException("interval must be positive: " + interval);
+            }
+            return build(StreamScript.Ending.HOLD, bytes(sseText), interval);
+        }
+
+        private MockResponse build(StreamScript.Ending ending, byte[] heartbeat, Duration interval) {
+            StreamScript script = new StreamScript(steps, ending, heartbeat, interval);
+            return new MockResponse(Action.SCRIPT, 200, "text/event-stream", List.of(), null, null, Duration.ZERO,
+                    Duration.ZERO, script);
+        }
+
+        private static byte[] bytes(String sseText) {
+            requireNonNull(sseText, "sseText is null");
+            if (sseText.isEmpty()) {
+                throw new IllegalArgumentException("sseText is empty: an empty chunk would end the body");
+            }
+            return sseText.getBytes(StandardCharsets.UTF_8);
+        }
+
+        private static Duration nonNegative(Duration d, String name) {
+            requireNonNull(d, name + " is null");
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(name + " is negative: " + d);
+            }
+            return d;
+        }
+    }
 }
+

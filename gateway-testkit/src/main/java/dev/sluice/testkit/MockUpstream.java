@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -61,6 +62,8 @@ public final class MockUpstream implements AutoCloseable {
     private final Condition recordedOne = lock.newCondition();
     private final ArrayDeque<RecordedRequest> recorded = new ArrayDeque<>();
     private final ArrayDeque<RecordedRequest> untaken = new ArrayDeque<>();
+    /** Per kept request (by identity): counted down when the client leaves its connection. */
+    private final IdentityHashMap<RecordedRequest, CountDownLatch> departures = new IdentityHashMap<>();
     private int count;
 
     private MockUpstream(ServerSocket serverSocket) {
@@ -177,6 +180,43 @@ public final class MockUpstream implements AutoCloseable {
     }
 
     /**
+     * Waits until the client closes (or resets) the connection that carried this request, before
+     * sending another request on it: while the answer is still being written (a held or repeating
+     * {@linkplain MockResponse#stream() stream}, a {@linkplain MockResponse#hang() hang}, a pause),
+     * or while the connection is idle afterwards. The mock notices at once while it waits or holds,
+     * and at the next write otherwise. A connection the mock closes itself ({@link #close()}, a
+     * reset, {@code Connection: close}) does not count.
+     *
+     * <pre>{@code
+     * upstream.enqueue(MockResponse.stream().event(SseEvents.openAiDelta("Hi")).thenHold());
+     * // ... a client of the gateway reads "Hi", then disconnects ...
+     * RecordedRequest request = upstream.takeRequest(Duration.ofSeconds(5));
+     * assertThat(upstream.awaitClientGone(request, Duration.ofSeconds(1))).isTrue();
+     * }</pre>
+     *
+     * @param request a request this upstream recorded and still keeps (see {@link #requests()})
+     * @param timeout how long to wait at most; zero to just look
+     * @return whether the client left within the timeout
+     * @throws IllegalArgumentException if this upstream does not keep this request (compared by
+     *     identity)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitClientGone(RecordedRequest request, Duration timeout) throws InterruptedException {
+        requireNonNull(request, "request is null");
+        CountDownLatch gone;
+        lock.lock();
+        try {
+            gone = departures.get(request);
+        } finally {
+            lock.unlock();
+        }
+        if (gone == null) {
+            throw new IllegalArgumentException("not a request this upstream keeps: " + request.method() + " " + request.path());
+        }
+        return gone.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
      * The number of requests received since start or the last {@link #clear()}, including those
      * beyond the 10,000 kept.
      *
@@ -225,6 +265,7 @@ public final class MockUpstream implements AutoCloseable {
         try {
             recorded.clear();
             untaken.clear();
+            departures.clear();
             count = 0;
         } finally {
             lock.unlock();
@@ -280,23 +321,30 @@ public final class MockUpstream implements AutoCloseable {
         }
     }
 
-    void record(RecordedRequest request) {
+    /** Records a request; returns the latch to count down when its client leaves. */
+    CountDownLatch record(RecordedRequest request) {
+        CountDownLatch gone = new CountDownLatch(1);
         lock.lock();
         try {
             count++;
-            addBounded(recorded, request);
+            RecordedRequest evicted = addBounded(recorded, request);
+            if (evicted != null) {
+                departures.remove(evicted);
+            }
+            departures.put(request, gone);
             addBounded(untaken, request);
             recordedOne.signalAll();
         } finally {
             lock.unlock();
         }
+        return gone;
     }
 
-    private static void addBounded(ArrayDeque<RecordedRequest> deque, RecordedRequest request) {
-        if (deque.size() == MAX_RECORDED) {
-            deque.poll();
-        }
+    /** Appends, dropping the oldest when full; returns the dropped request or null. */
+    private static RecordedRequest addBounded(ArrayDeque<RecordedRequest> deque, RecordedRequest request) {
+        RecordedRequest evicted = deque.size() == MAX_RECORDED ? deque.poll() : null;
         deque.add(request);
+        return evicted;
     }
 
     MockResponse nextResponse() {

@@ -121,6 +121,16 @@ final class OpenAiJson {
         return chunkHead(model) + "{\"role\":\"assistant\",\"content\":\"" + escapedContent + "\"},\"finish_reason\":null}]}";
     }
 
+    /** One chunk; {@code delta} is a JSON object and {@code finishReason} a JSON value ({@code null} or a quoted string). */
+    static String chunk(String model, String delta, String finishReason) {
+        return chunkHead(model) + delta + ",\"finish_reason\":" + finishReason + "}]}";
+    }
+
+    /** The closing chunk: an empty delta, this finish reason (a quoted JSON string) and usage. */
+    static String finishChunk(String model, String quotedReason) {
+        return chunkHead(model) + "{},\"finish_reason\":" + quotedReason + "}]," + USAGE + "}";
+    }
+
     private static String chunkHead(String model) {
         return "{\"id\":\"chatcmpl-mock\",\"object\":\"chat.completion.chunk\",\"created\":" + CREATED
                 + ",\"model\":\"" + model + "\",\"choices\":[{\"index\":0,\"delta\":";
