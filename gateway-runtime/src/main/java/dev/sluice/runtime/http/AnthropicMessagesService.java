@@ -15,6 +15,8 @@ import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.routing.Route;
+import dev.sluice.runtime.stream.Signal;
+import dev.sluice.runtime.stream.SseEvent;
 import dev.sluice.runtime.stream.StreamEnding;
 import dev.sluice.runtime.stream.StreamRelay;
 import dev.sluice.runtime.store.Connection;
@@ -26,6 +28,7 @@ import io.helidon.webserver.http.ServerResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The Anthropic Messages API under {@code /v1} (SPEC API-3): {@code POST /messages}, streaming and
@@ -69,6 +72,7 @@ final class AnthropicMessagesService implements HttpService {
             String fallbackId = "msg_" + requestId;
             switch (served.reply()) {
                 case Reply.Raw raw -> relayPassthrough(res, raw.response(), served.connection(), route, raw.stream(), requestId);
+                case Reply.RawStream raw -> relayRaw(res, raw, served, caller, requestId);
                 case Reply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
                 case Reply.Stream s -> relay(res, s, codec.streamTranslator(fallbackId, route.upstreamModel()), served, caller,
                         requestId);
@@ -123,6 +127,59 @@ final class AnthropicMessagesService implements HttpService {
         }
     }
 
+    private static final byte[] PING = "event: ping\ndata: {\"type\": \"ping\"}\n\n".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * Relays an Anthropic stream passed through, event by event and byte for byte, watched by the
+     * stream watchdogs (SPEC §15): {@code ping} events while the upstream is silent; a stall, a
+     * too-slow stream or the attempt's deadline ends it with an {@code error} event.
+     */
+    private void relayRaw(ServerResponse res, Reply.RawStream stream, Outcome.Served served, Caller caller, String requestId) {
+        Route route = served.route();
+        Connection connection = served.connection();
+        res.status(Status.OK_200);
+        RoutedAnswers.streamHeaders(res);
+        StreamEnding ending;
+        String[] detail = {null};
+        try (OutputStream out = res.outputStream()) {
+            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink<SseEvent>() {
+                @Override
+                public void frame(SseEvent event) throws IOException {
+                    out.write(event.bytes());
+                    out.flush();
+                }
+
+                @Override
+                public void keepAlive() throws IOException {
+                    out.write(PING);
+                    out.flush();
+                }
+
+                @Override
+                public void error(String code, String message, boolean watchdog) throws IOException {
+                    String safe = Secrets.scrub(message, connection);
+                    detail[0] = safe;
+                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": passthrough stream of " + route.provider().id()
+                            + (watchdog ? " ended by the gateway: " : " failed mid-stream: ") + safe);
+                    String text = "[" + route.provider().id() + "/" + route.upstreamModel() + "] " + (watchdog ? "" : "upstream stream failed: ")
+                            + safe;
+                    out.write(("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\","
+                            + (watchdog ? "\"code\":" + json.mapper().writeValueAsString(code) + "," : "")
+                            + "\"message\":" + json.mapper().writeValueAsString(text) + "}}\n\n").getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                }
+
+                @Override
+                public void end() {
+                    // the upstream's own message_stop was relayed with the rest
+                }
+            }, SseEvent::signal, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
+        } catch (IOException | UncheckedIOException e) {
+            ending = StreamEnding.CLIENT_GONE;
+        }
+        served.streamEnded(ending, detail[0]);
+    }
+
     /** Largest non-streaming passthrough answer relayed. */
     private static final long MAX_ANSWER_BYTES = 64L * 1024 * 1024;
 
@@ -151,9 +208,9 @@ final class AnthropicMessagesService implements HttpService {
         StreamEnding ending;
         String[] detail = {null};
         try (OutputStream out = res.outputStream()) {
-            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink() {
+            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink<StreamChunk>() {
                 @Override
-                public void chunk(StreamChunk chunk) throws IOException {
+                public void frame(StreamChunk chunk) throws IOException {
                     write(out, translator.next(chunk));
                 }
 
@@ -178,7 +235,7 @@ final class AnthropicMessagesService implements HttpService {
                 public void end() throws IOException {
                     write(out, translator.end());
                 }
-            }, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
+            }, Signal::of, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
         } catch (IOException | UncheckedIOException e) {
             ending = StreamEnding.CLIENT_GONE;
         }

@@ -14,6 +14,7 @@ import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.stream.Signal;
 import dev.sluice.runtime.stream.StreamEnding;
 import dev.sluice.runtime.stream.StreamRelay;
 import dev.sluice.runtime.routing.Route;
@@ -91,9 +92,9 @@ final class OpenAiApiService implements HttpService {
         StreamEnding ending;
         String[] detail = {null};
         try (OutputStream out = res.outputStream()) {
-            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink() {
+            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink<StreamChunk>() {
                 @Override
-                public void chunk(StreamChunk chunk) throws IOException {
+                public void frame(StreamChunk chunk) throws IOException {
                     out.write(chunk.kind() == FrameKind.HEARTBEAT ? KEEP_ALIVE : codec.writeChunkEvent(chunk));
                     out.flush();
                 }
@@ -123,7 +124,7 @@ final class OpenAiApiService implements HttpService {
                     out.write(OpenAiCodec.DONE_EVENT);
                     out.flush();
                 }
-            }, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
+            }, Signal::of, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
         } catch (IOException | UncheckedIOException e) {
             ending = StreamEnding.CLIENT_GONE;
         }

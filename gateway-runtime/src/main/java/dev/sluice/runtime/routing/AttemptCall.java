@@ -45,13 +45,22 @@ interface AttemptCall {
         };
     }
 
-    /** A request in the upstream's own dialect, passed through; its body is made for each route's model. */
+    /**
+     * A request in the upstream's own dialect, passed through; its body is made for each route's
+     * model. An Anthropic stream goes through the readiness gate (SPEC ST-0) as events, relayed byte
+     * for byte.
+     */
     static AttemptCall passthrough(String dialect, PassthroughBody body, boolean stream, String requestId, Duration timeout,
-            Map<String, String> clientHeaders) {
-        return (route, target) -> switch (route.provider().executor().passthrough(new PassthroughCall(dialect,
-                body.forModel(route.upstreamModel()), stream, target, requestId, timeout, clientHeaders))) {
-            case PassthroughOutcome.Accepted a -> new Attempt.Ok(new Reply.Raw(a.response(), stream), a.response().head());
-            case PassthroughOutcome.Failed f -> Attempt.failed(f.failure());
+            Map<String, String> clientHeaders, StreamGate gate) {
+        return (route, target) -> {
+            long started = System.nanoTime();
+            return switch (route.provider().executor().passthrough(new PassthroughCall(dialect,
+                    body.forModel(route.upstreamModel()), stream, target, requestId, timeout, clientHeaders))) {
+                case PassthroughOutcome.Accepted a when stream && PassthroughCall.ANTHROPIC_MESSAGES.equals(dialect) ->
+                        gate.openAnthropic(a.response(), started, requestId);
+                case PassthroughOutcome.Accepted a -> new Attempt.Ok(new Reply.Raw(a.response(), stream), a.response().head());
+                case PassthroughOutcome.Failed f -> Attempt.failed(f.failure());
+            };
         };
     }
 

@@ -5,7 +5,8 @@ import static java.util.Objects.requireNonNull;
 import dev.sluice.api.chat.ChatResponse;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.UpstreamResponse;
-import dev.sluice.runtime.stream.ChunkPump;
+import dev.sluice.runtime.stream.Pump;
+import dev.sluice.runtime.stream.SseEvent;
 import dev.sluice.runtime.stream.StreamRules;
 import java.util.List;
 
@@ -34,7 +35,7 @@ public sealed interface Reply {
      * @param rules the stream watchdogs' settings for the rest of the stream
      * @param startedNanos when the attempt started ({@link System#nanoTime()}): the hard deadline counts from there
      */
-    record Stream(List<StreamChunk> prefix, ChunkPump rest, StreamRules rules, long startedNanos) implements Reply {
+    record Stream(List<StreamChunk> prefix, Pump<StreamChunk> rest, StreamRules rules, long startedNanos) implements Reply {
         /** Validates and copies. */
         public Stream {
             prefix = List.copyOf(prefix);
@@ -56,6 +57,27 @@ public sealed interface Reply {
         /** Validates. */
         public Raw {
             requireNonNull(response, "response is null");
+        }
+    }
+
+    /**
+     * A stream in the client's own dialect passed through byte for byte, past its readiness gate
+     * (SPEC ST-0) like a {@link Stream}.
+     *
+     * @param prefix the events read ahead, in order (at least one; the last is useful)
+     * @param rest the remaining events, read on a pump of their own; the renderer closes it
+     * @param rules the stream watchdogs' settings for the rest of the stream
+     * @param startedNanos when the attempt started ({@link System#nanoTime()})
+     */
+    record RawStream(List<SseEvent> prefix, Pump<SseEvent> rest, StreamRules rules, long startedNanos) implements Reply {
+        /** Validates and copies. */
+        public RawStream {
+            prefix = List.copyOf(prefix);
+            requireNonNull(rest, "rest is null");
+            requireNonNull(rules, "rules is null");
+            if (prefix.isEmpty()) {
+                throw new IllegalArgumentException("prefix is empty");
+            }
         }
     }
 

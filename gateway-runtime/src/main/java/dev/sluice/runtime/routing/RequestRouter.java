@@ -75,7 +75,8 @@ public final class RequestRouter {
             case ClientRequest.Chat c -> AttemptCall.chat(c.request(), requestId, attemptTimeout, c.clientHeaders(), gate);
             // SPEC API-3: passthrough when the target speaks the client's dialect, so nothing the canonical model cannot carry is lost
             case ClientRequest.Dialect d when route.provider().executor().supportsPassthrough(d.dialect()) ->
-                    AttemptCall.passthrough(d.dialect(), d.body(), d.request().stream(), requestId, attemptTimeout, d.clientHeaders());
+                    AttemptCall.passthrough(d.dialect(), d.body(), d.request().stream(), requestId, attemptTimeout,
+                            d.clientHeaders(), gate);
             case ClientRequest.Dialect d -> AttemptCall.chat(d.request(), requestId, attemptTimeout, d.clientHeaders(), gate);
             case ClientRequest.Embeddings e -> AttemptCall.embeddings(e.request(), requestId, attemptTimeout);
         };

@@ -1,16 +1,22 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.api.ChatOutcome;
-import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.StreamChunk;
+import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
+import dev.sluice.api.upstream.UpstreamError;
+import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.resilience.AttemptFailure;
-import dev.sluice.runtime.stream.ChunkPump;
-import dev.sluice.runtime.stream.Progress;
+import dev.sluice.runtime.stream.AnthropicSseEvents;
+import dev.sluice.runtime.stream.ChunkSource;
+import dev.sluice.runtime.stream.Pump;
+import dev.sluice.runtime.stream.Signal;
+import dev.sluice.runtime.stream.SseEvent;
 import dev.sluice.runtime.stream.StreamRules;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The readiness gate of a stream (SPEC ST-0): before the first useful event (content, a tool call,
@@ -18,7 +24,9 @@ import java.util.List;
  * meaningful status. The upstream is read on a pump; the wait is bounded by
  * {@code streamRecovery.readinessTimeoutMs} (the gateway's own timer: BO-7) and ends early when the
  * client leaves (BO-6). An upstream that ends before a useful event is an early EOF, which the
- * dispatcher re-attempts on the same connection.
+ * dispatcher re-attempts on the same connection; an Anthropic {@code error} event before it (an
+ * {@code overloaded_error} right after {@code message_start}) is the upstream's error, and falls
+ * back like one.
  */
 final class StreamGate {
 
@@ -45,7 +53,7 @@ final class StreamGate {
     }
 
     /**
-     * Waits for the stream's first useful event.
+     * Waits for a canonical stream's first useful event.
      *
      * @param s the executor's stream
      * @param startedNanos when the attempt started
@@ -53,9 +61,31 @@ final class StreamGate {
      * @return the attempt: a served stream, or why it failed
      */
     Attempt open(ChatOutcome.Streaming s, long startedNanos, String requestId) {
-        ChunkPump pump = new ChunkPump(s.chunks(), "sluice-stream-" + requestId);
+        return await(new Pump<>(new ChunkSource(s.chunks()), "sluice-stream-" + requestId), Signal::of, startedNanos, null,
+                (prefix, pump) -> new Attempt.Ok(new Reply.Stream(prefix, pump, rules, startedNanos), s.head()));
+    }
+
+    /**
+     * Waits for the first useful event of an Anthropic stream passed through.
+     *
+     * @param response the accepted upstream response
+     * @param startedNanos when the attempt started
+     * @param requestId the request id
+     * @return the attempt
+     */
+    Attempt openAnthropic(UpstreamResponse response, long startedNanos, String requestId) {
+        Pump<SseEvent> pump = new Pump<>(new AnthropicSseEvents(response.body(), response::close), "sluice-stream-" + requestId);
+        return await(pump, SseEvent::signal, startedNanos, e -> "error".equals(e.type()) ? upstreamError(response.head(), e) : null,
+                (prefix, p) -> new Attempt.Ok(new Reply.RawStream(prefix, p, rules, startedNanos), response.head()));
+    }
+
+    private interface Ready<T> {
+        Attempt served(List<T> prefix, Pump<T> pump);
+    }
+
+    private <T> Attempt await(Pump<T> pump, Function<T, Signal> signal, long startedNanos, Function<T, Attempt> failsOn, Ready<T> ready) {
         long deadline = startedNanos + rules.readinessTimeoutMs() * 1_000_000L;
-        List<StreamChunk> prefix = new ArrayList<>(2);
+        List<T> prefix = new ArrayList<>(2);
         boolean served = false;
         try {
             while (true) {
@@ -64,7 +94,7 @@ final class StreamGate {
                     return new Attempt.Failed(new AttemptFailure.GatewayTimer(AttemptFailure.Timer.STREAM_READINESS,
                             rules.readinessTimeoutMs()));
                 }
-                ChunkPump.Item item = pump.poll(Math.min(left, LIVENESS_SLICE_NANOS));
+                Pump.Item<T> item = pump.poll(Math.min(left, LIVENESS_SLICE_NANOS));
                 if (item == null) {
                     if (!client.connected()) {
                         return new Attempt.Failed(new AttemptFailure.ClientGone());
@@ -72,21 +102,26 @@ final class StreamGate {
                     continue;
                 }
                 switch (item) {
-                    case ChunkPump.Chunk c -> {
-                        if (c.chunk().kind() == FrameKind.HEARTBEAT) {
+                    case Pump.Next<T> n -> {
+                        Attempt failed = failsOn == null ? null : failsOn.apply(n.value());
+                        if (failed != null) {
+                            return failed;
+                        }
+                        Signal s = signal.apply(n.value());
+                        if (s.heartbeat()) {
                             continue;
                         }
-                        prefix.add(c.chunk());
-                        if (Progress.useful(c.chunk())) {
+                        prefix.add(n.value());
+                        if (s.useful()) {
                             served = true;
-                            return new Attempt.Ok(new Reply.Stream(prefix, pump, rules, startedNanos), s.head());
+                            return ready.served(prefix, pump);
                         }
                     }
-                    case ChunkPump.End e -> {
+                    case Pump.End<T> e -> {
                         return new Attempt.Failed(new AttemptFailure.EarlyEof("the upstream stream ended before its first useful event"
                                 + (prefix.isEmpty() ? "" : " (after " + prefix.size() + " metadata frame(s))")));
                     }
-                    case ChunkPump.Failed f -> {
+                    case Pump.Failed<T> f -> {
                         return f.failure() instanceof IOException io ? Attempt.failed(TransportError.of(io))
                                 : Attempt.protocol(String.valueOf(f.failure().getMessage()));
                     }
@@ -101,5 +136,14 @@ final class StreamGate {
                 pump.close();
             }
         }
+    }
+
+    /** An Anthropic {@code error} event before anything useful: the upstream's error, with the status its type stands for. */
+    private static Attempt upstreamError(ResponseHead head, SseEvent e) {
+        String data = e.data() == null ? "" : e.data();
+        int status = data.contains("overloaded_error") ? 529 : data.contains("rate_limit_error") ? 429
+                : data.contains("invalid_request_error") ? 400 : 500;
+        return Attempt.failed(new UpstreamError(new ResponseHead(status, head.headers()), data, null, null,
+                "the upstream stream sent an error before its first useful event: " + data));
     }
 }

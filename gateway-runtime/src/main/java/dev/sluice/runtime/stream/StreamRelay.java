@@ -1,10 +1,10 @@
 package dev.sluice.runtime.stream;
 
-import dev.sluice.api.chat.StreamChunk;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,15 +23,19 @@ public final class StreamRelay {
     private StreamRelay() {
     }
 
-    /** Renders a stream in one client protocol. Each call writes and flushes. */
-    public interface Sink {
+    /**
+     * Renders a stream in one client protocol. Each call writes and flushes.
+     *
+     * @param <T> the frame type
+     */
+    public interface Sink<T> {
         /**
-         * Writes an upstream chunk (a heartbeat as the protocol's keep-alive).
+         * Writes an upstream frame (a heartbeat as the protocol's keep-alive).
          *
-         * @param chunk the chunk
+         * @param frame the frame
          * @throws IOException when the client is gone
          */
-        void chunk(StreamChunk chunk) throws IOException;
+        void frame(T frame) throws IOException;
 
         /**
          * Writes a keep-alive ({@code : keep-alive} comment, Anthropic {@code ping}).
@@ -62,23 +66,25 @@ public final class StreamRelay {
     /**
      * Relays.
      *
-     * @param prefix the chunks read before the commit (the readiness gate's)
+     * @param prefix the frames read before the commit (the readiness gate's)
      * @param rest the rest of the upstream stream
      * @param sink the client protocol
+     * @param signal what a frame proves
      * @param rules the watchdogs' settings
      * @param attemptStartedNanos when the attempt started, on {@code nanos}' scale
      * @param nanos the clock
      * @param clientConnected whether the client is still there
+     * @param <T> the frame type
      * @return how the stream ended
      */
-    public static StreamEnding relay(List<StreamChunk> prefix, ChunkPump rest, Sink sink, StreamRules rules, long attemptStartedNanos,
-            LongSupplier nanos, BooleanSupplier clientConnected) {
+    public static <T> StreamEnding relay(List<T> prefix, Pump<T> rest, Sink<T> sink, Function<T, Signal> signal, StreamRules rules,
+            long attemptStartedNanos, LongSupplier nanos, BooleanSupplier clientConnected) {
         try (rest) {
             long now = nanos.getAsLong();
             StreamTimers timers = new StreamTimers(rules, attemptStartedNanos, now);
-            for (StreamChunk chunk : prefix) {
-                timers.onChunk(chunk, now);
-                sink.chunk(chunk);
+            for (T frame : prefix) {
+                timers.onFrame(signal.apply(frame), now);
+                sink.frame(frame);
             }
             timers.onWrite(now);
             while (true) {
@@ -110,22 +116,22 @@ public final class StreamRelay {
                 if (!clientConnected.getAsBoolean()) {
                     return StreamEnding.CLIENT_GONE;
                 }
-                ChunkPump.Item item = rest.poll(Math.min(timers.waitNanos(now), LIVENESS_NANOS));
+                Pump.Item<T> item = rest.poll(Math.min(timers.waitNanos(now), LIVENESS_NANOS));
                 if (item == null) {
                     continue;
                 }
                 switch (item) {
-                    case ChunkPump.Chunk c -> {
+                    case Pump.Next<T> n -> {
                         long at = nanos.getAsLong();
-                        timers.onChunk(c.chunk(), at);
-                        sink.chunk(c.chunk());
+                        timers.onFrame(signal.apply(n.value()), at);
+                        sink.frame(n.value());
                         timers.onWrite(at);
                     }
-                    case ChunkPump.End e -> {
+                    case Pump.End<T> e -> {
                         sink.end();
                         return StreamEnding.COMPLETED;
                     }
-                    case ChunkPump.Failed f -> {
+                    case Pump.Failed<T> f -> {
                         sink.error(StreamEnding.UPSTREAM_FAILED.code(), String.valueOf(f.failure().getMessage()), false);
                         return StreamEnding.UPSTREAM_FAILED;
                     }
@@ -139,7 +145,7 @@ public final class StreamRelay {
         }
     }
 
-    private static StreamEnding abort(Sink sink, StreamEnding ending, String message) throws IOException {
+    private static StreamEnding abort(Sink<?> sink, StreamEnding ending, String message) throws IOException {
         sink.error(ending.code(), message, true);
         return ending;
     }

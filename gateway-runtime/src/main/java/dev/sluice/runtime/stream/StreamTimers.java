@@ -1,7 +1,5 @@
 package dev.sluice.runtime.stream;
 
-import dev.sluice.api.chat.StreamChunk;
-
 /**
  * The timers of a committed stream, as pure decisions on a nanosecond clock the caller passes in
  * (SPEC ST-0 keep-alive and hard deadline, ST-1 stall, ST-2/ST-3 throughput). Not thread-safe: one
@@ -44,13 +42,13 @@ final class StreamTimers {
         this.lastWriteNanos = nowNanos;
     }
 
-    /** A chunk arrived from the upstream. */
-    void onChunk(StreamChunk chunk, long nowNanos) {
-        if (Progress.activity(chunk)) {
+    /** A frame arrived from the upstream. */
+    void onFrame(Signal signal, long nowNanos) {
+        if (signal.activity()) {
             lastActivityNanos = nowNanos;
         }
         if (throughput != null) {
-            throughput.onChunk(chunk, nowNanos);
+            throughput.onFrame(signal, nowNanos);
         }
     }
 

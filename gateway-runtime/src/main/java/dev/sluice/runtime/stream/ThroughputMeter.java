@@ -1,6 +1,5 @@
 package dev.sluice.runtime.stream;
 
-import dev.sluice.api.chat.StreamChunk;
 import java.util.ArrayDeque;
 
 /**
@@ -29,15 +28,15 @@ final class ThroughputMeter {
         this.judgeFromNanos = nowNanos + StreamTimers.ms(rules.warmupMs()) + windowNanos;
     }
 
-    void onChunk(StreamChunk chunk, long nowNanos) {
-        if (Progress.suspendsThroughput(chunk)) {
+    void onFrame(Signal signal, long nowNanos) {
+        if (signal.suspendsThroughput()) {
             // a tool call's arguments or reasoning stream slowly by nature: measure afresh after them
             window.clear();
             windowBytes = 0;
             judgeFromNanos = Math.max(judgeFromNanos, nowNanos + windowNanos);
             return;
         }
-        int bytes = Progress.textBytes(chunk);
+        int bytes = signal.textBytes();
         if (bytes > 0) {
             window.addLast(new Sample(nowNanos, bytes));
             windowBytes += bytes;

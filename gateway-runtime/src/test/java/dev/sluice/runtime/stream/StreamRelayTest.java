@@ -66,7 +66,7 @@ class StreamRelayTest {
     }
 
     /** Records what the client would see. */
-    static final class Recording implements StreamRelay.Sink {
+    static final class Recording implements StreamRelay.Sink<StreamChunk> {
         final List<String> written = new ArrayList<>();
         volatile boolean failWrites;
 
@@ -78,7 +78,7 @@ class StreamRelayTest {
         }
 
         @Override
-        public void chunk(StreamChunk chunk) throws IOException {
+        public void frame(StreamChunk chunk) throws IOException {
             write(chunk.kind() == dev.sluice.api.chat.FrameKind.HEARTBEAT ? "heartbeat" : "chunk:" + chunk.kind());
         }
 
@@ -108,7 +108,7 @@ class StreamRelayTest {
         up.feed(content("b"));
         up.end();
         Recording sink = new Recording();
-        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new ChunkPump(up, "t"), sink, rules(60_000, 15_000, 600_000),
+        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new Pump<>(new ChunkSource(up), "t"), sink, Signal::of, rules(60_000, 15_000, 600_000),
                 System.nanoTime(), System::nanoTime, () -> true);
         assertThat(ending).isEqualTo(StreamEnding.COMPLETED);
         assertThat(sink.written).containsExactly("chunk:CONTENT", "chunk:CONTENT", "end");
@@ -131,7 +131,7 @@ class StreamRelayTest {
         });
         Recording sink = new Recording();
         long t0 = System.nanoTime();
-        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new ChunkPump(up, "t"), sink, rules(400, 100, 600_000), t0,
+        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new Pump<>(new ChunkSource(up), "t"), sink, Signal::of, rules(400, 100, 600_000), t0,
                 System::nanoTime, () -> true);
         long tookMs = (System.nanoTime() - t0) / 1_000_000;
         assertThat(ending).isEqualTo(StreamEnding.STALLED);
@@ -158,7 +158,7 @@ class StreamRelayTest {
             }
         });
         Recording sink = new Recording();
-        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new ChunkPump(up, "t"), sink, rules(400, 60, 600_000),
+        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new Pump<>(new ChunkSource(up), "t"), sink, Signal::of, rules(400, 60, 600_000),
                 System.nanoTime(), System::nanoTime, () -> true);
         assertThat(ending).as("reasoning every 150 ms beats an idle budget of 400 ms").isEqualTo(StreamEnding.COMPLETED);
         assertThat(sink.written).contains("keep-alive", "chunk:REASONING");
@@ -180,7 +180,7 @@ class StreamRelayTest {
             }
         });
         Recording sink = new Recording();
-        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new ChunkPump(up, "t"), sink, rules(60_000, 15_000, 300),
+        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new Pump<>(new ChunkSource(up), "t"), sink, Signal::of, rules(60_000, 15_000, 300),
                 System.nanoTime(), System::nanoTime, () -> true);
         assertThat(ending).isEqualTo(StreamEnding.DEADLINE);
         assertThat(sink.written.getLast()).isEqualTo("error:STREAM_ATTEMPT_DEADLINE:watchdog");
@@ -201,7 +201,7 @@ class StreamRelayTest {
             connected.set(false);
         });
         long t0 = System.nanoTime();
-        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new ChunkPump(up, "t"), sink, rules(60_000, 15_000, 600_000),
+        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new Pump<>(new ChunkSource(up), "t"), sink, Signal::of, rules(60_000, 15_000, 600_000),
                 t0, System::nanoTime, connected::get);
         assertThat(ending).isEqualTo(StreamEnding.CLIENT_GONE);
         assertThat((System.nanoTime() - t0) / 1_000_000).as("noticed within the liveness tick").isLessThan(3_000);
@@ -214,7 +214,7 @@ class StreamRelayTest {
         up.feed(content("b"));
         Recording sink = new Recording();
         sink.failWrites = true;
-        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new ChunkPump(up, "t"), sink, rules(60_000, 15_000, 600_000),
+        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new Pump<>(new ChunkSource(up), "t"), sink, Signal::of, rules(60_000, 15_000, 600_000),
                 System.nanoTime(), System::nanoTime, () -> true);
         assertThat(ending).isEqualTo(StreamEnding.CLIENT_GONE);
         assertThat(up.closes).hasValue(1);
@@ -233,7 +233,7 @@ class StreamRelayTest {
             }
         };
         Recording sink = new Recording();
-        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new ChunkPump(failing, "t"), sink, rules(60_000, 15_000, 600_000),
+        StreamEnding ending = StreamRelay.relay(List.of(content("a")), new Pump<>(new ChunkSource(failing), "t"), sink, Signal::of, rules(60_000, 15_000, 600_000),
                 System.nanoTime(), System::nanoTime, () -> true);
         assertThat(ending).isEqualTo(StreamEnding.UPSTREAM_FAILED);
         assertThat(sink.written).containsExactly("chunk:CONTENT", "error:upstream_stream_error");

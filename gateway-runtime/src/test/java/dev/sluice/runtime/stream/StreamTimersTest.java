@@ -67,9 +67,9 @@ class StreamTimersTest {
     @Test
     void noModelOutputForTheIdleBudgetIsAStallAndHeartbeatsDoNotCount_ST1() {
         StreamTimers t = new StreamTimers(RULES, 0, 0);
-        t.onChunk(content("a"), 10_000 * MS);
+        t.onFrame(Signal.of(content("a")), 10_000 * MS);
         for (long at = 20_000; at < 190_000; at += 15_000) {
-            t.onChunk(StreamChunk.heartbeat("c", "m"), at * MS);
+            t.onFrame(Signal.of(StreamChunk.heartbeat("c", "m")), at * MS);
             t.onWrite(at * MS);
         }
         assertThat(t.due(189_999 * MS)).isNotEqualTo(StreamTimers.Due.STALL);
@@ -79,7 +79,7 @@ class StreamTimersTest {
     @Test
     void reasoningFramesRestartTheStallTimer_ST1() {
         StreamTimers t = new StreamTimers(RULES, 0, 0);
-        t.onChunk(reasoning(""), 170_000 * MS);
+        t.onFrame(Signal.of(reasoning("")), 170_000 * MS);
         assertThat(t.due(200_000 * MS)).isNotEqualTo(StreamTimers.Due.STALL);
         assertThat(t.due(350_000 * MS)).isEqualTo(StreamTimers.Due.STALL);
     }
@@ -96,10 +96,10 @@ class StreamTimersTest {
     void aTrickleIsJudgedOnlyAfterWarmUpAndOneFullWindow_ST2_ST3() {
         StreamTimers t = new StreamTimers(RULES, 0, 0);
         // 300 bytes at once, then 1 byte every 10 s: below 8 B/s
-        t.onChunk(content("x".repeat(300)), 1_000 * MS);
+        t.onFrame(Signal.of(content("x".repeat(300))), 1_000 * MS);
         long at = 1_000;
         for (; at <= 200_000; at += 10_000) {
-            t.onChunk(content("y"), at * MS);
+            t.onFrame(Signal.of(content("y")), at * MS);
             if (at < 90_000) {
                 assertThat(t.due(at * MS)).as("judged before warm-up + window at %d ms", at).isNotEqualTo(StreamTimers.Due.TOO_SLOW);
             }
@@ -111,11 +111,11 @@ class StreamTimersTest {
     void aHealthyRateIsNeverTooSlowAndToolCallsSuspendTheJudgement_ST3() {
         StreamTimers t = new StreamTimers(RULES, 0, 0);
         for (long at = 0; at <= 200_000; at += 1_000) {
-            t.onChunk(content("0123456789"), at * MS);
+            t.onFrame(Signal.of(content("0123456789")), at * MS);
             assertThat(t.due(at * MS)).isNotEqualTo(StreamTimers.Due.TOO_SLOW);
         }
         // a tool call's arguments stream slowly: the window starts afresh after it
-        t.onChunk(toolCall(), 201_000 * MS);
+        t.onFrame(Signal.of(toolCall()), 201_000 * MS);
         assertThat(t.due(250_000 * MS)).isNotEqualTo(StreamTimers.Due.TOO_SLOW);
         assertThat(t.due(262_000 * MS)).isEqualTo(StreamTimers.Due.TOO_SLOW);
     }
@@ -123,7 +123,7 @@ class StreamTimersTest {
     @Test
     void aShortAnswerIsNeverJudged_ST3() {
         StreamTimers t = new StreamTimers(RULES, 0, 0);
-        t.onChunk(content("x".repeat(255)), 0);
+        t.onFrame(Signal.of(content("x".repeat(255))), 0);
         assertThat(t.due(120_000 * MS)).isEqualTo(StreamTimers.Due.KEEP_ALIVE);
         assertThat(new ThroughputMeter(RULES.throughput(), 0).tooSlow(10_000_000 * MS)).isFalse();
     }
