@@ -43,7 +43,7 @@ final class SseChunkStream implements ChunkStream {
             }
             if (data == null && !finished) {
                 done = true;
-                throw new IOException("the upstream closed the stream before it finished (no finish_reason, no [DONE])");
+                throw new java.io.EOFException("the upstream closed the stream before it finished (no finish_reason, no [DONE])");
             }
             if (data == null || data.equals("[DONE]")) {
                 done = true;

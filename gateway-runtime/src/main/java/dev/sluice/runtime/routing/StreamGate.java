@@ -13,6 +13,7 @@ import dev.sluice.runtime.stream.Pump;
 import dev.sluice.runtime.stream.Signal;
 import dev.sluice.runtime.stream.SseEvent;
 import dev.sluice.runtime.stream.StreamRules;
+import java.io.EOFException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,6 +123,11 @@ final class StreamGate {
                                 + (prefix.isEmpty() ? "" : " (after " + prefix.size() + " metadata frame(s))")));
                     }
                     case Pump.Failed<T> f -> {
+                        if (f.failure() instanceof EOFException eof) {
+                            // the upstream said 200, then closed before anything useful
+                            return new Attempt.Failed(new AttemptFailure.EarlyEof("the upstream stream ended before its first useful event: "
+                                    + eof.getMessage()));
+                        }
                         return f.failure() instanceof IOException io ? Attempt.failed(TransportError.of(io))
                                 : Attempt.protocol(String.valueOf(f.failure().getMessage()));
                     }

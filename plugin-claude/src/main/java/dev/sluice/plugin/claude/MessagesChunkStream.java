@@ -43,7 +43,7 @@ final class MessagesChunkStream implements ChunkStream {
             }
             if (event == null) {
                 done = true;
-                throw new IOException("the upstream closed the stream before it finished (no message_stop)");
+                throw new java.io.EOFException("the upstream closed the stream before it finished (no message_stop)");
             }
             if (event.data().isBlank()) {
                 continue;
