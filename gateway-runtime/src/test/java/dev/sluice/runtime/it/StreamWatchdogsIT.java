@@ -179,6 +179,24 @@ class StreamWatchdogsIT {
     }
 
     @Test
+    void aTrickleBelowTheMinimumRateEndsWithTheThroughputError_ST2() {
+        streamRecovery("{\"throughputWatchdog\":{\"enabled\":true,\"windowMs\":5000,\"warmupMs\":0,\"minBytesPerSecond\":100,"
+                + "\"minMeasurableBytes\":0}}");
+        // two bytes every 250 ms: 8 bytes/s, far below 100
+        upstream.enqueue(MockResponse.stream().event(SseEvents.openAiRole()).thenRepeat(Duration.ofMillis(250), SseEvents.openAiDelta("ab")));
+
+        long t0 = System.nanoTime();
+        HttpResponse<String> r = chat(true);
+        long tookMs = (System.nanoTime() - t0) / 1_000_000;
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("\"ab\"").contains("\"code\":\"STREAM_THROUGHPUT_TOO_LOW\"").endsWith("data: [DONE]\n\n");
+        assertThat(tookMs).as("judged only after one full window").isBetween(5_000L, 15_000L);
+        assertThat(health().get("streams").get("too_slow").asInt()).isEqualTo(1);
+        nothingRunningAndNothingCooled();
+    }
+
+    @Test
     void aClientThatLeavesMidStreamEndsTheUpstreamRequestAtOnce_BO6() throws Exception {
         upstream.enqueue(MockResponse.stream().event(SseEvents.openAiDelta("Hi")).thenHold());
         HttpClient http = HttpClient.newHttpClient();
