@@ -17,8 +17,6 @@ import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.routing.Route;
 import dev.sluice.runtime.stream.Signal;
 import dev.sluice.runtime.stream.SseEvent;
-import dev.sluice.runtime.stream.StreamEnding;
-import dev.sluice.runtime.stream.StreamRelay;
 import dev.sluice.runtime.store.Connection;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRules;
@@ -130,54 +128,45 @@ final class AnthropicMessagesService implements HttpService {
     private static final byte[] PING = "event: ping\ndata: {\"type\": \"ping\"}\n\n".getBytes(StandardCharsets.US_ASCII);
 
     /**
-     * Relays an Anthropic stream passed through, event by event and byte for byte, watched by the
-     * stream watchdogs (SPEC §15): {@code ping} events while the upstream is silent; a stall, a
-     * too-slow stream or the attempt's deadline ends it with an {@code error} event.
+     * Relays an Anthropic stream passed through, event by event and byte for byte, watched (SPEC
+     * §15): {@code ping} events while the upstream is silent; a watchdog ends it with an
+     * {@code error} event. See {@link StreamResponse}.
      */
     private void relayRaw(ServerResponse res, Reply.RawStream stream, Outcome.Served served, Caller caller, String requestId) {
-        Route route = served.route();
-        Connection connection = served.connection();
-        res.status(Status.OK_200);
-        RoutedAnswers.streamHeaders(res);
-        StreamEnding ending;
-        String[] detail = {null};
-        try (OutputStream out = res.outputStream()) {
-            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink<SseEvent>() {
-                @Override
-                public void frame(SseEvent event) throws IOException {
-                    out.write(event.bytes());
-                    out.flush();
-                }
+        StreamResponse.send(res, served, caller, requestId, stream.prefix(), stream.rest(), SseEvent::signal, stream.rules(),
+                stream.startedNanos(), new StreamResponse.Wire<SseEvent>() {
+                    @Override
+                    public byte[] frame(SseEvent event) {
+                        return event.bytes();
+                    }
 
-                @Override
-                public void keepAlive() throws IOException {
-                    out.write(PING);
-                    out.flush();
-                }
+                    @Override
+                    public byte[] keepAlive() {
+                        return PING;
+                    }
 
-                @Override
-                public void error(String code, String message, boolean watchdog) throws IOException {
-                    String safe = Secrets.scrub(message, connection);
-                    detail[0] = safe;
-                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": passthrough stream of " + route.provider().id()
-                            + (watchdog ? " ended by the gateway: " : " failed mid-stream: ") + safe);
-                    String text = "[" + route.provider().id() + "/" + route.upstreamModel() + "] " + (watchdog ? "" : "upstream stream failed: ")
-                            + safe;
-                    out.write(("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\","
-                            + (watchdog ? "\"code\":" + json.mapper().writeValueAsString(code) + "," : "")
-                            + "\"message\":" + json.mapper().writeValueAsString(text) + "}}\n\n").getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                }
+                    @Override
+                    public byte[] error(String code, String text, boolean watchdog) {
+                        return errorEvent(watchdog ? code : null, text);
+                    }
 
-                @Override
-                public void end() {
-                    // the upstream's own message_stop was relayed with the rest
-                }
-            }, SseEvent::signal, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
-        } catch (IOException | UncheckedIOException e) {
-            ending = StreamEnding.CLIENT_GONE;
+                    @Override
+                    public byte[] end() {
+                        // the upstream's own message_stop was relayed with the rest
+                        return new byte[0];
+                    }
+                });
+    }
+
+    /** An Anthropic {@code error} event ({@code code} only for the gateway's own watchdogs). */
+    private byte[] errorEvent(String code, String text) {
+        try {
+            return ("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\","
+                    + (code != null ? "\"code\":" + json.mapper().writeValueAsString(code) + "," : "")
+                    + "\"message\":" + json.mapper().writeValueAsString(text) + "}}\n\n").getBytes(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        served.streamEnded(ending, detail[0]);
     }
 
     /** Largest non-streaming passthrough answer relayed. */
@@ -195,61 +184,36 @@ final class AnthropicMessagesService implements HttpService {
 
     /**
      * Translates and relays a stream chunk by chunk: translate, write, flush, read the next. The
-     * events of one chunk are written together; nothing waits for a later chunk. Watched by the
-     * stream watchdogs (SPEC §15): {@code ping} events while the upstream is silent; a stall, a
-     * too-slow stream or the attempt's deadline ends it with an {@code error} event.
+     * events of one chunk are written together; nothing waits for a later chunk. Watched (SPEC
+     * §15): {@code ping} events while the upstream is silent; a watchdog ends it with an
+     * {@code error} event. See {@link StreamResponse}.
      */
     private void relay(ServerResponse res, Reply.Stream stream, AnthropicStreamTranslator translator, Outcome.Served served,
             Caller caller, String requestId) {
-        Route route = served.route();
-        Connection connection = served.connection();
-        res.status(Status.OK_200);
-        RoutedAnswers.streamHeaders(res);
-        StreamEnding ending;
-        String[] detail = {null};
-        try (OutputStream out = res.outputStream()) {
-            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink<StreamChunk>() {
-                @Override
-                public void frame(StreamChunk chunk) throws IOException {
-                    write(out, translator.next(chunk));
-                }
+        String model = served.route().upstreamModel();
+        StreamResponse.send(res, served, caller, requestId, stream.prefix(), stream.rest(), Signal::of, stream.rules(),
+                stream.startedNanos(), new StreamResponse.Wire<StreamChunk>() {
+                    @Override
+                    public byte[] frame(StreamChunk chunk) {
+                        return translator.next(chunk);
+                    }
 
-                @Override
-                public void keepAlive() throws IOException {
-                    write(out, translator.next(StreamChunk.heartbeat("", route.upstreamModel())));
-                }
+                    @Override
+                    public byte[] keepAlive() {
+                        return translator.next(StreamChunk.heartbeat("", model));
+                    }
 
-                @Override
-                public void error(String code, String message, boolean watchdog) throws IOException {
-                    String safe = Secrets.scrub(message, connection);
-                    detail[0] = safe;
-                    // after the first byte the stream is never replayed: the client is told in-band, and the
-                    // Anthropic SDKs raise on an error event
-                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": stream of " + route.provider().id()
-                            + (watchdog ? " ended by the gateway: " : " failed mid-stream: ") + safe);
-                    String prefix = "[" + route.provider().id() + "/" + route.upstreamModel() + "] ";
-                    write(out, watchdog ? translator.error(code, prefix + safe) : translator.error(prefix + "upstream stream failed: " + safe));
-                }
+                    @Override
+                    public byte[] error(String code, String text, boolean watchdog) {
+                        // the Anthropic SDKs raise on an error event
+                        return watchdog ? translator.error(code, text) : translator.error(text);
+                    }
 
-                @Override
-                public void end() throws IOException {
-                    write(out, translator.end());
-                }
-            }, Signal::of, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
-        } catch (IOException | UncheckedIOException e) {
-            ending = StreamEnding.CLIENT_GONE;
-        }
-        if (ending == StreamEnding.CLIENT_GONE) {
-            LOG.log(System.Logger.Level.DEBUG, "request " + requestId + ": client disconnected during stream");
-        }
-        served.streamEnded(ending, detail[0]);
-    }
-
-    private static void write(OutputStream out, byte[] events) throws IOException {
-        if (events.length > 0) {
-            out.write(events);
-            out.flush();
-        }
+                    @Override
+                    public byte[] end() {
+                        return translator.end();
+                    }
+                });
     }
 
     /** A local estimate (see {@link TokenEstimate}); the model is validated but not routed, no upstream is called. */

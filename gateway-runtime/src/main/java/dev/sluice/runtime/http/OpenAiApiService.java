@@ -1,6 +1,5 @@
 package dev.sluice.runtime.http;
 
-import dev.sluice.runtime.store.Secrets;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.api.chat.ChatRequest;
@@ -15,18 +14,11 @@ import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.stream.Signal;
-import dev.sluice.runtime.stream.StreamEnding;
-import dev.sluice.runtime.stream.StreamRelay;
 import dev.sluice.runtime.routing.Route;
-import dev.sluice.runtime.store.Connection;
-import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -79,66 +71,45 @@ final class OpenAiApiService implements HttpService {
         }
     }
 
-    /**
-     * Relays a stream chunk by chunk (write, flush, read the next; nothing is buffered), watched by
-     * the stream watchdogs (SPEC §15): keep-alive comments while the upstream is silent; a stall,
-     * a too-slow stream or the attempt's deadline ends it with an error event and {@code [DONE]}.
-     */
+    /** Relays a stream chunk by chunk as {@code data:} events, watched (SPEC §15): see {@link StreamResponse}. */
     private void relay(ServerResponse res, Reply.Stream stream, Outcome.Served served, Caller caller, String requestId) {
         Route route = served.route();
-        Connection connection = served.connection();
-        res.status(Status.OK_200);
-        RoutedAnswers.streamHeaders(res);
-        StreamEnding ending;
-        String[] detail = {null};
-        try (OutputStream out = res.outputStream()) {
-            ending = StreamRelay.relay(stream.prefix(), stream.rest(), new StreamRelay.Sink<StreamChunk>() {
-                @Override
-                public void frame(StreamChunk chunk) throws IOException {
-                    out.write(chunk.kind() == FrameKind.HEARTBEAT ? KEEP_ALIVE : codec.writeChunkEvent(chunk));
-                    out.flush();
-                }
-
-                @Override
-                public void keepAlive() throws IOException {
-                    out.write(KEEP_ALIVE);
-                    out.flush();
-                }
-
-                @Override
-                public void error(String code, String message, boolean watchdog) throws IOException {
-                    String safe = Secrets.scrub(message, connection);
-                    detail[0] = safe;
-                    // after the first byte the stream is never replayed: the client is told in-band (OpenAI SDKs raise on it)
-                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": stream of " + route.provider().id()
-                            + (watchdog ? " ended by the gateway: " : " failed mid-stream: ") + safe);
-                    out.write(streamError(route, code, watchdog ? safe : "upstream stream failed: " + safe));
-                    if (watchdog) {
-                        out.write(OpenAiCodec.DONE_EVENT);
+        StreamResponse.send(res, served, caller, requestId, stream.prefix(), stream.rest(), Signal::of, stream.rules(), stream.startedNanos(),
+                new StreamResponse.Wire<StreamChunk>() {
+                    @Override
+                    public byte[] frame(StreamChunk chunk) {
+                        return chunk.kind() == FrameKind.HEARTBEAT ? KEEP_ALIVE : codec.writeChunkEvent(chunk);
                     }
-                    out.flush();
-                }
 
-                @Override
-                public void end() throws IOException {
-                    out.write(OpenAiCodec.DONE_EVENT);
-                    out.flush();
-                }
-            }, Signal::of, stream.rules(), stream.startedNanos(), System::nanoTime, caller.client()::connected);
-        } catch (IOException | UncheckedIOException e) {
-            ending = StreamEnding.CLIENT_GONE;
-        }
-        if (ending == StreamEnding.CLIENT_GONE) {
-            // the upstream request was ended with the pump; nothing else to do
-            LOG.log(System.Logger.Level.DEBUG, "request " + requestId + ": client disconnected during stream");
-        }
-        served.streamEnded(ending, detail[0]);
+                    @Override
+                    public byte[] keepAlive() {
+                        return KEEP_ALIVE;
+                    }
+
+                    @Override
+                    public byte[] error(String code, String text, boolean watchdog) {
+                        // OpenAI SDKs raise on an error event; after a watchdog's the stream also ends properly
+                        byte[] error = streamError(route, code, text);
+                        return watchdog ? concat(error, OpenAiCodec.DONE_EVENT) : error;
+                    }
+
+                    @Override
+                    public byte[] end() {
+                        return OpenAiCodec.DONE_EVENT;
+                    }
+                });
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     private byte[] streamError(Route route, String code, String message) {
         ObjectNode root = json.object();
         ObjectNode err = root.putObject("error");
-        err.put("message", "[" + route.provider().id() + "/" + route.upstreamModel() + "] " + message);
+        err.put("message", message);
         err.put("type", "server_error");
         err.put("code", code);
         return ("data: " + root + "\n\n").getBytes(StandardCharsets.UTF_8);

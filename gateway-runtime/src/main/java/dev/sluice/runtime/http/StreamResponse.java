@@ -1,0 +1,125 @@
+package dev.sluice.runtime.http;
+
+import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.Outcome;
+import dev.sluice.runtime.routing.Route;
+import dev.sluice.runtime.store.Secrets;
+import dev.sluice.runtime.stream.Pump;
+import dev.sluice.runtime.stream.Signal;
+import dev.sluice.runtime.stream.StreamEnding;
+import dev.sluice.runtime.stream.StreamRelay;
+import dev.sluice.runtime.stream.StreamRules;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.ServerResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Renders a committed stream, watched by the stream watchdogs (SPEC §15), in one client protocol:
+ * the stream headers, each frame written and flushed as it comes (nothing is buffered), keep-alives
+ * while the upstream is silent, an in-band error when a watchdog or the upstream ends it, and how
+ * it ended reported to the served outcome. After the first byte a stream is never replayed.
+ */
+final class StreamResponse {
+
+    private static final System.Logger LOG = System.getLogger(StreamResponse.class.getName());
+
+    private StreamResponse() {
+    }
+
+    /**
+     * How one client protocol writes a stream's pieces; an empty array writes nothing.
+     *
+     * @param <T> the frame type
+     */
+    interface Wire<T> {
+        /** @return the bytes of an upstream frame (a heartbeat as the protocol's keep-alive) */
+        byte[] frame(T frame);
+
+        /** @return a keep-alive ({@code : keep-alive} comment, Anthropic {@code ping}) */
+        byte[] keepAlive();
+
+        /**
+         * The in-band error that ends the stream (with the protocol's end marker after a watchdog's).
+         *
+         * @param code the error code
+         * @param text what happened, secrets scrubbed, prefixed with the route
+         * @param watchdog whether a watchdog of the gateway's ended the stream
+         * @return the bytes
+         */
+        byte[] error(String code, String text, boolean watchdog);
+
+        /** @return the protocol's end of a completed stream */
+        byte[] end();
+    }
+
+    /**
+     * Relays the stream and records how it ended.
+     *
+     * @param res the response
+     * @param served the served outcome (its admission is closed by the caller)
+     * @param caller the caller (whether the client is still there)
+     * @param requestId the request id
+     * @param prefix the frames read before the commit
+     * @param rest the rest of the stream
+     * @param signal what a frame proves
+     * @param rules the watchdogs' settings
+     * @param startedNanos when the attempt started
+     * @param wire the client protocol
+     * @param <T> the frame type
+     */
+    static <T> void send(ServerResponse res, Outcome.Served served, Caller caller, String requestId, List<T> prefix, Pump<T> rest,
+            Function<T, Signal> signal, StreamRules rules, long startedNanos, Wire<T> wire) {
+        Route route = served.route();
+        res.status(Status.OK_200);
+        RoutedAnswers.streamHeaders(res);
+        StreamEnding ending;
+        String[] detail = {null};
+        try (OutputStream out = res.outputStream()) {
+            ending = StreamRelay.relay(prefix, rest, new StreamRelay.Sink<T>() {
+                @Override
+                public void frame(T frame) throws IOException {
+                    write(out, wire.frame(frame));
+                }
+
+                @Override
+                public void keepAlive() throws IOException {
+                    write(out, wire.keepAlive());
+                }
+
+                @Override
+                public void error(String code, String message, boolean watchdog) throws IOException {
+                    String safe = Secrets.scrub(message, served.connection());
+                    detail[0] = safe;
+                    LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": stream of " + route.provider().id()
+                            + (watchdog ? " ended by the gateway: " : " failed mid-stream: ") + safe);
+                    String text = "[" + route.provider().id() + "/" + route.upstreamModel() + "] " + (watchdog ? "" : "upstream stream failed: ")
+                            + safe;
+                    write(out, wire.error(code, text, watchdog));
+                }
+
+                @Override
+                public void end() throws IOException {
+                    write(out, wire.end());
+                }
+            }, signal, rules, startedNanos, System::nanoTime, caller.client()::connected);
+        } catch (IOException | UncheckedIOException e) {
+            ending = StreamEnding.CLIENT_GONE;
+        }
+        if (ending == StreamEnding.CLIENT_GONE) {
+            // the upstream request was ended with the pump: nothing else to do
+            LOG.log(System.Logger.Level.DEBUG, "request " + requestId + ": client disconnected during stream");
+        }
+        served.streamEnded(ending, detail[0]);
+    }
+
+    private static void write(OutputStream out, byte[] bytes) throws IOException {
+        if (bytes.length > 0) {
+            out.write(bytes);
+            out.flush();
+        }
+    }
+}
