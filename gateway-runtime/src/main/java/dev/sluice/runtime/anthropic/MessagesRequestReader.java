@@ -71,7 +71,10 @@ final class MessagesRequestReader {
             if (!thinking.isObject()) {
                 throw new InvalidRequestException("thinking", "'thinking' must be an object.");
             }
-            extra.put("thinking", thinking.toString());
+            String effort = reasoningEffort(thinking);
+            if (effort != null) {
+                extra.put("reasoning_effort", "\"" + effort + "\"");
+            }
         }
         if (stream) {
             extra.put("stream_options", "{\"include_usage\":true}");
@@ -211,6 +214,20 @@ final class MessagesRequestReader {
             out.add(s.asText());
         }
         return out;
+    }
+
+    /**
+     * Anthropic's {@code thinking} as the OpenAI-style reasoning knob, never raw (a strict upstream
+     * refuses a parameter of another protocol): {@code enabled} with a budget → {@code low}
+     * (under 4 096 tokens), {@code medium} (under 16 384) or {@code high}; {@code adaptive} and
+     * {@code disabled} leave the upstream's default.
+     */
+    static String reasoningEffort(JsonNode thinking) {
+        if (!"enabled".equals(thinking.path("type").asText())) {
+            return null;
+        }
+        long budget = thinking.path("budget_tokens").asLong(0);
+        return budget > 0 && budget < 4_096 ? "low" : budget < 16_384 ? "medium" : "high";
     }
 
     private static void readMetadata(JsonNode metadata, Map<String, String> extra) {

@@ -111,7 +111,7 @@ class AnthropicCodecTest {
         // top_k, service_tier, cache_control and the signature are dropped: strict OpenAI upstreams refuse unknown fields
         assertThat(r.extra()).containsOnly(
                 Map.entry("user", "\"u-1\""),
-                Map.entry("thinking", "{\"type\":\"enabled\",\"budget_tokens\":1024}"),
+                Map.entry("reasoning_effort", "\"low\""),
                 Map.entry("parallel_tool_calls", "false"),
                 Map.entry("stream_options", "{\"include_usage\":true}"));
 
@@ -129,8 +129,21 @@ class AnthropicCodecTest {
                 + "'tools':[{'type':'function','function':{'name':'get_weather','description':'Weather',"
                 + "  'parameters':{'type':'object','properties':{'city':{'type':'string'}}}}}],"
                 + "'tool_choice':'auto','stream':true,'max_tokens':256,'temperature':0.5,'top_p':0.9,'stop':['END'],"
-                + "'user':'u-1','thinking':{'type':'enabled','budget_tokens':1024},'parallel_tool_calls':false,"
+                + "'user':'u-1','reasoning_effort':'low','parallel_tool_calls':false,"
                 + "'stream_options':{'include_usage':true}}"));
+    }
+
+    @Test
+    void thinkingBecomesTheReasoningKnobAndIsNeverForwardedRaw() {
+        // Claude Code sends {"type":"adaptive"}: a strict OpenAI-compatible upstream refuses an Anthropic field
+        assertThat(read("{" + HEAD + "'thinking':{'type':'adaptive'}," + USER_HI + "}").extra()).doesNotContainKeys("thinking",
+                "reasoning_effort");
+        assertThat(read("{" + HEAD + "'thinking':{'type':'disabled'}," + USER_HI + "}").extra()).doesNotContainKeys("thinking",
+                "reasoning_effort");
+        assertThat(read("{" + HEAD + "'thinking':{'type':'enabled','budget_tokens':8000}," + USER_HI + "}").extra())
+                .containsEntry("reasoning_effort", "\"medium\"").doesNotContainKey("thinking");
+        assertThat(read("{" + HEAD + "'thinking':{'type':'enabled','budget_tokens':32000}," + USER_HI + "}").extra())
+                .containsEntry("reasoning_effort", "\"high\"");
     }
 
     @Test
