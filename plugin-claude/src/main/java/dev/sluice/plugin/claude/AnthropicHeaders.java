@@ -5,6 +5,7 @@ import dev.sluice.api.ProviderClass;
 import dev.sluice.api.UpstreamTarget;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -13,8 +14,12 @@ import java.util.regex.Pattern;
 /**
  * Builds the headers of a Messages API request from scratch (SPEC SEC-5): content type, accept,
  * user agent, {@code anthropic-version}, the connection's own credentials, and an
- * {@code anthropic-beta} list that holds only allow-listed names the client asked for plus what
- * the connection class needs. Nothing else a client sent reaches Anthropic.
+ * {@code anthropic-beta} list that holds the beta names the client asked for — except those that
+ * change who is authenticated (any {@code oauth-*}: Sluice sets the one a connection needs) and
+ * those the operator denies — plus what the connection class needs. Nothing else a client sent
+ * reaches Anthropic. Clients such as Claude Code send betas their request bodies rely on
+ * ({@code context_management}, {@code output_config}, mid-conversation system messages), so an
+ * allow-list would break them with every new beta.
  */
 final class AnthropicHeaders {
 
@@ -26,37 +31,25 @@ final class AnthropicHeaders {
     static final String USER_AGENT = "Sluice/0.1";
 
     /**
-     * Beta features a client may switch on through its own {@code anthropic-beta} header. Each is a
-     * request-shaping feature that changes nothing about authentication or billing identity; any
-     * other name is dropped (documented in docs/providers/claude.md). Operators extend the list
-     * with the plugin setting {@code extraAnthropicBetas}.
+     * Beta prefixes no client may switch on: they change who is authenticated (Sluice adds
+     * {@link #OAUTH_BETA} itself for {@code oauth} connections).
      */
-    static final Set<String> ALLOWED_BETAS = Set.of(
-            "prompt-caching-2024-07-31",
-            "extended-cache-ttl-2025-04-11",
-            "interleaved-thinking-2025-05-14",
-            "fine-grained-tool-streaming-2025-05-14",
-            "context-1m-2025-08-07",
-            "output-128k-2025-02-19",
-            "token-efficient-tools-2025-02-19",
-            "context-management-2025-06-27");
+    static final List<String> RESERVED_BETA_PREFIXES = List.of("oauth-");
 
     /** Beta names as Anthropic writes them; anything else is not a beta name (and might smuggle header syntax). */
     static final Pattern BETA_NAME = Pattern.compile("[a-z0-9][a-z0-9.-]{0,99}");
     /** {@code anthropic-version} values are dates. */
     private static final Pattern VERSION = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
 
-    private final Set<String> allowedBetas;
+    private final Set<String> deniedBetas;
 
     /**
      * Creates the builder.
      *
-     * @param extraAllowedBetas beta names the operator allows besides {@link #ALLOWED_BETAS}
+     * @param deniedBetas beta names the operator denies; a name ending in {@code *} is a prefix
      */
-    AnthropicHeaders(Set<String> extraAllowedBetas) {
-        Set<String> all = new LinkedHashSet<>(ALLOWED_BETAS);
-        all.addAll(extraAllowedBetas);
-        this.allowedBetas = Set.copyOf(all);
+    AnthropicHeaders(Set<String> deniedBetas) {
+        this.deniedBetas = Set.copyOf(deniedBetas);
     }
 
     /**
@@ -86,7 +79,7 @@ final class AnthropicHeaders {
             // apikey (and a declared local server): Anthropic's own scheme
             h.put("x-api-key", c.apiKey());
         }
-        betas.addAll(allowedClientBetas(clientHeaders.get("anthropic-beta")));
+        betas.addAll(forwardedClientBetas(clientHeaders.get("anthropic-beta")));
         if (!betas.isEmpty()) {
             h.put("anthropic-beta", String.join(",", betas));
         }
@@ -94,32 +87,38 @@ final class AnthropicHeaders {
     }
 
     /**
-     * The client's beta names that are on the allow-list, in the client's order, without duplicates.
+     * The client's beta names that go upstream, in the client's order, without duplicates: every
+     * well-formed name but the reserved and the denied ones.
      *
      * @param header the client's {@code anthropic-beta} value, or null
-     * @return the allowed names
+     * @return the forwarded names
      */
-    Set<String> allowedClientBetas(String header) {
+    Set<String> forwardedClientBetas(String header) {
         Set<String> out = new LinkedHashSet<>();
         if (header == null) {
             return out;
         }
         for (String part : header.split(",")) {
             String name = part.strip().toLowerCase(Locale.ROOT);
-            if (BETA_NAME.matcher(name).matches() && allowedBetas.contains(name)) {
+            if (BETA_NAME.matcher(name).matches() && !denied(name)) {
                 out.add(name);
             }
         }
         return out;
     }
 
-    /**
-     * Every allowed beta name (built-in and configured).
-     *
-     * @return the allow-list
-     */
-    Set<String> allowedBetas() {
-        return allowedBetas;
+    private boolean denied(String name) {
+        for (String prefix : RESERVED_BETA_PREFIXES) {
+            if (name.startsWith(prefix)) {
+                return true;
+            }
+        }
+        for (String d : deniedBetas) {
+            if (d.endsWith("*") ? name.startsWith(d.substring(0, d.length() - 1)) : name.equals(d)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String version(String fromClient) {

@@ -14,8 +14,10 @@ import java.util.Set;
  * <ul>
  *   <li>{@code plugins.settings.claude.defaultMaxTokens}: {@code max_tokens} when a request names
  *       none (default {@value MessagesRequestWriter#DEFAULT_MAX_TOKENS});</li>
- *   <li>{@code plugins.settings.claude.extraAnthropicBetas}: comma-separated beta names clients may
- *       switch on besides {@link AnthropicHeaders#ALLOWED_BETAS};</li>
+ *   <li>{@code plugins.settings.claude.deniedAnthropicBetas}: comma-separated beta names (a
+ *       trailing {@code *} makes a prefix) a client's {@code anthropic-beta} may not switch on,
+ *       besides the reserved {@code oauth-*} ({@code extraAnthropicBetas}, the former allow-list's
+ *       extension, is no longer needed: a warning says so);</li>
  *   <li>{@code plugins.settings.claude.oauthTokenUrl}: the OAuth token endpoint of {@code oauth}
  *       connections (default {@value OAuthRefresher#DEFAULT_TOKEN_URL});</li>
  *   <li>{@code plugins.settings.claude.oauthClientId}: the OAuth client id sent with a refresh
@@ -29,8 +31,10 @@ final class ClaudeExecutorFactory implements ExecutorFactory {
 
     /** Setting: {@code max_tokens} when a request names none. */
     static final String DEFAULT_MAX_TOKENS_SETTING = "defaultMaxTokens";
-    /** Setting: more allowed {@code anthropic-beta} names, comma-separated. */
-    static final String EXTRA_BETAS_SETTING = "extraAnthropicBetas";
+    /** Setting: {@code anthropic-beta} names clients may not switch on, comma-separated. */
+    static final String DENIED_BETAS_SETTING = "deniedAnthropicBetas";
+    /** The former setting that extended an allow-list; every client beta is forwarded now. */
+    static final String OBSOLETE_EXTRA_BETAS_SETTING = "extraAnthropicBetas";
     /** Setting: the OAuth token endpoint. */
     static final String OAUTH_TOKEN_URL_SETTING = "oauthTokenUrl";
     /** Setting: the OAuth client id. */
@@ -47,7 +51,7 @@ final class ClaudeExecutorFactory implements ExecutorFactory {
     public ProviderExecutor create(HostContext host) {
         OAuthRefresher refresher = new OAuthRefresher(host.http(), host.clock(), tokenUrl(host), clientId(host),
                 refreshSkewMs(host), host.credentialUpdates().orElse(null), host.logger());
-        return new ClaudeExecutor(host.http(), host.clock(), new AnthropicHeaders(extraBetas(host)),
+        return new ClaudeExecutor(host.http(), host.clock(), new AnthropicHeaders(deniedBetas(host)),
                 new MessagesRequestWriter(defaultMaxTokens(host)), refresher);
     }
 
@@ -112,18 +116,24 @@ final class ClaudeExecutorFactory implements ExecutorFactory {
         return MessagesRequestWriter.DEFAULT_MAX_TOKENS;
     }
 
-    private static Set<String> extraBetas(HostContext host) {
+    private static Set<String> deniedBetas(HostContext host) {
+        if (host.settings().get(OBSOLETE_EXTRA_BETAS_SETTING).isPresent()) {
+            host.logger().log(Level.WARNING, "plugins.settings.claude." + OBSOLETE_EXTRA_BETAS_SETTING + " is no longer needed and is"
+                    + " ignored: every anthropic-beta a client sends is forwarded except oauth-* and plugins.settings.claude."
+                    + DENIED_BETAS_SETTING);
+        }
         Set<String> out = new LinkedHashSet<>();
-        String configured = host.settings().get(EXTRA_BETAS_SETTING).orElse("");
+        String configured = host.settings().get(DENIED_BETAS_SETTING).orElse("");
         for (String part : configured.split(",")) {
             String name = part.strip().toLowerCase(Locale.ROOT);
             if (name.isEmpty()) {
                 continue;
             }
-            if (AnthropicHeaders.BETA_NAME.matcher(name).matches()) {
+            String bare = name.endsWith("*") ? name.substring(0, name.length() - 1) : name;
+            if (AnthropicHeaders.BETA_NAME.matcher(bare).matches()) {
                 out.add(name);
             } else {
-                host.logger().log(Level.WARNING, "plugins.settings.claude." + EXTRA_BETAS_SETTING
+                host.logger().log(Level.WARNING, "plugins.settings.claude." + DENIED_BETAS_SETTING
                         + ": ignoring '" + part.strip() + "', not a beta name");
             }
         }

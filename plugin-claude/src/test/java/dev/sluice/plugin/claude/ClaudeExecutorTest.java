@@ -105,28 +105,28 @@ class ClaudeExecutorTest {
     }
 
     @Test
-    void onlyAllowListedClientBetasAreForwardedMergedWithTheOauthBeta_SEC5() {
+    void clientBetasAreForwardedButNoneThatChangesWhoIsAuthenticated_SEC5() {
         ok();
-        String clientBeta = " prompt-caching-2024-07-31, computer-use-2025-01-24,interleaved-thinking-2025-05-14,"
+        // Claude Code's bodies rely on its betas (context management, effort, mid-conversation system messages)
+        String clientBeta = " prompt-caching-2024-07-31, claude-code-20250219,interleaved-thinking-2025-05-14,"
                 + "prompt-caching-2024-07-31,oauth-2025-04-20, ,x\r\nInjected: 1";
         executor().chat(call(apiKey(BASE), false, Map.of("anthropic-beta", clientBeta)));
-        assertThat(upstream.last().headers()).containsEntry("anthropic-beta", "prompt-caching-2024-07-31,interleaved-thinking-2025-05-14");
+        assertThat(upstream.last().headers()).containsEntry("anthropic-beta",
+                "prompt-caching-2024-07-31,claude-code-20250219,interleaved-thinking-2025-05-14");
         executor().chat(call(oauth(), false, Map.of("anthropic-beta", clientBeta)));
         assertThat(upstream.last().headers()).containsEntry("anthropic-beta",
-                "oauth-2025-04-20,prompt-caching-2024-07-31,interleaved-thinking-2025-05-14");
-        executor().chat(call(apiKey(BASE), false, Map.of("anthropic-beta", "computer-use-2025-01-24")));
-        assertThat(upstream.last().headers()).doesNotContainKey("anthropic-beta");
+                "oauth-2025-04-20,prompt-caching-2024-07-31,claude-code-20250219,interleaved-thinking-2025-05-14");
+        executor().chat(call(apiKey(BASE), false, Map.of("anthropic-beta", "oauth-2025-04-20")));
+        assertThat(upstream.last().headers()).as("a client cannot switch an API-key connection to OAuth").doesNotContainKey("anthropic-beta");
     }
 
     @Test
-    void theAllowListNamesTheDocumentedBetasAndOperatorsCanExtendIt() {
-        assertThat(AnthropicHeaders.ALLOWED_BETAS).contains("prompt-caching-2024-07-31", "interleaved-thinking-2025-05-14",
-                "fine-grained-tool-streaming-2025-05-14", "context-1m-2025-08-07", "output-128k-2025-02-19",
-                "token-efficient-tools-2025-02-19").doesNotContain(AnthropicHeaders.OAUTH_BETA);
+    void operatorsCanDenyBetasByNameOrPrefix() {
         ok();
-        executor(Map.of("extraAnthropicBetas", "computer-use-2025-01-24, Not A Beta!"))
-                .chat(call(apiKey(BASE), false, Map.of("anthropic-beta", "computer-use-2025-01-24")));
-        assertThat(upstream.last().headers()).containsEntry("anthropic-beta", "computer-use-2025-01-24");
+        executor(Map.of("deniedAnthropicBetas", "context-1m-2025-08-07, computer-use-*, Not A Beta!"))
+                .chat(call(apiKey(BASE), false, Map.of("anthropic-beta",
+                        "context-1m-2025-08-07,computer-use-2025-01-24,interleaved-thinking-2025-05-14")));
+        assertThat(upstream.last().headers()).containsEntry("anthropic-beta", "interleaved-thinking-2025-05-14");
     }
 
     @Test

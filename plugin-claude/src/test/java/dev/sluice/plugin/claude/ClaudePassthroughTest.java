@@ -145,7 +145,7 @@ class ClaudePassthroughTest {
     }
 
     @Test
-    void theBetaAllowListAndTheVersionRulesApply_andNoOtherClientHeaderIsSent() {
+    void theBetaAndVersionRulesApply_andNoOtherClientHeaderIsSent() {
         ok();
         Map<String, String> client = Map.of(
                 "anthropic-beta", "prompt-caching-2024-07-31, computer-use-2025-01-24,interleaved-thinking-2025-05-14,x\r\nInjected: 1",
@@ -155,12 +155,13 @@ class ClaudePassthroughTest {
                 "cookie", "a=b");
         executor().passthrough(call(oauth("at-1", null, null), false, client));
         assertThat(upstream.last().headers())
-                .containsEntry("anthropic-beta", "oauth-2025-04-20,prompt-caching-2024-07-31,interleaved-thinking-2025-05-14")
+                .containsEntry("anthropic-beta", "oauth-2025-04-20,prompt-caching-2024-07-31,computer-use-2025-01-24,"
+                        + "interleaved-thinking-2025-05-14")
                 .containsEntry("anthropic-version", "2024-10-22")
                 .containsEntry("authorization", "Bearer at-1")
                 .doesNotContainKeys("x-api-key", "cookie", "injected");
 
-        executor().passthrough(call(apiKey(), false, Map.of("anthropic-version", "latest\r\nx: y", "anthropic-beta", "computer-use-2025-01-24")));
+        executor().passthrough(call(apiKey(), false, Map.of("anthropic-version", "latest\r\nx: y", "anthropic-beta", "oauth-2025-04-20")));
         assertThat(upstream.last().headers())
                 .containsEntry("anthropic-version", "2023-06-01")
                 .containsEntry("x-api-key", "sk-ant-api03-secret")
