@@ -566,8 +566,8 @@ class NativeProvidersIT {
         body.put("messages", List.of(Map.of("role", "user", "content", "Hello, Claude")));
         Map<String, String> headers = anthropicHeaders();
         headers.put("anthropic-version", "2023-01-01");
-        // one allow-listed beta, one that is not (docs/providers/claude.md § 3): only the first goes upstream
-        headers.put("anthropic-beta", "prompt-caching-2024-07-31,files-api-2025-04-14");
+        // the client's betas go upstream, but never one that changes who is authenticated (docs/providers/claude.md § 3)
+        headers.put("anthropic-beta", "prompt-caching-2024-07-31,oauth-2025-04-20,files-api-2025-04-14");
         HttpResponse<String> response = post("/v1/messages", headers, body);
 
         JsonNode message = client.expect(response, 200);
@@ -588,7 +588,7 @@ class NativeProvidersIT {
         assertThat(sent.path()).isEqualTo("/v1/messages");
         assertThat(sent.header("x-api-key")).as("the connection's key, never the client's").isEqualTo(CLAUDE_KEY);
         assertThat(sent.header("anthropic-version")).as("the client's version is handed on").isEqualTo("2023-01-01");
-        assertThat(sent.header("anthropic-beta")).isEqualTo("prompt-caching-2024-07-31");
+        assertThat(sent.header("anthropic-beta")).isEqualTo("prompt-caching-2024-07-31,files-api-2025-04-14");
         assertNoClientCredentialUpstream(sent);
         JsonNode upstreamBody = SluiceClient.JSON.readTree(sent.body());
         assertThat(fieldNames(upstreamBody)).containsExactly("model", "max_tokens", "system", "messages");
