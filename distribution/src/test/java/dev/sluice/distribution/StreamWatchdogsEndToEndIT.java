@@ -163,4 +163,60 @@ class StreamWatchdogsEndToEndIT {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).isEqualTo(answer);
     }
+
+    @Test
+    void anOpenAiCompatibleStreamThatEndsBeforeDataIsReAttemptedThenA502EarlyEof_ST0() {
+        client.createConnection(adminKey, "alpha", "sk-alpha-0123456789", first.baseUrl() + "/v1");
+        first.setDefault(MockResponse.stream().event(SseEvents.openAiRole()).thenClose());
+
+        HttpResponse<String> r = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("alpha/m", true));
+
+        JsonNode error = client.expect(r, 502).get("error");
+        assertThat(error.get("code").asText()).isEqualTo("STREAM_EARLY_EOF");
+        assertThat(first.requestCount()).as("one re-attempt on the same connection").isEqualTo(2);
+    }
+
+    @Test
+    void heartbeatsAfterContentDoNotKeepAStreamAlive_ST1() {
+        client.createConnection(adminKey, "alpha", "sk-alpha-0123456789", first.baseUrl() + "/v1");
+        first.setDefault(MockResponse.stream().event(SseEvents.openAiDelta("Hi")).thenRepeat(Duration.ofMillis(200),
+                SseEvents.comment("keep-alive")));
+
+        HttpResponse<String> r = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("alpha/m", true));
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("\"Hi\"").contains("\"code\":\"STREAM_STALL_TIMEOUT\"").endsWith("data: [DONE]\n\n");
+    }
+
+    @Test
+    void reasoningPausesAndASilenceInsideTheBudgetComplete_ST1() {
+        client.createConnection(adminKey, "alpha", "sk-alpha-0123456789", first.baseUrl() + "/v1");
+        MockResponse.StreamBuilder s = MockResponse.stream().event(SseEvents.openAiRole()).event(SseEvents.openAiReasoning("Let me"));
+        for (int i = 0; i < 4; i++) {
+            s = s.pause(Duration.ofMillis(900)).event(SseEvents.openAiReasoning(""));
+        }
+        // then a silence of 1.2 s, inside the 1.5 s budget
+        first.setDefault(s.event(SseEvents.openAiDelta("Answer")).pause(Duration.ofMillis(1_200)).event(SseEvents.openAiDelta("!"))
+                .event(SseEvents.openAiFinish("stop")).event(SseEvents.DONE).thenEnd());
+
+        HttpResponse<String> r = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("alpha/m", true));
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("\"Answer\"").contains("\"!\"").doesNotContain("STREAM_STALL_TIMEOUT").endsWith("data: [DONE]\n\n");
+        assertThat(streams().get("completed").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void aTrickleIsEndedByTheThroughputWatchdogWhenOperatorsTurnItOn_ST2() {
+        client.expect(client.patch("/api/resilience", adminKey, Map.of("streamRecovery", Map.of("idleTimeoutMs", 60_000,
+                "throughputWatchdog", Map.of("enabled", true, "windowMs", 5_000, "warmupMs", 0, "minBytesPerSecond", 100,
+                        "minMeasurableBytes", 0)))), 200);
+        client.createConnection(adminKey, "alpha", "sk-alpha-0123456789", first.baseUrl() + "/v1");
+        first.setDefault(MockResponse.stream().event(SseEvents.openAiRole()).thenRepeat(Duration.ofMillis(250), SseEvents.openAiDelta("ab")));
+
+        HttpResponse<String> r = client.post("/v1/chat/completions", clientKey, SluiceClient.chat("alpha/m", true));
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("\"code\":\"STREAM_THROUGHPUT_TOO_LOW\"").endsWith("data: [DONE]\n\n");
+    }
 }

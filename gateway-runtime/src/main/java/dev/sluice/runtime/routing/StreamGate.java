@@ -4,6 +4,7 @@ import dev.sluice.api.ChatOutcome;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
+import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.resilience.AttemptFailure;
@@ -123,13 +124,16 @@ final class StreamGate {
                                 + (prefix.isEmpty() ? "" : " (after " + prefix.size() + " metadata frame(s))")));
                     }
                     case Pump.Failed<T> f -> {
-                        if (f.failure() instanceof EOFException eof) {
-                            // the upstream said 200, then closed before anything useful
-                            return new Attempt.Failed(new AttemptFailure.EarlyEof("the upstream stream ended before its first useful event: "
-                                    + eof.getMessage()));
+                        if (f.failure() instanceof IOException io) {
+                            TransportError t = TransportError.of(io);
+                            if (io instanceof EOFException || t.kind() == TransportErrorKind.CONNECTION_RESET) {
+                                // the upstream said 200, then closed (or reset) before anything useful
+                                return new Attempt.Failed(new AttemptFailure.EarlyEof(
+                                        "the upstream stream ended before its first useful event: " + t.describe()));
+                            }
+                            return Attempt.failed(t);
                         }
-                        return f.failure() instanceof IOException io ? Attempt.failed(TransportError.of(io))
-                                : Attempt.protocol(String.valueOf(f.failure().getMessage()));
+                        return Attempt.protocol(String.valueOf(f.failure().getMessage()));
                     }
                 }
             }

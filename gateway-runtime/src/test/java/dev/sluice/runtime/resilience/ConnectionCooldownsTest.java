@@ -84,6 +84,27 @@ class ConnectionCooldownsTest {
     }
 
     @Test
+    void aStreamStallIsRecordedButCoolsOnlyWhenStreamStallCooldownIsEnabled_CC5() {
+        Connection c = apiKey(false);
+        cooldowns.onStreamStall(c.id(), "no model output for 180000 ms");
+        ConnectionState s = store.find(c.id()).orElseThrow().state();
+        assertThat(s.testStatus()).isEqualTo("active");
+        assertThat(s.rateLimitedUntil()).isNull();
+        assertThat(s.lastErrorType()).isEqualTo("stream_stall");
+        assertThat(s.errorCode()).isEqualTo("STREAM_STALL_TIMEOUT");
+        assertThat(s.lastError()).isEqualTo("no model output for 180000 ms");
+
+        ResilienceSettings d = ResilienceSettings.DEFAULTS;
+        settings.set(new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(),
+                new ResilienceSettings.StreamStallCooldown(true), d.modelLockout()));
+        cooldowns.onStreamStall(c.id(), "no model output again");
+        ConnectionState cooled = store.find(c.id()).orElseThrow().state();
+        assertThat(cooled.testStatus()).isEqualTo("unavailable");
+        assertThat(cooled.rateLimitedUntil()).isGreaterThan(clock.millis());
+        assertThat(cooled.lastErrorType()).isEqualTo("stream_stall");
+    }
+
+    @Test
     void apiKeyBackoffEscalatesAcrossExpiredCooldowns_CC2_BO1() {
         Connection c = apiKey(false);
         List<Long> seen = new ArrayList<>();
