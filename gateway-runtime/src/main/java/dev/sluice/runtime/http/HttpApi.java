@@ -84,6 +84,7 @@ public final class HttpApi {
         routing.register("/health", new HealthService(json, d.database()));
         routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models()));
         routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.router()));
+        routing.register("/v1", new ResponsesApiService(json, auth, d.router(), d.clock()));
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
                 d.gates()::forget, () -> d.egress().retain(d.connections().list().stream()
                         .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet()))));
@@ -107,6 +108,7 @@ public final class HttpApi {
     /** Methods of every route, for 405 answers (path pattern → allowed methods). */
     private static final Map<java.util.regex.Pattern, String> ROUTES = Map.ofEntries(
             Map.entry(java.util.regex.Pattern.compile("/v1/chat/completions"), "POST"),
+            Map.entry(java.util.regex.Pattern.compile("/v1/responses"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/v1/embeddings"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/v1/messages(/count_tokens)?"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/v1/models(/.+)?"), "GET"),

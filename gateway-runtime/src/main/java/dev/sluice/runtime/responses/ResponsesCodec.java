@@ -1,0 +1,66 @@
+package dev.sluice.runtime.responses;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.api.chat.ChatResponse;
+import java.io.UncheckedIOException;
+import java.util.Map;
+
+/** The Responses API's wire forms: requests read, answers and streams written (SPEC API-7). */
+public final class ResponsesCodec {
+
+    private final ObjectMapper mapper;
+    private final ResponsesRequestReader reader;
+    private final ResponseObjects objects;
+
+    /**
+     * Creates the codec.
+     *
+     * @param mapper the JSON mapper
+     */
+    public ResponsesCodec(ObjectMapper mapper) {
+        this.mapper = mapper;
+        this.reader = new ResponsesRequestReader(mapper);
+        this.objects = new ResponseObjects(mapper);
+    }
+
+    /**
+     * Reads a request body.
+     *
+     * @param body the body
+     * @return the request
+     */
+    public ResponsesRequest read(byte[] body) {
+        return reader.read(body);
+    }
+
+    /**
+     * The answer to a request that was not streamed.
+     *
+     * @param r the canonical answer
+     * @param id the response id
+     * @param createdAt epoch seconds
+     * @param echo request fields the answer repeats
+     * @return the {@code response} object's bytes
+     */
+    public byte[] write(ChatResponse r, String id, long createdAt, Map<String, String> echo) {
+        try {
+            return mapper.writeValueAsBytes(objects.completed(r, id, createdAt, echo));
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A translator for one stream.
+     *
+     * @param id the response id
+     * @param model the model when chunks name none
+     * @param createdAt epoch seconds
+     * @param echo request fields the snapshots repeat
+     * @return the translator
+     */
+    public ResponsesStreamTranslator stream(String id, String model, long createdAt, Map<String, String> echo) {
+        return new ResponsesStreamTranslator(mapper, id, model, createdAt, echo);
+    }
+}

@@ -1,0 +1,25 @@
+package dev.sluice.runtime.responses;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.api.chat.ChatRequest;
+import java.util.List;
+
+/**
+ * A Responses API request as Sluice serves it: the canonical request, and what the answer must
+ * echo or say about it.
+ *
+ * @param chat the canonical request (any provider serves it through its executor)
+ * @param droppedTools built-in tool types a translated upstream cannot run, dropped (named in a header)
+ * @param background the client asked for {@code background: true}, served synchronously (OF-1)
+ * @param echo request fields the answer's {@code response} object repeats, as raw JSON by name
+ */
+public record ResponsesRequest(ChatRequest chat, List<String> droppedTools, boolean background, java.util.Map<String, String> echo) {
+
+    /** Validates and copies. */
+    public ResponsesRequest {
+        requireNonNull(chat, "chat is null");
+        droppedTools = List.copyOf(droppedTools);
+        echo = java.util.Map.copyOf(echo);
+    }
+}

@@ -1,0 +1,328 @@
+package dev.sluice.runtime.responses;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.api.chat.ChatMessage;
+import dev.sluice.api.chat.ChatRequest;
+import dev.sluice.api.chat.ContentPart;
+import dev.sluice.api.chat.Role;
+import dev.sluice.api.chat.ToolCall;
+import dev.sluice.api.chat.ToolDefinition;
+import dev.sluice.runtime.openai.InvalidRequestException;
+import dev.sluice.runtime.openai.JsonFields;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads a {@code POST /v1/responses} body into the canonical model (SPEC API-7): {@code input} as
+ * a string or items — messages ({@code system}/{@code developer}/{@code user}/{@code assistant},
+ * text as a string or {@code input_text}/{@code output_text} parts, {@code input_image}),
+ * {@code function_call} and {@code function_call_output} items; reasoning items are dropped (their
+ * encrypted content belongs to OpenAI) — {@code instructions} as the leading system message,
+ * {@code function} tools (with {@code strict}), {@code tool_choice}, {@code reasoning.effort},
+ * {@code text.format}, {@code max_output_tokens}, {@code temperature}, {@code top_p},
+ * {@code parallel_tool_calls}. Built-in tools a translated upstream cannot run ({@code web_search},
+ * {@code file_search}, {@code namespace} …) are dropped and named. A bad field is a 400 naming it.
+ */
+public final class ResponsesRequestReader {
+
+    /** Fields the answer repeats as the client sent them. */
+    private static final List<String> ECHOED = List.of("instructions", "metadata", "temperature", "top_p", "tool_choice", "tools",
+            "parallel_tool_calls", "max_output_tokens", "previous_response_id", "reasoning", "text", "store", "user");
+
+    private final ObjectMapper mapper;
+
+    /**
+     * Creates the reader.
+     *
+     * @param mapper the JSON mapper
+     */
+    public ResponsesRequestReader(ObjectMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    /**
+     * Reads a request.
+     *
+     * @param body the request body
+     * @return the request
+     * @throws InvalidRequestException naming the bad field
+     */
+    public ResponsesRequest read(byte[] body) {
+        ObjectNode root = JsonFields.parseObject(mapper, body);
+        String model = JsonFields.requiredString(root, "model");
+        JsonNode previous = root.get("previous_response_id");
+        if (previous != null && !previous.isNull()) {
+            throw new InvalidRequestException("previous_response_id", "Sluice does not store responses, so 'previous_response_id' cannot"
+                    + " be resolved: send the whole conversation in 'input' (the earlier items, including function_call and"
+                    + " function_call_output items) and set 'store' to false.");
+        }
+        List<ChatMessage> messages = new ArrayList<>();
+        JsonNode instructions = root.get("instructions");
+        if (instructions != null && !instructions.isNull()) {
+            if (!instructions.isTextual()) {
+                throw new InvalidRequestException("instructions", "'instructions' must be a string.");
+            }
+            if (!instructions.asText().isEmpty()) {
+                messages.add(ChatMessage.text(Role.SYSTEM, instructions.asText()));
+            }
+        }
+        readInput(root.get("input"), messages);
+        Map<String, String> extra = new LinkedHashMap<>();
+        List<String> dropped = new ArrayList<>();
+        List<ToolDefinition> tools = readTools(root.get("tools"), dropped);
+        String toolChoice = readToolChoice(root.get("tool_choice"));
+        boolean stream = JsonFields.optionalBoolean(root, "stream");
+        Integer maxTokens = JsonFields.optionalInt(root, "max_output_tokens", 1);
+        Double temperature = JsonFields.optionalNumber(root, "temperature");
+        Double topP = JsonFields.optionalNumber(root, "top_p");
+        JsonNode parallel = root.get("parallel_tool_calls");
+        if (parallel != null && !parallel.isNull()) {
+            if (!parallel.isBoolean()) {
+                throw new InvalidRequestException("parallel_tool_calls", "'parallel_tool_calls' must be a boolean.");
+            }
+            if (!tools.isEmpty()) {
+                extra.put("parallel_tool_calls", parallel.toString());
+            }
+        }
+        readReasoning(root.get("reasoning"), extra);
+        readTextFormat(root.get("text"), extra);
+        if (stream) {
+            extra.put("stream_options", "{\"include_usage\":true}");
+        }
+        boolean background = root.path("background").asBoolean(false);
+        Map<String, String> echo = new LinkedHashMap<>();
+        for (String f : ECHOED) {
+            JsonNode v = root.get(f);
+            if (v != null) {
+                echo.put(f, v.toString());
+            }
+        }
+        ChatRequest chat = new ChatRequest(model, messages, tools, toolChoice, stream, maxTokens, temperature, topP, null, extra);
+        return new ResponsesRequest(chat, dropped, background, echo);
+    }
+
+    private void readInput(JsonNode input, List<ChatMessage> out) {
+        if (input == null || input.isNull()) {
+            throw new InvalidRequestException("input", "Missing required parameter: 'input'.");
+        }
+        if (input.isTextual()) {
+            out.add(ChatMessage.text(Role.USER, input.asText()));
+            return;
+        }
+        if (!input.isArray()) {
+            throw new InvalidRequestException("input", "'input' must be a string or an array of input items.");
+        }
+        for (int i = 0; i < input.size(); i++) {
+            readItem(input.get(i), "input[" + i + "]", out);
+        }
+    }
+
+    private void readItem(JsonNode item, String path, List<ChatMessage> out) {
+        if (!item.isObject()) {
+            throw new InvalidRequestException(path, "'" + path + "' must be an object.");
+        }
+        String type = item.path("type").asText(item.has("role") ? "message" : "");
+        switch (type) {
+            case "message" -> {
+                ChatMessage m = readMessage(item, path);
+                if (m != null) {
+                    out.add(m);
+                }
+            }
+            case "function_call" -> {
+                String callId = text(item, "call_id", path);
+                ToolCall call = new ToolCall(callId, text(item, "name", path), item.path("arguments").asText("{}"));
+                // consecutive calls of one turn become one assistant message, as chat completions has them
+                ChatMessage last = out.isEmpty() ? null : out.getLast();
+                if (last != null && last.role() == Role.ASSISTANT && !last.toolCalls().isEmpty()) {
+                    List<ToolCall> calls = new ArrayList<>(last.toolCalls());
+                    calls.add(call);
+                    out.set(out.size() - 1, new ChatMessage(Role.ASSISTANT, last.content(), null, calls, null, last.reasoningContent()));
+                } else if (last != null && last.role() == Role.ASSISTANT && last.toolCallId() == null) {
+                    out.set(out.size() - 1, new ChatMessage(Role.ASSISTANT, last.content(), null, List.of(call), null, last.reasoningContent()));
+                } else {
+                    out.add(new ChatMessage(Role.ASSISTANT, List.of(), null, List.of(call), null, null));
+                }
+            }
+            case "function_call_output" -> {
+                JsonNode output = item.get("output");
+                String text = output == null || output.isNull() ? "" : output.isTextual() ? output.asText() : outputText(output);
+                out.add(new ChatMessage(Role.TOOL, List.of(new ContentPart.Text(text)), null, List.of(), text(item, "call_id", path), null));
+            }
+            // reasoning items carry OpenAI's encrypted state: no other upstream can use them
+            case "reasoning", "item_reference" -> { }
+            default -> throw new InvalidRequestException(path + ".type", "'" + path + ".type' '" + type + "' is not supported: use message,"
+                    + " function_call or function_call_output items.");
+        }
+    }
+
+    private static String outputText(JsonNode output) {
+        if (output.isArray()) {
+            StringBuilder sb = new StringBuilder();
+            for (JsonNode part : output) {
+                if (part.has("text")) {
+                    sb.append(part.get("text").asText());
+                }
+            }
+            return sb.toString();
+        }
+        return output.toString();
+    }
+
+    private ChatMessage readMessage(JsonNode item, String path) {
+        String roleName = item.path("role").asText("");
+        Role role = switch (roleName) {
+            case "user" -> Role.USER;
+            case "assistant" -> Role.ASSISTANT;
+            // developer messages are system messages to every upstream that is not OpenAI's newest
+            case "system", "developer" -> Role.SYSTEM;
+            default -> throw new InvalidRequestException(path + ".role", "Invalid value for '" + path + ".role': '" + roleName
+                    + "' (expected user, assistant, system or developer).");
+        };
+        JsonNode content = item.get("content");
+        if (content == null || content.isNull()) {
+            throw new InvalidRequestException(path + ".content", "Missing required parameter: '" + path + ".content'.");
+        }
+        if (content.isTextual()) {
+            return ChatMessage.text(role, content.asText());
+        }
+        if (!content.isArray()) {
+            throw new InvalidRequestException(path + ".content", "'" + path + ".content' must be a string or an array of content parts.");
+        }
+        List<ContentPart> parts = new ArrayList<>();
+        for (int i = 0; i < content.size(); i++) {
+            JsonNode part = content.get(i);
+            String at = path + ".content[" + i + "]";
+            switch (part.path("type").asText("")) {
+                case "input_text", "output_text", "text" -> parts.add(new ContentPart.Text(text(part, "text", at)));
+                case "refusal" -> parts.add(new ContentPart.Text(part.path("refusal").asText("")));
+                case "input_image" -> {
+                    String url = part.path("image_url").asText(null);
+                    if (url == null) {
+                        throw new InvalidRequestException(at + ".image_url", "'" + at + ".image_url' is required (file_id is not supported).");
+                    }
+                    parts.add(new ContentPart.Image(url, part.path("detail").asText(null)));
+                }
+                default -> throw new InvalidRequestException(at + ".type", "'" + at + ".type' '" + part.path("type").asText("")
+                        + "' is not supported: use input_text, output_text or input_image.");
+            }
+        }
+        if (role == Role.SYSTEM) {
+            // one string: some OpenAI-compatible servers refuse array content on system messages
+            StringBuilder sb = new StringBuilder();
+            for (ContentPart p : parts) {
+                if (p instanceof ContentPart.Text t) {
+                    sb.append(sb.isEmpty() ? "" : "\n\n").append(t.text());
+                }
+            }
+            return sb.isEmpty() ? null : ChatMessage.text(Role.SYSTEM, sb.toString());
+        }
+        return new ChatMessage(role, parts, null, List.of(), null, null);
+    }
+
+    private static String text(JsonNode node, String field, String path) {
+        JsonNode v = node.get(field);
+        if (v == null || !v.isTextual()) {
+            throw new InvalidRequestException(path + "." + field, "'" + path + "." + field + "' must be a string.");
+        }
+        return v.asText();
+    }
+
+    private static List<ToolDefinition> readTools(JsonNode tools, List<String> dropped) {
+        List<ToolDefinition> out = new ArrayList<>();
+        if (tools == null || tools.isNull()) {
+            return out;
+        }
+        if (!tools.isArray()) {
+            throw new InvalidRequestException("tools", "'tools' must be an array.");
+        }
+        Set<String> droppedTypes = new LinkedHashSet<>();
+        for (int i = 0; i < tools.size(); i++) {
+            JsonNode t = tools.get(i);
+            String type = t.path("type").asText("");
+            if (!"function".equals(type)) {
+                // a built-in tool runs at OpenAI only: dropped, and named in a header, rather than failing the request
+                droppedTypes.add(type.isEmpty() ? "unknown" : type);
+                continue;
+            }
+            String path = "tools[" + i + "]";
+            Map<String, String> extra = new LinkedHashMap<>();
+            if (t.has("strict") && !t.get("strict").isNull()) {
+                extra.put("strict", t.get("strict").toString());
+            }
+            JsonNode params = t.get("parameters");
+            out.add(new ToolDefinition(text(t, "name", path), t.path("description").asText(null),
+                    params == null || params.isNull() ? null : params.toString(), extra));
+        }
+        dropped.addAll(droppedTypes);
+        return out;
+    }
+
+    private static String readToolChoice(JsonNode choice) {
+        if (choice == null || choice.isNull()) {
+            return null;
+        }
+        if (choice.isTextual()) {
+            return switch (choice.asText()) {
+                case "auto", "none", "required" -> "\"" + choice.asText() + "\"";
+                default -> throw new InvalidRequestException("tool_choice", "'tool_choice' must be auto, none, required or a function.");
+            };
+        }
+        if (choice.isObject() && "function".equals(choice.path("type").asText()) && choice.path("name").isTextual()) {
+            return "{\"type\":\"function\",\"function\":{\"name\":" + choice.get("name").toString() + "}}";
+        }
+        if (choice.isObject()) {
+            // a built-in tool choice (web_search …) names a tool that was dropped
+            return "\"auto\"";
+        }
+        throw new InvalidRequestException("tool_choice", "'tool_choice' must be auto, none, required or {type: function, name}.");
+    }
+
+    private static void readReasoning(JsonNode reasoning, Map<String, String> extra) {
+        if (reasoning == null || reasoning.isNull()) {
+            return;
+        }
+        if (!reasoning.isObject()) {
+            throw new InvalidRequestException("reasoning", "'reasoning' must be an object.");
+        }
+        JsonNode effort = reasoning.get("effort");
+        if (effort != null && effort.isTextual()) {
+            extra.put("reasoning_effort", effort.toString());
+        }
+    }
+
+    private static void readTextFormat(JsonNode text, Map<String, String> extra) {
+        if (text == null || text.isNull()) {
+            return;
+        }
+        JsonNode format = text.get("format");
+        if (format == null || format.isNull() || "text".equals(format.path("type").asText())) {
+            return;
+        }
+        switch (format.path("type").asText("")) {
+            case "json_object" -> extra.put("response_format", "{\"type\":\"json_object\"}");
+            case "json_schema" -> {
+                ObjectNode schema = jsonSchema(format);
+                extra.put("response_format", "{\"type\":\"json_schema\",\"json_schema\":" + schema + "}");
+            }
+            default -> throw new InvalidRequestException("text.format.type", "'text.format.type' must be text, json_object or json_schema.");
+        }
+    }
+
+    /** The chat completions {@code json_schema} object of a Responses {@code text.format}: name, schema, strict, description. */
+    private static ObjectNode jsonSchema(JsonNode format) {
+        ObjectNode out = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        for (String f : List.of("name", "schema", "strict", "description")) {
+            if (format.has(f)) {
+                out.set(f, format.get(f));
+            }
+        }
+        return out;
+    }
+}
