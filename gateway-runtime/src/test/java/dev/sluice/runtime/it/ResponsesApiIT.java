@@ -189,6 +189,22 @@ class ResponsesApiIT {
     }
 
     @Test
+    void aStalledStreamEndsWithAnErrorEventAndResponseFailed_ST1() {
+        HttpResponse<String> patched = sluice.send("PATCH", "/api/resilience", SluiceHarness.ADMIN_KEY,
+                "{\"streamRecovery\":{\"idleTimeoutMs\":1000,\"keepAliveIntervalMs\":1000}}");
+        assertThat(patched.statusCode()).isEqualTo(200);
+        upstream.enqueue(MockResponse.stream().event(SseEvents.openAiDelta("Hel")).thenHold());
+
+        HttpResponse<String> r = post("{\"model\":\"alpha/m\",\"input\":\"hi\",\"stream\":true}");
+
+        List<JsonNode> events = events(r.body());
+        assertThat(events).extracting(e -> e.get("type").asText()).endsWith("response.output_text.delta", "error", "response.failed");
+        assertThat(events.get(events.size() - 2).get("code").asText()).isEqualTo("STREAM_STALL_TIMEOUT");
+        assertThat(events.getLast().at("/response/status").asText()).isEqualTo("failed");
+        assertThat(events.getLast().at("/response/error/code").asText()).isEqualTo("STREAM_STALL_TIMEOUT");
+    }
+
+    @Test
     void backgroundIsServedSynchronouslyWithAWarning_OF1() {
         upstream.enqueue(MockResponse.completion("now"));
         HttpResponse<String> r = post("{\"model\":\"alpha/m\",\"input\":\"hi\",\"background\":true}");
