@@ -65,9 +65,10 @@ final class ResponsesApiService implements HttpService {
                 res.header(WARNING, "background responses are served synchronously; the answer is this response");
             }
             switch (served.reply()) {
-                case Reply.Complete c -> Json.send(res, 200, codec.write(c.response(), id, createdAt, request.echo()));
+                case Reply.Complete c -> Json.send(res, 200, codec.write(c.response(), id, createdAt, request.echo(),
+                        request.customTools()));
                 case Reply.Stream s -> relay(res, s, served, caller, requestId,
-                        codec.stream(id, served.route().upstreamModel(), createdAt, request.echo()));
+                        codec.stream(id, served.route().upstreamModel(), createdAt, request.echo(), request.customTools()));
                 default -> throw new IllegalStateException("a Responses request served " + served.reply().getClass().getSimpleName());
             }
         }

@@ -103,6 +103,25 @@ final class ResponseObjects {
                 .put("arguments", arguments).put("status", status);
     }
 
+    /** A custom (free-form input) tool call output item. */
+    ObjectNode customToolCallItem(String id, String callId, String name, String input, String status) {
+        return mapper.createObjectNode().put("type", "custom_tool_call").put("id", id).put("call_id", callId).put("name", name)
+                .put("input", input).put("status", status);
+    }
+
+    /** A custom tool's free-form input out of its function arguments ({@code {"input": "…"}}), or the arguments as they are. */
+    String customInput(String arguments) {
+        try {
+            JsonNode args = mapper.readTree(arguments);
+            if (args != null && args.path("input").isTextual()) {
+                return args.get("input").asText();
+            }
+        } catch (IOException e) {
+            // not JSON: the model wrote the input itself
+        }
+        return arguments;
+    }
+
     /** A reasoning output item with one summary text (the upstream's visible reasoning), or none. */
     ObjectNode reasoningItem(String id, String summary) {
         ObjectNode item = mapper.createObjectNode().put("type", "reasoning").put("id", id);
@@ -133,9 +152,10 @@ final class ResponseObjects {
      * @param id the response id
      * @param createdAt epoch seconds
      * @param echo request fields to repeat
+     * @param customTools names of the request's custom tools
      * @return the {@code response} object
      */
-    ObjectNode completed(ChatResponse r, String id, long createdAt, Map<String, String> echo) {
+    ObjectNode completed(ChatResponse r, String id, long createdAt, Map<String, String> echo, java.util.Set<String> customTools) {
         ObjectNode out = response(id, r.model(), createdAt, "completed", echo);
         ArrayNode output = (ArrayNode) out.get("output");
         Choice choice = r.choices().isEmpty() ? null : r.choices().getFirst();
@@ -155,7 +175,10 @@ final class ResponseObjects {
             }
             int n = 0;
             for (ToolCall call : m.toolCalls()) {
-                output.add(functionCallItem("fc_" + id.substring(5) + "_" + n++, call.id(), call.name(), call.argumentsJson(), "completed"));
+                String itemId = (customTools.contains(call.name()) ? "ctc_" : "fc_") + id.substring(5) + "_" + n++;
+                output.add(customTools.contains(call.name())
+                        ? customToolCallItem(itemId, call.id(), call.name(), customInput(call.argumentsJson()), "completed")
+                        : functionCallItem(itemId, call.id(), call.name(), call.argumentsJson(), "completed"));
             }
             if ("length".equals(choice.finishReason())) {
                 out.put("status", "incomplete");

@@ -41,11 +41,12 @@ public final class ResponsesCodec {
      * @param id the response id
      * @param createdAt epoch seconds
      * @param echo request fields the answer repeats
+     * @param customTools names of the request's custom tools (their calls are custom_tool_call items)
      * @return the {@code response} object's bytes
      */
-    public byte[] write(ChatResponse r, String id, long createdAt, Map<String, String> echo) {
+    public byte[] write(ChatResponse r, String id, long createdAt, Map<String, String> echo, java.util.Set<String> customTools) {
         try {
-            return mapper.writeValueAsBytes(objects.completed(r, id, createdAt, echo));
+            return mapper.writeValueAsBytes(objects.completed(r, id, createdAt, echo, customTools));
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
@@ -58,9 +59,11 @@ public final class ResponsesCodec {
      * @param model the model when chunks name none
      * @param createdAt epoch seconds
      * @param echo request fields the snapshots repeat
+     * @param customTools names of the request's custom tools
      * @return the translator
      */
-    public ResponsesStreamTranslator stream(String id, String model, long createdAt, Map<String, String> echo) {
-        return new ResponsesStreamTranslator(mapper, id, model, createdAt, echo);
+    public ResponsesStreamTranslator stream(String id, String model, long createdAt, Map<String, String> echo,
+            java.util.Set<String> customTools) {
+        return new ResponsesStreamTranslator(mapper, id, model, createdAt, echo, customTools);
     }
 }

@@ -13,13 +13,17 @@ import java.util.List;
  * @param droppedTools built-in tool types a translated upstream cannot run, dropped (named in a header)
  * @param background the client asked for {@code background: true}, served synchronously (OF-1)
  * @param echo request fields the answer's {@code response} object repeats, as raw JSON by name
+ * @param customTools names of {@code custom} (free-form input) tools, offered upstream as functions
+ *     taking one string {@code input}: their calls are answered as {@code custom_tool_call} items
  */
-public record ResponsesRequest(ChatRequest chat, List<String> droppedTools, boolean background, java.util.Map<String, String> echo) {
+public record ResponsesRequest(ChatRequest chat, List<String> droppedTools, boolean background, java.util.Map<String, String> echo,
+        java.util.Set<String> customTools) {
 
     /** Validates and copies. */
     public ResponsesRequest {
         requireNonNull(chat, "chat is null");
         droppedTools = List.copyOf(droppedTools);
         echo = java.util.Map.copyOf(echo);
+        customTools = java.util.Set.copyOf(customTools);
     }
 }

@@ -75,7 +75,8 @@ public final class ResponsesRequestReader {
         readInput(root.get("input"), messages);
         Map<String, String> extra = new LinkedHashMap<>();
         List<String> dropped = new ArrayList<>();
-        List<ToolDefinition> tools = readTools(root.get("tools"), dropped);
+        Set<String> custom = new LinkedHashSet<>();
+        List<ToolDefinition> tools = readTools(root.get("tools"), dropped, custom);
         String toolChoice = readToolChoice(root.get("tool_choice"));
         boolean stream = JsonFields.optionalBoolean(root, "stream");
         Integer maxTokens = JsonFields.optionalInt(root, "max_output_tokens", 1);
@@ -104,7 +105,7 @@ public final class ResponsesRequestReader {
             }
         }
         ChatRequest chat = new ChatRequest(model, messages, tools, toolChoice, stream, maxTokens, temperature, topP, null, extra);
-        return new ResponsesRequest(chat, dropped, background, echo);
+        return new ResponsesRequest(chat, dropped, background, echo, custom);
     }
 
     private void readInput(JsonNode input, List<ChatMessage> out) {
@@ -135,9 +136,13 @@ public final class ResponsesRequestReader {
                     out.add(m);
                 }
             }
-            case "function_call" -> {
+            case "function_call", "custom_tool_call" -> {
                 String callId = text(item, "call_id", path);
-                ToolCall call = new ToolCall(callId, text(item, "name", path), item.path("arguments").asText("{}"));
+                // a custom tool's free-form input travels as the one string argument of its function
+                String arguments = "custom_tool_call".equals(type)
+                        ? mapper.createObjectNode().put("input", item.path("input").asText("")).toString()
+                        : item.path("arguments").asText("{}");
+                ToolCall call = new ToolCall(callId, text(item, "name", path), arguments);
                 // consecutive calls of one turn become one assistant message, as chat completions has them
                 ChatMessage last = out.isEmpty() ? null : out.getLast();
                 if (last != null && last.role() == Role.ASSISTANT && !last.toolCalls().isEmpty()) {
@@ -150,16 +155,38 @@ public final class ResponsesRequestReader {
                     out.add(new ChatMessage(Role.ASSISTANT, List.of(), null, List.of(call), null, null));
                 }
             }
-            case "function_call_output" -> {
+            case "function_call_output", "custom_tool_call_output" -> {
                 JsonNode output = item.get("output");
+                String callId = text(item, "call_id", path);
                 String text = output == null || output.isNull() ? "" : output.isTextual() ? output.asText() : outputText(output);
-                out.add(new ChatMessage(Role.TOOL, List.of(new ContentPart.Text(text)), null, List.of(), text(item, "call_id", path), null));
+                out.add(new ChatMessage(Role.TOOL, List.of(new ContentPart.Text(text)), null, List.of(), callId, null));
+                List<ContentPart> images = outputImages(output);
+                if (!images.isEmpty()) {
+                    // chat completions' tool messages carry text only: the images a tool returned follow as a user turn
+                    List<ContentPart> parts = new ArrayList<>();
+                    parts.add(new ContentPart.Text("Image(s) returned by tool call " + callId + ":"));
+                    parts.addAll(images);
+                    out.add(new ChatMessage(Role.USER, parts, null, List.of(), null, null));
+                }
             }
-            // reasoning items carry OpenAI's encrypted state: no other upstream can use them
-            case "reasoning", "item_reference" -> { }
+            // reasoning items carry OpenAI's encrypted state, and a web search call is a record of a
+            // built-in tool's work: no other upstream can use them
+            case "reasoning", "item_reference", "web_search_call" -> { }
             default -> throw new InvalidRequestException(path + ".type", "'" + path + ".type' '" + type + "' is not supported: use message,"
-                    + " function_call or function_call_output items.");
+                    + " function_call, function_call_output, custom_tool_call or custom_tool_call_output items.");
         }
+    }
+
+    private static List<ContentPart> outputImages(JsonNode output) {
+        List<ContentPart> images = new ArrayList<>();
+        if (output != null && output.isArray()) {
+            for (JsonNode part : output) {
+                if ("input_image".equals(part.path("type").asText()) && part.path("image_url").isTextual()) {
+                    images.add(new ContentPart.Image(part.get("image_url").asText(), part.path("detail").asText(null)));
+                }
+            }
+        }
+        return images;
     }
 
     private static String outputText(JsonNode output) {
@@ -234,7 +261,7 @@ public final class ResponsesRequestReader {
         return v.asText();
     }
 
-    private static List<ToolDefinition> readTools(JsonNode tools, List<String> dropped) {
+    private static List<ToolDefinition> readTools(JsonNode tools, List<String> dropped, Set<String> custom) {
         List<ToolDefinition> out = new ArrayList<>();
         if (tools == null || tools.isNull()) {
             return out;
@@ -246,6 +273,17 @@ public final class ResponsesRequestReader {
         for (int i = 0; i < tools.size(); i++) {
             JsonNode t = tools.get(i);
             String type = t.path("type").asText("");
+            if ("custom".equals(type) && t.path("name").isTextual()) {
+                // a free-form tool (Codex's apply_patch) as a function of one string: its input, verbatim
+                String name = t.get("name").asText();
+                custom.add(name);
+                String description = t.path("description").asText("");
+                out.add(new ToolDefinition(name, (description.isEmpty() ? "" : description + "\n\n")
+                        + "Pass the tool's whole free-form input, verbatim, as the string argument 'input'.",
+                        "{\"type\":\"object\",\"properties\":{\"input\":{\"type\":\"string\",\"description\":\"the tool's input, verbatim\"}},"
+                                + "\"required\":[\"input\"],\"additionalProperties\":false}", Map.of()));
+                continue;
+            }
             if (!"function".equals(type)) {
                 // a built-in tool runs at OpenAI only: dropped, and named in a header, rather than failing the request
                 droppedTypes.add(type.isEmpty() ? "unknown" : type);

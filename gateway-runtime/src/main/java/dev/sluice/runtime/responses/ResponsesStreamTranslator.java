@@ -30,6 +30,7 @@ public final class ResponsesStreamTranslator {
     private final String id;
     private final long createdAt;
     private final Map<String, String> echo;
+    private final java.util.Set<String> customTools;
     private String model;
     private long sequence;
     private boolean started;
@@ -50,6 +51,7 @@ public final class ResponsesStreamTranslator {
         final StringBuilder text = new StringBuilder();
         String callId;
         String name;
+        boolean custom;
 
         Open(Kind kind, String itemId, int index) {
             this.kind = kind;
@@ -66,8 +68,12 @@ public final class ResponsesStreamTranslator {
      * @param model the model when chunks do not name one
      * @param createdAt epoch seconds
      * @param echo request fields the response snapshots repeat
+     * @param customTools names of the request's custom tools: their calls stream as
+     *     {@code custom_tool_call} items whose input is known at the item's end
      */
-    public ResponsesStreamTranslator(ObjectMapper mapper, String id, String model, long createdAt, Map<String, String> echo) {
+    public ResponsesStreamTranslator(ObjectMapper mapper, String id, String model, long createdAt, Map<String, String> echo,
+            java.util.Set<String> customTools) {
+        this.customTools = customTools;
         this.mapper = mapper;
         this.objects = new ResponseObjects(mapper);
         this.id = id;
@@ -206,14 +212,19 @@ public final class ResponsesStreamTranslator {
             open = new Open(Kind.FUNCTION_CALL, "fc_" + suffix(), nextIndex++);
             open.callId = t.id() != null ? t.id() : "call_" + suffix();
             open.name = t.name() != null ? t.name() : "";
-            event(out, "response.output_item.added", item(open.index,
-                    objects.functionCallItem(open.itemId, open.callId, open.name, "", "in_progress")));
+            open.custom = customTools.contains(open.name);
+            event(out, "response.output_item.added", item(open.index, open.custom
+                    ? objects.customToolCallItem(open.itemId, open.callId, open.name, "", "in_progress")
+                    : objects.functionCallItem(open.itemId, open.callId, open.name, "", "in_progress")));
         } else if (t.name() != null && open.name.isEmpty()) {
             open.name = t.name();
         }
         if (t.argumentsDelta() != null && !t.argumentsDelta().isEmpty()) {
             open.text.append(t.argumentsDelta());
-            event(out, "response.function_call_arguments.delta", at(open).put("delta", t.argumentsDelta()));
+            if (!open.custom) {
+                // a custom tool's input is inside its JSON arguments: it is told whole when the item ends
+                event(out, "response.function_call_arguments.delta", at(open).put("delta", t.argumentsDelta()));
+            }
         }
     }
 
@@ -239,6 +250,11 @@ public final class ResponsesStreamTranslator {
             }
             case FUNCTION_CALL -> {
                 String args = o.text.isEmpty() ? "{}" : o.text.toString();
+                if (o.custom) {
+                    String input = objects.customInput(args);
+                    event(out, "response.custom_tool_call_input.done", at(o).put("input", input));
+                    yield objects.customToolCallItem(o.itemId, o.callId, o.name, input, "completed");
+                }
                 event(out, "response.function_call_arguments.done", at(o).put("arguments", args).put("name", o.name));
                 yield objects.functionCallItem(o.itemId, o.callId, o.name, args, "completed");
             }

@@ -205,6 +205,64 @@ class ResponsesApiIT {
     }
 
     @Test
+    void codexsCustomApplyPatchToolRoundTripsAsAFunctionOfOneStringInput_API7() {
+        String patch = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch";
+        String args = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("input", patch).toString();
+        String call = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
+                + "\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_p\",\"type\":\"function\",\"function\":{\"name\":\"apply_patch\","
+                + "\"arguments\":" + new com.fasterxml.jackson.databind.ObjectMapper().getNodeFactory().textNode(args) + "}}]},\"finish_reason\":null}]}\n\n";
+        upstream.enqueue(MockResponse.stream().event(SseEvents.openAiRole()).event(call).event(SseEvents.openAiFinish("tool_calls"))
+                .event(SseEvents.DONE).thenEnd());
+
+        HttpResponse<String> r = post("{\"model\":\"alpha/m\",\"stream\":true,\"input\":\"add a file\",\"tools\":[{\"type\":\"custom\","
+                + "\"name\":\"apply_patch\",\"description\":\"Edit files\",\"format\":{\"type\":\"grammar\",\"syntax\":\"lark\","
+                + "\"definition\":\"start: /.+/\"}}]}");
+
+        assertThat(r.headers().firstValue("X-Sluice-Dropped-Tools")).isEmpty();
+        List<JsonNode> events = events(r.body());
+        JsonNode done = events.stream().filter(e -> e.get("type").asText().equals("response.output_item.done")).findFirst().orElseThrow()
+                .get("item");
+        assertThat(done.get("type").asText()).isEqualTo("custom_tool_call");
+        assertThat(done.get("name").asText()).isEqualTo("apply_patch");
+        assertThat(done.get("call_id").asText()).isEqualTo("call_p");
+        assertThat(done.get("input").asText()).isEqualTo(patch);
+        assertThat(events).extracting(e -> e.get("type").asText()).contains("response.custom_tool_call_input.done")
+                .doesNotContain("response.function_call_arguments.delta");
+        JsonNode sent = read(upstream.requests().getLast().body());
+        assertThat(sent.at("/tools/0/function/name").asText()).isEqualTo("apply_patch");
+        assertThat(sent.at("/tools/0/function/parameters/required/0").asText()).isEqualTo("input");
+
+        // the next turn sends the call and its output back
+        upstream.enqueue(MockResponse.completion("patched"));
+        HttpResponse<String> next = post("{\"model\":\"alpha/m\",\"input\":[{\"role\":\"user\",\"content\":\"add a file\"},"
+                + "{\"type\":\"custom_tool_call\",\"call_id\":\"call_p\",\"name\":\"apply_patch\",\"input\":\"*** Begin Patch\"},"
+                + "{\"type\":\"custom_tool_call_output\",\"call_id\":\"call_p\",\"output\":\"Success\"}],"
+                + "\"tools\":[{\"type\":\"custom\",\"name\":\"apply_patch\"}]}");
+        assertThat(next.statusCode()).as(next.body()).isEqualTo(200);
+        JsonNode second = read(upstream.requests().getLast().body());
+        assertThat(second.at("/messages/1/tool_calls/0/function/arguments").asText()).isEqualTo("{\"input\":\"*** Begin Patch\"}");
+        assertThat(second.at("/messages/2/role").asText()).isEqualTo("tool");
+        assertThat(second.at("/messages/2/content").asText()).isEqualTo("Success");
+    }
+
+    @Test
+    void imagesAToolReturnsFollowTheToolResultAsAUserTurn_API7() {
+        upstream.enqueue(MockResponse.completion("I see it"));
+
+        HttpResponse<String> r = post("{\"model\":\"alpha/m\",\"input\":[{\"role\":\"user\",\"content\":\"look\"},"
+                + "{\"type\":\"function_call\",\"call_id\":\"c9\",\"name\":\"view_image\",\"arguments\":\"{}\"},"
+                + "{\"type\":\"function_call_output\",\"call_id\":\"c9\",\"output\":[{\"type\":\"input_image\","
+                + "\"image_url\":\"data:image/png;base64,AAAA\",\"detail\":\"high\"}]},"
+                + "{\"type\":\"web_search_call\",\"id\":\"ws_1\",\"status\":\"completed\"}]}");
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode sent = read(upstream.requests().getLast().body());
+        assertThat(sent.at("/messages/2/role").asText()).isEqualTo("tool");
+        assertThat(sent.at("/messages/3/role").asText()).isEqualTo("user");
+        assertThat(sent.at("/messages/3/content/1/image_url/url").asText()).isEqualTo("data:image/png;base64,AAAA");
+    }
+
+    @Test
     void backgroundIsServedSynchronouslyWithAWarning_OF1() {
         upstream.enqueue(MockResponse.completion("now"));
         HttpResponse<String> r = post("{\"model\":\"alpha/m\",\"input\":\"hi\",\"background\":true}");
