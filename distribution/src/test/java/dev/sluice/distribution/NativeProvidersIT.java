@@ -552,6 +552,29 @@ class NativeProvidersIT {
     // ================================================================ Anthropic client (API-3)
 
     @Test
+    void claudeCodesBareDatedAndFutureModelIdsRouteToClaudeWithoutBeingListed_API1() throws Exception {
+        String answer = json("""
+                {'id':'msg_1','type':'message','role':'assistant','model':'claude-opus-4-8',
+                 'content':[{'type':'text','text':'hi'}],'stop_reason':'end_turn','stop_sequence':null,
+                 'usage':{'input_tokens':1,'output_tokens':1}}""");
+        for (String model : List.of("claude-opus-4-8", "claude-haiku-4-5-20251001")) {
+            upstream.enqueue(MockResponse.json(200, answer));
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("model", model);
+            body.put("max_tokens", 64);
+            body.put("messages", List.of(Map.of("role", "user", "content", "hi")));
+
+            HttpResponse<String> response = post("/v1/messages", anthropicHeaders(), body);
+
+            client.expect(response, 200);
+            assertThat(response.headers().firstValue("X-Sluice-Provider")).hasValue("claude");
+            RecordedRequest sent = take();
+            assertThat(sent.path()).isEqualTo("/v1/messages");
+            assertThat(SluiceClient.JSON.readTree(sent.body()).get("model").asText()).isEqualTo(model);
+        }
+    }
+
+    @Test
     void anthropicClientGetsAMessageFromClaude_API3() throws Exception {
         upstream.enqueue(MockResponse.json(200, json("""
                 {'id':'msg_013Zva2CMHLNnXjNJJKqJ2EF','type':'message','role':'assistant','model':'claude-sonnet-4-5-20250929',

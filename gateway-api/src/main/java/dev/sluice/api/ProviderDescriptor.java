@@ -26,6 +26,8 @@ import java.util.regex.Pattern;
  *     the full upstream error text instead of only the structured error
  * @param honorsRuleScope membership of the honour-scope list (SPEC ER-3): a matched rule's
  *     {@code scope} is acted on end to end
+ * @param modelPatterns model ids with {@code *} for any run of characters that the provider serves
+ *     without listing them (dated and future ids of a family, SPEC API-1); empty for none
  */
 public record ProviderDescriptor(
         String id,
@@ -36,7 +38,8 @@ public record ProviderDescriptor(
         List<ModelInfo> models,
         boolean passthroughModels,
         boolean fullTextErrorRules,
-        boolean honorsRuleScope) {
+        boolean honorsRuleScope,
+        List<String> modelPatterns) {
 
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
@@ -54,6 +57,92 @@ public record ProviderDescriptor(
             throw new IllegalArgumentException("defaultBaseUrl of provider '" + id + "' is not an http(s) URL");
         }
         models = List.copyOf(models);
+        modelPatterns = modelPatterns == null ? List.of() : List.copyOf(modelPatterns);
+        for (String p : modelPatterns) {
+            if (p.isBlank() || p.chars().anyMatch(Character::isWhitespace) || p.equals("*")) {
+                throw new IllegalArgumentException("model pattern '" + p + "' of provider '" + id
+                        + "' must be a model id with '*' for any run of characters, and more than '*'");
+            }
+        }
+    }
+
+    /**
+     * A descriptor without model patterns (the form of SPI 1.0).
+     *
+     * @param id provider id
+     * @param displayName display name
+     * @param defaultClass default connection class
+     * @param defaultBaseUrl default base URL
+     * @param executor executor name
+     * @param models listed models
+     * @param passthroughModels whether any model id is served
+     * @param fullTextErrorRules whether error rules see the full body text
+     * @param honorsRuleScope whether error rules' scopes are honoured
+     */
+    public ProviderDescriptor(String id, String displayName, ProviderClass defaultClass, String defaultBaseUrl, String executor,
+            List<ModelInfo> models, boolean passthroughModels, boolean fullTextErrorRules, boolean honorsRuleScope) {
+        this(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels, fullTextErrorRules, honorsRuleScope,
+                List.of());
+    }
+
+    /**
+     * Copy that also serves the model ids matching these patterns without listing them (SPEC
+     * API-1): dated and future ids of a family, e.g. {@code claude-*}. A bare model name matching
+     * a pattern routes to this provider when it has a connection.
+     *
+     * @param patterns model ids with {@code *} for any run of characters
+     * @return the copy
+     */
+    public ProviderDescriptor withModelPatterns(String... patterns) {
+        return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels,
+                fullTextErrorRules, honorsRuleScope, List.of(patterns));
+    }
+
+    /**
+     * Whether this provider serves a model id by one of its patterns.
+     *
+     * @param model the model id (without the provider prefix)
+     * @return true when a pattern matches
+     */
+    public boolean servesByPattern(String model) {
+        for (String p : modelPatterns) {
+            if (globMatches(p, model)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a {@code *} glob matches a text (case-sensitive; {@code *} is any run, possibly empty).
+     *
+     * @param glob the glob
+     * @param text the text
+     * @return true when it matches
+     */
+    public static boolean globMatches(String glob, String text) {
+        int g = 0;
+        int t = 0;
+        int star = -1;
+        int mark = 0;
+        while (t < text.length()) {
+            if (g < glob.length() && glob.charAt(g) != '*' && glob.charAt(g) == text.charAt(t)) {
+                g++;
+                t++;
+            } else if (g < glob.length() && glob.charAt(g) == '*') {
+                star = g++;
+                mark = t;
+            } else if (star >= 0) {
+                g = star + 1;
+                t = ++mark;
+            } else {
+                return false;
+            }
+        }
+        while (g < glob.length() && glob.charAt(g) == '*') {
+            g++;
+        }
+        return g == glob.length();
     }
 
     /**
@@ -91,7 +180,7 @@ public record ProviderDescriptor(
      */
     public ProviderDescriptor withExecutor(String executorName) {
         return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executorName, models,
-                passthroughModels, fullTextErrorRules, honorsRuleScope);
+                passthroughModels, fullTextErrorRules, honorsRuleScope, modelPatterns);
     }
 
     /**
@@ -103,6 +192,6 @@ public record ProviderDescriptor(
      */
     public ProviderDescriptor withErrorRuleOptIns(boolean fullText, boolean honorScope) {
         return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models,
-                passthroughModels, fullText, honorScope);
+                passthroughModels, fullText, honorScope, modelPatterns);
     }
 }

@@ -246,10 +246,11 @@ public final class SluiceServer implements AutoCloseable {
         ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep,
                 generalSettings::emergencyFallback, quotas);
         RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(),
-                () -> streamRules(resilienceSettings.get().streamRecovery()));
+                () -> streamRules(resilienceSettings.get().streamRecovery()), model -> generalSettings.modelAliases().resolve(model));
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
-                resolver, router, new ModelListing(combos, catalog, connections, resolver, psd), catalog, connections, keys, registry, db, resilience, resilienceSettings,
+                resolver, router, new ModelListing(combos, catalog, connections, resolver, psd,
+                        () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams());
         WebServer web = WebServer.builder()
                 .host(config.host())

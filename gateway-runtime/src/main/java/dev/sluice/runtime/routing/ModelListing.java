@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The models a caller can route to (API-2): the combos, then every model of each provider with an
@@ -27,6 +28,7 @@ public final class ModelListing {
     private final ConnectionStore connections;
     private final ModelResolver resolver;
     private final Function<String, Map<String, Object>> jsonObjectParser;
+    private final Supplier<Map<String, String>> aliases;
 
     /**
      * Creates the listing.
@@ -36,9 +38,11 @@ public final class ModelListing {
      * @param connections the connections
      * @param resolver resolves a bare model name like chat does
      * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     * @param aliases the operators' exact model aliases (alias → target), listed as models
      */
     public ModelListing(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
-            Function<String, Map<String, Object>> jsonObjectParser) {
+            Function<String, Map<String, Object>> jsonObjectParser, Supplier<Map<String, String>> aliases) {
+        this.aliases = aliases;
         this.combos = combos;
         this.catalog = catalog;
         this.connections = connections;
@@ -59,6 +63,8 @@ public final class ModelListing {
         for (Combo c : combos.list()) {
             models.put(c.name(), "combo");
         }
+        // API-1, API-2: an operator's exact alias is a model clients can name
+        aliases.get().keySet().forEach(a -> models.putIfAbsent(a, "alias"));
         List<Connection> all = connections.list();
         for (Provider p : catalog.withConnections()) {
             List<Connection> enabled = all.stream().filter(c -> c.provider().equals(p.id()) && c.enabled() && caller.mayUse(c.id())).toList();

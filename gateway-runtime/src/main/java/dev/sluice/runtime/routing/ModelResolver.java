@@ -1,6 +1,7 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.api.ModelInfo;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -34,16 +35,23 @@ public final class ModelResolver {
             String upstream = model.substring(slash + 1);
             Optional<Provider> p = catalog.find(providerId);
             if (p.isPresent()) {
-                boolean served = p.get().descriptor().passthroughModels()
+                boolean served = p.get().descriptor().passthroughModels() || p.get().descriptor().servesByPattern(upstream)
                         || p.get().descriptor().models().stream().anyMatch(m -> m.id().equals(upstream));
                 return served ? Optional.of(new Route(p.get(), upstream, model)) : Optional.empty();
             }
         }
-        for (Provider p : catalog.withConnections()) {
+        List<Provider> usable = catalog.withConnections();
+        for (Provider p : usable) {
             for (ModelInfo m : p.descriptor().models()) {
                 if (m.id().equals(model)) {
                     return Optional.of(new Route(p, model, model));
                 }
+            }
+        }
+        // SPEC API-1: a provider's model-id patterns route dated and future ids it does not list
+        for (Provider p : usable) {
+            if (p.descriptor().servesByPattern(model)) {
+                return Optional.of(new Route(p, model, model));
             }
         }
         return Optional.empty();

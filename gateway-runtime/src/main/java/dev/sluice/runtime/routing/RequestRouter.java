@@ -4,6 +4,7 @@ import java.time.Duration;
 import dev.sluice.runtime.stream.StreamRules;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The pipeline's one entry point: takes a parsed client request and its caller, decides how it is
@@ -18,6 +19,7 @@ public final class RequestRouter {
     private final ComboRouting combos;
     private final Duration attemptTimeout;
     private final Supplier<StreamRules> streamRules;
+    private final UnaryOperator<String> aliases;
 
     /**
      * Creates the router.
@@ -27,9 +29,11 @@ public final class RequestRouter {
      * @param combos routes requests whose model names a combo
      * @param attemptTimeout bound on connect + response headers of one attempt
      * @param streamRules the stream watchdogs' live settings ({@code streamRecovery}, §15)
+     * @param aliases the operators' model aliases (API-1): a client's model → the model routed instead
      */
     public RequestRouter(ModelResolver resolver, Dispatcher dispatcher, ComboRouting combos, Duration attemptTimeout,
-            Supplier<StreamRules> streamRules) {
+            Supplier<StreamRules> streamRules, UnaryOperator<String> aliases) {
+        this.aliases = aliases;
         this.resolver = resolver;
         this.dispatcher = dispatcher;
         this.combos = combos;
@@ -48,14 +52,16 @@ public final class RequestRouter {
      */
     public Outcome route(ClientRequest request, Caller caller, String requestId) {
         StreamGate gate = new StreamGate(streamRules.get(), caller.client());
+        // API-1: an operator's alias names the model (or combo) routed instead
+        String model = aliases.apply(request.model());
         if (!(request instanceof ClientRequest.Embeddings)) {
             // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
-            Outcome viaCombo = combos.route(request.model(), caller, (route, narrowed) -> dispatch(request, route, narrowed, requestId, gate));
+            Outcome viaCombo = combos.route(model, caller, (route, narrowed) -> dispatch(request, route, narrowed, requestId, gate));
             if (viaCombo != null) {
                 return viaCombo;
             }
         }
-        Optional<Route> route = resolver.resolve(request.model());
+        Optional<Route> route = resolver.resolve(model);
         if (route.isEmpty()) {
             return new Outcome.Unroutable(request.model(), Outcome.Unroutable.Why.MODEL_NOT_FOUND, null);
         }

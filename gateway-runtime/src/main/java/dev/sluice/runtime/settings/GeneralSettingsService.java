@@ -12,7 +12,8 @@ import java.util.Set;
 
 /**
  * The settings of {@code GET/PATCH /api/settings} (SPEC §3, §18) that are not resilience
- * settings: {@code providerErrorRules} (ER-5), the operators' provider error rules, and the feature
+ * settings: {@code providerErrorRules} (ER-5), the operators' provider error rules,
+ * {@code modelAliases} (API-1), the operators' model aliases, and the feature
  * flag {@code featureFlags.emergencyFallback} (OF-3; also accepted as a top-level
  * {@code emergencyFallback}), both applied without restart. A PATCH replaces the keys it names (arrays are
  * replaced whole, {@code null} empties one); an unknown key is a 400 naming it. Stored in the
@@ -28,6 +29,8 @@ public final class GeneralSettingsService {
     public static final String FEATURE_FLAGS = "featureFlags";
     /** The feature flag (and top-level alias) of the emergency fallback target (OF-3). */
     public static final String EMERGENCY_FALLBACK = "emergencyFallback";
+    /** Key of the operators' model aliases (SPEC API-1). */
+    public static final String MODEL_ALIASES = "modelAliases";
 
     private static final System.Logger LOG = System.getLogger(GeneralSettingsService.class.getName());
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -38,6 +41,7 @@ public final class GeneralSettingsService {
     private volatile List<ErrorRule> errorRules;
     /** The operator's run-time override of the emergency fallback, or null (then the environment's applies). */
     private volatile String emergencyFallback;
+    private volatile ModelAliases aliases = ModelAliases.NONE;
 
     /**
      * Loads the stored settings; an unreadable stored value is ignored with a warning.
@@ -57,6 +61,7 @@ public final class GeneralSettingsService {
                 JsonNode tree = MAPPER.readTree(stored);
                 rules = OperatorErrorRules.read(tree.get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES);
                 fallback = model(tree.path(FEATURE_FLAGS).get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
+                this.aliases = ModelAliases.read(tree.get(MODEL_ALIASES), MODEL_ALIASES);
             } catch (IOException | SettingsException e) {
                 LOG.log(System.Logger.Level.WARNING, "stored settings ignored (" + e.getMessage() + ")");
             }
@@ -101,6 +106,15 @@ public final class GeneralSettingsService {
     }
 
     /**
+     * The operators' model aliases (SPEC API-1), read per request.
+     *
+     * @return the aliases
+     */
+    public ModelAliases modelAliases() {
+        return aliases;
+    }
+
+    /**
      * The operators' provider error rules; the same list instance until a PATCH changes it.
      *
      * @return the rules
@@ -117,6 +131,7 @@ public final class GeneralSettingsService {
     public ObjectNode tree() {
         ObjectNode root = MAPPER.createObjectNode();
         root.set(PROVIDER_ERROR_RULES, OperatorErrorRules.write(errorRules));
+        root.set(MODEL_ALIASES, aliases.write());
         ObjectNode flags = root.putObject(FEATURE_FLAGS);
         String fallback = emergencyFallback();
         if (fallback == null) {
@@ -138,9 +153,10 @@ public final class GeneralSettingsService {
             throw new SettingsException(null, "The body must be a JSON object of settings.");
         }
         for (Map.Entry<String, JsonNode> e : body.properties()) {
-            if (!Set.of(PROVIDER_ERROR_RULES, FEATURE_FLAGS, EMERGENCY_FALLBACK).contains(e.getKey())) {
+            if (!Set.of(PROVIDER_ERROR_RULES, FEATURE_FLAGS, EMERGENCY_FALLBACK, MODEL_ALIASES).contains(e.getKey())) {
                 throw new SettingsException(e.getKey(), "'" + e.getKey() + "' is not a setting here (known: " + PROVIDER_ERROR_RULES
-                        + ", " + FEATURE_FLAGS + "." + EMERGENCY_FALLBACK + "; resilience settings are under /api/resilience).");
+                        + ", " + MODEL_ALIASES + ", " + FEATURE_FLAGS + "." + EMERGENCY_FALLBACK
+                        + "; resilience settings are under /api/resilience).");
             }
         }
         JsonNode flags = body.get(FEATURE_FLAGS);
@@ -158,6 +174,7 @@ public final class GeneralSettingsService {
         synchronized (writeLock) {
             List<ErrorRule> rules = body.has(PROVIDER_ERROR_RULES)
                     ? OperatorErrorRules.read(body.get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES) : errorRules;
+            ModelAliases newAliases = body.has(MODEL_ALIASES) ? ModelAliases.read(body.get(MODEL_ALIASES), MODEL_ALIASES) : aliases;
             String fallback = emergencyFallback;
             if (flags != null && flags.has(EMERGENCY_FALLBACK)) {
                 fallback = model(flags.get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
@@ -166,6 +183,7 @@ public final class GeneralSettingsService {
             }
             ObjectNode stored = MAPPER.createObjectNode();
             stored.set(PROVIDER_ERROR_RULES, OperatorErrorRules.write(rules));
+            stored.set(MODEL_ALIASES, newAliases.write());
             ObjectNode storedFlags = stored.putObject(FEATURE_FLAGS);
             if (fallback == null) {
                 storedFlags.putNull(EMERGENCY_FALLBACK);
@@ -174,6 +192,7 @@ public final class GeneralSettingsService {
             }
             store.put(STORE_KEY, stored.toString());
             errorRules = rules;
+            aliases = newAliases;
             emergencyFallback = fallback;
             return tree();
         }

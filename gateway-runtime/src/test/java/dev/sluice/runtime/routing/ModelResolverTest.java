@@ -30,7 +30,8 @@ class ModelResolverTest {
 
     /** Lists its models and forwards nothing else. */
     private static final ProviderDescriptor CLOSED = new ProviderDescriptor("closed", "Closed", ProviderClass.APIKEY,
-            "https://closed.example/v1", "closed-exec", List.of(ModelInfo.chat("closed-1"), ModelInfo.chat("gpt-4o")), false, false, false);
+            "https://closed.example/v1", "closed-exec", List.of(ModelInfo.chat("closed-1"), ModelInfo.chat("gpt-4o")), false, false, false)
+            .withModelPatterns("closed-*-preview", "fam-*");
 
     @TempDir
     Path dir;
@@ -55,6 +56,18 @@ class ModelResolverTest {
     }
 
     // ------------------------------------------------------------------ provider/model
+
+    @Test
+    void aProvidersModelPatternsRouteUnlistedIdsBareAndPrefixedButOnlyWithAConnection_API1() {
+        assertThat(resolver.resolve("closed/fam-2-20260101")).map(Route::upstreamModel).contains("fam-2-20260101");
+        assertThat(resolver.resolve("closed/other-1")).as("neither listed nor matching").isEmpty();
+        assertThat(resolver.resolve("fam-2-20260101")).as("bare: the provider has no connection yet").isEmpty();
+        fx.add("closed", "c", 1);
+        Route r = resolver.resolve("fam-2-20260101").orElseThrow();
+        assertThat(r.provider().id()).isEqualTo("closed");
+        assertThat(r.upstreamModel()).isEqualTo("fam-2-20260101");
+        assertThat(resolver.resolve("closed-x-preview")).map(r2 -> r2.provider().id()).contains("closed");
+    }
 
     @Test
     void providerSlashModelRoutesToThatProvider_API1() {

@@ -88,7 +88,7 @@ final class PipelineFixture implements AutoCloseable {
         ComboStore comboStore = new MapComboStore(combos);
         ComboRouter comboRouter = new ComboRouter(comboStore, resolver, selector, ComboStrategies.builtIn()::find, store.clock,
                 settings::get, ms -> store.advance(Duration.ofMillis(ms)), () -> null, new QuotaObservations(store.clock));
-        router = new RequestRouter(resolver, dispatcher, comboRouter, attemptTimeout, streamRules::get);
+        router = new RequestRouter(resolver, dispatcher, comboRouter, attemptTimeout, streamRules::get, model -> model);
     }
 
     PipelineFixture(Path dir) {

@@ -24,7 +24,9 @@ public final class ClaudePlugin implements ProviderPlugin {
             ModelInfo.chat("claude-haiku-4-5"));
 
     private static final List<ProviderDescriptor> PROVIDERS = List.of(new ProviderDescriptor(PROVIDER_ID, "Anthropic Claude",
-            ProviderClass.APIKEY, DEFAULT_BASE_URL, EXECUTOR_NAME, MODELS, true, false, false));
+            ProviderClass.APIKEY, DEFAULT_BASE_URL, EXECUTOR_NAME, MODELS, true, false, false)
+            // dated and future ids (Claude Code sends claude-opus-4-8, claude-haiku-4-5-20251001) route here by name
+            .withModelPatterns("claude-*"));
     private static final List<ExecutorFactory> EXECUTORS = List.of(new ClaudeExecutorFactory());
 
     /** Creates the plugin (the runtime instantiates it through ServiceLoader). */

@@ -25,7 +25,8 @@ public final class GeminiPlugin implements ProviderPlugin {
             ModelInfo.chat("gemini-2.5-flash-lite"));
 
     private static final List<ProviderDescriptor> PROVIDERS = List.of(new ProviderDescriptor(PROVIDER_ID, "Google Gemini",
-            ProviderClass.APIKEY, DEFAULT_BASE_URL, GeminiExecutorFactory.NAME, MODELS, true, false, false));
+            ProviderClass.APIKEY, DEFAULT_BASE_URL, GeminiExecutorFactory.NAME, MODELS, true, false, false)
+            .withModelPatterns("gemini-*"));
     private static final List<ExecutorFactory> EXECUTORS = List.of(new GeminiExecutorFactory());
 
     /** Creates the plugin (the runtime instantiates it through ServiceLoader). */
