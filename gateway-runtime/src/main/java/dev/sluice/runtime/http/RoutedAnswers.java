@@ -98,8 +98,12 @@ final class RoutedAnswers {
     static Outcome.Served served(Outcome outcome) {
         return switch (outcome) {
             case Outcome.Served s -> s;
+            case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.TOOL_LIMIT ->
+                    throw new ApiException(400, "invalid_request_error", "too_many_tools", "The request has more tools than the"
+                            + " upstream serving '" + u.model() + "' takes (" + u.detail() + "; learned from its earlier refusal, OF-2):"
+                            + " send fewer tools or use a combo whose other targets take them.", "tools", Map.of());
             case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.NO_EMBEDDINGS ->
-                    throw ApiException.badRequest("model", "Provider '" + u.provider() + "' does not serve embeddings.");
+                    throw ApiException.badRequest("model", "Provider '" + u.detail() + "' does not serve embeddings.");
             case Outcome.Unroutable u -> throw modelNotFound(u.model());
             case Outcome.Unserved u when u.combo() != null -> throw comboFailure(u, u.combo());
             case Outcome.Unserved u -> throw failure(u, u.route());

@@ -369,6 +369,10 @@ public final class FailureClassifier {
         if (f.finds(ErrorTextPatterns.INVALID_KEY_ON_400_PATTERNS)) {
             return Verdict.of(FailureReason.AUTH_ERROR, status, true, LockScope.CONNECTION);
         }
+        if (ToolLimitText.matches(f.text())) {
+            // OF-2: this upstream takes fewer tools than the request has; another target may take them all
+            return Verdict.builder(FailureReason.BAD_REQUEST, status, LockScope.EXACT).requestScoped().build();
+        }
         if (f.finds(ErrorTextPatterns.MALFORMED_REQUEST_PATTERNS)) {
             return requestScoped(FailureReason.BAD_REQUEST, status);
         }

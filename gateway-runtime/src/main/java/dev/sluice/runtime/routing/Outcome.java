@@ -190,15 +190,18 @@ public sealed interface Outcome {
      *
      * @param model the model the client named
      * @param why what is missing
-     * @param provider the provider the model resolved to ({@link Why#NO_EMBEDDINGS}), or null
+     * @param detail what is missing: the provider id ({@link Why#NO_EMBEDDINGS}), the route and its
+     *     tool limit ({@link Why#TOOL_LIMIT}), or null
      */
-    record Unroutable(String model, Why why, String provider) implements Unserved {
+    record Unroutable(String model, Why why, String detail) implements Unserved {
         /** What is missing. */
         public enum Why {
             /** No provider serves the model (API-6 {@code model_not_found}). */
             MODEL_NOT_FOUND,
             /** The model's provider serves no embeddings. */
-            NO_EMBEDDINGS
+            NO_EMBEDDINGS,
+            /** The request has more tools than the route's upstream takes (OF-2); {@code provider} names it. */
+            TOOL_LIMIT
         }
 
         /** Nothing was routed. */

@@ -20,6 +20,7 @@ public final class RequestRouter {
     private final Duration attemptTimeout;
     private final Supplier<StreamRules> streamRules;
     private final UnaryOperator<String> aliases;
+    private final ToolLimits toolLimits = new ToolLimits();
 
     /**
      * Creates the router.
@@ -73,7 +74,25 @@ public final class RequestRouter {
 
     /** One route's walk, with the call the request makes of that route's executor. */
     private Outcome dispatch(ClientRequest request, Route route, Caller caller, String requestId, StreamGate gate) {
-        return dispatcher.dispatch(route, caller, requestId, call(request, route, requestId, gate), gate.rules().earlyEofRetries());
+        int tools = tools(request);
+        int limit = toolLimits.limit(route);
+        if (limit >= 0 && tools > limit) {
+            // OF-2: this upstream refused as many tools before; a combo goes on to its next target
+            return new Outcome.Unroutable(route.requested(), Outcome.Unroutable.Why.TOOL_LIMIT, route.provider().id() + "/"
+                    + route.upstreamModel() + " takes at most " + limit + " tools");
+        }
+        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call(request, route, requestId, gate),
+                gate.rules().earlyEofRetries());
+        toolLimits.learn(outcome, tools);
+        return outcome;
+    }
+
+    private static int tools(ClientRequest request) {
+        return switch (request) {
+            case ClientRequest.Chat c -> c.request().tools().size();
+            case ClientRequest.Dialect d -> d.request().tools().size();
+            case ClientRequest.Embeddings e -> 0;
+        };
     }
 
     private AttemptCall call(ClientRequest request, Route route, String requestId, StreamGate gate) {
