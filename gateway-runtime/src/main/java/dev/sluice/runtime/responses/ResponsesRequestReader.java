@@ -119,12 +119,21 @@ public final class ResponsesRequestReader {
         if (!input.isArray()) {
             throw new InvalidRequestException("input", "'input' must be a string or an array of input items.");
         }
+        List<ChatMessage> images = new ArrayList<>();
         for (int i = 0; i < input.size(); i++) {
-            readItem(input.get(i), "input[" + i + "]", out);
+            JsonNode item = input.get(i);
+            String type = item.path("type").asText("");
+            if (!type.endsWith("_call_output") && !images.isEmpty()) {
+                // images tools returned follow the whole run of tool results: an assistant turn's calls must be answered first
+                out.addAll(images);
+                images.clear();
+            }
+            readItem(item, "input[" + i + "]", out, images);
         }
+        out.addAll(images);
     }
 
-    private void readItem(JsonNode item, String path, List<ChatMessage> out) {
+    private void readItem(JsonNode item, String path, List<ChatMessage> out, List<ChatMessage> images) {
         if (!item.isObject()) {
             throw new InvalidRequestException(path, "'" + path + "' must be an object.");
         }
@@ -160,13 +169,13 @@ public final class ResponsesRequestReader {
                 String callId = text(item, "call_id", path);
                 String text = output == null || output.isNull() ? "" : output.isTextual() ? output.asText() : outputText(output);
                 out.add(new ChatMessage(Role.TOOL, List.of(new ContentPart.Text(text)), null, List.of(), callId, null));
-                List<ContentPart> images = outputImages(output);
-                if (!images.isEmpty()) {
+                List<ContentPart> returned = outputImages(output);
+                if (!returned.isEmpty()) {
                     // chat completions' tool messages carry text only: the images a tool returned follow as a user turn
                     List<ContentPart> parts = new ArrayList<>();
                     parts.add(new ContentPart.Text("Image(s) returned by tool call " + callId + ":"));
-                    parts.addAll(images);
-                    out.add(new ChatMessage(Role.USER, parts, null, List.of(), null, null));
+                    parts.addAll(returned);
+                    images.add(new ChatMessage(Role.USER, parts, null, List.of(), null, null));
                 }
             }
             // reasoning items carry OpenAI's encrypted state, and a web search call is a record of a
@@ -286,7 +295,8 @@ public final class ResponsesRequestReader {
             }
             if (!"function".equals(type)) {
                 // a built-in tool runs at OpenAI only: dropped, and named in a header, rather than failing the request
-                droppedTypes.add(type.isEmpty() ? "unknown" : type);
+                // named in a response header: only tool-type-shaped names, never the client's raw text
+                droppedTypes.add(type.matches("[a-z0-9_.-]{1,64}") ? type : "unknown");
                 continue;
             }
             String path = "tools[" + i + "]";

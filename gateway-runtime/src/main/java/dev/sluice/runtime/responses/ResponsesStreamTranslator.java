@@ -107,7 +107,7 @@ public final class ResponsesStreamTranslator {
             if (c.index() != 0) {
                 continue;
             }
-            if (c.reasoningDelta() != null) {
+            if (c.reasoningDelta() != null && !c.reasoningDelta().isEmpty()) {
                 reasoning(out, c.reasoningDelta());
             }
             if (c.contentDelta() != null && !c.contentDelta().isEmpty()) {

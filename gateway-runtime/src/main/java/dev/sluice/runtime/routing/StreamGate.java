@@ -89,18 +89,24 @@ final class StreamGate {
         long deadline = startedNanos + rules.readinessTimeoutMs() * 1_000_000L;
         List<T> prefix = new ArrayList<>(2);
         boolean served = false;
+        long askedAt = System.nanoTime();
         try {
             while (true) {
-                long left = deadline - System.nanoTime();
+                long now = System.nanoTime();
+                long left = deadline - now;
                 if (left <= 0) {
                     return new Attempt.Failed(new AttemptFailure.GatewayTimer(AttemptFailure.Timer.STREAM_READINESS,
                             rules.readinessTimeoutMs()));
                 }
-                Pump.Item<T> item = pump.poll(Math.min(left, LIVENESS_SLICE_NANOS));
-                if (item == null) {
+                // by the clock, not only when the upstream is silent: comments every 100 ms must not hide a client that left
+                if (now - askedAt >= LIVENESS_SLICE_NANOS) {
+                    askedAt = now;
                     if (!client.connected()) {
                         return new Attempt.Failed(new AttemptFailure.ClientGone());
                     }
+                }
+                Pump.Item<T> item = pump.poll(Math.min(left, LIVENESS_SLICE_NANOS));
+                if (item == null) {
                     continue;
                 }
                 switch (item) {

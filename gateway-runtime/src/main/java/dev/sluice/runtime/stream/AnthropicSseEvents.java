@@ -22,6 +22,8 @@ public final class AnthropicSseEvents implements Pump.Source<SseEvent> {
 
     private final InputStream in;
     private final Runnable onClose;
+    /** A message_stop or an error event was read: the stream ended as a stream should. */
+    private boolean ended;
 
     /**
      * Reads events.
@@ -77,13 +79,20 @@ public final class AnthropicSseEvents implements Pump.Source<SseEvent> {
             // the last event without its blank line: still relayed as received
             return event(type, data, raw.toByteArray());
         }
+        if (!ended) {
+            // a truncated answer must never look complete
+            throw new java.io.EOFException("the upstream closed the stream before it finished (no message_stop)");
+        }
         return null;
     }
 
-    private static SseEvent event(String type, StringBuilder data, byte[] bytes) {
+    private SseEvent event(String type, StringBuilder data, byte[] bytes) {
         String d = data == null ? null : data.toString();
         // an event without its event: line is named by its data's "type", as Anthropic's SDKs read it
         String named = type != null ? type : typeOf(d);
+        if ("message_stop".equals(named) || "error".equals(named)) {
+            ended = true;
+        }
         return new SseEvent(named, d, bytes, signal(named, d));
     }
 

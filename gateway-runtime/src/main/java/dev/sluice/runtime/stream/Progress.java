@@ -56,7 +56,8 @@ public final class Progress {
      */
     public static boolean suspendsThroughput(StreamChunk c) {
         for (ChunkChoice choice : c.choices()) {
-            if (!choice.toolCalls().isEmpty() || choice.reasoningDelta() != null) {
+            // an empty reasoning_content some upstreams send on every content delta is no reasoning in progress
+            if (!choice.toolCalls().isEmpty() || (choice.reasoningDelta() != null && !choice.reasoningDelta().isEmpty())) {
                 return true;
             }
         }

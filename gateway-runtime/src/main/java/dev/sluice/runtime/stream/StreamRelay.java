@@ -89,36 +89,29 @@ public final class StreamRelay {
             timers.onWrite(now);
             while (true) {
                 now = nanos.getAsLong();
-                StreamTimers.Due due = timers.due(now);
-                switch (due) {
-                    case DEADLINE -> {
-                        return abort(sink, StreamEnding.DEADLINE, "the attempt ran past streamRecovery.attemptDeadlineMs ("
-                                + rules.attemptDeadlineMs() + " ms)");
+                if (timers.due(now) == StreamTimers.Due.DEADLINE) {
+                    return abort(sink, StreamEnding.DEADLINE, "the attempt ran past streamRecovery.attemptDeadlineMs ("
+                            + rules.attemptDeadlineMs() + " ms)");
+                }
+                // frames that already arrived come first: a client that reads slowly is no stall of the upstream's
+                Pump.Item<T> item = rest.poll(0);
+                if (item == null) {
+                    StreamEnding judged = judge(timers, sink, rules, now);
+                    if (judged != null) {
+                        return judged;
                     }
-                    case STALL -> {
-                        return abort(sink, StreamEnding.STALLED, "the upstream sent no model output for "
-                                + rules.idleTimeoutMs() + " ms (streamRecovery.idleTimeoutMs)");
-                    }
-                    case TOO_SLOW -> {
-                        return abort(sink, StreamEnding.TOO_SLOW, "the upstream's output stayed below "
-                                + rules.throughput().minBytesPerSecond() + " bytes/s over "
-                                + rules.throughput().windowMs() + " ms (streamRecovery.throughputWatchdog)");
-                    }
-                    case KEEP_ALIVE -> {
+                    if (timers.due(now) == StreamTimers.Due.KEEP_ALIVE) {
                         sink.keepAlive();
                         timers.onWrite(now);
                         continue;
                     }
-                    case NOTHING -> {
-                        // wait below
+                    if (!clientConnected.getAsBoolean()) {
+                        return StreamEnding.CLIENT_GONE;
                     }
-                }
-                if (!clientConnected.getAsBoolean()) {
-                    return StreamEnding.CLIENT_GONE;
-                }
-                Pump.Item<T> item = rest.poll(Math.min(timers.waitNanos(now), LIVENESS_NANOS));
-                if (item == null) {
-                    continue;
+                    item = rest.poll(Math.min(timers.waitNanos(now), LIVENESS_NANOS));
+                    if (item == null) {
+                        continue;
+                    }
                 }
                 switch (item) {
                     case Pump.Next<T> n -> {
@@ -142,7 +135,23 @@ public final class StreamRelay {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return StreamEnding.CLIENT_GONE;
+        } catch (RuntimeException e) {
+            // a renderer's bug after the 200 went out: the stream ends, and is counted as failed
+            System.getLogger(StreamRelay.class.getName()).log(System.Logger.Level.WARNING, "stream relay failed: " + e);
+            return StreamEnding.UPSTREAM_FAILED;
         }
+    }
+
+    /** A stall or a too-slow stream ends it (the caller found no frame waiting). */
+    private static StreamEnding judge(StreamTimers timers, Sink<?> sink, StreamRules rules, long now) throws IOException {
+        return switch (timers.due(now)) {
+            case STALL -> abort(sink, StreamEnding.STALLED, "the upstream sent no model output for " + rules.idleTimeoutMs()
+                    + " ms (streamRecovery.idleTimeoutMs)");
+            case TOO_SLOW -> abort(sink, StreamEnding.TOO_SLOW, "the upstream's output stayed below "
+                    + rules.throughput().minBytesPerSecond() + " bytes/s over " + rules.throughput().windowMs()
+                    + " ms (streamRecovery.throughputWatchdog)");
+            default -> null;
+        };
     }
 
     private static StreamEnding abort(Sink<?> sink, StreamEnding ending, String message) throws IOException {

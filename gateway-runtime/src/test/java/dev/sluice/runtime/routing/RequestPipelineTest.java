@@ -322,4 +322,32 @@ class RequestPipelineTest {
         assertThat(f.reload(a).state().testStatus()).isEqualTo("active");
         assertThat(f.breaker("acme").failureCount()).isZero();
     }
+
+    @Test
+    void aClientThatLeavesIsNoticedWhileTheUpstreamSendsHeartbeatsBeforeAnythingUseful_BO6() {
+        // review finding: the gate asked the client only when the upstream was silent
+        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        dev.sluice.api.chat.ChunkStream chatty = new dev.sluice.api.chat.ChunkStream() {
+            @Override
+            public dev.sluice.api.chat.StreamChunk next() throws java.io.IOException {
+                try {
+                    never.await(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    throw new java.io.IOException(e);
+                }
+                return dev.sluice.api.chat.StreamChunk.heartbeat("id", "m");
+            }
+
+            @Override
+            public void close() {
+                never.countDown();
+            }
+        };
+        StreamRules rules = new StreamRules(5_000, 180_000, 15_000, 1_800_000, 1, StreamRules.Throughput.OFF);
+        long t0 = System.nanoTime();
+        Attempt a = new StreamGate(rules, () -> false).open(new dev.sluice.api.ChatOutcome.Streaming(chatty,
+                new dev.sluice.api.upstream.ResponseHead(200, Map.of())), t0, "r1");
+        assertThat(a).isEqualTo(new Attempt.Failed(new AttemptFailure.ClientGone()));
+        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(2_000);
+    }
 }

@@ -65,8 +65,43 @@ class AnthropicSseEventsTest {
     }
 
     @Test
-    void aStreamEndingMidEventStillYieldsWhatArrived() throws IOException {
-        assertThat(read("event: ping\ndata: {}")).singleElement().satisfies(e -> assertThat(e.type()).isEqualTo("ping"));
-        assertThat(read("")).isEmpty();
+    void aStreamEndingMidEventStillYieldsWhatArrivedAndThenSaysItWasCut() {
+        AnthropicSseEvents events = new AnthropicSseEvents(new ByteArrayInputStream("event: ping\ndata: {}".getBytes(StandardCharsets.UTF_8)),
+                () -> { });
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> {
+            assertThat(events.next().type()).isEqualTo("ping");
+            events.next();
+        })).isInstanceOf(java.io.EOFException.class);
+    }
+
+    @Test
+    void aTruncatedPassthroughStreamIsAnUpstreamFailureNeverACompletedAnswer() {
+        // review finding: the upstream closed mid-answer (no message_stop); the client must be told, the counters must say so
+        String sse = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\"}}\n\n"
+                + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}\n\n";
+        List<String> written = new ArrayList<>();
+        StreamEnding ending = StreamRelay.relay(List.of(), new Pump<>(new AnthropicSseEvents(new ByteArrayInputStream(
+                sse.getBytes(StandardCharsets.UTF_8)), () -> { }), "t"), new StreamRelay.Sink<SseEvent>() {
+                    @Override
+                    public void frame(SseEvent frame) {
+                        written.add(frame.type());
+                    }
+
+                    @Override
+                    public void keepAlive() {
+                    }
+
+                    @Override
+                    public void error(String code, String message, boolean watchdog) {
+                        written.add("error:" + code);
+                    }
+
+                    @Override
+                    public void end() {
+                        written.add("end");
+                    }
+                }, SseEvent::signal, StreamRules.DEFAULTS, System.nanoTime(), System::nanoTime, () -> true);
+        assertThat(ending).isEqualTo(StreamEnding.UPSTREAM_FAILED);
+        assertThat(written).containsExactly("message_start", "content_block_delta", "error:upstream_stream_error");
     }
 }
