@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# Real coding agents against the built distribution zip (issue 14, item 5).
+#
+# Builds nothing: unpacks distribution/target/sluice-*.zip into a temp folder, starts it on a free
+# loopback port with a fresh data folder and admin key, starts the scripted upstream
+# scripts/agents-e2e/mock_upstream.py on another free loopback port, configures through the admin
+# API an OpenAI-compatible connection `mock` and a `claude` connection (both on the mock) and a
+# client key, then runs pinned Claude Code, Codex CLI and opencode releases against Sluice, each under
+# `timeout`, with HOME / CODEX_HOME in temp folders and telemetry off:
+#
+#   claude-openai-plain    claude -p, ANTHROPIC_MODEL=mock/model-plain (translated to chat completions)
+#   claude-openai-bash     claude -p, the mock calls Bash `ls`, Claude Code runs it, the mock echoes it
+#   claude-passthrough     claude -p, ANTHROPIC_MODEL=claude/claude-sonnet-4-5 (passed through)
+#   claude-default-model   claude -p with no ANTHROPIC_MODEL: Claude Code's own claude-* ids route
+#   codex-plain            codex exec on mock/model-plain (Responses API, translated)
+#   codex-exec-command     codex exec, the mock calls exec_command `ls`, Codex runs it, the mock echoes it
+#   opencode-plain         opencode run, an @ai-sdk/openai-compatible provider on Sluice's /v1
+#   opencode-bash          opencode run, the mock calls its bash tool `ls`, the mock echoes the result
+#
+# A check passes when the client exits 0 and its own output carries the mock's marker (for the tool
+# round trips: the marker and the name of a file only `ls` can have seen). Prints `PASS name` or
+# `FAIL name: why` per check, then `N passed, M failed`; exits 1 when anything failed, 2 when the
+# run could not be set up (then the lines are `FAIL setup: why` and `0 passed, 1 failed`). Stops
+# everything it started on every exit path.
+#
+# Environment:
+#   SLUICE_AGENTS_CACHE        npm prefix of the pinned clients (default ~/.cache/sluice-agents);
+#                              installed with npm when the pinned versions are not there yet
+#   SLUICE_AGENTS_TIMEOUT      seconds per client run (default 120)
+#   SLUICE_AGENTS_BUDGET       seconds for all client runs together (default 300); checks that
+#                              would start after it is spent FAIL as not run
+#   SLUICE_AGENTS_KEEP=1       keep the temp folder (logs, mock requests) and print where it is
+set -uo pipefail
+
+CLAUDE_CODE_VERSION=2.1.197
+CODEX_VERSION=0.171.0
+OPENCODE_VERSION=1.18.33
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${SLUICE_AGENTS_CACHE:-$HOME/.cache/sluice-agents}
+CLIENT_TIMEOUT=${SLUICE_AGENTS_TIMEOUT:-120}
+BUDGET=${SLUICE_AGENTS_BUDGET:-300}
+
+PASSED=0
+FAILED=0
+SLUICE_PID=""
+MOCK_PID=""
+CLIENT_PID=""
+WORK=""
+
+say() { echo "agents-e2e: $*" >&2; }
+die() {  # a set-up failure: one FAIL line and the summary, exit 2
+    say "$*"
+    echo "FAIL setup: $*"
+    echo "$PASSED passed, $((FAILED + 1)) failed"
+    exit 2
+}
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    # CLIENT_PID is a `timeout`, which passes the signal on to the client's whole process group.
+    for pid in $CLIENT_PID $SLUICE_PID $MOCK_PID; do
+        kill "$pid" 2>/dev/null
+    done
+    for pid in $CLIENT_PID $SLUICE_PID $MOCK_PID; do
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    if [ -n "$WORK" ]; then
+        if [ "${SLUICE_AGENTS_KEEP:-}" = 1 ]; then say "kept $WORK"; else rm -rf "$WORK"; fi
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL $1: $2"; FAILED=$((FAILED + 1)); }
+
+json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+
+# ---- prerequisites ----------------------------------------------------------------------------
+for tool in python3 node npm curl unzip timeout; do
+    command -v "$tool" >/dev/null 2>&1 || die "needs '$tool' on the PATH"
+done
+shopt -s nullglob
+zips=("$ROOT"/distribution/target/sluice-*.zip)
+shopt -u nullglob
+[ ${#zips[@]} -ge 1 ] || die "no distribution zip at distribution/target/sluice-*.zip: build it first" \
+    "(. scripts/select-jdk.sh && mvn -B -ntp package -DskipTests)"
+[ ${#zips[@]} -eq 1 ] || die "more than one zip in distribution/target: ${zips[*]}"
+ZIP=${zips[0]}
+# bin/sluice finds a JDK 21+ itself; prefer the one the build scripts select when there is one.
+. "$ROOT/scripts/select-jdk.sh" >/dev/null 2>&1 || true
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/sluice-agents-e2e.XXXXXX") || die "cannot create a temp folder"
+START=$(date +%s)
+
+# ---- pinned clients ---------------------------------------------------------------------------
+installed_version() {
+    local f="$CACHE/node_modules/$1/package.json"
+    [ -f "$f" ] && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$f" 2>/dev/null
+}
+if [ "$(installed_version @anthropic-ai/claude-code)" != "$CLAUDE_CODE_VERSION" ] \
+        || [ "$(installed_version @openai/codex)" != "$CODEX_VERSION" ] \
+        || [ "$(installed_version opencode-ai)" != "$OPENCODE_VERSION" ] \
+        || [ ! -x "$CACHE/node_modules/.bin/claude" ] || [ ! -x "$CACHE/node_modules/.bin/codex" ] \
+        || [ ! -x "$CACHE/node_modules/.bin/opencode" ]; then
+    say "installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION @openai/codex@$CODEX_VERSION" \
+        "opencode-ai@$OPENCODE_VERSION into $CACHE"
+    mkdir -p "$CACHE" || die "cannot create $CACHE"
+    t0=$(date +%s)
+    if ! NPM_CONFIG_UPDATE_NOTIFIER=false timeout 600 npm install --no-audit --no-fund --save-exact \
+            --prefix "$CACHE" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" \
+            "opencode-ai@$OPENCODE_VERSION" >"$WORK/npm.log" 2>&1; then
+        tail -20 "$WORK/npm.log" >&2
+        die "npm install failed (log above)"
+    fi
+    say "installed in $(( $(date +%s) - t0 ))s"
+fi
+CLAUDE="$CACHE/node_modules/.bin/claude"
+CODEX="$CACHE/node_modules/.bin/codex"
+OPENCODE="$CACHE/node_modules/.bin/opencode"
+
+# ---- Sluice and the mock ----------------------------------------------------------------------
+unzip -q "$ZIP" -d "$WORK/dist" || die "cannot unpack $ZIP"
+SLUICE_HOME_DIR=$(find "$WORK/dist" -mindepth 1 -maxdepth 1 -type d | head -1)
+[ -x "$SLUICE_HOME_DIR/bin/sluice" ] || die "no bin/sluice in $ZIP"
+
+python3 "$ROOT/scripts/agents-e2e/mock_upstream.py" 0 "$WORK/mock-requests.jsonl" \
+    >"$WORK/mock.out" 2>"$WORK/mock.err" &
+MOCK_PID=$!
+
+ADMIN_KEY="agents-e2e-admin-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+SLUICE_HOST=127.0.0.1 SLUICE_PORT=0 SLUICE_DATA_DIR="$WORK/data" SLUICE_ADMIN_KEY="$ADMIN_KEY" \
+    SLUICE_STRICT_PLUGINS=true "$SLUICE_HOME_DIR/bin/sluice" >"$WORK/sluice.log" 2>&1 &
+SLUICE_PID=$!
+
+MOCK_PORT="" SLUICE_PORT=""
+for _ in $(seq 1 600); do
+    [ -n "$MOCK_PORT" ] || MOCK_PORT=$(sed -n 's/^MOCK_PORT=\([0-9]*\)$/\1/p' "$WORK/mock.out")
+    [ -n "$SLUICE_PORT" ] || SLUICE_PORT=$(sed -n 's#.*Sluice listening on http://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$WORK/sluice.log" | head -1)
+    [ -n "$MOCK_PORT" ] && [ -n "$SLUICE_PORT" ] && break
+    kill -0 "$SLUICE_PID" 2>/dev/null || { tail -20 "$WORK/sluice.log" >&2; die "Sluice exited while starting"; }
+    kill -0 "$MOCK_PID" 2>/dev/null || { cat "$WORK/mock.err" >&2; die "the mock exited while starting"; }
+    sleep 0.1
+done
+[ -n "$MOCK_PORT" ] || die "the mock did not print its port within 60 s"
+[ -n "$SLUICE_PORT" ] || { tail -20 "$WORK/sluice.log" >&2; die "Sluice did not start within 60 s"; }
+S="http://127.0.0.1:$SLUICE_PORT"
+MOCK="http://127.0.0.1:$MOCK_PORT"
+
+admin() {  # admin PATH JSON -> response body on stdout; fails (saying why on stderr) unless 2xx
+    local out code
+    out=$(curl -sS -m 20 -w '\n%{http_code}' "$S$1" -H "Authorization: Bearer $ADMIN_KEY" \
+        -H 'Content-Type: application/json' -d "$2") || return 1
+    code=${out##*$'\n'}
+    [ "${code:0:1}" = 2 ] || { say "POST $1 answered $code: ${out%$'\n'*}"; return 1; }
+    printf '%s\n' "${out%$'\n'*}"
+}
+admin /api/providers '{"provider":"mock","name":"mock-openai","apiKey":"k-mock-openai","baseUrl":"'"$MOCK"'/v1"}' \
+    >/dev/null || die "cannot create the OpenAI-compatible connection on the mock"
+admin /api/providers '{"provider":"claude","name":"mock-claude","apiKey":"k-mock-claude","baseUrl":"'"$MOCK"'"}' \
+    >/dev/null || die "cannot create the claude connection on the mock"
+CLIENT_KEY=$(set -o pipefail; admin /api/keys '{"name":"agents-e2e"}' | json_field key) && [ -n "$CLIENT_KEY" ] \
+    || die "cannot create a client key"
+say "Sluice on $S, mock on $MOCK, setup took $(( $(date +%s) - START ))s"
+
+# ---- client runs ------------------------------------------------------------------------------
+PROJECT="$WORK/project"  # the agents' working folder; `ls` there shows the probe file
+mkdir -p "$PROJECT" && echo "probe" >"$PROJECT/agents-e2e-probe.txt"
+CLIENTS_START=$(date +%s)
+
+# run NAME COMMAND... : runs the client in $PROJECT under timeout; sets RC, OUT
+run() {
+    local name=$1; shift
+    local left=$(( BUDGET - ($(date +%s) - CLIENTS_START) ))
+    OUT="$WORK/$name.out"; RC=""
+    if [ "$left" -le 5 ]; then RC=skipped; return; fi
+    local t=$(( left < CLIENT_TIMEOUT ? left : CLIENT_TIMEOUT ))
+    local t0=$(date +%s)
+    # In the background and waited for, so that INT/TERM reach the trap at once.
+    (cd "$PROJECT" && exec timeout -k 5 "$t" "$@" </dev/null >"$OUT" 2>"$WORK/$name.err") &
+    CLIENT_PID=$!
+    wait "$CLIENT_PID"
+    RC=$?
+    CLIENT_PID=""
+    ELAPSED=$(( $(date +%s) - t0 ))
+}
+
+# check NAME MARKER... : judges the last run(); every MARKER must be in its stdout
+check() {
+    local name=$1; shift
+    if [ "$RC" = skipped ]; then fail "$name" "not run: the ${BUDGET}s budget for client runs is spent"; return; fi
+    if [ "$RC" = 124 ] || [ "$RC" = 137 ]; then fail "$name" "timed out after ${ELAPSED}s"; return; fi
+    local tail_err
+    tail_err=$(tail -c 300 "$WORK/$name.err" 2>/dev/null | tr '\n' ' ')
+    if [ "$RC" != 0 ]; then fail "$name" "exit $RC after ${ELAPSED}s; stdout: $(head -c 200 "$OUT" | tr '\n' ' '); stderr: $tail_err"; return; fi
+    local m
+    for m in "$@"; do
+        if ! grep -qF -- "$m" "$OUT"; then
+            fail "$name" "exit 0 but no '$m' in the output: $(head -c 300 "$OUT" | tr '\n' ' ')"; return
+        fi
+    done
+    pass "$name (${ELAPSED}s)"
+}
+
+claude_cmd() {  # claude_cmd HOME-NAME [VAR=value...] : CMD = Claude Code with its environment
+    local home="$WORK/home-$1"; shift
+    mkdir -p "$home"
+    CMD=(env -u ANTHROPIC_MODEL -u ANTHROPIC_SMALL_FAST_MODEL -u ANTHROPIC_DEFAULT_HAIKU_MODEL
+        -u ANTHROPIC_DEFAULT_SONNET_MODEL -u ANTHROPIC_DEFAULT_OPUS_MODEL -u ANTHROPIC_AUTH_TOKEN
+        -u CLAUDE_CONFIG_DIR -u XDG_CONFIG_HOME
+        HOME="$home" ANTHROPIC_BASE_URL="$S" ANTHROPIC_API_KEY="$CLIENT_KEY"
+        DISABLE_TELEMETRY=1 CLAUDE_CODE_ENABLE_TELEMETRY=0 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+        DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 DISABLE_BUG_COMMAND=1 DO_NOT_TRACK=1 "$@" "$CLAUDE")
+}
+models() {  # models MODEL [SMALL-MODEL] : ANTHROPIC_MODEL and the small/fast models
+    echo ANTHROPIC_MODEL="$1" ANTHROPIC_SMALL_FAST_MODEL="${2:-$1}" ANTHROPIC_DEFAULT_HAIKU_MODEL="${2:-$1}"
+}
+
+claude_cmd claude1 $(models mock/model-plain)
+run claude-openai-plain "${CMD[@]}" -p "say hi to agents-e2e"
+check claude-openai-plain "MOCK-OPENAI-OK[model-plain]" "say hi to agents-e2e"
+
+claude_cmd claude2 $(models mock/model-bash mock/model-plain)
+run claude-openai-bash "${CMD[@]}" -p "list the files here" --allowedTools Bash
+check claude-openai-bash "MOCK-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
+
+claude_cmd claude3 $(models claude/claude-sonnet-4-5)
+run claude-passthrough "${CMD[@]}" -p "say hi"
+check claude-passthrough "MOCK-ANTHROPIC-OK[claude-sonnet-4-5]"
+
+claude_cmd claude4   # no ANTHROPIC_MODEL: Claude Code's own default model ids
+run claude-default-model "${CMD[@]}" -p "say hi"
+check claude-default-model "MOCK-ANTHROPIC-OK[claude-"
+
+codex_cmd() {  # codex_cmd HOME-NAME MODEL : CMD = Codex CLI with a fresh CODEX_HOME whose provider is Sluice
+    local home="$WORK/home-$1" model=$2
+    mkdir -p "$home/.codex"
+    cat >"$home/.codex/config.toml" <<EOF
+model = "$model"
+model_provider = "sluice"
+approval_policy = "never"
+sandbox_mode = "read-only"
+check_for_update_on_startup = false
+
+[model_providers.sluice]
+name = "Sluice"
+base_url = "$S/v1"
+env_key = "SLUICE_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[otel]
+exporter = "none"
+log_user_prompt = false
+EOF
+    CMD=(env -u OPENAI_API_KEY -u OPENAI_BASE_URL HOME="$home" CODEX_HOME="$home/.codex"
+        SLUICE_KEY="$CLIENT_KEY" DO_NOT_TRACK=1 "$CODEX" exec --skip-git-repo-check -s read-only)
+}
+
+codex_cmd codex1 mock/model-plain
+run codex-plain "${CMD[@]}" "say hi to agents-e2e"
+check codex-plain "MOCK-OPENAI-OK[model-plain]" "say hi to agents-e2e"
+
+codex_cmd codex2 mock/model-shell
+run codex-exec-command "${CMD[@]}" "list the files here"
+check codex-exec-command "MOCK-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
+
+opencode_cmd() {  # opencode_cmd NAME MODEL : CMD = opencode with a fresh HOME and a config whose provider is Sluice
+    local home="$WORK/home-$1" model=$2
+    mkdir -p "$home"
+    # Not named opencode.json: opencode also reads project configs of that name up the folder tree.
+    cat >"$WORK/oc-$1.json" <<EOF
+{
+  "\$schema": "https://opencode.ai/config.json",
+  "autoupdate": false,
+  "share": "disabled",
+  "provider": {
+    "sluice": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Sluice",
+      "options": {"baseURL": "$S/v1", "apiKey": "$CLIENT_KEY"},
+      "models": {"$model": {"name": "$model"}}
+    }
+  },
+  "model": "sluice/$model",
+  "small_model": "sluice/$model"
+}
+EOF
+    # The npm registry points at a closed loopback port: opencode would otherwise fetch its plugin
+    # package from the internet at start (it carries on without it).
+    CMD=(env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY HOME="$home" XDG_CONFIG_HOME="$home/.config"
+        XDG_DATA_HOME="$home/.local/share" XDG_CACHE_HOME="$home/.cache" XDG_STATE_HOME="$home/.local/state"
+        OPENCODE_CONFIG="$WORK/oc-$1.json" OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1
+        OPENCODE_DISABLE_SHARE=1 OPENCODE_DISABLE_DEFAULT_PLUGINS=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1
+        OPENCODE_DISABLE_CLAUDE_CODE=1 OPENCODE_DISABLE_EXTERNAL_SKILLS=1 DO_NOT_TRACK=1
+        npm_config_registry=http://127.0.0.1:9/ "$OPENCODE" run)
+}
+
+opencode_cmd opencode1 mock/model-plain
+run opencode-plain "${CMD[@]}" "say hi to agents-e2e"
+check opencode-plain "MOCK-OPENAI-OK[model-plain]" "say hi to agents-e2e"
+
+opencode_cmd opencode2 mock/model-bash
+run opencode-bash "${CMD[@]}" "list the files here"
+check opencode-bash "MOCK-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
+
+say "client runs took $(( $(date +%s) - CLIENTS_START ))s, whole run $(( $(date +%s) - START ))s"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Scripted upstream for scripts/agents-e2e.sh (Python 3 standard library only).
+
+Serves, on 127.0.0.1 (port from argv[1], 0 = pick one; printed as MOCK_PORT=<n>):
+  POST /v1/chat/completions   OpenAI-compatible, streaming or not (what Sluice translates to)
+  POST /v1/messages           Anthropic Messages, streaming or not (Sluice's claude passthrough)
+  POST /v1/messages/count_tokens, GET /v1/models, HEAD/GET /
+
+Answers, by the upstream model name:
+  *bash*   Chat: when a `Bash` (or `bash`) tool is offered and no tool result is in the conversation yet,
+           call it with {"command": "ls"}; once a tool result is there, answer
+           "MOCK-TOOL-RESULT-SEEN: <that result>".
+  *shell*  Chat: the same with Codex's shell tool (exec_command / shell / shell_command).
+  other    Chat: "MOCK-OPENAI-OK[<model>]: <last user text>".
+  any      Messages: "MOCK-ANTHROPIC-OK[<model>]".
+Every request is appended as one JSON line to argv[2] (if given), for diagnosing failures.
+"""
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOG_PATH = sys.argv[2] if len(sys.argv) > 2 else None
+LOG_LOCK = threading.Lock()
+SHELL_TOOLS = ("exec_command", "shell", "shell_command", "local_shell")
+USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+
+
+def text_of(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return "" if content is None else str(content)
+
+
+def last_user_text(messages):
+    """The last text part of the last user message (Claude Code puts reminders before the prompt)."""
+    for m in reversed(messages or []):
+        if m.get("role") == "user":
+            c = m.get("content")
+            if isinstance(c, list):
+                texts = [p.get("text") for p in c if isinstance(p, dict) and isinstance(p.get("text"), str)]
+                return texts[-1] if texts else ""
+            return text_of(c)
+    return ""
+
+
+def tool_results(messages):
+    return [text_of(m.get("content")) for m in (messages or []) if m.get("role") == "tool"]
+
+
+def one_line(s, limit=400):
+    return " | ".join(line.strip() for line in s.splitlines() if line.strip())[:limit]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        sys.stderr.write("mock: " + (fmt % args) + "\n")
+
+    # ---- plumbing -------------------------------------------------------------------------
+    def send_json(self, status, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def start_sse(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def chunk(self, text):
+        data = text.encode()
+        self.wfile.write(b"%x\r\n" % len(data) + data + b"\r\n")
+        self.wfile.flush()
+
+    def end_sse(self):
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def read_body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        try:
+            return json.loads(raw or b"{}")
+        except ValueError:
+            return {"_unparsable": raw.decode(errors="replace")}
+
+    def record(self, body):
+        if not LOG_PATH:
+            return
+        entry = {"t": round(time.time(), 3), "method": self.command, "path": self.path,
+                 "model": body.get("model") if isinstance(body, dict) else None,
+                 "stream": body.get("stream") if isinstance(body, dict) else None, "body": body}
+        with LOG_LOCK, open(LOG_PATH, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+
+    # ---- routes ---------------------------------------------------------------------------
+    def do_HEAD(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self):
+        if self.path.split("?")[0].rstrip("/") == "/v1/models":
+            return self.send_json(200, {"object": "list", "data": [
+                {"id": "mock-model", "object": "model", "created": 0, "owned_by": "mock"}]})
+        if self.path == "/":
+            return self.send_json(200, {"ok": True})
+        self.send_json(404, {"error": {"message": "no route " + self.path, "type": "invalid_request_error"}})
+
+    def do_POST(self):
+        body = self.read_body()
+        self.record(body)
+        path = self.path.split("?")[0]
+        if path == "/v1/messages/count_tokens":
+            return self.send_json(200, {"input_tokens": 42})
+        if path == "/v1/messages":
+            return self.anthropic(body)
+        if path == "/v1/chat/completions":
+            return self.chat(body)
+        self.send_json(404, {"error": {"message": "no route " + self.path, "type": "invalid_request_error"}})
+
+    # ---- Anthropic Messages (passthrough path) --------------------------------------------
+    def anthropic(self, body):
+        model = str(body.get("model", ""))
+        text = "MOCK-ANTHROPIC-OK[%s]" % model
+        mid = "msg_mock%d" % int(time.time() * 1000)
+        usage = {"input_tokens": 5, "output_tokens": 3}
+        if not body.get("stream"):
+            return self.send_json(200, {"id": mid, "type": "message", "role": "assistant", "model": model,
+                                        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                                        "stop_sequence": None, "usage": usage})
+        self.start_sse()
+
+        def event(name, obj):
+            self.chunk("event: %s\ndata: %s\n\n" % (name, json.dumps(obj)))
+
+        event("message_start", {"type": "message_start", "message": {
+            "id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 0}}})
+        event("content_block_start", {"type": "content_block_start", "index": 0,
+                                      "content_block": {"type": "text", "text": ""}})
+        event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                      "delta": {"type": "text_delta", "text": text}})
+        event("content_block_stop", {"type": "content_block_stop", "index": 0})
+        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                "usage": {"output_tokens": 3}})
+        event("message_stop", {"type": "message_stop"})
+        self.end_sse()
+
+    # ---- OpenAI chat completions (translated path) ----------------------------------------
+    def chat(self, body):
+        model = str(body.get("model", ""))
+        messages = body.get("messages") or []
+        tools = [t.get("function") or {} for t in (body.get("tools") or []) if isinstance(t, dict)]
+        results = tool_results(messages)
+        call = None
+        if "bash" in model or "shell" in model:
+            if results:
+                text = "MOCK-TOOL-RESULT-SEEN: " + one_line(results[-1])
+            else:
+                call = self.tool_call_for(model, tools)
+                text = None if call else "MOCK-NO-TOOL-OFFERED[%s]" % model
+        else:
+            text = "MOCK-OPENAI-OK[%s]: %s" % (model, one_line(last_user_text(messages), 200))
+        cid = "chatcmpl-mock%d" % int(time.time() * 1000)
+        created = int(time.time())
+        if not body.get("stream"):
+            message = {"role": "assistant", "content": text}
+            if call:
+                message["tool_calls"] = [{"id": "call_mock1", "type": "function",
+                                          "function": {"name": call[0], "arguments": call[1]}}]
+            return self.send_json(200, {"id": cid, "object": "chat.completion", "created": created, "model": model,
+                                        "choices": [{"index": 0, "message": message,
+                                                     "finish_reason": "tool_calls" if call else "stop"}],
+                                        "usage": USAGE})
+        self.start_sse()
+
+        def delta(d, finish=None):
+            self.chunk("data: " + json.dumps({"id": cid, "object": "chat.completion.chunk", "created": created,
+                                              "model": model,
+                                              "choices": [{"index": 0, "delta": d, "finish_reason": finish}]}) + "\n\n")
+
+        delta({"role": "assistant", "content": ""})
+        if call:
+            name, args = call
+            delta({"tool_calls": [{"index": 0, "id": "call_mock1", "type": "function",
+                                   "function": {"name": name, "arguments": ""}}]})
+            delta({"tool_calls": [{"index": 0, "function": {"arguments": args[:8]}}]})
+            delta({"tool_calls": [{"index": 0, "function": {"arguments": args[8:]}}]})
+            delta({}, "tool_calls")
+        else:
+            for i in range(0, len(text), 16):
+                delta({"content": text[i:i + 16]})
+            delta({}, "stop")
+        if (body.get("stream_options") or {}).get("include_usage"):
+            self.chunk("data: " + json.dumps({"id": cid, "object": "chat.completion.chunk", "created": created,
+                                              "model": model, "choices": [], "usage": USAGE}) + "\n\n")
+        self.chunk("data: [DONE]\n\n")
+        self.end_sse()
+
+    @staticmethod
+    def tool_call_for(model, tools):
+        """(name, JSON arguments) of the call to make, or None when the expected tool is not offered."""
+        if "bash" in model:
+            for t in tools:
+                if t.get("name") in ("Bash", "bash"):  # Claude Code, opencode
+                    return t["name"], json.dumps({"command": "ls", "description": "List files"})
+            return None
+        for t in tools:
+            if t.get("name") in SHELL_TOOLS:
+                props = (t.get("parameters") or {}).get("properties") or {}
+                key = "cmd" if "cmd" in props and "command" not in props else "command"
+                value = ["ls"] if (props.get(key) or {}).get("type") == "array" else "ls"
+                return t["name"], json.dumps({key: value})
+        return None
+
+
+if __name__ == "__main__":
+    server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1]) if len(sys.argv) > 1 else 0), Handler)
+    server.daemon_threads = True
+    print("MOCK_PORT=%d" % server.server_address[1], flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
