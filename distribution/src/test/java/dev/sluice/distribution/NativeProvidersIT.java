@@ -95,6 +95,30 @@ class NativeProvidersIT {
     // ================================================================ OpenAI client -> Claude
 
     @Test
+    void theResponsesApiIsServedByClaudeAndGeminiConnections_API7() throws Exception {
+        upstream.enqueue(MockResponse.json(200, json("""
+                {'id':'msg_1','type':'message','role':'assistant','model':'claude-sonnet-4-5',
+                 'content':[{'type':'text','text':'Hi from Claude'}],'stop_reason':'end_turn','stop_sequence':null,
+                 'usage':{'input_tokens':5,'output_tokens':4}}""")));
+        JsonNode claude = client.expect(client.post("/v1/responses", clientKey, Map.of("model", "claude/" + CLAUDE_MODEL,
+                "instructions", "Be brief.", "input", "hello")), 200);
+        assertThat(claude.path("object").asText()).isEqualTo("response");
+        assertThat(claude.at("/output/0/content/0/text").asText()).isEqualTo("Hi from Claude");
+        assertThat(claude.at("/usage/input_tokens").asLong()).isEqualTo(5);
+        RecordedRequest toClaude = take();
+        assertThat(toClaude.path()).isEqualTo("/v1/messages");
+        assertThat(SluiceClient.JSON.readTree(toClaude.body()).path("system").asText()).isEqualTo("Be brief.");
+
+        upstream.enqueue(MockResponse.json(200, json("""
+                {'candidates':[{'content':{'parts':[{'text':'Hi from Gemini'}],'role':'model'},'finishReason':'STOP','index':0}],
+                 'usageMetadata':{'promptTokenCount':3,'candidatesTokenCount':2,'totalTokenCount':5},'modelVersion':'gemini-2.5-flash'}""")));
+        JsonNode gemini = client.expect(client.post("/v1/responses", clientKey, Map.of("model", "gemini/" + GEMINI_MODEL,
+                "input", "hello")), 200);
+        assertThat(gemini.at("/output/0/content/0/text").asText()).isEqualTo("Hi from Gemini");
+        assertThat(take().path()).contains(":generateContent");
+    }
+
+    @Test
     void openAiClientGetsAChatCompletionFromClaude_SH2() throws Exception {
         upstream.enqueue(MockResponse.json(200, json("""
                 {'id':'msg_01XFDUDYJgAACzvnptvVoYEL','type':'message','role':'assistant','model':'claude-sonnet-4-5-20250929',
