@@ -11,6 +11,8 @@
 #   claude-openai-plain    claude -p, ANTHROPIC_MODEL=mock/model-plain (translated to chat completions)
 #   claude-openai-bash     claude -p, the mock calls Bash `ls`, Claude Code runs it, the mock echoes it
 #   claude-passthrough     claude -p, ANTHROPIC_MODEL=claude/claude-sonnet-4-5 (passed through)
+#   claude-alias           the same, after PATCH /api/settings {"modelAliases":{"claude-*":…}}: onto the
+#                          OpenAI-compatible upstream
 #   claude-default-model   claude -p with no ANTHROPIC_MODEL: Claude Code's own claude-* ids route
 #   codex-plain            codex exec on mock/model-plain (Responses API, translated)
 #   codex-exec-command     codex exec, the mock calls exec_command `ls`, Codex runs it, the mock echoes it
@@ -237,6 +239,13 @@ check claude-passthrough "MOCK-ANTHROPIC-OK[claude-sonnet-4-5]"
 claude_cmd claude4   # no ANTHROPIC_MODEL: Claude Code's own default model ids
 run claude-default-model "${CMD[@]}" -p "say hi"
 check claude-default-model "MOCK-ANTHROPIC-OK[claude-"
+
+# Claude Code's own ids onto a non-Claude upstream through an operator's alias (docs/api.md, model aliases)
+curl -sS -m 20 -o /dev/null -X PATCH "$S/api/settings" -H "Authorization: Bearer $ADMIN_KEY" -H 'Content-Type: application/json' \
+    -d '{"modelAliases":{"claude-*":"mock/model-plain"}}' || say "PATCH /api/settings failed"
+claude_cmd claude5   # no ANTHROPIC_MODEL again: claude-* now means the OpenAI-compatible upstream
+run claude-alias "${CMD[@]}" -p "say hi to agents-e2e"
+check claude-alias "MOCK-OPENAI-OK[model-plain]" "say hi to agents-e2e"
 
 codex_cmd() {  # codex_cmd HOME-NAME MODEL : CMD = Codex CLI with a fresh CODEX_HOME whose provider is Sluice
     local home="$WORK/home-$1" model=$2
