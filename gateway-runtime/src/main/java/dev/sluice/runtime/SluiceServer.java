@@ -198,7 +198,7 @@ public final class SluiceServer implements AutoCloseable {
         Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new SqliteBreakerStore(db)),
                 new ConnectionCooldowns(connections, clock, resilienceSettings), new ModelLockouts(clock, resilienceSettings),
                 new ProviderCooldowns(clock, resilienceSettings));
-        GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback());
+        GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases());
         QuotaObservations quotas = new QuotaObservations(clock);
         // SPEC §16: plugins contribute rules and opt their providers into full-text matching and honoured scopes
         Set<String> fullText = new HashSet<>();

@@ -106,8 +106,21 @@ public final class ConfigLoader {
             // not fatal, like every other bad resilience value (SE-1): the defaults stay
             LOG.log(System.Logger.Level.WARNING, "config file setting resilience is not an object; ignored");
         }
+        Map<String, String> aliases = new LinkedHashMap<>();
+        Config aliasNode = file.get("routing.modelAliases");
+        if (aliasNode.exists()) {
+            // Helidon splits keys at dots ("gpt-4.1" becomes gpt-4 > 1): a leaf's name is its path below the section
+            aliasNode.detach().traverse().filter(Config::isLeaf).forEach(leaf -> leaf.asString().ifPresent(target -> {
+                List<String> names = new ArrayList<>();
+                for (Config.Key key = leaf.key(); !key.isRoot(); key = key.parent()) {
+                    names.addFirst(key.name());
+                }
+                aliases.put(String.join(".", names), target);
+            }));
+        }
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
-                pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback);
+                pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback,
+                aliases);
     }
 
     /** A config subtree as nested maps, lists and text values (Helidon reads every YAML scalar as text). */

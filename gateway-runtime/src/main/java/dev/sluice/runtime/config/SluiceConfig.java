@@ -39,6 +39,8 @@ import java.util.Map;
  *     the plugins' declared family, {@code none} = no provider, a comma list = exactly those
  * @param emergencyFallback {@code SLUICE_EMERGENCY_FALLBACK}: the model tried last when every
  *     target of a combo failed (SPEC OF-3), or null
+ * @param modelAliases {@code routing.modelAliases}: alias → model (SPEC API-1), the defaults that a
+ *     {@code PATCH /api/settings} replaces
  */
 public record SluiceConfig(
         String host,
@@ -56,7 +58,8 @@ public record SluiceConfig(
         Map<String, String> resilienceEnv,
         URI egressProbeUrl,
         String egressLockProviders,
-        String emergencyFallback) {
+        String emergencyFallback,
+        Map<String, String> modelAliases) {
 
     /** Default listen address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -69,8 +72,37 @@ public record SluiceConfig(
     /** Default upstream response-headers timeout. */
     public static final Duration DEFAULT_HEADERS_TIMEOUT = Duration.ofSeconds(110);
 
+    /**
+     * Without model aliases in the file.
+     *
+     * @param host listen address
+     * @param port listen port
+     * @param dataDir data folder
+     * @param pluginsDir plugins folder
+     * @param strictPlugins stop start-up when a plugin fails to load
+     * @param adminKey the admin key, or null
+     * @param secretKey the secret key, or null
+     * @param maxBodyBytes client request body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     * @param resilience the {@code resilience:} subtree of the config file
+     * @param resilienceEnv the resilience environment variables that are set
+     * @param egressProbeUrl the egress probe URL, or null
+     * @param egressLockProviders the egress-bucketing override, or null
+     * @param emergencyFallback the emergency fallback model, or null
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
+            URI egressProbeUrl, String egressLockProviders, String emergencyFallback) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, Map.of());
+    }
+
     /** Validates and copies. */
     public SluiceConfig {
+        modelAliases = modelAliases == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(modelAliases));
         requireNonNull(host, "host is null");
         requireNonNull(dataDir, "dataDir is null");
         requireNonNull(pluginsDir, "pluginsDir is null");

@@ -42,6 +42,10 @@ public final class GeneralSettingsService {
     /** The operator's run-time override of the emergency fallback, or null (then the environment's applies). */
     private volatile String emergencyFallback;
     private volatile ModelAliases aliases = ModelAliases.NONE;
+    /** The config file's aliases ({@code routing.modelAliases}): in force until a PATCH sets others. */
+    private final ModelAliases configuredAliases;
+    /** Whether the operator set aliases at run time (persisted); null = the config file's apply. */
+    private volatile boolean aliasesPatched;
 
     /**
      * Loads the stored settings; an unreadable stored value is ignored with a warning.
@@ -50,6 +54,25 @@ public final class GeneralSettingsService {
      * @param emergencyFallbackFromEnv {@code SLUICE_EMERGENCY_FALLBACK}, or null
      */
     public GeneralSettingsService(SettingsStore store, String emergencyFallbackFromEnv) {
+        this(store, emergencyFallbackFromEnv, java.util.Map.of());
+    }
+
+    /**
+     * Loads the stored settings over the config file's model aliases.
+     *
+     * @param store the settings table
+     * @param emergencyFallbackFromEnv {@code SLUICE_EMERGENCY_FALLBACK}, or null
+     * @param configuredAliases {@code routing.modelAliases} of the config file; invalid ones are ignored with a warning
+     */
+    public GeneralSettingsService(SettingsStore store, String emergencyFallbackFromEnv, java.util.Map<String, String> configuredAliases) {
+        ModelAliases fromFile = ModelAliases.NONE;
+        try {
+            fromFile = ModelAliases.read(MAPPER.valueToTree(configuredAliases), "routing.modelAliases");
+        } catch (SettingsException e) {
+            LOG.log(System.Logger.Level.WARNING, "config file routing.modelAliases ignored (" + e.getMessage() + ")");
+        }
+        this.configuredAliases = fromFile;
+        this.aliases = fromFile;
         this.store = store;
         this.emergencyFallbackFromEnv = emergencyFallbackFromEnv == null || emergencyFallbackFromEnv.isBlank() ? null
                 : emergencyFallbackFromEnv.strip();
@@ -61,7 +84,11 @@ public final class GeneralSettingsService {
                 JsonNode tree = MAPPER.readTree(stored);
                 rules = OperatorErrorRules.read(tree.get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES);
                 fallback = model(tree.path(FEATURE_FLAGS).get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
-                this.aliases = ModelAliases.read(tree.get(MODEL_ALIASES), MODEL_ALIASES);
+                JsonNode storedAliases = tree.get(MODEL_ALIASES);
+                if (storedAliases != null && !storedAliases.isNull()) {
+                    this.aliases = ModelAliases.read(storedAliases, MODEL_ALIASES);
+                    this.aliasesPatched = true;
+                }
             } catch (IOException | SettingsException e) {
                 LOG.log(System.Logger.Level.WARNING, "stored settings ignored (" + e.getMessage() + ")");
             }
@@ -174,7 +201,10 @@ public final class GeneralSettingsService {
         synchronized (writeLock) {
             List<ErrorRule> rules = body.has(PROVIDER_ERROR_RULES)
                     ? OperatorErrorRules.read(body.get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES) : errorRules;
-            ModelAliases newAliases = body.has(MODEL_ALIASES) ? ModelAliases.read(body.get(MODEL_ALIASES), MODEL_ALIASES) : aliases;
+            // null hands the aliases back to the config file's routing.modelAliases
+            boolean patched = body.has(MODEL_ALIASES) ? !body.get(MODEL_ALIASES).isNull() : aliasesPatched;
+            ModelAliases newAliases = !body.has(MODEL_ALIASES) ? aliases
+                    : patched ? ModelAliases.read(body.get(MODEL_ALIASES), MODEL_ALIASES) : configuredAliases;
             String fallback = emergencyFallback;
             if (flags != null && flags.has(EMERGENCY_FALLBACK)) {
                 fallback = model(flags.get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
@@ -183,7 +213,11 @@ public final class GeneralSettingsService {
             }
             ObjectNode stored = MAPPER.createObjectNode();
             stored.set(PROVIDER_ERROR_RULES, OperatorErrorRules.write(rules));
-            stored.set(MODEL_ALIASES, newAliases.write());
+            if (patched) {
+                stored.set(MODEL_ALIASES, newAliases.write());
+            } else {
+                stored.putNull(MODEL_ALIASES);
+            }
             ObjectNode storedFlags = stored.putObject(FEATURE_FLAGS);
             if (fallback == null) {
                 storedFlags.putNull(EMERGENCY_FALLBACK);
@@ -193,6 +227,7 @@ public final class GeneralSettingsService {
             store.put(STORE_KEY, stored.toString());
             errorRules = rules;
             aliases = newAliases;
+            aliasesPatched = patched;
             emergencyFallback = fallback;
             return tree();
         }

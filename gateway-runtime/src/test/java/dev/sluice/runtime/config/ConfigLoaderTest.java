@@ -154,6 +154,21 @@ class ConfigLoaderTest {
                 "opencode", Map.of("tier", "free")));
     }
 
+    @Test
+    void routingModelAliasesAreReadKeepingDotsInNames_API1() throws IOException {
+        writeConfig("""
+                routing:
+                  modelAliases:
+                    "claude-*": glm/glm-4.6
+                    "gpt-4.1": gemini/gemini-2.5-pro
+                """);
+
+        assertThat(load(Map.of()).modelAliases()).containsExactly(
+                Map.entry("claude-*", "glm/glm-4.6"), Map.entry("gpt-4.1", "gemini/gemini-2.5-pro"));
+        writeConfig("port: 1\n");
+        assertThat(load(Map.of()).modelAliases()).isEmpty();
+    }
+
     // ------------------------------------------------------------------ environment overrides (SH-5)
 
     @Test
