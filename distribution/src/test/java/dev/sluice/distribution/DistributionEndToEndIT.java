@@ -106,6 +106,25 @@ class DistributionEndToEndIT {
     }
 
     @Test
+    void anArgumentIsRefusedWithTheUsageInsteadOfStartingASecondServer() throws Exception {
+        ProcessBuilder stop = new ProcessBuilder(home.resolve("bin/sluice").toString(), "stop")
+                .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        stop.environment().keySet().removeIf(k -> k.startsWith("SLUICE_"));
+        stop.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        stop.environment().put("SLUICE_PORT", "0");
+        Process process = stop.start();
+        boolean ended = process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+        if (!ended) {
+            process.destroyForcibly();
+        }
+        String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(ended).as("bin/sluice stop must end, not serve: %s", output).isTrue();
+        assertThat(process.exitValue()).isEqualTo(2);
+        assertThat(output).contains("Sluice takes no arguments, got: stop").contains("Usage: bin/sluice")
+                .doesNotContain("listening");
+    }
+
+    @Test
     void proxiesAChatCompletionThroughTheShippedAgentrouterPlugin_SH2_SH4() throws Exception {
         SluiceClient client = startSluice();
         upstream.enqueue(MockResponse.completion("hello from the mock"));
