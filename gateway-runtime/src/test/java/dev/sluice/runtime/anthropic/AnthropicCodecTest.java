@@ -147,6 +147,20 @@ class AnthropicCodecTest {
     }
 
     @Test
+    void claudeCodesAnthropicOnlyFieldsNeverReachATranslatedUpstream() {
+        // Claude Code 2.1 sends these; an OpenAI-compatible upstream refuses unknown arguments
+        ChatRequest r = read("{" + HEAD + "'output_config':{'effort':'high'},"
+                + "'context_management':{'edits':[{'type':'clear_tool_uses_20250919'}]},'container':'c-1','mcp_servers':[],"
+                + "'service_tier':'auto','top_k':5,'messages':[{'role':'user','content':[{'type':'text','text':'hi',"
+                + "'cache_control':{'type':'ephemeral'}}]}]}");
+        assertThat(r.extra()).doesNotContainKeys("output_config", "context_management", "container", "mcp_servers", "service_tier",
+                "top_k", "cache_control");
+        assertThat(new String(new OpenAiCodec().writeChatRequest(r.withModel("gpt-x")), java.nio.charset.StandardCharsets.UTF_8))
+                .doesNotContain("output_config").doesNotContain("context_management").doesNotContain("cache_control")
+                .doesNotContain("mcp_servers").doesNotContain("container");
+    }
+
+    @Test
     void systemAsAPlainStringBecomesALeadingSystemMessage_API3() {
         ChatRequest r = read("{" + HEAD + "'system':'You are terse.'," + USER_HI + "}");
         assertThat(r.messages()).containsExactly(ChatMessage.text(Role.SYSTEM, "You are terse."), ChatMessage.text(Role.USER, "hi"));
