@@ -5,10 +5,8 @@ import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.ContentPart;
 import dev.sluice.api.chat.ToolCall;
 import dev.sluice.api.chat.ToolDefinition;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -163,7 +161,7 @@ final class GeminiRequestWriter {
                         parts.add(textPart(t.text()));
                     }
                 }
-                case ContentPart.Image img -> parts.add(mediaPart(img.url(), null));
+                case ContentPart.Image img -> parts.add(MediaParts.part(img.url(), null));
                 case ContentPart.Other other -> {
                     Map<String, Object> part = otherPart(other);
                     if (part != null) {
@@ -178,28 +176,6 @@ final class GeminiRequestWriter {
     private static Map<String, Object> textPart(String text) {
         Map<String, Object> part = new LinkedHashMap<>();
         part.put("text", text);
-        return part;
-    }
-
-    /** A part from a URL: a data URL becomes inline data, anything else a file reference Gemini fetches. */
-    private static Map<String, Object> mediaPart(String url, String mimeHint) {
-        Map<String, Object> part = new LinkedHashMap<>();
-        if (url.regionMatches(true, 0, "data:", 0, 5)) {
-            DataUrl d = DataUrl.parse(url);
-            Map<String, Object> inline = new LinkedHashMap<>();
-            String mime = d.mimeType() != null ? d.mimeType() : mimeHint != null ? mimeHint : sniff(d.base64());
-            inline.put("mimeType", mime);
-            inline.put("data", d.base64());
-            part.put("inlineData", inline);
-        } else {
-            Map<String, Object> file = new LinkedHashMap<>();
-            String mime = mimeHint != null ? mimeHint : mimeFromExtension(url);
-            if (mime != null) {
-                file.put("mimeType", mime);
-            }
-            file.put("fileUri", url);
-            part.put("fileData", file);
-        }
         return part;
     }
 
@@ -226,7 +202,7 @@ final class GeminiRequestWriter {
         if (other.type().equals("file")) {
             String data = Json.string(Json.object(json, "file"), "file_data");
             if (data != null && data.regionMatches(true, 0, "data:", 0, 5)) {
-                return mediaPart(data, null);
+                return MediaParts.part(data, null);
             }
         }
         return null;
@@ -403,87 +379,5 @@ final class GeminiRequestWriter {
         } catch (JsonException e) {
             return null;
         }
-    }
-
-    // ---------------------------------------------------------------- media helpers
-
-    /** A parsed {@code data:} URL with its payload as base64. */
-    private record DataUrl(String mimeType, String base64) {
-
-        static DataUrl parse(String url) {
-            int comma = url.indexOf(',');
-            if (comma < 0) {
-                return new DataUrl(null, "");
-            }
-            String meta = url.substring(5, comma);
-            String payload = url.substring(comma + 1);
-            String[] params = meta.split(";");
-            String mime = params.length > 0 && params[0].contains("/") ? params[0].strip().toLowerCase(Locale.ROOT) : null;
-            boolean base64 = false;
-            for (int i = 1; i < params.length; i++) {
-                base64 |= params[i].strip().equalsIgnoreCase("base64");
-            }
-            if (base64) {
-                return new DataUrl(mime, payload.strip());
-            }
-            // a percent-encoded data URL: Gemini wants base64
-            byte[] bytes = URLDecoder.decode(payload.replace("+", "%2B"), StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
-            return new DataUrl(mime, Base64.getEncoder().encodeToString(bytes));
-        }
-    }
-
-    /** The image type from the first bytes of base64 data (a data URL without a media type). */
-    private static String sniff(String base64) {
-        if (base64.startsWith("iVBORw0KGgo")) {
-            return "image/png";
-        }
-        if (base64.startsWith("/9j/")) {
-            return "image/jpeg";
-        }
-        if (base64.startsWith("R0lGOD")) {
-            return "image/gif";
-        }
-        if (base64.startsWith("UklGR")) {
-            return "image/webp";
-        }
-        if (base64.startsWith("JVBERi0")) {
-            return "application/pdf";
-        }
-        return "application/octet-stream";
-    }
-
-    private static String mimeFromExtension(String url) {
-        String path = url;
-        int cut = path.indexOf('?');
-        if (cut >= 0) {
-            path = path.substring(0, cut);
-        }
-        cut = path.indexOf('#');
-        if (cut >= 0) {
-            path = path.substring(0, cut);
-        }
-        path = path.toLowerCase(Locale.ROOT);
-        if (path.endsWith(".png")) {
-            return "image/png";
-        }
-        if (path.endsWith(".jpg") || path.endsWith(".jpeg")) {
-            return "image/jpeg";
-        }
-        if (path.endsWith(".webp")) {
-            return "image/webp";
-        }
-        if (path.endsWith(".gif")) {
-            return "image/gif";
-        }
-        if (path.endsWith(".heic")) {
-            return "image/heic";
-        }
-        if (path.endsWith(".heif")) {
-            return "image/heif";
-        }
-        if (path.endsWith(".pdf")) {
-            return "application/pdf";
-        }
-        return null;
     }
 }
