@@ -240,4 +240,15 @@ final class Json {
     static Long number(Object object, String name) {
         return get(object, name) instanceof Number n ? n.longValue() : null;
     }
+
+    /**
+     * A changeable copy of a parsed JSON object, member order kept.
+     *
+     * @param object a map read by {@link #parse(String)}
+     * @return a new {@link LinkedHashMap} with the same members
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> mutableObject(Map<?, ?> object) {
+        return new LinkedHashMap<>((Map<String, Object>) object);
+    }
 }

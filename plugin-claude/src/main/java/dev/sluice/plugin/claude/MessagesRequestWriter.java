@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Translates a canonical (OpenAI-style) chat request into an Anthropic Messages request body.
@@ -33,13 +32,6 @@ final class MessagesRequestWriter {
 
     /** {@code max_tokens} when the request names no limit (Anthropic requires one). */
     static final int DEFAULT_MAX_TOKENS = 4096;
-
-    /**
-     * Content block types Anthropic accepts; a canonical content part of one of these types (e.g.
-     * from an Anthropic-format client) is passed verbatim. Other unknown parts are dropped.
-     */
-    static final Set<String> ANTHROPIC_BLOCK_TYPES = Set.of("text", "image", "document", "search_result", "tool_use",
-            "tool_result", "thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "container_upload");
 
     private final int defaultMaxTokens;
 
@@ -86,9 +78,9 @@ final class MessagesRequestWriter {
                 case SYSTEM, DEVELOPER -> {
                     for (ContentPart p : m.content()) {
                         if (p instanceof ContentPart.Text t && !t.text().isEmpty()) {
-                            system.add(textBlock(t.text()));
+                            system.add(ContentBlocks.text(t.text()));
                         } else if (p instanceof ContentPart.Other o && o.type().equals("text")) {
-                            Map<String, Object> block = parseBlock(o.json());
+                            Map<String, Object> block = ContentBlocks.parse(o.json());
                             if (block != null) {
                                 system.add(block);
                                 plainSystem = false;
@@ -96,10 +88,10 @@ final class MessagesRequestWriter {
                         }
                     }
                 }
-                case USER -> addTurn(turns, "user", contentBlocks(m.content(), true));
+                case USER -> addTurn(turns, "user", ContentBlocks.of(m.content(), true));
                 case ASSISTANT -> addTurn(turns, "assistant", assistantBlocks(m));
                 case TOOL -> addTurn(turns, "user", m.toolCallId() == null
-                        ? contentBlocks(m.content(), true)
+                        ? ContentBlocks.of(m.content(), true)
                         : new ArrayList<>(List.of(toolResult(m))));
             }
         }
@@ -227,7 +219,7 @@ final class MessagesRequestWriter {
         Map<String, Object> schema = null;
         if (t.parametersJson() != null) {
             try {
-                schema = Json.parse(t.parametersJson()) instanceof Map<?, ?> m ? copy(m) : null;
+                schema = Json.parse(t.parametersJson()) instanceof Map<?, ?> m ? Json.mutableObject(m) : null;
             } catch (Json.JsonException e) {
                 schema = null;
             }
@@ -265,7 +257,7 @@ final class MessagesRequestWriter {
                     for (Object b : list) {
                         String type = Json.string(b, "type");
                         if ("thinking".equals(type) || "redacted_thinking".equals(type)) {
-                            blocks.add(copy((Map<?, ?>) b));
+                            blocks.add(Json.mutableObject((Map<?, ?>) b));
                         }
                     }
                 }
@@ -273,7 +265,7 @@ final class MessagesRequestWriter {
                 // not a list of blocks: nothing to send back
             }
         }
-        blocks.addAll(contentBlocks(m.content(), false));
+        blocks.addAll(ContentBlocks.of(m.content(), false));
         for (ToolCall tc : m.toolCalls()) {
             Map<String, Object> use = new LinkedHashMap<>();
             use.put("type", "tool_use");
@@ -289,103 +281,13 @@ final class MessagesRequestWriter {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("type", "tool_result");
         result.put("tool_use_id", toolId(m.toolCallId()));
-        List<Map<String, Object>> content = contentBlocks(m.content(), true);
-        if (content.size() == 1 && isPlainText(content.get(0))) {
+        List<Map<String, Object>> content = ContentBlocks.of(m.content(), true);
+        if (content.size() == 1 && ContentBlocks.isPlainText(content.get(0))) {
             result.put("content", content.get(0).get("text"));
         } else if (!content.isEmpty()) {
             result.put("content", content);
         }
         return result;
-    }
-
-    /**
-     * Content parts as Anthropic blocks: text (empty text dropped: Anthropic rejects it), images
-     * (only where {@code imagesAllowed}: assistant turns cannot carry images), PDF/text files given
-     * as data, and parts that already are Anthropic blocks. Other parts are dropped.
-     */
-    private static List<Map<String, Object>> contentBlocks(List<ContentPart> parts, boolean imagesAllowed) {
-        List<Map<String, Object>> blocks = new ArrayList<>(parts.size());
-        for (ContentPart p : parts) {
-            switch (p) {
-                case ContentPart.Text t -> {
-                    if (!t.text().isEmpty()) {
-                        blocks.add(textBlock(t.text()));
-                    }
-                }
-                case ContentPart.Image img -> {
-                    if (imagesAllowed) {
-                        Map<String, Object> source = source(img.url());
-                        if (source != null) {
-                            Map<String, Object> block = new LinkedHashMap<>();
-                            block.put("type", "image");
-                            block.put("source", source);
-                            blocks.add(block);
-                        }
-                    }
-                }
-                case ContentPart.Other o -> {
-                    Map<String, Object> block = o.type().equals("file") ? fileBlock(o.json())
-                            : ANTHROPIC_BLOCK_TYPES.contains(o.type()) ? parseBlock(o.json()) : null;
-                    if (block != null && (imagesAllowed || !"image".equals(block.get("type")))) {
-                        blocks.add(block);
-                    }
-                }
-            }
-        }
-        return blocks;
-    }
-
-    /** An OpenAI {@code file} part with inline {@code file_data} as an Anthropic {@code document}. */
-    private static Map<String, Object> fileBlock(String json) {
-        Map<String, Object> part = parseBlock(json);
-        String data = Json.string(Json.object(part, "file"), "file_data");
-        Map<String, Object> source = data == null ? null : dataSource(data);
-        if (source == null) {
-            return null; // file_id references live at OpenAI: nothing to send
-        }
-        Map<String, Object> block = new LinkedHashMap<>();
-        block.put("type", "document");
-        block.put("source", source);
-        return block;
-    }
-
-    /** An image URL as an Anthropic image source: data URLs inline (base64), http(s) by URL. */
-    private static Map<String, Object> source(String url) {
-        if (url.regionMatches(true, 0, "data:", 0, 5)) {
-            return dataSource(url);
-        }
-        if (url.regionMatches(true, 0, "https://", 0, 8) || url.regionMatches(true, 0, "http://", 0, 7)) {
-            Map<String, Object> source = new LinkedHashMap<>();
-            source.put("type", "url");
-            source.put("url", url);
-            return source;
-        }
-        return null;
-    }
-
-    /** {@code data:<media type>;base64,<data>} as a base64 source; other data URLs are not supported. */
-    private static Map<String, Object> dataSource(String url) {
-        if (!url.regionMatches(true, 0, "data:", 0, 5)) {
-            return null;
-        }
-        int comma = url.indexOf(',');
-        if (comma < 0) {
-            return null;
-        }
-        String[] meta = url.substring(5, comma).split(";");
-        boolean base64 = false;
-        for (int i = 1; i < meta.length; i++) {
-            base64 |= meta[i].strip().equalsIgnoreCase("base64");
-        }
-        String mediaType = meta[0].strip();
-        if (!base64 || mediaType.isEmpty()) {
-            return null;
-        }
-        Map<String, Object> source = new LinkedHashMap<>();
-        source.put("type", "base64");
-        source.put("media_type", mediaType.toLowerCase(java.util.Locale.ROOT));
-        source.put("data", url.substring(comma + 1));
-        return source;
     }
 
     /**
@@ -418,7 +320,7 @@ final class MessagesRequestWriter {
         try {
             // Anthropic requires an object; arguments that are not one (a truncated or invalid JSON text
             // from the model, a bare value) are sent as {} rather than failing the whole conversation
-            return Json.parse(argumentsJson) instanceof Map<?, ?> m ? copy(m) : new LinkedHashMap<>();
+            return Json.parse(argumentsJson) instanceof Map<?, ?> m ? Json.mutableObject(m) : new LinkedHashMap<>();
         } catch (Json.JsonException e) {
             return new LinkedHashMap<>();
         }
@@ -443,25 +345,6 @@ final class MessagesRequestWriter {
         return sb == null ? id : sb.toString();
     }
 
-    private static Map<String, Object> textBlock(String text) {
-        Map<String, Object> block = new LinkedHashMap<>();
-        block.put("type", "text");
-        block.put("text", text);
-        return block;
-    }
-
-    private static boolean isPlainText(Map<String, Object> block) {
-        return block.size() == 2 && "text".equals(block.get("type")) && block.get("text") instanceof String;
-    }
-
-    private static Map<String, Object> parseBlock(String json) {
-        try {
-            return Json.parse(json) instanceof Map<?, ?> m ? copy(m) : null;
-        } catch (Json.JsonException e) {
-            return null;
-        }
-    }
-
     private static Object parseExtra(ChatRequest r, String name) {
         String raw = r.extra().get(name);
         if (raw == null) {
@@ -475,12 +358,7 @@ final class MessagesRequestWriter {
     }
 
     private static Map<String, Object> objectExtra(ChatRequest r, String name) {
-        return parseExtra(r, name) instanceof Map<?, ?> m ? copy(m) : null;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> copy(Map<?, ?> m) {
-        return new LinkedHashMap<>((Map<String, Object>) m);
+        return parseExtra(r, name) instanceof Map<?, ?> m ? Json.mutableObject(m) : null;
     }
 
     /** One Anthropic turn being assembled. */
@@ -511,7 +389,7 @@ final class MessagesRequestWriter {
             }
             Map<String, Object> msg = new LinkedHashMap<>();
             msg.put("role", role);
-            msg.put("content", ordered.size() == 1 && isPlainText(ordered.get(0)) ? ordered.get(0).get("text") : ordered);
+            msg.put("content", ordered.size() == 1 && ContentBlocks.isPlainText(ordered.get(0)) ? ordered.get(0).get("text") : ordered);
             return msg;
         }
     }
