@@ -16,6 +16,9 @@
 #   claude-default-model   claude -p with no ANTHROPIC_MODEL: Claude Code's own claude-* ids route
 #   codex-plain            codex exec on mock/model-plain (Responses API, translated)
 #   codex-exec-command     codex exec, the mock calls exec_command `ls`, Codex runs it, the mock echoes it
+#   codex-native           codex exec on openai/native-plain: the openai provider's Responses passthrough
+#                          (the mock answers /v1/responses itself and echoes Codex's `include`)
+#   codex-native-exec      the exec_command round trip on the passthrough path
 #   opencode-plain         opencode run, an @ai-sdk/openai-compatible provider on Sluice's /v1
 #   opencode-bash          opencode run, the mock calls its bash tool `ls`, the mock echoes the result
 #
@@ -165,6 +168,8 @@ admin() {  # admin PATH JSON -> response body on stdout; fails (saying why on st
 }
 admin /api/providers '{"provider":"mock","name":"mock-openai","apiKey":"k-mock-openai","baseUrl":"'"$MOCK"'/v1"}' \
     >/dev/null || die "cannot create the OpenAI-compatible connection on the mock"
+admin /api/providers '{"provider":"openai","name":"mock-responses","apiKey":"k-mock-responses","baseUrl":"'"$MOCK"'/v1"}' \
+    >/dev/null || die "cannot create the openai connection on the mock"
 admin /api/providers '{"provider":"claude","name":"mock-claude","apiKey":"k-mock-claude","baseUrl":"'"$MOCK"'"}' \
     >/dev/null || die "cannot create the claude connection on the mock"
 CLIENT_KEY=$(set -o pipefail; admin /api/keys '{"name":"agents-e2e"}' | json_field key) && [ -n "$CLIENT_KEY" ] \
@@ -284,6 +289,14 @@ check codex-plain "MOCK-OPENAI-OK[model-plain]" "say hi to agents-e2e"
 codex_cmd codex2 mock/model-shell
 run codex-exec-command "${CMD[@]}" "list the files here"
 check codex-exec-command "MOCK-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
+
+codex_cmd codex3 openai/native-plain
+run codex-native "${CMD[@]}" "say hi to agents-e2e"
+check codex-native "MOCK-RESPONSES-OK[native-plain]" "say hi to agents-e2e" "include=reasoning.encrypted_content"
+
+codex_cmd codex4 openai/native-shell
+run codex-native-exec "${CMD[@]}" "list the files here"
+check codex-native-exec "MOCK-RESPONSES-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
 
 opencode_cmd() {  # opencode_cmd NAME MODEL : CMD = opencode with a fresh HOME and a config whose provider is Sluice
     local home="$WORK/home-$1" model=$2

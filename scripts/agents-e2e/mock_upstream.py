@@ -4,6 +4,9 @@
 Serves, on 127.0.0.1 (port from argv[1], 0 = pick one; printed as MOCK_PORT=<n>):
   POST /v1/chat/completions   OpenAI-compatible, streaming or not (what Sluice translates to)
   POST /v1/messages           Anthropic Messages, streaming or not (Sluice's claude passthrough)
+  POST /v1/responses           OpenAI Responses, streaming or not (Sluice's passthrough for the openai
+                              provider); answered only for models starting with "native-" (any other
+                              gets 404, as a chat-only upstream answers)
   POST /v1/messages/count_tokens, GET /v1/models, HEAD/GET /
 
 Answers, by the upstream model name:
@@ -13,6 +16,8 @@ Answers, by the upstream model name:
   *shell*  Chat: the same with Codex's shell tool (exec_command / shell / shell_command).
   other    Chat: "MOCK-OPENAI-OK[<model>]: <last user text>".
   any      Messages: "MOCK-ANTHROPIC-OK[<model>]".
+  native-* Responses: "MOCK-RESPONSES-OK[<model>]: <last user text> (include=<include>)", or for
+           native-*shell* the shell round trip as for *shell*, ending "MOCK-RESPONSES-TOOL-RESULT-SEEN: …".
 Every request is appended as one JSON line to argv[2] (if given), for diagnosing failures.
 """
 import json
@@ -127,6 +132,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.anthropic(body)
         if path == "/v1/chat/completions":
             return self.chat(body)
+        if path == "/v1/responses" and str(body.get("model", "")).startswith("native-"):
+            return self.responses_api(body)
         self.send_json(404, {"error": {"message": "no route " + self.path, "type": "invalid_request_error"}})
 
     # ---- Anthropic Messages (passthrough path) --------------------------------------------
@@ -206,6 +213,62 @@ class Handler(BaseHTTPRequestHandler):
             self.chunk("data: " + json.dumps({"id": cid, "object": "chat.completion.chunk", "created": created,
                                               "model": model, "choices": [], "usage": USAGE}) + "\n\n")
         self.chunk("data: [DONE]\n\n")
+        self.end_sse()
+
+    # ---- OpenAI Responses (passthrough path of the openai provider) -----------------------
+    def responses_api(self, body):
+        model = str(body.get("model", ""))
+        items = body.get("input") if isinstance(body.get("input"), list) else [
+            {"type": "message", "role": "user", "content": str(body.get("input", ""))}]
+        outputs = [str(i.get("output", "")) for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
+        users = [text_of(i.get("content")) for i in items if isinstance(i, dict) and i.get("role") == "user"]
+        tools = [t for t in (body.get("tools") or []) if isinstance(t, dict) and t.get("type") == "function"]
+        call = None
+        if "shell" in model and not outputs:
+            call = self.tool_call_for(model, tools)
+            text = None if call else "MOCK-NO-TOOL-OFFERED[%s]" % model
+        elif "shell" in model:
+            text = "MOCK-RESPONSES-TOOL-RESULT-SEEN: " + one_line(outputs[-1])
+        else:
+            text = "MOCK-RESPONSES-OK[%s]: %s (include=%s)" % (
+                model, one_line(users[-1] if users else "", 200), ",".join(body.get("include") or []))
+        rid = "resp_mock%d" % int(time.time() * 1000)
+        usage = {"input_tokens": 11, "output_tokens": 7, "total_tokens": 18}
+        if call:
+            item = {"type": "function_call", "id": "fc_mock1", "call_id": "call_mock1", "name": call[0],
+                    "arguments": call[1], "status": "completed"}
+        else:
+            item = {"type": "message", "id": "msg_mock1", "role": "assistant", "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}]}
+        done = {"id": rid, "object": "response", "created_at": int(time.time()), "status": "completed",
+                "model": model, "output": [item], "usage": usage}
+        if not body.get("stream"):
+            return self.send_json(200, done)
+        self.start_sse()
+        seq = [0]
+
+        def event(name, obj):
+            obj = dict(obj, type=name, sequence_number=seq[0])
+            seq[0] += 1
+            self.chunk("event: %s\ndata: %s\n\n" % (name, json.dumps(obj)))
+
+        event("response.created", {"response": dict(done, status="in_progress", output=[], usage=None)})
+        if call:
+            event("response.output_item.added", {"output_index": 0, "item": dict(item, arguments="", status="in_progress")})
+            event("response.function_call_arguments.delta", {"item_id": "fc_mock1", "output_index": 0, "delta": call[1]})
+            event("response.function_call_arguments.done", {"item_id": "fc_mock1", "output_index": 0, "arguments": call[1]})
+        else:
+            event("response.output_item.added", {"output_index": 0, "item": dict(item, content=[], status="in_progress")})
+            event("response.content_part.added", {"item_id": "msg_mock1", "output_index": 0, "content_index": 0,
+                                                  "part": {"type": "output_text", "text": "", "annotations": []}})
+            for i in range(0, len(text), 16):
+                event("response.output_text.delta", {"item_id": "msg_mock1", "output_index": 0, "content_index": 0,
+                                                     "delta": text[i:i + 16]})
+            event("response.output_text.done", {"item_id": "msg_mock1", "output_index": 0, "content_index": 0, "text": text})
+            event("response.content_part.done", {"item_id": "msg_mock1", "output_index": 0, "content_index": 0,
+                                                 "part": item["content"][0]})
+        event("response.output_item.done", {"output_index": 0, "item": item})
+        event("response.completed", {"response": done})
         self.end_sse()
 
     @staticmethod

@@ -15,6 +15,16 @@ public interface HostContext {
     String OPENAI_COMPATIBLE = "openai-compatible";
 
     /**
+     * Name of the built-in executor for OpenAI-compatible upstreams that also serve the Responses
+     * API ({@code POST /responses}): chat and embeddings as {@link #OPENAI_COMPATIBLE}, and
+     * {@code /v1/responses} requests passed through unchanged but for the model
+     * ({@link PassthroughCall#OPENAI_RESPONSES}), so built-in tools, reasoning items and
+     * {@code include} reach the upstream. A connection may opt out (or, under
+     * {@link #OPENAI_COMPATIBLE}, in) with {@code providerSpecificData.responsesApi}.
+     */
+    String OPENAI_RESPONSES = "openai-responses";
+
+    /**
      * The runtime's upstream HTTP client (keep-alive, bounded timeouts). Plugins never open their
      * own clients.
      *

@@ -24,6 +24,9 @@ public record PassthroughCall(String dialect, byte[] body, boolean stream, Upstr
     /** The Anthropic Messages API ({@code POST /v1/messages}). */
     public static final String ANTHROPIC_MESSAGES = "anthropic-messages";
 
+    /** The OpenAI Responses API ({@code POST /v1/responses}). */
+    public static final String OPENAI_RESPONSES = "openai-responses";
+
     /** Validates the fields and copies the map (the body is not copied: do not modify it). */
     public PassthroughCall {
         requireNonNull(dialect, "dialect is null");

@@ -54,6 +54,21 @@ public interface ProviderExecutor {
     }
 
     /**
+     * Whether {@link #passthrough(PassthroughCall)} accepts requests of a client dialect for one
+     * connection: an executor whose connections differ (e.g. by a setting in their
+     * {@link UpstreamTarget#providerSpecificData()}) answers per connection. The runtime asks
+     * before each attempt; when false the request is translated through the canonical model.
+     * The default is {@link #supportsPassthrough(String)}.
+     *
+     * @param dialect the dialect
+     * @param target the connection about to be tried
+     * @return true when supported for this connection
+     */
+    default boolean supportsPassthrough(String dialect, UpstreamTarget target) {
+        return supportsPassthrough(dialect);
+    }
+
+    /**
      * Sends a client request in the upstream's own dialect, unchanged but for the model id. The
      * runtime calls it only when {@link #supportsPassthrough(String)} is true for the dialect.
      *

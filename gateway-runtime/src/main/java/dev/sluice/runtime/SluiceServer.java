@@ -154,7 +154,8 @@ public final class SluiceServer implements AutoCloseable {
             SqliteSettingsStore settings, SqliteProxyLogStore proxyLogs, String adminHash, EgressRoutes http) {
         OpenAiCodec codec = new OpenAiCodec();
         OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
-        Map<String, ProviderExecutor> builtinExecutors = Map.of(HostContext.OPENAI_COMPATIBLE, openAi);
+        Map<String, ProviderExecutor> builtinExecutors = Map.of(HostContext.OPENAI_COMPATIBLE, openAi,
+                HostContext.OPENAI_RESPONSES, openAi.withResponsesPassthrough());
 
         Set<String> builtinIds = BuiltinProviders.ALL.stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
         PluginRegistry registry = PluginLoader.create(config.pluginsDir(), pluginParent, PluginLoader.class.getClassLoader())
@@ -162,7 +163,7 @@ public final class SluiceServer implements AutoCloseable {
 
         List<Provider> providers = new ArrayList<>();
         for (ProviderDescriptor d : BuiltinProviders.ALL) {
-            providers.add(new Provider(d, openAi, Provider.BUILT_IN));
+            providers.add(new Provider(d, builtinExecutors.get(d.executor()), Provider.BUILT_IN));
         }
         for (LoadedPlugin p : registry.plugins()) {
             Set<String> own = p.providers().stream().map(ProviderDescriptor::id).collect(Collectors.toSet());

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.runtime.responses.ResponsesCodec;
 import dev.sluice.runtime.responses.ResponsesRequest;
@@ -10,6 +11,8 @@ import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.stream.Signal;
+import dev.sluice.runtime.stream.SseEvent;
+import java.util.Map;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.http.HttpRules;
@@ -20,10 +23,12 @@ import java.time.InstantSource;
 
 /**
  * The OpenAI Responses API under {@code /v1} (SPEC API-7, OF-1): {@code POST /responses}, routed
- * like chat completions — failover, combos, resilience, admission, stream watchdogs — to any
- * provider through the canonical model. Built-in tools a translated upstream cannot run are
- * dropped and named in {@code X-Sluice-Dropped-Tools}; {@code background: true} is served
- * synchronously, which {@code X-Sluice-Warning} says. Errors get the OpenAI envelope.
+ * like chat completions — failover, combos, resilience, admission, stream watchdogs — passed
+ * through to connections whose upstream serves the Responses API (the {@code openai} provider;
+ * any connection with {@code responsesApi: true}), translated through the canonical model to any
+ * other. Built-in tools a translated upstream cannot run are dropped and named in
+ * {@code X-Sluice-Dropped-Tools}; {@code background: true} is served synchronously, which
+ * {@code X-Sluice-Warning} says. Errors get the OpenAI envelope.
  */
 final class ResponsesApiService implements HttpService {
 
@@ -51,14 +56,19 @@ final class ResponsesApiService implements HttpService {
 
     private void responses(ServerRequest req, ServerResponse res) {
         Caller caller = auth.client(req);
-        ResponsesRequest request = codec.read(json.body(req));
+        byte[] body = json.body(req);
+        ResponsesRequest request = codec.read(body);
         String requestId = RequestIds.of(req);
         String id = "resp_" + (requestId.startsWith("req_") ? requestId.substring(4) : requestId);
         long createdAt = clock.millis() / 1000;
-        Outcome outcome = router.route(new ClientRequest.Chat(request.chat(), RoutedAnswers.forwardableHeaders(req)), caller, requestId);
+        // passed through to upstreams that serve the Responses API themselves (built-in tools, reasoning items, include),
+        // translated through the canonical model to any other
+        Outcome outcome = router.route(new ClientRequest.Dialect(request.chat(), PassthroughCall.OPENAI_RESPONSES,
+                model -> codec.forUpstream(body, model), Map.of()), caller, requestId);
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             RoutedAnswers.routedHeaders(res, served.connection(), served.route());
-            if (!request.droppedTools().isEmpty()) {
+            boolean translated = served.reply() instanceof Reply.Complete || served.reply() instanceof Reply.Stream;
+            if (translated && !request.droppedTools().isEmpty()) {
                 res.header(DROPPED_TOOLS, String.join(", ", request.droppedTools()));
             }
             if (request.background()) {
@@ -69,10 +79,47 @@ final class ResponsesApiService implements HttpService {
                         request.customTools()));
                 case Reply.Stream s -> relay(res, s, served, caller, requestId,
                         codec.stream(id, served.route().upstreamModel(), createdAt, request.echo(), request.customTools()));
-                default -> throw new IllegalStateException("a Responses request served " + served.reply().getClass().getSimpleName());
+                case Reply.Raw raw -> RawAnswers.relayJson(res, raw, served);
+                case Reply.RawStream raw -> relayRaw(res, raw, served, caller, requestId, new ResponsesRawTail(json.mapper()));
+                case Reply.Embeddings e -> throw new IllegalStateException("a Responses request served embeddings");
             }
         }
     }
+
+    /**
+     * Relays a Responses stream passed through, event by event and byte for byte, watched (SPEC
+     * §15): comments while the upstream is silent; a watchdog ends it with {@code error} and
+     * {@code response.failed} events that continue the upstream's sequence numbers.
+     */
+    private void relayRaw(ServerResponse res, Reply.RawStream stream, Outcome.Served served, Caller caller, String requestId,
+            ResponsesRawTail tail) {
+        StreamResponse.send(res, served, caller, requestId, stream.prefix(), stream.rest(), SseEvent::signal, stream.rules(),
+                stream.startedNanos(), new StreamResponse.Wire<SseEvent>() {
+                    @Override
+                    public byte[] frame(SseEvent event) {
+                        tail.saw(event);
+                        return event.bytes();
+                    }
+
+                    @Override
+                    public byte[] keepAlive() {
+                        return KEEP_ALIVE;
+                    }
+
+                    @Override
+                    public byte[] error(String code, String text, boolean watchdog) {
+                        return tail.failed(code, text);
+                    }
+
+                    @Override
+                    public byte[] end() {
+                        // the upstream's own response.completed was relayed with the rest
+                        return new byte[0];
+                    }
+                });
+    }
+
+    private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** Relays a stream as Responses events, watched (SPEC §15): see {@link StreamResponse}. */
     private void relay(ServerResponse res, Reply.Stream stream, Outcome.Served served, Caller caller, String requestId,

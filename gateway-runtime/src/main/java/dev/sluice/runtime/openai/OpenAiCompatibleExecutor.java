@@ -4,6 +4,8 @@ import dev.sluice.api.ChatCall;
 import dev.sluice.api.ChatOutcome;
 import dev.sluice.api.EmbeddingCall;
 import dev.sluice.api.EmbeddingOutcome;
+import dev.sluice.api.PassthroughCall;
+import dev.sluice.api.PassthroughOutcome;
 import dev.sluice.api.ProviderExecutor;
 import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.ResponseHead;
@@ -22,8 +24,9 @@ import java.util.Map;
 
 /**
  * The built-in executor for OpenAI-compatible upstreams ({@code POST {baseUrl}/chat/completions}
- * and {@code /embeddings}). Upstream headers are built from scratch (SPEC SEC-5): only the
- * content type, accept, user agent and the connection's own credentials are sent.
+ * and {@code /embeddings}; {@code /responses} passed through where the upstream serves it). Upstream
+ * headers are built from scratch (SPEC SEC-5): only the content type, accept, user agent and the
+ * connection's own credentials are sent.
  */
 public final class OpenAiCompatibleExecutor implements ProviderExecutor {
 
@@ -36,7 +39,12 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
 
     private final UpstreamHttp http;
     private final OpenAiCodec codec;
+    /** The connection setting that turns Responses passthrough on or off (a JSON boolean). */
+    public static final String RESPONSES_API = "responsesApi";
+
     private final Map<String, String> extraHeaders;
+    /** Whether connections without {@value #RESPONSES_API} pass {@code /v1/responses} requests through. */
+    private final boolean responsesByDefault;
 
     /**
      * Creates the executor.
@@ -45,13 +53,58 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
      * @param codec the codec
      */
     public OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec) {
-        this(http, codec, Map.of());
+        this(http, codec, Map.of(), false);
     }
 
-    private OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec, Map<String, String> extraHeaders) {
+    private OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec, Map<String, String> extraHeaders, boolean responsesByDefault) {
         this.http = http;
         this.codec = codec;
         this.extraHeaders = Map.copyOf(extraHeaders);
+        this.responsesByDefault = responsesByDefault;
+    }
+
+    /**
+     * A copy for upstreams that serve the Responses API ({@link dev.sluice.api.HostContext#OPENAI_RESPONSES}):
+     * {@code /v1/responses} requests are passed through unless a connection says
+     * {@code "responsesApi": false}.
+     *
+     * @return the copy
+     */
+    public OpenAiCompatibleExecutor withResponsesPassthrough() {
+        return new OpenAiCompatibleExecutor(http, codec, extraHeaders, true);
+    }
+
+    @Override
+    public boolean supportsPassthrough(String dialect) {
+        return responsesByDefault && PassthroughCall.OPENAI_RESPONSES.equals(dialect);
+    }
+
+    @Override
+    public boolean supportsPassthrough(String dialect, UpstreamTarget target) {
+        if (!PassthroughCall.OPENAI_RESPONSES.equals(dialect)) {
+            return false;
+        }
+        return target.providerSpecificData().get(RESPONSES_API) instanceof Boolean b ? b : responsesByDefault;
+    }
+
+    /** Sends a Responses request as the client wrote it ({@code POST {baseUrl}/responses}). */
+    @Override
+    public PassthroughOutcome passthrough(PassthroughCall call) {
+        if (!PassthroughCall.OPENAI_RESPONSES.equals(call.dialect())) {
+            throw new IllegalStateException("the OpenAI-compatible executor does not pass " + call.dialect() + " requests through");
+        }
+        UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/responses"),
+                headers(call.target(), call.stream()), call.body(), call.timeout());
+        UpstreamResponse response;
+        try {
+            response = call.target().httpOr(http).send(request);
+        } catch (IOException e) {
+            return new PassthroughOutcome.Failed(TransportError.of(e));
+        }
+        if (response.head().status() < 200 || response.head().status() > 299) {
+            return new PassthroughOutcome.Failed(readError(response));
+        }
+        return new PassthroughOutcome.Accepted(response);
     }
 
     @Override
@@ -139,7 +192,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     public OpenAiCompatibleExecutor withHeaders(Map<String, String> headers) {
         Map<String, String> all = new HashMap<>(extraHeaders);
         all.putAll(headers);
-        return new OpenAiCompatibleExecutor(http, codec, all);
+        return new OpenAiCompatibleExecutor(http, codec, all, responsesByDefault);
     }
 
     private UpstreamFailure readError(UpstreamResponse response) {

@@ -152,9 +152,10 @@ final class PluginReader {
                 problems.add("provider id '" + descriptor.id() + "' is contributed twice");
             }
             String executor = descriptor.executor();
-            if (!executor.equals(HostContext.OPENAI_COMPATIBLE) && !executorNames.contains(executor)) {
-                problems.add("provider '" + descriptor.id() + "' names executor '" + executor + "', which is neither the built-in '"
-                        + HostContext.OPENAI_COMPATIBLE + "' nor an executor of this plugin "
+            if (!executor.equals(HostContext.OPENAI_COMPATIBLE) && !executor.equals(HostContext.OPENAI_RESPONSES)
+                    && !executorNames.contains(executor)) {
+                problems.add("provider '" + descriptor.id() + "' names executor '" + executor + "', which is neither a built-in ('"
+                        + HostContext.OPENAI_COMPATIBLE + "', '" + HostContext.OPENAI_RESPONSES + "') nor an executor of this plugin "
                         + (executorNames.isEmpty() ? "(it contributes none)" : "(it contributes " + executorNames + ")"));
             }
         }

@@ -39,6 +39,7 @@ final class RegistryBuilder {
         }
         // A plugin executor under the built-in's name would make descriptors ambiguous.
         executorNames.put(HostContext.OPENAI_COMPATIBLE, BUILT_IN);
+        executorNames.put(HostContext.OPENAI_RESPONSES, BUILT_IN);
     }
 
     /**

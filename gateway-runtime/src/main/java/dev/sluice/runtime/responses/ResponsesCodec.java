@@ -2,6 +2,7 @@ package dev.sluice.runtime.responses;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.api.chat.ChatResponse;
 import java.io.UncheckedIOException;
 import java.util.Map;
@@ -32,6 +33,26 @@ public final class ResponsesCodec {
      */
     public ResponsesRequest read(byte[] body) {
         return reader.read(body);
+    }
+
+    /**
+     * The client's body as an upstream that serves the Responses API gets it: unchanged but for
+     * {@code model}, and without {@code background} (Sluice serves it synchronously, OF-1: the
+     * answer is the response, there is nothing to poll).
+     *
+     * @param body the client's body (already read by {@link #read})
+     * @param model the upstream model id
+     * @return the upstream body
+     */
+    public byte[] forUpstream(byte[] body, String model) {
+        try {
+            ObjectNode tree = (ObjectNode) mapper.readTree(body);
+            tree.put("model", model);
+            tree.remove("background");
+            return mapper.writeValueAsBytes(tree);
+        } catch (java.io.IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

@@ -58,9 +58,32 @@ interface AttemptCall {
                     body.forModel(route.upstreamModel()), stream, target, requestId, timeout, clientHeaders))) {
                 case PassthroughOutcome.Accepted a when stream && PassthroughCall.ANTHROPIC_MESSAGES.equals(dialect) ->
                         gate.openAnthropic(a.response(), started, requestId);
+                case PassthroughOutcome.Accepted a when stream && PassthroughCall.OPENAI_RESPONSES.equals(dialect) ->
+                        gate.openResponses(a.response(), started, requestId);
                 case PassthroughOutcome.Accepted a -> new Attempt.Ok(new Reply.Raw(a.response(), stream), a.response().head());
                 case PassthroughOutcome.Failed f -> Attempt.failed(f.failure());
             };
+        };
+    }
+
+    /**
+     * A request in a dialect some upstreams speak themselves, decided per connection: passed
+     * through when the target's executor speaks it for that connection (SPEC API-3), translated
+     * through the canonical model otherwise — and at once on the same connection when the upstream
+     * turns out not to serve the dialect's endpoint ({@link NativeDialects}).
+     */
+    static AttemptCall dialect(ClientRequest.Dialect d, String requestId, Duration timeout, StreamGate gate, NativeDialects natives) {
+        AttemptCall translated = chat(d.request(), requestId, timeout, d.clientHeaders(), gate);
+        AttemptCall native_ = passthrough(d.dialect(), d.body(), d.request().stream(), requestId, timeout, d.clientHeaders(), gate);
+        return (route, target) -> {
+            if (!route.provider().executor().supportsPassthrough(d.dialect(), target) || natives.unserved(d.dialect(), target)) {
+                return translated.send(route, target);
+            }
+            Attempt attempt = native_.send(route, target);
+            if (attempt instanceof Attempt.Failed f && natives.learn(d.dialect(), target, f)) {
+                return translated.send(route, target);
+            }
+            return attempt;
         };
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.routing;
 
+import dev.sluice.api.HostContext;
 import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
@@ -20,7 +21,9 @@ public final class BuiltinProviders {
             ProviderClass.APIKEY, "https://api.openai.com/v1", List.of(
                     ModelInfo.chat("gpt-4.1"), ModelInfo.chat("gpt-4.1-mini"), ModelInfo.chat("gpt-4o"),
                     ModelInfo.chat("gpt-4o-mini"), ModelInfo.chat("o4-mini"),
-                    ModelInfo.embedding("text-embedding-3-small"), ModelInfo.embedding("text-embedding-3-large")));
+                    ModelInfo.embedding("text-embedding-3-small"), ModelInfo.embedding("text-embedding-3-large")))
+            // api.openai.com serves the Responses API: /v1/responses is passed through (built-in tools, reasoning items)
+            .withExecutor(HostContext.OPENAI_RESPONSES);
 
     /** Zhipu GLM (OpenAI-compatible endpoint). */
     public static final ProviderDescriptor GLM = ProviderDescriptor.openAiCompatible("glm", "GLM (Zhipu)",

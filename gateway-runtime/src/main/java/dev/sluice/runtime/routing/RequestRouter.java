@@ -21,6 +21,7 @@ public final class RequestRouter {
     private final Supplier<StreamRules> streamRules;
     private final UnaryOperator<String> aliases;
     private final ToolLimits toolLimits = new ToolLimits();
+    private final NativeDialects natives = new NativeDialects();
 
     /**
      * Creates the router.
@@ -99,10 +100,7 @@ public final class RequestRouter {
         return switch (request) {
             case ClientRequest.Chat c -> AttemptCall.chat(c.request(), requestId, attemptTimeout, c.clientHeaders(), gate);
             // SPEC API-3: passthrough when the target speaks the client's dialect, so nothing the canonical model cannot carry is lost
-            case ClientRequest.Dialect d when route.provider().executor().supportsPassthrough(d.dialect()) ->
-                    AttemptCall.passthrough(d.dialect(), d.body(), d.request().stream(), requestId, attemptTimeout,
-                            d.clientHeaders(), gate);
-            case ClientRequest.Dialect d -> AttemptCall.chat(d.request(), requestId, attemptTimeout, d.clientHeaders(), gate);
+            case ClientRequest.Dialect d -> AttemptCall.dialect(d, requestId, attemptTimeout, gate, natives);
             case ClientRequest.Embeddings e -> AttemptCall.embeddings(e.request(), requestId, attemptTimeout);
         };
     }

@@ -9,6 +9,7 @@ import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.resilience.AttemptFailure;
 import dev.sluice.runtime.stream.AnthropicSseEvents;
+import dev.sluice.runtime.stream.ResponsesSseEvents;
 import dev.sluice.runtime.stream.ChunkSource;
 import dev.sluice.runtime.stream.Pump;
 import dev.sluice.runtime.stream.Signal;
@@ -78,6 +79,21 @@ final class StreamGate {
     Attempt openAnthropic(UpstreamResponse response, long startedNanos, String requestId) {
         Pump<SseEvent> pump = new Pump<>(new AnthropicSseEvents(response.body(), response::close), "sluice-stream-" + requestId);
         return await(pump, SseEvent::signal, startedNanos, e -> "error".equals(e.type()) ? upstreamError(response.head(), e) : null,
+                (prefix, p) -> new Attempt.Ok(new Reply.RawStream(prefix, p, rules, startedNanos), response.head()));
+    }
+
+    /**
+     * Waits for the first useful event of an OpenAI Responses stream passed through.
+     *
+     * @param response the accepted upstream response
+     * @param startedNanos when the attempt started
+     * @param requestId the request id
+     * @return the attempt
+     */
+    Attempt openResponses(UpstreamResponse response, long startedNanos, String requestId) {
+        Pump<SseEvent> pump = new Pump<>(new ResponsesSseEvents(response.body(), response::close), "sluice-stream-" + requestId);
+        return await(pump, SseEvent::signal, startedNanos,
+                e -> "error".equals(e.type()) || "response.failed".equals(e.type()) ? responsesError(response.head(), e) : null,
                 (prefix, p) -> new Attempt.Ok(new Reply.RawStream(prefix, p, rules, startedNanos), response.head()));
     }
 
@@ -161,5 +177,20 @@ final class StreamGate {
                 : data.contains("invalid_request_error") ? 400 : 500;
         return Attempt.failed(new UpstreamError(new ResponseHead(status, head.headers()), data, null, null,
                 "the upstream stream sent an error before its first useful event: " + data));
+    }
+
+    /**
+     * A Responses {@code error} or {@code response.failed} event before anything useful: the
+     * upstream's error, with the status its code stands for (a rate limit is a 429 whatever the
+     * 200 said), so the failure path cools, fails over or answers as for an error status.
+     */
+    private static Attempt responsesError(ResponseHead head, SseEvent e) {
+        String data = e.data() == null ? "" : e.data();
+        int status = data.contains("rate_limit") || data.contains("insufficient_quota") ? 429
+                : data.contains("overloaded") ? 503
+                : data.contains("invalid_request") || data.contains("invalid_prompt") || data.contains("context_length_exceeded") ? 400
+                : 500;
+        return Attempt.failed(new UpstreamError(new ResponseHead(status, head.headers()), data, null, null,
+                "the upstream stream sent " + e.type() + " before its first useful event: " + data));
     }
 }
