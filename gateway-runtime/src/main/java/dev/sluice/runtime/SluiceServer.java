@@ -43,6 +43,12 @@ import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Dispatcher;
 import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.session.Leases;
+import dev.sluice.runtime.session.RoutedLeaseCandidates;
+import dev.sluice.runtime.session.SessionPins;
+import dev.sluice.runtime.session.Sessions;
+import dev.sluice.runtime.store.SqliteLeaseStore;
+import dev.sluice.runtime.store.SqliteSessionPinStore;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.security.AdminKeys;
@@ -199,7 +205,8 @@ public final class SluiceServer implements AutoCloseable {
         Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new SqliteBreakerStore(db)),
                 new ConnectionCooldowns(connections, clock, resilienceSettings), new ModelLockouts(clock, resilienceSettings),
                 new ProviderCooldowns(clock, resilienceSettings));
-        GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases());
+        GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases(),
+                config.sessionAffinityTtlMs());
         QuotaObservations quotas = new QuotaObservations(clock);
         // SPEC §16: plugins contribute rules and opt their providers into full-text matching and honoured scopes
         Set<String> fullText = new HashSet<>();
@@ -221,7 +228,10 @@ public final class SluiceServer implements AutoCloseable {
                 new StatusRestatement(registry.restatementRules()),
                 new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), connections, proxyLogs,
                         resilience.cooldowns(), clock), quotas);
-        ConnectionSelector selector = new ConnectionSelector(connections, clock, engine);
+        // §10: session pins and exclusive leases, both durable in SQLite
+        Sessions sessions = new Sessions(new SessionPins(new SqliteSessionPinStore(db), clock, generalSettings::sessionAffinityTtlMs),
+                new Leases(new SqliteLeaseStore(db), clock));
+        ConnectionSelector selector = new ConnectionSelector(connections, clock, engine, sessions);
         // §12, §14: caps and the request queue in front of each connection
         AdmissionPolicy admissionPolicy = new AdmissionPolicy(resilienceSettings,
                 AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), json -> parseObject(mapper, json),
@@ -230,7 +240,7 @@ public final class SluiceServer implements AutoCloseable {
         // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
         Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, psd, http, gates,
-                admissionPolicy, config.headersTimeout());
+                admissionPolicy, config.headersTimeout(), sessions);
         // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
         ComboStrategies strategies = ComboStrategies.builtIn();
         for (ComboStrategy contributed : registry.comboStrategies()) {
@@ -252,7 +262,8 @@ public final class SluiceServer implements AutoCloseable {
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
                 resolver, router, new ModelListing(combos, catalog, connections, resolver, psd,
                         () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
-                generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams());
+                generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
+                sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)));
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())

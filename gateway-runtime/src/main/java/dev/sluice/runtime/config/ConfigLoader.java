@@ -42,6 +42,8 @@ public final class ConfigLoader {
     public static final String ENV_STRICT_PLUGINS = "SLUICE_STRICT_PLUGINS";
     /** Environment: the emergency fallback model (SPEC OF-3). */
     public static final String ENV_EMERGENCY_FALLBACK = "SLUICE_EMERGENCY_FALLBACK";
+    /** How long a session stays pinned to its connection (SPEC SA-2), ms; 0 = off. */
+    public static final String ENV_SESSION_AFFINITY_TTL_MS = "SLUICE_SESSION_AFFINITY_TTL_MS";
     /** Environment: the egress-bucketed providers (SPEC EB-1). */
     public static final String ENV_EGRESS_IP_LOCK_PROVIDERS = "SLUICE_EGRESS_IP_LOCK_PROVIDERS";
 
@@ -118,9 +120,14 @@ public final class ConfigLoader {
                 aliases.put(String.join(".", names), target);
             }));
         }
+        String ttlName = env.get(ENV_SESSION_AFFINITY_TTL_MS) != null ? ENV_SESSION_AFFINITY_TTL_MS : "routing.sessionAffinityTtlMs";
+        long affinityTtl = parseLong(pick(env, ENV_SESSION_AFFINITY_TTL_MS, file.get("routing.sessionAffinityTtlMs"), "0"), ttlName);
+        if (affinityTtl < 0 || affinityTtl > SluiceConfig.MAX_SESSION_AFFINITY_TTL_MS) {
+            throw new IllegalArgumentException(ttlName + " must be 0–" + SluiceConfig.MAX_SESSION_AFFINITY_TTL_MS + " ms (0 = off), got " + affinityTtl);
+        }
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
                 pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback,
-                aliases);
+                aliases, affinityTtl);
     }
 
     /** A config subtree as nested maps, lists and text values (Helidon reads every YAML scalar as text). */

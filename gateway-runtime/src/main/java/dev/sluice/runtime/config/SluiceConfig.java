@@ -41,6 +41,9 @@ import java.util.Map;
  *     target of a combo failed (SPEC OF-3), or null
  * @param modelAliases {@code routing.modelAliases}: alias → model (SPEC API-1), the defaults that a
  *     {@code PATCH /api/settings} replaces
+ * @param sessionAffinityTtlMs {@code SLUICE_SESSION_AFFINITY_TTL_MS} (or
+ *     {@code routing.sessionAffinityTtlMs}): how long a session stays pinned after its last request
+ *     (SPEC SA-2), 0–86 400 000 ms, 0 = off (the default); a {@code PATCH /api/settings} overrides it
  */
 public record SluiceConfig(
         String host,
@@ -59,7 +62,8 @@ public record SluiceConfig(
         URI egressProbeUrl,
         String egressLockProviders,
         String emergencyFallback,
-        Map<String, String> modelAliases) {
+        Map<String, String> modelAliases,
+        long sessionAffinityTtlMs) {
 
     /** Default listen address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -100,8 +104,43 @@ public record SluiceConfig(
                 pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, Map.of());
     }
 
+    /**
+     * Without a configured session affinity TTL (off).
+     *
+     * @param host listen address
+     * @param port listen port
+     * @param dataDir data folder
+     * @param pluginsDir plugins folder
+     * @param strictPlugins stop start-up when a plugin fails to load
+     * @param adminKey the admin key, or null
+     * @param secretKey the secret key, or null
+     * @param maxBodyBytes client request body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     * @param resilience the {@code resilience:} subtree of the config file
+     * @param resilienceEnv the resilience environment variables that are set
+     * @param egressProbeUrl the egress probe URL, or null
+     * @param egressLockProviders the egress-bucketing override, or null
+     * @param emergencyFallback the emergency fallback model, or null
+     * @param modelAliases the config file's model aliases
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
+            URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases, 0);
+    }
+
+    /** The longest session affinity TTL: one day (as OmniRoute). */
+    public static final long MAX_SESSION_AFFINITY_TTL_MS = 86_400_000L;
+
     /** Validates and copies. */
     public SluiceConfig {
+        if (sessionAffinityTtlMs < 0 || sessionAffinityTtlMs > MAX_SESSION_AFFINITY_TTL_MS) {
+            throw new IllegalArgumentException("sessionAffinityTtlMs must be 0–" + MAX_SESSION_AFFINITY_TTL_MS + " (0 = off)");
+        }
         modelAliases = modelAliases == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(modelAliases));
         requireNonNull(host, "host is null");
         requireNonNull(dataDir, "dataDir is null");

@@ -40,10 +40,12 @@ final class AnthropicMessagesService implements HttpService {
 
     private final Json json;
     private final Authenticator auth;
+    private final ClientAffinity affinity;
     private final AnthropicCodec codec;
     private final RequestRouter router;
 
-    AnthropicMessagesService(Json json, Authenticator auth, AnthropicCodec codec, RequestRouter router) {
+    AnthropicMessagesService(Json json, Authenticator auth, AnthropicCodec codec, RequestRouter router, ClientAffinity affinity) {
+        this.affinity = affinity;
         this.json = json;
         this.auth = auth;
         this.codec = codec;
@@ -60,6 +62,7 @@ final class AnthropicMessagesService implements HttpService {
         Caller caller = auth.client(req);
         byte[] body = json.body(req);
         ChatRequest request = codec.readMessagesRequest(body);
+        caller = affinity.of(req, res, caller, body, request.model());
         String requestId = RequestIds.of(req);
         // CO-1, API-3: each target is passed through when its provider speaks Anthropic, translated otherwise
         Outcome outcome = router.route(new ClientRequest.Dialect(request, PassthroughCall.ANTHROPIC_MESSAGES,

@@ -42,6 +42,21 @@ final class Authenticator {
         return new Caller(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()), ClientConnections.of(req));
     }
 
+    /**
+     * The gateway key of a client request (401 when there is none or it is unknown); empty for
+     * the admin key.
+     */
+    Optional<ApiKey> clientKey(ServerRequest req) {
+        String token = token(req).orElseThrow(() -> unauthorized("missing_api_key",
+                "Missing API key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'."));
+        String hash = KeyHasher.hash(token);
+        if (KeyHasher.matches(hash, adminKeyHash)) {
+            return Optional.empty();
+        }
+        return Optional.of(keys.findByHash(hash).filter(k -> KeyHasher.matches(k.keyHash(), hash))
+                .orElseThrow(() -> unauthorized("invalid_api_key", "Invalid API key.")));
+    }
+
     /** A caller of the admin API: the admin key or a key with the {@code admin} scope. */
     Caller admin(ServerRequest req) {
         Caller c = client(req);

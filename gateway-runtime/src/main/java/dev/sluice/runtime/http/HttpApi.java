@@ -25,6 +25,8 @@ import dev.sluice.runtime.resilience.Resilience;
 import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.settings.GeneralSettingsService;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
+import dev.sluice.runtime.session.LeaseCandidates;
+import dev.sluice.runtime.session.Sessions;
 import java.time.InstantSource;
 import java.util.Map;
 
@@ -60,13 +62,16 @@ public final class HttpApi {
      * @param admissionPolicy what limits a request on a connection
      * @param egress the outbound routes (their clients are let go when no connection uses them)
      * @param streams how streams ended, by reason (§15)
+     * @param sessions session pins and exclusive leases (§10)
+     * @param leaseCandidates which connection a lease may take (the routing rules)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
             ConnectionStore connections, ApiKeyStore keys, PluginRegistry plugins, Database database,
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
-            InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams) {
+            InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
+            Sessions sessions, LeaseCandidates leaseCandidates) {
     }
 
     /**
@@ -82,20 +87,24 @@ public final class HttpApi {
         RequestIds.register(routing);
         new ErrorMapper(json).register(routing);
         routing.register("/health", new HealthService(json, d.database()));
-        routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models()));
-        routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.router()));
-        routing.register("/v1", new ResponsesApiService(json, auth, d.router(), d.clock()));
+        ClientAffinity affinity = new ClientAffinity(d.mapper(), d.generalSettings()::sessionAffinityTtlMs, d.sessions().leases(),
+                d.leaseCandidates());
+        routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models(), affinity));
+        routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.router(), affinity));
+        routing.register("/v1", new ResponsesApiService(json, auth, d.router(), d.clock(), affinity));
+        routing.register("/api/v1/session-leases", new SessionLeasesService(json, auth, d.sessions().leases(), d.leaseCandidates()));
+        routing.register("/api/sessions", new SessionsAdminService(json, auth, d.sessions(), d.generalSettings()::sessionAffinityTtlMs));
         routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
                 d.gates()::forget, () -> d.egress().retain(d.connections().list().stream()
                         .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet()))));
         routing.register("/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies())));
-        routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections()));
+        routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),
-                d.streams());
+                d.streams(), d.sessions());
         routing.register("/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
         routing.register("/api/resilience", resilience.resilience());
         routing.register("/api/monitoring", resilience.monitoring());

@@ -26,7 +26,12 @@ final class KeysAdminService implements HttpService {
     private final ApiKeyStore keys;
     private final ConnectionStore connections;
 
-    KeysAdminService(Json json, Authenticator auth, ApiKeyStore keys, ConnectionStore connections) {
+    /** Ends a deleted key's exclusive leases (SPEC SL-2: {@code MANAGED_KEY_REVOKED}). */
+    private final java.util.function.ToIntFunction<String> revokeLeases;
+
+    KeysAdminService(Json json, Authenticator auth, ApiKeyStore keys, ConnectionStore connections,
+            java.util.function.ToIntFunction<String> revokeLeases) {
+        this.revokeLeases = revokeLeases;
         this.json = json;
         this.auth = auth;
         this.keys = keys;
@@ -81,6 +86,7 @@ final class KeysAdminService implements HttpService {
         if (!keys.delete(id)) {
             throw ApiException.notFound("not_found", "API key '" + id + "' does not exist.");
         }
+        revokeLeases.applyAsInt(id);
         json.send(res, 200, json.object().put("id", id).put("deleted", true));
     }
 

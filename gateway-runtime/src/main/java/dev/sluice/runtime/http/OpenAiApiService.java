@@ -34,11 +34,13 @@ final class OpenAiApiService implements HttpService {
 
     private final Json json;
     private final Authenticator auth;
+    private final ClientAffinity affinity;
     private final OpenAiCodec codec;
     private final RequestRouter router;
     private final ModelListing models;
 
-    OpenAiApiService(Json json, Authenticator auth, OpenAiCodec codec, RequestRouter router, ModelListing models) {
+    OpenAiApiService(Json json, Authenticator auth, OpenAiCodec codec, RequestRouter router, ModelListing models, ClientAffinity affinity) {
+        this.affinity = affinity;
         this.json = json;
         this.auth = auth;
         this.codec = codec;
@@ -56,7 +58,9 @@ final class OpenAiApiService implements HttpService {
 
     private void chat(ServerRequest req, ServerResponse res) {
         Caller caller = auth.client(req);
-        ChatRequest request = codec.readChatRequest(json.body(req));
+        byte[] body = json.body(req);
+        ChatRequest request = codec.readChatRequest(body);
+        caller = affinity.of(req, res, caller, body, request.model());
         String requestId = RequestIds.of(req);
         Outcome outcome = router.route(new ClientRequest.Chat(request, RoutedAnswers.forwardableHeaders(req)), caller, requestId);
         // the connection's permit (§12) and the combo's in-flight count are held until the answer is written
@@ -117,7 +121,9 @@ final class OpenAiApiService implements HttpService {
 
     private void embeddings(ServerRequest req, ServerResponse res) {
         Caller caller = auth.client(req);
-        EmbeddingRequest request = codec.readEmbeddingRequest(json.body(req));
+        byte[] body = json.body(req);
+        EmbeddingRequest request = codec.readEmbeddingRequest(body);
+        caller = affinity.of(req, res, caller, body, request.model());
         Outcome outcome = router.route(new ClientRequest.Embeddings(request), caller, RequestIds.of(req));
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             RoutedAnswers.routedHeaders(res, served.connection(), served.route());

@@ -45,9 +45,12 @@ final class ResilienceAdminService {
     private final InstantSource clock;
 
     private final StreamCounters streams;
+    private final dev.sluice.runtime.session.Sessions sessions;
 
     ResilienceAdminService(Json json, Authenticator auth, ConnectionStore connections, CircuitBreakers breakers, ConnectionCooldowns cooldowns,
-            ModelLockouts lockouts, ProviderCooldowns providerCooldowns, ConnectionGates gates, InstantSource clock, StreamCounters streams) {
+            ModelLockouts lockouts, ProviderCooldowns providerCooldowns, ConnectionGates gates, InstantSource clock, StreamCounters streams,
+            dev.sluice.runtime.session.Sessions sessions) {
+        this.sessions = sessions;
         this.streams = streams;
         this.gates = gates;
         this.json = json;
@@ -114,6 +117,8 @@ final class ResilienceAdminService {
         // §15: how streams ended since start-up, by reason (readiness timeouts and early EOFs never reached the client)
         ObjectNode streamCounts = root.putObject("streams");
         streams.snapshot().forEach(streamCounts::put);
+        // §10: live session pins and active exclusive leases (the list: GET /api/sessions)
+        root.putObject("sessions").put("pins", sessions.pins().list().size()).put("activeLeases", sessions.leases().activeCount());
         // RQ-10: request windows upstreams announced as running low, paced until their reset
         ArrayNode learned = root.putArray("learnedLimits");
         gates.learnedAll().forEach((id, p) -> learned.addObject().put("connectionId", id).put("limit", p.limit())

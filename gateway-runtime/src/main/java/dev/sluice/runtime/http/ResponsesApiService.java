@@ -37,11 +37,13 @@ final class ResponsesApiService implements HttpService {
 
     private final Json json;
     private final Authenticator auth;
+    private final ClientAffinity affinity;
     private final ResponsesCodec codec;
     private final RequestRouter router;
     private final InstantSource clock;
 
-    ResponsesApiService(Json json, Authenticator auth, RequestRouter router, InstantSource clock) {
+    ResponsesApiService(Json json, Authenticator auth, RequestRouter router, InstantSource clock, ClientAffinity affinity) {
+        this.affinity = affinity;
         this.json = json;
         this.auth = auth;
         this.codec = new ResponsesCodec(json.mapper());
@@ -58,6 +60,7 @@ final class ResponsesApiService implements HttpService {
         Caller caller = auth.client(req);
         byte[] body = json.body(req);
         ResponsesRequest request = codec.read(body);
+        caller = affinity.of(req, res, caller, body, request.chat().model());
         String requestId = RequestIds.of(req);
         String id = "resp_" + (requestId.startsWith("req_") ? requestId.substring(4) : requestId);
         long createdAt = clock.millis() / 1000;

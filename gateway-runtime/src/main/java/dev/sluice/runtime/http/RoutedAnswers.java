@@ -102,6 +102,7 @@ final class RoutedAnswers {
                     throw new ApiException(400, "invalid_request_error", "too_many_tools", "The request has more tools than the"
                             + " upstream serving '" + u.model() + "' takes (" + u.detail() + "; learned from its earlier refusal, OF-2):"
                             + " send fewer tools or use a combo whose other targets take them.", "tools", Map.of());
+            case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.LEASE_FENCE_STALE -> throw LeaseErrors.fenceStale();
             case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.NO_EMBEDDINGS ->
                     throw ApiException.badRequest("model", "Provider '" + u.detail() + "' does not serve embeddings.");
             case Outcome.Unroutable u -> throw modelNotFound(u.model());

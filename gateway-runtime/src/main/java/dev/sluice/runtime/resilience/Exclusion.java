@@ -42,7 +42,9 @@ public record Exclusion(Reason reason, long remainingMs, FailureReason cause) {
         /** The connection is cooling down (§8). */
         UNAVAILABLE(true),
         /** The connection is in a terminal state (CC-6): no timer, an operator must act. */
-        TERMINAL(false);
+        TERMINAL(false),
+        /** Another owner's exclusive session lease holds the connection (SPEC SL-3): it serves only that owner. */
+        LEASED(false);
 
         private final boolean timer;
 

@@ -11,13 +11,58 @@ import java.util.Set;
  * @param client whether the client is still there to read the answer (a waiting request gives up when it is not)
  * @param quotaShare the request is a quota-share combo's (QC-3): a connection's concurrency cap
  *        serializes it, but fails open instead of refusing it
+ * @param affinity the request's session and exclusive lease (SPEC §10), or {@link Affinity#NONE}
  */
-public record Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client, boolean quotaShare) {
+public record Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client, boolean quotaShare,
+        Affinity affinity) {
 
     /** Copies the set. */
     public Caller {
         allowedConnections = Set.copyOf(allowedConnections);
         client = client == null ? ClientLiveness.ALWAYS : client;
+        affinity = affinity == null ? Affinity.NONE : affinity;
+    }
+
+    /**
+     * What ties a request to a connection beyond its key (SPEC §10): its session, pinned to the
+     * connection that served it last (SA-1), and the exclusive lease it claims (SL-3).
+     *
+     * @param sessionKey the session key's hash, or null when the request names no session (or
+     *     affinity is off)
+     * @param leaseOwnerHash SHA-256 of the lease owner token the request carries, or null
+     * @param leaseGeneration the lease generation it claims (0 when it claims none)
+     */
+    public record Affinity(String sessionKey, String leaseOwnerHash, long leaseGeneration) {
+        /** Neither a session nor a lease. */
+        public static final Affinity NONE = new Affinity(null, null, 0);
+
+        /** @return whether the request claims an exclusive lease (a managed request) */
+        public boolean managed() {
+            return leaseOwnerHash != null;
+        }
+    }
+
+    /**
+     * A caller, not for a quota-share combo.
+     *
+     * @param keyId the gateway key id
+     * @param admin whether the key may use the admin API
+     * @param allowedConnections connection ids the key may use; empty = all
+     * @param client whether the client is still there
+     * @param quotaShare whether the request is a quota-share combo's
+     */
+    public Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client, boolean quotaShare) {
+        this(keyId, admin, allowedConnections, client, quotaShare, Affinity.NONE);
+    }
+
+    /**
+     * The same caller with a session and a lease claim.
+     *
+     * @param a the affinity
+     * @return the caller
+     */
+    public Caller withAffinity(Affinity a) {
+        return new Caller(keyId, admin, allowedConnections, client, quotaShare, a);
     }
 
     /**
@@ -38,7 +83,7 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
      * @return the caller
      */
     public Caller forQuotaShare() {
-        return new Caller(keyId, admin, allowedConnections, client, true);
+        return new Caller(keyId, admin, allowedConnections, client, true, affinity);
     }
 
     /**
@@ -59,7 +104,7 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
      * @return the narrowed caller
      */
     public Caller pinnedTo(String connectionId) {
-        return new Caller(keyId, admin, Set.of(connectionId), client, quotaShare);
+        return new Caller(keyId, admin, Set.of(connectionId), client, quotaShare, affinity);
     }
 
     /**

@@ -23,7 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Which connections may serve a model, in the order to try them (SPEC DM-1): enabled, allowed for
  * the caller's key, lower {@code priority} first, ties by creation order — and not held back by
  * a resilience mechanism (terminal state, connection cooldown, window gate, model lockout, open
- * breaker), which is recorded per connection so that an all-held-back request can say why (CO-5).
+ * breaker) or another owner's exclusive lease, which is recorded per connection so that an
+ * all-held-back request can say why (CO-5). A request of a session (SPEC SA-1) tries first the
+ * connection its session is pinned to, or — for a new session, or a pin that cannot serve — the
+ * least recently used one of the best priority tier that can; then the usual order.
  *
  * <p>Selection is lazy: a request walks its provider's pre-sorted connection list only as far as
  * it needs, so choosing one connection among thousands costs a few field reads per skipped
@@ -37,6 +40,7 @@ public final class ConnectionSelector {
     private final ConnectionStore store;
     private final InstantSource clock;
     private final ResilienceEngine engine;
+    private final SessionRouting sessions;
     private volatile Pools pools = new Pools(List.of());
 
     /**
@@ -47,9 +51,22 @@ public final class ConnectionSelector {
      * @param engine the resilience engine
      */
     public ConnectionSelector(ConnectionStore store, InstantSource clock, ResilienceEngine engine) {
+        this(store, clock, engine, SessionRouting.NONE);
+    }
+
+    /**
+     * Creates the selector with session affinity and exclusive leases (SPEC §10).
+     *
+     * @param store the connections
+     * @param clock the clock
+     * @param engine the resilience engine
+     * @param sessions session pins and leases
+     */
+    public ConnectionSelector(ConnectionStore store, InstantSource clock, ResilienceEngine engine, SessionRouting sessions) {
         this.store = store;
         this.clock = clock;
         this.engine = engine;
+        this.sessions = sessions;
     }
 
     /**
@@ -151,6 +168,8 @@ public final class ConnectionSelector {
         private int held;
         private int next;
         private int eligible;
+        /** The session's connection, tried first (SA-1): its index, -1 for none, -2 before it was looked up. */
+        private int preferred = -2;
         /** After an attempt: the connections' current state (a failure may have cooled siblings, EB-2). */
         private Map<String, Connection> current;
         private List<Connection> seenSnapshot;
@@ -175,8 +194,18 @@ public final class ConnectionSelector {
         public Candidate next() {
             long now = clock.millis();
             String provider = route.provider().id();
+            if (preferred == -2) {
+                preferred = preferred(provider, now);
+                if (preferred >= 0) {
+                    eligible++;
+                    return candidate(preferred);
+                }
+            }
             while (next < entries.length) {
                 int i = next++;
+                if (i == preferred) {
+                    continue;
+                }
                 Entry e = entries[i];
                 Connection c = now(e.connection());
                 if (!c.enabled() || !caller.mayUse(c.id())) {
@@ -187,6 +216,10 @@ public final class ConnectionSelector {
                     remember(i, providerHold.reason(), providerHold.remainingMs(), null);
                     continue;
                 }
+                if (sessions.leasedByOther(c.id(), caller.affinity().leaseOwnerHash())) {
+                    remember(i, Exclusion.Reason.LEASED, 0, null);
+                    continue;
+                }
                 if (engine.held(provider, providerClass, c, e.breakerKey(), lockouts, now, hold)) {
                     remember(i, hold.reason(), hold.remainingMs(), hold.cause());
                     continue;
@@ -194,6 +227,50 @@ public final class ConnectionSelector {
                 return candidate(i);
             }
             return null;
+        }
+
+        /**
+         * SA-1, SA-2: the session's pinned connection when it can serve; else the least recently
+         * used connection that can, among those of the best priority tier that has one; -1 when the
+         * request has no session or nothing can serve.
+         */
+        private int preferred(String provider, long now) {
+            String session = caller.affinity().sessionKey();
+            if (session == null || providerHold != null) {
+                return -1;
+            }
+            String pinned = sessions.pinned(session, provider);
+            if (pinned != null) {
+                for (int i = 0; i < entries.length; i++) {
+                    if (entries[i].connection().id().equals(pinned)) {
+                        if (canServe(i, provider, now)) {
+                            return i;
+                        }
+                        break;
+                    }
+                }
+            }
+            int best = -1;
+            long bestUsed = Long.MAX_VALUE;
+            for (int i = 0; i < entries.length; i++) {
+                if (best >= 0 && entries[i].connection().priority() != entries[best].connection().priority()) {
+                    break;
+                }
+                if (canServe(i, provider, now)) {
+                    long used = sessions.lastUsed(entries[i].connection().id());
+                    if (used < bestUsed) {
+                        best = i;
+                        bestUsed = used;
+                    }
+                }
+            }
+            return best;
+        }
+
+        private boolean canServe(int i, String provider, long now) {
+            Connection c = now(entries[i].connection());
+            return c.enabled() && caller.mayUse(c.id()) && !sessions.leasedByOther(c.id(), caller.affinity().leaseOwnerHash())
+                    && !engine.held(provider, providerClass, c, entries[i].breakerKey(), lockouts, now, hold);
         }
 
         private Candidate candidate(int i) {
@@ -253,7 +330,7 @@ public final class ConnectionSelector {
          * @param why what holds it back
          */
         public void heldBack(Candidate c, Exclusion why) {
-            for (int i = next - 1; i >= 0; i--) {
+            for (int i = Math.max(next - 1, preferred); i >= 0; i--) {
                 if (entries[i].connection().id().equals(c.connection().id())) {
                     remember(i, why.reason(), why.remainingMs(), why.cause());
                     break;

@@ -36,6 +36,7 @@ public final class Dispatcher implements AutoCloseable {
     private final AttemptRecorder recorder;
     private final InstantSource clock;
     private final AttemptWatchdog watchdog = new AttemptWatchdog();
+    private final SessionRouting sessions;
 
     /**
      * Creates the dispatcher.
@@ -54,6 +55,27 @@ public final class Dispatcher implements AutoCloseable {
     public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
             Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
             AdmissionPolicy admissionPolicy, Duration attemptTimeout) {
+        this(selector, engine, recorder, clock, jsonObjectParser, egress, gates, admissionPolicy, attemptTimeout, SessionRouting.NONE);
+    }
+
+    /**
+     * Creates the dispatcher with session affinity and exclusive leases (SPEC §10).
+     *
+     * @param selector connection selection
+     * @param engine the resilience engine
+     * @param recorder attempt log
+     * @param clock the clock
+     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     * @param egress the outbound routes
+     * @param gates the caps and request queue in front of each connection
+     * @param admissionPolicy what limits a request on a connection
+     * @param attemptTimeout the executors' own start timeout
+     * @param sessions session pins (moved on success, evicted on failover) and the lease fence
+     */
+    public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
+            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
+            AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions) {
+        this.sessions = sessions;
         this.engine = engine;
         this.recorder = recorder;
         this.clock = clock;
@@ -91,12 +113,15 @@ public final class Dispatcher implements AutoCloseable {
                     Lease lease = granted.lease();
                     boolean handedOn = false;
                     try {
-                        Settled settled = attempt(route, requestId, call, walk, granted, attempts, earlyEofRetries);
+                        Settled settled = attempt(route, caller, requestId, call, walk, granted, attempts, earlyEofRetries);
                         if (settled.outcome() instanceof Outcome.Served served) {
                             handedOn = true;
                             return served;
                         }
-                        last = (Outcome.Failed) settled.outcome();
+                        if (!(settled.outcome() instanceof Outcome.Failed failed)) {
+                            return settled.outcome();
+                        }
+                        last = failed;
                         if (!settled.tryNext()) {
                             return last;
                         }
@@ -125,11 +150,15 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /** Runs one admitted attempt and settles it with the resilience mechanisms. */
-    private Settled attempt(Route route, String requestId, AttemptCall call, ConnectionAdmission.Walk walk,
+    private Settled attempt(Route route, Caller caller, String requestId, AttemptCall call, ConnectionAdmission.Walk walk,
             ConnectionAdmission.Granted granted, int attempts, int earlyEofRetries) {
         Lease lease = granted.lease();
         Candidate candidate = lease.candidate();
         Connection c = candidate.connection();
+        if (caller.affinity().managed() && !sessions.fenceHolds(caller.affinity(), caller.keyId(), c.id())) {
+            // SL-3: the final dispatch fence; the lease moved, ended or was never this key's: nothing is sent upstream
+            return new Settled(new Outcome.Unroutable(route.requested(), Outcome.Unroutable.Why.LEASE_FENCE_STALE, null), false);
+        }
         long startedAt;
         AttemptRunner.Ran run;
         for (int eof = 0;; eof++) {
@@ -153,6 +182,8 @@ public final class Dispatcher implements AutoCloseable {
             case Attempt.Ok ok -> {
                 settlement.served(candidate, ok.head(), granted.limits());
                 lease.breakerSettled();
+                String provider = route.provider().id();
+                bookkeeping(() -> sessions.served(caller.affinity().sessionKey(), provider, c.id()));
                 record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                         ok.head() == null ? 200 : ok.head().status(), ran.latencyMs(), null, ran.egressIp()));
                 yield new Settled(new Outcome.Served(route, c, ok.reply(), lease), false);
@@ -162,6 +193,10 @@ public final class Dispatcher implements AutoCloseable {
                 FailureDecision d = settlement.failed(new FailedAttempt(candidate, lease.admission(), route.requested(),
                         granted.limits(), ran.way().isDirect(), failed.failure()));
                 lease.breakerSettled();
+                if (d.tryNext()) {
+                    // SA-1: a fallback verdict evicts the connection's pins; the session is pinned where it is served next
+                    bookkeeping(() -> sessions.failedOver(c.id()));
+                }
                 record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                         d.failure() instanceof AttemptFailure.Upstream u && u.failure() instanceof UpstreamError e ? e.status() : 0,
                         ran.latencyMs(), d.verdict().reason().wireName(), ran.egressIp()));

@@ -201,7 +201,9 @@ public sealed interface Outcome {
             /** The model's provider serves no embeddings. */
             NO_EMBEDDINGS,
             /** The request has more tools than the route's upstream takes (OF-2); {@code provider} names it. */
-            TOOL_LIMIT
+            TOOL_LIMIT,
+            /** A managed request's lease generation is no longer the owner's active one (SPEC SL-3): nothing was sent. */
+            LEASE_FENCE_STALE
         }
 
         /** Nothing was routed. */

@@ -31,6 +31,10 @@ public final class GeneralSettingsService {
     public static final String EMERGENCY_FALLBACK = "emergencyFallback";
     /** Key of the operators' model aliases (SPEC API-1). */
     public static final String MODEL_ALIASES = "modelAliases";
+    /** Key of how long a session stays pinned (SPEC SA-2), ms; 0 = off. */
+    public static final String SESSION_AFFINITY_TTL_MS = "sessionAffinityTtlMs";
+    /** The longest session affinity TTL: one day. */
+    public static final long MAX_SESSION_AFFINITY_TTL_MS = 86_400_000L;
 
     private static final System.Logger LOG = System.getLogger(GeneralSettingsService.class.getName());
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -46,6 +50,10 @@ public final class GeneralSettingsService {
     private final ModelAliases configuredAliases;
     /** Whether the operator set aliases at run time (persisted); null = the config file's apply. */
     private volatile boolean aliasesPatched;
+    /** The configured (environment or file) session affinity TTL. */
+    private final long configuredAffinityTtlMs;
+    /** The operator's run-time session affinity TTL, or null (then the configured one applies). */
+    private volatile Long affinityTtlMs;
 
     /**
      * Loads the stored settings; an unreadable stored value is ignored with a warning.
@@ -65,6 +73,20 @@ public final class GeneralSettingsService {
      * @param configuredAliases {@code routing.modelAliases} of the config file; invalid ones are ignored with a warning
      */
     public GeneralSettingsService(SettingsStore store, String emergencyFallbackFromEnv, java.util.Map<String, String> configuredAliases) {
+        this(store, emergencyFallbackFromEnv, configuredAliases, 0);
+    }
+
+    /**
+     * Loads the stored settings over the configured ones.
+     *
+     * @param store the settings table
+     * @param emergencyFallbackFromEnv {@code SLUICE_EMERGENCY_FALLBACK}, or null
+     * @param configuredAliases {@code routing.modelAliases} of the config file
+     * @param configuredAffinityTtlMs {@code SLUICE_SESSION_AFFINITY_TTL_MS} / {@code routing.sessionAffinityTtlMs}
+     */
+    public GeneralSettingsService(SettingsStore store, String emergencyFallbackFromEnv, java.util.Map<String, String> configuredAliases,
+            long configuredAffinityTtlMs) {
+        this.configuredAffinityTtlMs = configuredAffinityTtlMs;
         ModelAliases fromFile = ModelAliases.NONE;
         try {
             fromFile = ModelAliases.read(MAPPER.valueToTree(configuredAliases), "routing.modelAliases");
@@ -84,6 +106,10 @@ public final class GeneralSettingsService {
                 JsonNode tree = MAPPER.readTree(stored);
                 rules = OperatorErrorRules.read(tree.get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES);
                 fallback = model(tree.path(FEATURE_FLAGS).get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
+                JsonNode storedTtl = tree.get(SESSION_AFFINITY_TTL_MS);
+                if (storedTtl != null && !storedTtl.isNull()) {
+                    this.affinityTtlMs = ttl(storedTtl);
+                }
                 JsonNode storedAliases = tree.get(MODEL_ALIASES);
                 if (storedAliases != null && !storedAliases.isNull()) {
                     this.aliases = ModelAliases.read(storedAliases, MODEL_ALIASES);
@@ -133,6 +159,25 @@ public final class GeneralSettingsService {
     }
 
     /**
+     * SA-2: how long a session stays pinned after its last request, ms; 0 = affinity off. The
+     * operator's run-time setting, else the environment's or config file's.
+     *
+     * @return the TTL
+     */
+    public long sessionAffinityTtlMs() {
+        Long v = affinityTtlMs;
+        return v != null ? v : configuredAffinityTtlMs;
+    }
+
+    private static long ttl(JsonNode n) {
+        if (!n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < 0 || n.asLong() > MAX_SESSION_AFFINITY_TTL_MS) {
+            throw new SettingsException(SESSION_AFFINITY_TTL_MS, "'" + SESSION_AFFINITY_TTL_MS + "' must be a whole number of"
+                    + " milliseconds from 0 (off) to " + MAX_SESSION_AFFINITY_TTL_MS + ", or null for the configured value.");
+        }
+        return n.asLong();
+    }
+
+    /**
      * The operators' model aliases (SPEC API-1), read per request.
      *
      * @return the aliases
@@ -159,6 +204,7 @@ public final class GeneralSettingsService {
         ObjectNode root = MAPPER.createObjectNode();
         root.set(PROVIDER_ERROR_RULES, OperatorErrorRules.write(errorRules));
         root.set(MODEL_ALIASES, aliases.write());
+        root.put(SESSION_AFFINITY_TTL_MS, sessionAffinityTtlMs());
         ObjectNode flags = root.putObject(FEATURE_FLAGS);
         String fallback = emergencyFallback();
         if (fallback == null) {
@@ -180,9 +226,9 @@ public final class GeneralSettingsService {
             throw new SettingsException(null, "The body must be a JSON object of settings.");
         }
         for (Map.Entry<String, JsonNode> e : body.properties()) {
-            if (!Set.of(PROVIDER_ERROR_RULES, FEATURE_FLAGS, EMERGENCY_FALLBACK, MODEL_ALIASES).contains(e.getKey())) {
+            if (!Set.of(PROVIDER_ERROR_RULES, FEATURE_FLAGS, EMERGENCY_FALLBACK, MODEL_ALIASES, SESSION_AFFINITY_TTL_MS).contains(e.getKey())) {
                 throw new SettingsException(e.getKey(), "'" + e.getKey() + "' is not a setting here (known: " + PROVIDER_ERROR_RULES
-                        + ", " + MODEL_ALIASES + ", " + FEATURE_FLAGS + "." + EMERGENCY_FALLBACK
+                        + ", " + MODEL_ALIASES + ", " + SESSION_AFFINITY_TTL_MS + ", " + FEATURE_FLAGS + "." + EMERGENCY_FALLBACK
                         + "; resilience settings are under /api/resilience).");
             }
         }
@@ -205,6 +251,8 @@ public final class GeneralSettingsService {
             boolean patched = body.has(MODEL_ALIASES) ? !body.get(MODEL_ALIASES).isNull() : aliasesPatched;
             ModelAliases newAliases = !body.has(MODEL_ALIASES) ? aliases
                     : patched ? ModelAliases.read(body.get(MODEL_ALIASES), MODEL_ALIASES) : configuredAliases;
+            Long newTtl = !body.has(SESSION_AFFINITY_TTL_MS) ? affinityTtlMs
+                    : body.get(SESSION_AFFINITY_TTL_MS).isNull() ? null : ttl(body.get(SESSION_AFFINITY_TTL_MS));
             String fallback = emergencyFallback;
             if (flags != null && flags.has(EMERGENCY_FALLBACK)) {
                 fallback = model(flags.get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
@@ -218,6 +266,11 @@ public final class GeneralSettingsService {
             } else {
                 stored.putNull(MODEL_ALIASES);
             }
+            if (newTtl == null) {
+                stored.putNull(SESSION_AFFINITY_TTL_MS);
+            } else {
+                stored.put(SESSION_AFFINITY_TTL_MS, newTtl);
+            }
             ObjectNode storedFlags = stored.putObject(FEATURE_FLAGS);
             if (fallback == null) {
                 storedFlags.putNull(EMERGENCY_FALLBACK);
@@ -228,6 +281,7 @@ public final class GeneralSettingsService {
             errorRules = rules;
             aliases = newAliases;
             aliasesPatched = patched;
+            affinityTtlMs = newTtl;
             emergencyFallback = fallback;
             return tree();
         }

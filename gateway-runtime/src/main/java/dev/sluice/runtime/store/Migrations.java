@@ -103,7 +103,37 @@ final class Migrations {
                       targets TEXT NOT NULL,
                       created_at INTEGER NOT NULL,
                       updated_at INTEGER NOT NULL
-                    )""")));
+                    )""")),
+            new Migration(4, "session affinity and exclusive session leases", List.of(
+                    """
+                    CREATE TABLE session_account_affinity (
+                      session_key TEXT NOT NULL,
+                      provider TEXT NOT NULL,
+                      connection_id TEXT NOT NULL,
+                      created_at INTEGER NOT NULL,
+                      last_seen_at INTEGER NOT NULL,
+                      PRIMARY KEY (session_key, provider)
+                    )""",
+                    "CREATE INDEX idx_affinity_connection ON session_account_affinity(connection_id)",
+                    """
+                    CREATE TABLE exclusive_connection_leases (
+                      id TEXT PRIMARY KEY,
+                      owner_hash TEXT NOT NULL,
+                      key_id TEXT NOT NULL,
+                      connection_id TEXT NOT NULL,
+                      model TEXT NOT NULL,
+                      generation INTEGER NOT NULL,
+                      state TEXT NOT NULL,
+                      end_reason TEXT,
+                      ttl_ms INTEGER NOT NULL,
+                      created_at INTEGER NOT NULL,
+                      expires_at INTEGER NOT NULL,
+                      updated_at INTEGER NOT NULL
+                    )""",
+                    // SL-4: one active lease per owner and one per connection, by the database, so racing acquires cannot double-book
+                    "CREATE UNIQUE INDEX ux_leases_active_owner ON exclusive_connection_leases(owner_hash) WHERE state = 'ACTIVE'",
+                    "CREATE UNIQUE INDEX ux_leases_active_connection ON exclusive_connection_leases(connection_id) WHERE state = 'ACTIVE'",
+                    "CREATE INDEX idx_leases_owner ON exclusive_connection_leases(owner_hash, generation)")));
 
     private Migrations() {
     }
