@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
 
 /**
  * A request's session key (SPEC SA-1), first match wins: the headers {@code x-codex-session-id},
- * {@code X-Session-Id}, {@code x-sluice-session}, {@code x-omniroute-session}; the body's
+ * {@code X-Session-Id}, {@code x-sluice-session}, {@code x-omniroute-session}, {@code x-session-affinity}
+ * (opencode sends it with {@code X-Session-Id}); the body's
  * {@code metadata.session_id}, {@code metadata.sessionId}, {@code conversation_id},
  * {@code session_id}, {@code prompt_cache_key} (Codex), and the session id inside Claude Code's
  * {@code metadata.user_id} (a JSON string with {@code session_id} in Claude Code 2, or
@@ -23,7 +24,8 @@ import java.util.regex.Pattern;
 public final class SessionKeys {
 
     /** The session headers, in the order they are read; never forwarded upstream (SA-3). */
-    public static final List<String> HEADERS = List.of("x-codex-session-id", "x-session-id", "x-sluice-session", "x-omniroute-session");
+    public static final List<String> HEADERS = List.of("x-codex-session-id", "x-session-id", "x-sluice-session", "x-omniroute-session",
+            "x-session-affinity");
 
     private static final int MAX_KEY_CHARS = 1024;
     private static final Pattern CLAUDE_SESSION = Pattern.compile("_session_([0-9A-Za-z-]{8,64})");
