@@ -135,6 +135,32 @@ class HostileInputIT {
     }
 
     @Test
+    void aStreamEventPastTheLimitEndsTheStreamWithAnErrorEvent_SEC6() {
+        sluice.addOpenAiCompatible("good", upstream.baseUrl() + "/v1", 1);
+        String chunk = "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}";
+        upstream.enqueue(MockResponse.sse(java.util.List.of(chunk, "x".repeat(dev.sluice.runtime.io.SseLineReader.MAX_EVENT_CHARS + 1)),
+                java.time.Duration.ZERO));
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("good/m", true));
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("\"content\":\"Hi\"")
+                .contains("longer than 4194304 characters (the gateway's limit per server-sent event)")
+                .doesNotContain("[DONE]");
+        assertThat(r.body().length()).isLessThan(64 * 1024);
+    }
+
+    @Test
+    void aFirstStreamEventPastTheLimitIsTheUpstreamsProtocolError_SEC6() {
+        sluice.addOpenAiCompatible("good", upstream.baseUrl() + "/v1", 1);
+        upstream.enqueue(MockResponse.sse(java.util.List.of("x".repeat(dev.sluice.runtime.io.SseLineReader.MAX_EVENT_CHARS + 1)),
+                java.time.Duration.ZERO));
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("good/m", true));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(502);
+        JsonNode err = read(r.body()).get("error");
+        assertThat(err.get("message").asText()).contains("protocol").contains("the gateway's limit per server-sent event");
+    }
+
+    @Test
     void aNonStringMessageNameIsRefused_API6() {
         sluice.addOpenAiCompatible("good", upstream.baseUrl() + "/v1", 1);
         HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey,
