@@ -136,6 +136,8 @@ class UpstreamTypesTest {
         assertThat(TransportError.of(new NoRouteToHostException("no route")).kind()).isEqualTo(TransportErrorKind.CONNECT_FAILED);
         assertThat(TransportError.of(new SocketTimeoutException("Read timed out")).kind()).isEqualTo(TransportErrorKind.TIMEOUT);
         assertThat(TransportError.of(new InterruptedIOException("interrupted")).kind()).isEqualTo(TransportErrorKind.TIMEOUT);
+        // an upstream that broke the protocol, e.g. a stream event past the gateway's size limit ("closed" in it notwithstanding)
+        assertThat(TransportError.of(new java.net.ProtocolException("event too long; stream closed")).kind()).isEqualTo(TransportErrorKind.PROTOCOL);
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.sluice.api.ProviderExecutor;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.http.ClientConnections;
 import dev.sluice.runtime.http.HttpApi;
+import dev.sluice.runtime.http.TransportErrors;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
 import dev.sluice.runtime.plugin.DefaultHostContext;
@@ -273,6 +274,8 @@ public final class SluiceServer implements AutoCloseable {
                 .writeQueueLength(WRITE_QUEUE_LENGTH)
                 .smartAsyncWrites(true)
                 .shutdownHook(false)
+                // API-6: refusals of the HTTP layer carry the error envelope too, not an empty body
+                .directHandlers(TransportErrors.create(mapper))
                 .routing(HttpApi.routing(deps))
                 .build()
                 .start();

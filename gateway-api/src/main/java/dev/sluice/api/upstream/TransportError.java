@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.ProtocolException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.Locale;
@@ -36,6 +37,9 @@ public record TransportError(TransportErrorKind kind, String message) implements
             kind = TransportErrorKind.DNS;
         } else if (e instanceof ConnectException || e instanceof NoRouteToHostException) {
             kind = TransportErrorKind.CONNECT_FAILED;
+        } else if (e instanceof ProtocolException) {
+            // the upstream broke the protocol (e.g. a stream event past the gateway's size limit)
+            kind = TransportErrorKind.PROTOCOL;
         } else if (e instanceof SocketTimeoutException
                 || e instanceof InterruptedIOException) {
             kind = TransportErrorKind.TIMEOUT;

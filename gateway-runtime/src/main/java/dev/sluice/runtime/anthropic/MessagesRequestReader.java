@@ -40,7 +40,7 @@ final class MessagesRequestReader {
     }
 
     private ChatRequest read(ObjectNode root, boolean maxTokensRequired) {
-        String model = JsonFields.requiredString(root, "model");
+        String model = JsonFields.modelName(root);
         Integer maxTokens = maxTokens(root, maxTokensRequired);
         JsonNode messagesNode = root.get("messages");
         if (messagesNode == null || messagesNode.isNull()) {

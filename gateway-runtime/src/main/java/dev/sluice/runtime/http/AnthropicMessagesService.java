@@ -108,7 +108,7 @@ final class AnthropicMessagesService implements HttpService {
                         n = upstream.body().read(buf);
                     } catch (IOException e) {
                         LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": passthrough stream of "
-                                + route.provider().id() + " failed mid-stream: " + e.getMessage());
+                                + route.provider().id() + " failed mid-stream: " + Secrets.scrub(String.valueOf(e.getMessage()), connection));
                         out.write(("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":"
                                 + json.mapper().writeValueAsString("[" + route.provider().id() + "/" + route.upstreamModel()
                                         + "] upstream stream failed: " + Secrets.scrub(String.valueOf(e.getMessage()), connection))

@@ -3,7 +3,9 @@ package dev.sluice.runtime.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.Inet6Address;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
@@ -78,20 +80,52 @@ final class ConnectionFields {
         return n.toString();
     }
 
+    /**
+     * An absolute URL with one of the schemes, a host, a port in 1–65535 when one is given, and no
+     * query or fragment (a base URL gets paths appended, so either would end up inside the request
+     * line). The scheme is stored lower case: RFC 3986 §3.1 makes it case-insensitive, and the
+     * rest of Sluice compares it as written. A trailing slash is dropped.
+     */
     static String url(ObjectNode body, String field, Set<String> schemes) {
         String v = optionalString(body, field);
         if (v == null || v.isBlank()) {
             return null;
         }
+        String what = "'" + field + "' must be an absolute " + String.join("/", schemes.stream().sorted().toList()) + " URL";
+        URI u;
         try {
-            URI u = new URI(v.strip());
-            if (u.getScheme() == null || !schemes.contains(u.getScheme().toLowerCase(Locale.ROOT)) || u.getHost() == null) {
-                throw ApiException.badRequest(field, "'" + field + "' must be an absolute " + String.join("/", schemes.stream().sorted().toList()) + " URL.");
-            }
-            String s = u.toString();
-            return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+            u = new URI(v.strip());
         } catch (URISyntaxException e) {
             throw ApiException.badRequest(field, "'" + field + "' is not a valid URL: " + e.getReason() + ".");
+        }
+        if (u.getScheme() == null || !schemes.contains(u.getScheme().toLowerCase(Locale.ROOT))) {
+            throw ApiException.badRequest(field, what + ".");
+        }
+        if (u.getHost() == null) {
+            // a port past 65535 or other non-server authority leaves URI without a host
+            throw ApiException.badRequest(field, what + " with a host and, if given, a port between 1 and 65535.");
+        }
+        if (u.getPort() != -1 && (u.getPort() < 1 || u.getPort() > 65_535)) {
+            throw ApiException.badRequest(field, "'" + field + "' has port " + u.getPort() + "; a port must be between 1 and 65535.");
+        }
+        if (u.getRawQuery() != null || u.getRawFragment() != null) {
+            throw ApiException.badRequest(field, what + " without a query ('?') or fragment ('#').");
+        }
+        String s = u.toString();
+        s = u.getScheme().toLowerCase(Locale.ROOT) + s.substring(u.getScheme().length());
+        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    /**
+     * Whether an IP literal is a loopback address or held by one of this machine's network
+     * interfaces (the only addresses an outgoing socket can bind to).
+     */
+    static boolean isLocalAddress(String literal) {
+        try {
+            InetAddress a = InetAddress.getByName(literal);
+            return a.isLoopbackAddress() || NetworkInterface.getByInetAddress(a) != null;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sluice.runtime.http;
 
 import static dev.sluice.runtime.http.ConnectionFields.isIpLiteral;
+import static dev.sluice.runtime.http.ConnectionFields.isLocalAddress;
 import static dev.sluice.runtime.http.ConnectionFields.optionalBoolean;
 import static dev.sluice.runtime.http.ConnectionFields.optionalInt;
 import static dev.sluice.runtime.http.ConnectionFields.optionalObject;
@@ -88,7 +89,7 @@ final class ConnectionJson {
             throw ApiException.badRequest("baseUrl", "'baseUrl' is required for provider '" + provider
                     + "': no plugin or built-in provides it, so it is a custom OpenAI-compatible provider (e.g. https://host/v1).");
         }
-        String name = optionalString(body, "name");
+        String name = AdminStrings.name("name", optionalString(body, "name"));
         int priority = optionalInt(body, "priority", 1, 1, 1_000_000);
         boolean enabled = optionalBoolean(body, "enabled", true);
         Integer maxConcurrent = body.hasNonNull("maxConcurrent") ? optionalInt(body, "maxConcurrent", 1, 1, 100_000) : null;
@@ -98,6 +99,11 @@ final class ConnectionJson {
         String localAddress = optionalString(body, "localAddress");
         if (localAddress != null && !isIpLiteral(localAddress)) {
             throw ApiException.badRequest("localAddress", "'localAddress' must be an IP address literal.");
+        }
+        if (localAddress != null && !isLocalAddress(localAddress)) {
+            // binding to an address this machine does not hold fails every attempt, far from the cause
+            throw ApiException.badRequest("localAddress", "'localAddress' " + localAddress
+                    + " is not a loopback address or an address of a network interface of this machine.");
         }
         // an HTTP proxy (CONNECT for https upstreams): the only kind the egress routes speak (§16.3)
         String proxyUrl = url(body, "proxyUrl", Set.of("http"));

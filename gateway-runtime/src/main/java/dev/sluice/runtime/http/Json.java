@@ -83,9 +83,14 @@ final class Json {
                 "Request body exceeds the limit of " + maxBodyBytes + " bytes.", null, java.util.Map.of());
     }
 
-    /** Reads the body as a JSON object; 400 naming the problem when it is not one (same rules as the codecs). */
+    /**
+     * Reads an admin body as a JSON object; 400 naming the problem when it is not one (same rules
+     * as the codecs) or when a string is too long or not text ({@link AdminStrings}).
+     */
     ObjectNode objectBody(ServerRequest req) {
-        return JsonFields.parseObject(mapper, body(req));
+        ObjectNode o = JsonFields.parseObject(mapper, body(req));
+        AdminStrings.check(o);
+        return o;
     }
 
     void send(ServerResponse res, int status, JsonNode body) {

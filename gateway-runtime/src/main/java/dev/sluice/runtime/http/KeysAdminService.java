@@ -61,6 +61,7 @@ final class KeysAdminService implements HttpService {
         if (!nameNode.isTextual() || nameNode.asText().isBlank()) {
             throw ApiException.badRequest("name", "'name' must be a non-empty string.");
         }
+        AdminStrings.name("name", nameNode.asText());
         List<String> scopes = stringList(body, "scopes");
         for (String s : scopes) {
             if (!SCOPES.contains(s)) {

@@ -13,7 +13,32 @@ import java.io.UncheckedIOException;
  */
 public final class JsonFields {
 
+    /** Longest accepted model string. */
+    public static final int MAX_MODEL_LENGTH = 256;
+
     private JsonFields() {
+    }
+
+    /**
+     * The model string: non-empty, at most {@value #MAX_MODEL_LENGTH} characters, no control
+     * characters (it names routes, goes into upstream bodies, paths and headers). Every client
+     * API reads it here, so none forwards what another refuses.
+     *
+     * @param root the request object
+     * @return the model
+     */
+    public static String modelName(ObjectNode root) {
+        String model = requiredString(root, "model");
+        if (model.length() > MAX_MODEL_LENGTH) {
+            throw new InvalidRequestException("model", "'model' is longer than " + MAX_MODEL_LENGTH + " characters.");
+        }
+        for (int i = 0; i < model.length(); i++) {
+            char ch = model.charAt(i);
+            if (ch < 0x20 || ch == 0x7f) {
+                throw new InvalidRequestException("model", "'model' contains a control character.");
+            }
+        }
+        return model;
     }
 
     /**

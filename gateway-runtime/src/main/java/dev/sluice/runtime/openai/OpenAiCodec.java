@@ -24,7 +24,7 @@ public final class OpenAiCodec {
     public static final byte[] DONE_EVENT = ChunkWriter.DONE_EVENT;
 
     /** Longest accepted model string. */
-    static final int MAX_MODEL_LENGTH = RequestReader.MAX_MODEL_LENGTH;
+    static final int MAX_MODEL_LENGTH = JsonFields.MAX_MODEL_LENGTH;
 
     private final ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private final JsonFactory factory = mapper.getFactory();

@@ -22,9 +22,6 @@ import java.util.Set;
  */
 final class RequestReader {
 
-    /** Longest accepted model string. */
-    static final int MAX_MODEL_LENGTH = 256;
-
     private static final Set<String> REQUEST_FIELDS = Set.of("model", "messages", "tools", "tool_choice", "stream",
             "max_tokens", "temperature", "top_p", "stop");
     private static final Set<String> EMBEDDING_FIELDS = Set.of("model", "input");
@@ -38,7 +35,7 @@ final class RequestReader {
 
     ChatRequest readChatRequest(byte[] body) {
         ObjectNode root = JsonFields.parseObject(mapper, body);
-        String model = modelName(root);
+        String model = JsonFields.modelName(root);
         JsonNode messagesNode = root.get("messages");
         if (messagesNode == null || messagesNode.isNull()) {
             throw new InvalidRequestException("messages", "Missing required parameter: 'messages'.");
@@ -48,6 +45,11 @@ final class RequestReader {
         }
         List<ChatMessage> messages = new ArrayList<>(messagesNode.size());
         for (int i = 0; i < messagesNode.size(); i++) {
+            JsonNode name = messagesNode.get(i).get("name");
+            if (name != null && !name.isNull() && !name.isTextual()) {
+                // a participant name goes upstream as a string; forwarding {"a":1} as its JSON text would be a guess
+                throw new InvalidRequestException("messages[" + i + "].name", "'messages[" + i + "].name' must be a string.");
+            }
             messages.add(MessageReader.read(messagesNode.get(i), "messages", i, ""));
         }
         List<ToolDefinition> tools = readTools(root.get("tools"));
@@ -63,7 +65,7 @@ final class RequestReader {
 
     EmbeddingRequest readEmbeddingRequest(byte[] body) {
         ObjectNode root = JsonFields.parseObject(mapper, body);
-        String model = modelName(root);
+        String model = JsonFields.modelName(root);
         JsonNode input = root.get("input");
         if (input == null || input.isNull()) {
             throw new InvalidRequestException("input", "Missing required parameter: 'input'.");
@@ -116,18 +118,4 @@ final class RequestReader {
         throw new InvalidRequestException("stop", "'stop' must be a string or an array of strings.");
     }
 
-    /** The model string: non-empty, at most 256 characters, no control characters (it names routes and headers). */
-    private static String modelName(ObjectNode root) {
-        String model = JsonFields.requiredString(root, "model");
-        if (model.length() > MAX_MODEL_LENGTH) {
-            throw new InvalidRequestException("model", "'model' is longer than " + MAX_MODEL_LENGTH + " characters.");
-        }
-        for (int i = 0; i < model.length(); i++) {
-            char ch = model.charAt(i);
-            if (ch < 0x20 || ch == 0x7f) {
-                throw new InvalidRequestException("model", "'model' contains a control character.");
-            }
-        }
-        return model;
-    }
 }

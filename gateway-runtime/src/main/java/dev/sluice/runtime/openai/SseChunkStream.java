@@ -3,20 +3,19 @@ package dev.sluice.runtime.openai;
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.UpstreamResponse;
-import java.io.BufferedReader;
+import dev.sluice.runtime.io.SseLineReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Reads an OpenAI SSE stream event by event. Each {@link #next()} blocks only until the next
  * complete event arrived (the reader returns whatever the upstream sent, it does not wait for a
- * full buffer).
+ * full buffer). An event longer than {@link SseLineReader#MAX_EVENT_CHARS} fails the stream as
+ * the upstream's protocol error instead of filling the heap.
  */
 final class SseChunkStream implements ChunkStream {
 
     private final UpstreamResponse response;
-    private final BufferedReader reader;
+    private final SseLineReader reader;
     private final OpenAiCodec codec;
     private boolean done;
     /** Identity marker for a comment line (compared with ==, never equal to real data). */
@@ -30,7 +29,7 @@ final class SseChunkStream implements ChunkStream {
 
     SseChunkStream(UpstreamResponse response, OpenAiCodec codec) {
         this.response = response;
-        this.reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8), 8192);
+        this.reader = new SseLineReader(response.body());
         this.codec = codec;
     }
 
@@ -105,6 +104,7 @@ final class SseChunkStream implements ChunkStream {
                         joined = new StringBuilder(data);
                     }
                     joined.append('\n').append(v);
+                    reader.checkEvent(joined.length());
                 }
             }
             // comments (":"), event:, id: and retry: lines carry nothing the canonical model needs

@@ -87,7 +87,7 @@ final class AttemptRunner {
     }
 
     private UpstreamTarget target(Route route, Connection c, UpstreamHttp http) {
-        String base = c.baseUrl() != null ? c.baseUrl() : route.provider().descriptor().defaultBaseUrl();
+        String base = c.baseUrl() != null ? ProviderCatalog.lowerCaseScheme(c.baseUrl()) : route.provider().descriptor().defaultBaseUrl();
         if (base.endsWith("/")) {
             base = base.substring(0, base.length() - 1);
         }

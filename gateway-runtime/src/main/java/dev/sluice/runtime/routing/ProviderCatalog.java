@@ -10,8 +10,11 @@ import dev.sluice.runtime.store.ConnectionStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every provider Sluice can route to: built-in descriptors, plugin descriptors (each with its
@@ -20,9 +23,13 @@ import java.util.Optional;
  */
 public final class ProviderCatalog {
 
+    private static final System.Logger LOG = System.getLogger(ProviderCatalog.class.getName());
+
     private final Map<String, Provider> declared;
     private final ProviderExecutor customExecutor;
     private final ConnectionStore connections;
+    /** Connections already reported as unusable, so a bad row is logged once, not per request. */
+    private final Set<String> reported = ConcurrentHashMap.newKeySet();
 
     /**
      * Creates the catalog.
@@ -56,7 +63,7 @@ public final class ProviderCatalog {
         }
         for (Connection c : connections.list()) {
             if (c.provider().equals(id) && c.baseUrl() != null) {
-                return Optional.of(custom(id, c.baseUrl()));
+                return custom(c);
             }
         }
         return Optional.empty();
@@ -98,15 +105,35 @@ public final class ProviderCatalog {
         for (Connection c : all) {
             if (!declared.containsKey(c.provider()) && c.baseUrl() != null
                     && out.stream().noneMatch(p -> p.id().equals(c.provider()))) {
-                out.add(custom(c.provider(), c.baseUrl()));
+                custom(c).ifPresent(out::add);
             }
         }
         return out;
     }
 
-    private Provider custom(String id, String baseUrl) {
-        return new Provider(new ProviderDescriptor(id, id, ProviderClass.APIKEY, baseUrl,
-                HostContext.OPENAI_COMPATIBLE, List.<ModelInfo>of(), true, false, false),
-                customExecutor, Provider.CUSTOM);
+    /**
+     * The custom provider a connection defines, or empty when its stored row cannot define one
+     * (a base URL written before the admin API validated it, or edited in the database): one bad
+     * row must cost only its own provider, never the model listing or routing of everyone else.
+     */
+    private Optional<Provider> custom(Connection c) {
+        String baseUrl = lowerCaseScheme(c.baseUrl());
+        try {
+            return Optional.of(new Provider(new ProviderDescriptor(c.provider(), c.provider(), ProviderClass.APIKEY, baseUrl,
+                    HostContext.OPENAI_COMPATIBLE, List.<ModelInfo>of(), true, false, false),
+                    customExecutor, Provider.CUSTOM));
+        } catch (IllegalArgumentException e) {
+            if (reported.add(c.id())) {
+                LOG.log(System.Logger.Level.WARNING, "connection " + c.id() + " of custom provider '" + c.provider()
+                        + "' is skipped: " + e.getMessage() + "; fix its baseUrl through the admin API");
+            }
+            return Optional.empty();
+        }
+    }
+
+    /** RFC 3986 §3.1: the scheme is case-insensitive; descriptors expect it lower case. */
+    static String lowerCaseScheme(String url) {
+        int colon = url.indexOf(':');
+        return colon < 0 ? url : url.substring(0, colon).toLowerCase(Locale.ROOT) + url.substring(colon);
     }
 }

@@ -2,14 +2,19 @@ package dev.sluice.runtime.store;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -41,10 +46,39 @@ public final class Database implements AutoCloseable {
     public static Database open(Path dataDir) {
         try {
             Files.createDirectories(dataDir);
+            ownerOnly(dataDir.resolve(FILE_NAME));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create data folder " + dataDir, e);
         }
         return openUrl("jdbc:sqlite:" + dataDir.resolve(FILE_NAME).toAbsolutePath());
+    }
+
+    /** The suffixes of the files SQLite keeps beside the database in WAL mode. */
+    private static final List<String> COMPANIONS = List.of("", "-wal", "-shm", "-journal");
+
+    /**
+     * Makes the database and its companion files readable by their owner only (SEC-3: they hold
+     * sealed credentials, URLs with passwords and request metadata), like {@code secret.key}. The
+     * database file is created empty with mode 600 when missing, and SQLite gives the WAL and
+     * shared-memory files it creates the database file's mode; files of an older installation
+     * are narrowed to 600. Nothing happens on a file system without POSIX permissions.
+     */
+    static void ownerOnly(Path db) throws IOException {
+        if (!db.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            return;
+        }
+        Set<PosixFilePermission> rw = PosixFilePermissions.fromString("rw-------");
+        try {
+            Files.createFile(db, PosixFilePermissions.asFileAttribute(rw));
+        } catch (FileAlreadyExistsException e) {
+            // an existing database: narrowed below
+        }
+        for (String suffix : COMPANIONS) {
+            Path f = db.resolveSibling(db.getFileName() + suffix);
+            if (Files.exists(f) && !Files.getPosixFilePermissions(f).equals(rw)) {
+                Files.setPosixFilePermissions(f, rw);
+            }
+        }
     }
 
     static Database openUrl(String url) {

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.stream;
 
+import dev.sluice.runtime.io.SseLineReader;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -14,8 +15,11 @@ import java.nio.charset.StandardCharsets;
  */
 public abstract class SseEventReader implements Pump.Source<SseEvent> {
 
-    /** The largest event accepted (a huge tool input arrives in many deltas, never in one event). */
-    static final int MAX_EVENT_BYTES = 8 * 1024 * 1024;
+    /**
+     * The largest event accepted (a huge tool input arrives in many deltas, never in one event):
+     * the runtime's one SSE event limit, {@link SseLineReader#MAX_EVENT_CHARS}.
+     */
+    static final int MAX_EVENT_BYTES = SseLineReader.MAX_EVENT_CHARS;
 
     private final InputStream in;
     private final Runnable onClose;
@@ -69,7 +73,9 @@ public abstract class SseEventReader implements Pump.Source<SseEvent> {
         while ((b = in.read()) >= 0) {
             raw.write(b);
             if (raw.size() > MAX_EVENT_BYTES) {
-                throw new IOException("an upstream event is larger than " + MAX_EVENT_BYTES + " bytes");
+                // a protocol error of the upstream (TransportErrorKind.PROTOCOL), not a network failure
+                throw new java.net.ProtocolException("the upstream sent a stream event larger than " + MAX_EVENT_BYTES
+                        + " bytes (the gateway's limit per server-sent event)");
             }
             if (b == '\r') {
                 continue;

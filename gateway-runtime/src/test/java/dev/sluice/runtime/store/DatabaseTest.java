@@ -3,7 +3,9 @@ package dev.sluice.runtime.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -44,6 +46,31 @@ class DatabaseTest {
             assertThat(column(db, "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"))
                     .containsExactly("api_keys", "combos", "domain_circuit_breakers", "provider_connections", "proxy_logs",
                             "schema_migrations", "settings");
+        }
+    }
+
+    @Test
+    void theDatabaseAndItsWalFilesAreOwnerOnly_SEC3() throws Exception {
+        // whatever the umask, like secret.key
+        try (Database db = Database.open(dir.resolve("data"))) {
+            db.withConnection(c -> c.createStatement().executeUpdate("CREATE TABLE t_perm (x INTEGER)"));
+            for (String name : List.of("sluice.db", "sluice.db-wal", "sluice.db-shm")) {
+                Path f = dir.resolve("data").resolve(name);
+                assertThat(f).exists();
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).as(name).isEqualTo("rw-------");
+            }
+        }
+    }
+
+    @Test
+    void anOlderWorldReadableDatabaseIsNarrowedToOwnerOnlyWhenOpened_SEC3() throws Exception {
+        try (Database db = Database.open(dir)) {
+            db.withConnection(c -> c.createStatement().executeUpdate("CREATE TABLE t_perm (x INTEGER)"));
+        }
+        Files.setPosixFilePermissions(dir.resolve("sluice.db"), PosixFilePermissions.fromString("rw-r--r--"));
+        try (Database db = Database.open(dir)) {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("sluice.db")))).isEqualTo("rw-------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("sluice.db-wal")))).isEqualTo("rw-------");
         }
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.Reader;
+import java.net.ProtocolException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -13,8 +14,12 @@ import java.nio.charset.StandardCharsets;
  */
 final class SseEventReader {
 
-    /** The largest event the reader accepts; a bigger one is an upstream fault, not something to buffer. */
-    static final int MAX_EVENT_CHARS = 16 * 1024 * 1024;
+    /**
+     * The largest event (and line) the reader accepts, 4 MiB — the gateway's limit per
+     * server-sent event (the runtime's {@code SseLineReader.MAX_EVENT_CHARS}): a bigger one is an
+     * upstream fault, not something to buffer, and a few of 16 MiB at once filled a 256 MiB heap.
+     */
+    static final int MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
     /**
      * One event.
@@ -69,7 +74,8 @@ final class SseEventReader {
                         data.append('\n').append(value);
                     }
                     if (data.length() > MAX_EVENT_CHARS) {
-                        throw new IOException("upstream stream event exceeds " + MAX_EVENT_CHARS + " characters");
+                        throw new ProtocolException("upstream stream event exceeds " + MAX_EVENT_CHARS
+                                + " characters (the gateway's limit per server-sent event)");
                     }
                 }
                 default -> {
@@ -112,7 +118,8 @@ final class SseEventReader {
             }
             lineBuf.append(c);
             if (lineBuf.length() > MAX_EVENT_CHARS) {
-                throw new IOException("upstream stream line exceeds " + MAX_EVENT_CHARS + " characters");
+                throw new ProtocolException("upstream stream line exceeds " + MAX_EVENT_CHARS
+                        + " characters (the gateway's limit per server-sent event)");
             }
         }
     }

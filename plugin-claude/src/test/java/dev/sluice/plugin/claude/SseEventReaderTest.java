@@ -41,6 +41,11 @@ class SseEventReaderTest {
     @Test
     void refusesALineLongerThanTheLimitInsteadOfBufferingIt() {
         String huge = "data: " + "x".repeat(SseEventReader.MAX_EVENT_CHARS + 1) + "\n\n";
-        assertThatThrownBy(() -> reader(huge).next()).isInstanceOf(IOException.class).hasMessageContaining("exceeds");
+        assertThatThrownBy(() -> reader(huge).next()).isInstanceOf(java.net.ProtocolException.class).hasMessageContaining("exceeds");
+    }
+
+    @Test
+    void theLimitIsTheGatewaysFourMebibytesPerEvent_SEC6() {
+        assertThat(SseEventReader.MAX_EVENT_CHARS).isEqualTo(4 * 1024 * 1024);
     }
 }

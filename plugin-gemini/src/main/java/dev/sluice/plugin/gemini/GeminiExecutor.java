@@ -8,6 +8,7 @@ import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
+import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;
@@ -68,6 +69,12 @@ final class GeminiExecutor implements ProviderExecutor {
     public ChatOutcome chat(ChatCall call) {
         boolean stream = call.request().stream();
         UpstreamTarget target = call.target();
+        String refusal = unsafeModelId(call.request().model());
+        if (refusal != null) {
+            logger.log(System.Logger.Level.INFO, () -> "gemini " + call.requestId() + " refused before sending: " + refusal);
+            return new ChatOutcome.Failed(new UpstreamError(new ResponseHead(400, Map.of()), "", "invalid_model_id",
+                    "INVALID_ARGUMENT", refusal));
+        }
         GeminiRequestWriter.Translation translation =
                 GeminiRequestWriter.write(call.request(), includeThoughts(target));
         URI uri = endpoint(target.baseUrl(), call.request().model(), stream);
@@ -101,6 +108,40 @@ final class GeminiExecutor implements ProviderExecutor {
                     "upstream answered " + head.status() + " with a body that is not a Gemini GenerateContentResponse: "
                             + e.getMessage()));
         }
+    }
+
+    /**
+     * Why a model id cannot name a Gemini model, or null when it can. The id becomes a path
+     * segment followed by {@code :method}; encoding alone leaves {@code ..} and a decoded
+     * {@code %2F} to whatever normalises paths on the way (proxies, the upstream's router), so an
+     * id outside Gemini's own alphabet is never sent: a 400 to the client (request-scoped, FC-4).
+     *
+     * @param model the upstream model id, possibly with Google's {@code models/} prefix
+     * @return the reason, naming the model, or null
+     */
+    static String unsafeModelId(String model) {
+        String m = model.startsWith("models/") ? model.substring("models/".length()) : model;
+        boolean safe = !m.isEmpty() && m.length() <= MAX_MODEL_ID && !m.contains("..")
+                && m.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                        || c == '-' || c == '.' || c == '_');
+        return safe ? null : "'model' " + quoted(model) + " is not a Gemini model id: Sluice sends only ids of letters, digits,"
+                + " '.', '-' and '_' (no '/', ':' or '..', at most " + MAX_MODEL_ID + " characters) to Gemini.";
+    }
+
+    /** Longest Gemini model id sent upstream (Google's ids are far shorter). */
+    static final int MAX_MODEL_ID = 128;
+
+    /** The id as JSON-ish text, control characters escaped, long ids cut, so the message stays one readable line. */
+    private static String quoted(String s) {
+        StringBuilder b = new StringBuilder("'");
+        s.codePoints().limit(80).forEach(c -> {
+            if (c < 0x20 || c == 0x7f) {
+                b.append(String.format("\\u%04x", c));
+            } else {
+                b.appendCodePoint(c);
+            }
+        });
+        return b.append(s.codePointCount(0, s.length()) > 80 ? "…'" : "'").toString();
     }
 
     /**

@@ -3,10 +3,7 @@ package dev.sluice.plugin.gemini;
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.UpstreamResponse;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
@@ -20,13 +17,16 @@ import java.util.Map;
  */
 final class GeminiSseStream implements ChunkStream {
 
-    /** Largest single event accepted (one fragment; Gemini's are small, a big function call is the largest). */
-    static final int MAX_EVENT_CHARS = 16 * 1024 * 1024;
+    /**
+     * Largest single event accepted (one fragment; Gemini's are small, a big function call is the
+     * largest): the gateway's limit per server-sent event, {@link SseLineReader#MAX_EVENT_CHARS}.
+     */
+    static final int MAX_EVENT_CHARS = SseLineReader.MAX_EVENT_CHARS;
     /** How much of a finished stream's tail close() reads so the connection can be reused. */
     private static final int MAX_DRAIN = 64 * 1024;
 
     private final UpstreamResponse response;
-    private final BufferedReader reader;
+    private final SseLineReader reader;
     private final StreamTranslator translator;
     private final Deque<StreamChunk> pending = new ArrayDeque<>();
     private boolean done;
@@ -41,7 +41,7 @@ final class GeminiSseStream implements ChunkStream {
      */
     GeminiSseStream(UpstreamResponse response, StreamTranslator translator) {
         this.response = response;
-        this.reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8), 8192);
+        this.reader = new SseLineReader(response.body());
         this.translator = translator;
     }
 
@@ -106,9 +106,7 @@ final class GeminiSseStream implements ChunkStream {
                 } else {
                     data.append('\n').append(v);
                 }
-                if (data.length() > MAX_EVENT_CHARS) {
-                    throw new IOException("upstream stream event exceeds " + MAX_EVENT_CHARS + " characters");
-                }
+                reader.checkEvent(data.length());
             }
             // comments (":"), event:, id: and retry: lines carry nothing Gemini uses
         }
@@ -129,10 +127,11 @@ final class GeminiSseStream implements ChunkStream {
         closed = true;
         if (translator.finished() && !atEof) {
             try {
-                char[] sink = new char[1024];
+                // what the line reader buffered is already consumed; the rest is read from the body
+                byte[] sink = new byte[1024];
                 long skipped = 0;
                 int n;
-                while (skipped < MAX_DRAIN && (n = reader.read(sink)) >= 0) {
+                while (skipped < MAX_DRAIN && (n = response.body().read(sink)) >= 0) {
                     skipped += n;
                 }
             } catch (IOException ignored) {

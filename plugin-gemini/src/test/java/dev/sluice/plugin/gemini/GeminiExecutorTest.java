@@ -35,7 +35,11 @@ class GeminiExecutorTest {
     private static final InstantSource CLOCK = InstantSource.fixed(Instant.ofEpochSecond(1_750_000_000L));
 
     private static ChatCall call(boolean stream, Map<String, Object> providerData) {
-        ChatRequest request = new ChatRequest("gemini-2.5-flash", List.of(ChatMessage.text(Role.USER, "Hello")), List.of(),
+        return call("gemini-2.5-flash", stream, providerData);
+    }
+
+    private static ChatCall call(String model, boolean stream, Map<String, Object> providerData) {
+        ChatRequest request = new ChatRequest(model, List.of(ChatMessage.text(Role.USER, "Hello")), List.of(),
                 null, stream, 100, null, null, List.of(), Map.of());
         UpstreamTarget target = new UpstreamTarget("conn-1", "gemini", ProviderClass.APIKEY, "http://127.0.0.1:9999",
                 new Credentials(KEY, null, null, null), providerData);
@@ -121,6 +125,25 @@ class GeminiExecutorTest {
         assertThat(GeminiExecutor.endpoint("http://h", "..", true))
                 .hasToString("http://h/v1beta/models/%2E%2E:streamGenerateContent?alt=sse");
         assertThat(GeminiExecutor.endpoint("http://h", "gémini", false)).hasToString("http://h/v1beta/models/g%C3%A9mini:generateContent");
+    }
+
+    @Test
+    void aModelIdThatCouldLeaveItsPathSegmentIsRefusedBeforeAnythingIsSent_SEC5() {
+        for (String model : List.of("../../x", "x:evil", "a/b", "..", "models/../x", "x?alt=1", "x#f", "x y", "gémini", "x%2F..", "m".repeat(129))) {
+            Fakes.FakeHttp http = new Fakes.FakeHttp(Fakes.FakeResponse.of(200, golden("response-text.json")));
+            ChatOutcome outcome = run(http, call(model, false, Map.of()));
+            assertThat(http.requests).as(model).isEmpty();
+            assertThat(outcome).as(model).isInstanceOf(ChatOutcome.Failed.class);
+            UpstreamError e = (UpstreamError) ((ChatOutcome.Failed) outcome).failure();
+            assertThat(e.status()).isEqualTo(400);
+            assertThat(e.errorType()).isEqualTo("INVALID_ARGUMENT");
+            assertThat(e.message()).startsWith("'model' '" + model.substring(0, Math.min(model.length(), 80)))
+                    .contains("is not a Gemini model id");
+        }
+        for (String model : List.of("gemini-2.5-flash", "models/gemini-2.0-flash-001", "gemma-3-27b-it", "m".repeat(128))) {
+            Fakes.FakeHttp http = new Fakes.FakeHttp(Fakes.FakeResponse.of(200, golden("response-text.json")));
+            assertThat(run(http, call(model, false, Map.of()))).as(model).isInstanceOf(ChatOutcome.Completed.class);
+        }
     }
 
     @Test

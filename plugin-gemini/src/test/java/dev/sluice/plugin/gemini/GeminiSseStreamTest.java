@@ -83,6 +83,46 @@ class GeminiSseStreamTest {
     }
 
     @Test
+    void aLineWithoutEndFailsAtTheEventLimitInsteadOfFillingTheHeap_SEC6() {
+        assertThat(GeminiSseStream.MAX_EVENT_CHARS).isEqualTo(4 * 1024 * 1024);
+        long[] served = {0};
+        java.io.InputStream endless = new java.io.InputStream() {
+            @Override
+            public int read() {
+                served[0]++;
+                return 'x';
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                java.util.Arrays.fill(b, off, off + len, (byte) 'x');
+                served[0] += len;
+                return len;
+            }
+        };
+        dev.sluice.api.upstream.UpstreamResponse response = new dev.sluice.api.upstream.UpstreamResponse() {
+            @Override
+            public dev.sluice.api.upstream.ResponseHead head() {
+                return new dev.sluice.api.upstream.ResponseHead(200, Map.of());
+            }
+
+            @Override
+            public java.io.InputStream body() {
+                return endless;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (GeminiSseStream s = new GeminiSseStream(response, new StreamTranslator("gemini-2.5-flash", CREATED, new Fakes.CountingIds()))) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(s::next).isInstanceOf(java.net.ProtocolException.class)
+                    .hasMessageContaining("longer than " + GeminiSseStream.MAX_EVENT_CHARS + " characters");
+        }
+        assertThat(served[0]).isLessThan(GeminiSseStream.MAX_EVENT_CHARS + 64 * 1024);
+    }
+
+    @Test
     void plainLfLineEndsWorkToo() throws IOException {
         try (GeminiSseStream s = stream(Fakes.FakeResponse.sse(events("stream-text.sse", false)))) {
             assertThat(readAll(s)).extracting(c -> c.choices().get(0).contentDelta())
