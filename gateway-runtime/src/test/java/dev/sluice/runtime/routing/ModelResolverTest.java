@@ -231,9 +231,10 @@ class ModelResolverTest {
     void builtinProvidersFollowTheOfficialSdkBaseUrls_DM1b_SH2() {
         assertThat(BuiltinProviders.ALL).extracting(ProviderDescriptor::id).containsExactly("openai", "glm", "minimax");
         assertThat(BuiltinProviders.OPENAI.defaultBaseUrl()).isEqualTo("https://api.openai.com/v1");
-        assertThat(BuiltinProviders.ALL).allSatisfy(d -> {
-            assertThat(d.executor()).isEqualTo(HostContext.OPENAI_COMPATIBLE);
-            assertThat(d.passthroughModels()).isTrue();
-        });
+        // OpenAI serves the Responses API too: its executor passes /v1/responses through
+        assertThat(BuiltinProviders.OPENAI.executor()).isEqualTo(HostContext.OPENAI_RESPONSES);
+        assertThat(List.of(BuiltinProviders.GLM, BuiltinProviders.MINIMAX)).allSatisfy(d ->
+                assertThat(d.executor()).isEqualTo(HostContext.OPENAI_COMPATIBLE));
+        assertThat(BuiltinProviders.ALL).allSatisfy(d -> assertThat(d.passthroughModels()).isTrue());
     }
 }

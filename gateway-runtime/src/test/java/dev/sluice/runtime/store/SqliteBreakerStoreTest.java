@@ -127,6 +127,8 @@ class SqliteBreakerStoreTest {
             try (Statement s = c.createStatement()) {
                 s.executeUpdate("DROP TABLE domain_circuit_breakers");
                 s.executeUpdate("DROP TABLE combos");
+                s.executeUpdate("DROP TABLE session_account_affinity");
+                s.executeUpdate("DROP TABLE exclusive_connection_leases");
                 s.executeUpdate("DELETE FROM schema_migrations WHERE version >= 2");
             }
             return null;
