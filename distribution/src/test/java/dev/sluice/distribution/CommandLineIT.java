@@ -248,6 +248,22 @@ class CommandLineIT {
     }
 
     @Test
+    void theOperatorGuideDocumentsEveryCommandTheUsageLists() throws Exception {
+        Run help = sluice(Map.of(), "--help");
+        List<String> commands = help.out().lines().dropWhile(l -> !l.equals("Commands:")).skip(1).takeWhile(l -> !l.isBlank())
+                .filter(l -> l.matches("  \\S.*")).map(l -> l.strip().split(" {2,}")[0]).toList();
+        assertThat(commands).as(help::toString).contains("serve", "doctor", "providers list", "keys create --name NAME");
+        String guide = Files.readString(Path.of("..", "docs", "operator-guide.md"));
+        String section = guide.substring(guide.indexOf("## 16. Command line"));
+        for (String command : commands) {
+            if (!command.startsWith("help")) {
+                assertThat(section).as("operator guide § 16").contains("`bin/sluice " + command + "`");
+            }
+        }
+        assertThat(section).contains("`SLUICE_URL`", "`SLUICE_ADMIN_KEY`", "http://127.0.0.1:20128");
+    }
+
+    @Test
     void doctorPassesOnAFreshDataDirAndStartsNothing() throws Exception {
         Path data = work.resolve("data");
         Run doctor = sluice(Map.of("SLUICE_DATA_DIR", data.toString()), "doctor");
