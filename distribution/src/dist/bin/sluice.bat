@@ -1,7 +1,10 @@
 @echo off
-rem Starts the Sluice gateway on Windows (SPEC SH-4). Needs Java 21 or newer: JAVA_HOME, or
-rem java on the PATH. SLUICE_JAVA_OPTS adds JVM options; the SLUICE_* variables described in
-rem conf\sluice.yaml override the config file. Arguments are passed to the server.
+rem Starts the Sluice gateway on Windows (SPEC SH-4), or runs one of its commands (sluice.bat
+rem --help lists them: serve, the default; doctor; providers, keys, cooldowns, breakers). Needs
+rem Java 21 or newer: JAVA_HOME, or java on the PATH. SLUICE_JAVA_OPTS adds JVM options; the
+rem SLUICE_* variables described in conf\sluice.yaml override the config file; SLUICE_URL and
+rem SLUICE_ADMIN_KEY tell the admin commands which server to talk to. Arguments go to the Java
+rem entry point, which refuses unknown commands (exit 2) without starting a server.
 rem (No parenthesised blocks below: a ")" in an expanded path such as "Program Files (x86)"
 rem would end them.)
 setlocal

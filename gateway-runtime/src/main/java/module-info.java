@@ -15,6 +15,8 @@ module sluice.runtime {
     requires com.fasterxml.jackson.databind;
     requires java.net.http;
     requires java.sql;
+    // bin/sluice doctor quiets the plugin loader's log while it reports the same facts itself
+    requires java.logging;
     requires org.xerial.sqlitejdbc;
 
     uses dev.sluice.api.ProviderPlugin;

@@ -1,39 +1,37 @@
 package dev.sluice.runtime;
 
+import dev.sluice.runtime.cli.Cli;
+import dev.sluice.runtime.cli.Command;
+import dev.sluice.runtime.cli.CommandLine;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
 
-/** Entry point: reads the configuration, starts the server, stops it on SIGTERM. Wiring only. */
+/**
+ * Entry point: reads the configuration, starts the server, stops it on SIGTERM; hands every other
+ * command of {@code bin/sluice} to {@link Cli}. Wiring only.
+ */
 public final class Main {
 
     private Main() {
     }
 
-    static final String USAGE = """
-            Usage: bin/sluice
-              Starts the Sluice server in the foreground; stop it with Ctrl-C or SIGTERM.
-              Settings come from conf/sluice.yaml (or the file named by SLUICE_CONFIG) and SLUICE_*
-              environment variables; see docs/operator-guide.md.""";
-
     /**
-     * Starts Sluice.
+     * Starts Sluice ({@code serve}, or no arguments) or runs one of {@code bin/sluice}'s other
+     * commands and exits with its status.
      *
-     * @param args none; {@code --help} prints the usage, anything else is refused
+     * @param args the command line; see {@link CommandLine#USAGE}
      */
     public static void main(String[] args) {
-        if (args.length > 0) {
-            // an operator who types "bin/sluice stop" must not get a second server
-            boolean help = args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"));
-            if (!help) {
-                System.err.println("Sluice takes no arguments, got: " + String.join(" ", args));
-            }
-            (help ? System.out : System.err).println(USAGE);
-            System.exit(help ? 0 : 2);
+        Path home = Path.of(System.getProperty("sluice.home", ".")).toAbsolutePath().normalize();
+        Command command = CommandLine.parse(List.of(args));
+        if (!(command instanceof Command.Serve)) {
+            // anything that is not serve, a typo included, runs and exits: it never starts a server
+            System.exit(Cli.run(command, home, System.getenv(), System.out, System.err));
             return;
         }
-        Path home = Path.of(System.getProperty("sluice.home", ".")).toAbsolutePath().normalize();
         SluiceConfig config;
         SluiceServer server;
         try {

@@ -61,7 +61,7 @@ public final class ConfigLoader {
     public static SluiceConfig load(Path home, Map<String, String> env) {
         String configEnv = env.get(ENV_CONFIG);
         boolean explicitConfig = configEnv != null && !configEnv.isBlank();
-        Path configFile = explicitConfig ? Path.of(configEnv.strip()) : home.resolve("conf").resolve("sluice.yaml");
+        Path configFile = configFile(home, env);
         if (explicitConfig && !Files.isRegularFile(configFile)) {
             throw new IllegalArgumentException(ENV_CONFIG + " points to " + configFile + ", which is not a readable file");
         }
@@ -128,6 +128,20 @@ public final class ConfigLoader {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
                 pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback,
                 aliases, affinityTtl);
+    }
+
+    /**
+     * The configuration file {@link #load} reads: {@code SLUICE_CONFIG} when set, else
+     * {@code conf/sluice.yaml} of the installation folder. It need not exist. Public so that
+     * {@code bin/sluice doctor} names the same file the server reads.
+     *
+     * @param home the installation folder
+     * @param env the environment
+     * @return the path
+     */
+    public static Path configFile(Path home, Map<String, String> env) {
+        String configEnv = env.get(ENV_CONFIG);
+        return configEnv != null && !configEnv.isBlank() ? Path.of(configEnv.strip()) : home.resolve("conf").resolve("sluice.yaml");
     }
 
     /** A config subtree as nested maps, lists and text values (Helidon reads every YAML scalar as text). */

@@ -1,0 +1,82 @@
+package dev.sluice.runtime.cli;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import java.util.Optional;
+
+/** One invocation of {@code bin/sluice}, as parsed by {@link CommandLine}. */
+public sealed interface Command {
+
+    /** Start the server in the foreground (also what no arguments mean). */
+    record Serve() implements Command {
+    }
+
+    /** Print the usage and succeed. */
+    record Help() implements Command {
+    }
+
+    /**
+     * Arguments that mean nothing: print the problem and the usage, exit 2, start nothing.
+     *
+     * @param problem what was wrong, for the operator
+     */
+    record Invalid(String problem) implements Command {
+        /** Validates the fields. */
+        public Invalid {
+            requireNonNull(problem, "problem is null");
+        }
+    }
+
+    /** Check the installation without starting a server. */
+    record Doctor() implements Command {
+    }
+
+    /** A command answered by a running server's admin API. */
+    sealed interface Admin extends Command {
+    }
+
+    /** {@code GET /api/providers} as a table. */
+    record ProvidersList() implements Admin {
+    }
+
+    /**
+     * {@code POST /api/keys}.
+     *
+     * @param name the key's display name
+     */
+    record KeysCreate(String name) implements Admin {
+        /** Validates the fields. */
+        public KeysCreate {
+            requireNonNull(name, "name is null");
+        }
+    }
+
+    /** {@code GET /api/resilience/cooldowns} as a table. */
+    record CooldownsList() implements Admin {
+    }
+
+    /**
+     * {@code POST /api/resilience/cooldowns}.
+     *
+     * @param connectionIds the connections to clear; empty = all of them
+     */
+    record CooldownsClear(List<String> connectionIds) implements Admin {
+        /** Validates the fields and copies the list. */
+        public CooldownsClear {
+            connectionIds = List.copyOf(requireNonNull(connectionIds, "connectionIds is null"));
+        }
+    }
+
+    /**
+     * {@code POST /api/resilience/reset}.
+     *
+     * @param provider the provider whose breakers to reset; empty = every provider's
+     */
+    record BreakersReset(Optional<String> provider) implements Admin {
+        /** Validates the fields. */
+        public BreakersReset {
+            requireNonNull(provider, "provider is null");
+        }
+    }
+}
