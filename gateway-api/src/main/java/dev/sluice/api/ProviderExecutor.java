@@ -78,4 +78,30 @@ public interface ProviderExecutor {
     default PassthroughOutcome passthrough(PassthroughCall call) {
         throw new IllegalStateException(getClass().getName() + " does not pass " + call.dialect() + " requests through");
     }
+
+    /**
+     * Provider-specific recovery from an upstream failure, before the runtime's generic failure
+     * path: the runtime offers every failed attempt's failure here first. Retry on the same
+     * connection at once or after a wait (for example after switching the connection to another
+     * mode the provider offered), or hand the failure on. Decide quickly; the runtime does the
+     * waiting (bounded by the call's budget, cancelled when the client leaves) and sends the retry
+     * through {@link #chat} or {@link #passthrough} again. The default hands every failure on.
+     *
+     * @param call the failure and its connection
+     * @return the decision; never null
+     */
+    default Recovery recover(RecoveryCall call) {
+        return Recovery.handOn();
+    }
+
+    /**
+     * What this executor keeps about a connection, for operators: shown with the connection's row
+     * in {@code GET /api/resilience/cooldowns} under {@code pluginState}. Empty when nothing.
+     *
+     * @param connectionId the connection
+     * @return names to plain values (strings, numbers, booleans); never secrets
+     */
+    default java.util.Map<String, Object> connectionState(String connectionId) {
+        return java.util.Map.of();
+    }
 }

@@ -74,6 +74,15 @@ public final class HttpApi {
             Sessions sessions, LeaseCandidates leaseCandidates) {
     }
 
+    /** What a connection's executor keeps about it; a misbehaving executor shows nothing rather than failing the view. */
+    private static Map<String, Object> pluginState(Dependencies d, dev.sluice.runtime.store.Connection c) {
+        try {
+            return d.catalog().find(c.provider()).map(p -> p.executor().connectionState(c.id())).orElse(Map.of());
+        } catch (RuntimeException e) {
+            return Map.of();
+        }
+    }
+
     /**
      * The routing.
      *
@@ -104,7 +113,7 @@ public final class HttpApi {
         routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),
-                d.streams(), d.sessions());
+                d.streams(), d.sessions(), c -> pluginState(d, c));
         routing.register("/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
         routing.register("/api/resilience", resilience.resilience());
         routing.register("/api/monitoring", resilience.monitoring());

@@ -21,6 +21,7 @@ import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import dev.sluice.runtime.stream.StreamCounters;
 import java.time.InstantSource;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -46,10 +47,13 @@ final class ResilienceAdminService {
 
     private final StreamCounters streams;
     private final dev.sluice.runtime.session.Sessions sessions;
+    /** What a connection's executor keeps about it (e.g. a provider's slower lane), for operators. */
+    private final java.util.function.Function<Connection, Map<String, Object>> pluginState;
 
     ResilienceAdminService(Json json, Authenticator auth, ConnectionStore connections, CircuitBreakers breakers, ConnectionCooldowns cooldowns,
             ModelLockouts lockouts, ProviderCooldowns providerCooldowns, ConnectionGates gates, InstantSource clock, StreamCounters streams,
-            dev.sluice.runtime.session.Sessions sessions) {
+            dev.sluice.runtime.session.Sessions sessions, java.util.function.Function<Connection, Map<String, Object>> pluginState) {
+        this.pluginState = pluginState;
         this.sessions = sessions;
         this.streams = streams;
         this.gates = gates;
@@ -204,6 +208,10 @@ final class ResilienceAdminService {
             nullable(o, "lastErrorType", s.lastErrorType());
             nullable(o, "errorCode", s.errorCode());
             o.put("disableCooling", c.disableCooling());
+            Map<String, Object> plugin = pluginState.apply(c);
+            if (!plugin.isEmpty()) {
+                o.set("pluginState", json.mapper().valueToTree(plugin));
+            }
             ArrayNode locks = o.putArray("modelLockouts");
             for (ModelLockout l : active) {
                 if (l.connectionId().equals(c.id())) {

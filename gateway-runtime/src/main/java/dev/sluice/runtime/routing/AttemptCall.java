@@ -6,6 +6,9 @@ import dev.sluice.api.EmbeddingCall;
 import dev.sluice.api.EmbeddingOutcome;
 import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.PassthroughOutcome;
+import dev.sluice.api.Recovery;
+import dev.sluice.api.RecoveryCall;
+import dev.sluice.runtime.resilience.AttemptFailure;
 import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.EmbeddingRequest;
@@ -85,6 +88,77 @@ interface AttemptCall {
             }
             return attempt;
         };
+    }
+
+    /** Retries the recovery loop allows one attempt, whatever the executor decides (a guard against a loop). */
+    int MAX_RECOVERY_RETRIES = 50;
+    /** The margin kept before the request's upstream start timeout when waiting for recovery (SPEC CL-3). */
+    Duration RECOVERY_MARGIN = Duration.ofSeconds(5);
+
+    /**
+     * An attempt whose upstream failures are first offered to the executor's own recovery
+     * ({@link dev.sluice.api.ProviderExecutor#recover}): a retry on the same connection at once or
+     * after a wait — bounded by the request's upstream start timeout less {@link #RECOVERY_MARGIN},
+     * cut short when the client leaves — or the failure handed on to the generic failure path.
+     */
+    static AttemptCall recovering(AttemptCall inner, ClientLiveness client, Duration timeout) {
+        return (route, target) -> {
+            long started = System.nanoTime();
+            long waitedNanos = 0;
+            for (int retries = 0;; retries++) {
+                Attempt attempt = inner.send(route, target);
+                if (!(attempt instanceof Attempt.Failed f) || !(f.failure() instanceof AttemptFailure.Upstream u)
+                        || retries >= MAX_RECOVERY_RETRIES) {
+                    return attempt;
+                }
+                long budgetNanos = Math.max(0, timeout.minus(RECOVERY_MARGIN).toNanos() - (System.nanoTime() - started));
+                Recovery decision;
+                try {
+                    decision = route.provider().executor().recover(new RecoveryCall(target, u.failure(), retries,
+                            Duration.ofNanos(waitedNanos), Duration.ofNanos(budgetNanos)));
+                } catch (RuntimeException e) {
+                    System.getLogger(AttemptCall.class.getName()).log(System.Logger.Level.WARNING,
+                            "the " + route.provider().id() + " executor's recovery failed; handing the failure on: " + e);
+                    return attempt;
+                }
+                switch (decision) {
+                    case Recovery.HandOn h -> {
+                        return attempt;
+                    }
+                    case Recovery.RetryNow r -> { }
+                    case Recovery.RetryAfter r -> {
+                        long wait = r.delay().toNanos();
+                        if (wait > budgetNanos) {
+                            return attempt;
+                        }
+                        if (!waitWhileConnected(client, wait)) {
+                            return Thread.currentThread().isInterrupted() ? attempt : new Attempt.Failed(new AttemptFailure.ClientGone());
+                        }
+                        waitedNanos += wait;
+                    }
+                }
+            }
+        };
+    }
+
+    /** Sleeps in slices while the client is there; false when it left or the thread was interrupted. */
+    private static boolean waitWhileConnected(ClientLiveness client, long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        try {
+            while (true) {
+                if (!client.connected()) {
+                    return false;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return true;
+                }
+                Thread.sleep(Duration.ofNanos(Math.min(left, 250_000_000L)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** An embeddings request. */

@@ -82,8 +82,12 @@ public final class RequestRouter {
             return new Outcome.Unroutable(route.requested(), Outcome.Unroutable.Why.TOOL_LIMIT, route.provider().id() + "/"
                     + route.upstreamModel() + " takes at most " + limit + " tools");
         }
-        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call(request, route, requestId, gate),
-                gate.rules().earlyEofRetries());
+        AttemptCall call = call(request, route, requestId, gate);
+        if (!(request instanceof ClientRequest.Embeddings)) {
+            // an executor's own recovery comes before the generic failure path (e.g. a provider's slower lane)
+            call = AttemptCall.recovering(call, caller.client(), attemptTimeout);
+        }
+        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries());
         toolLimits.learn(outcome, tools);
         return outcome;
     }

@@ -262,6 +262,18 @@ class ConnectionCooldownsTest {
     }
 
     @Test
+    void clearingTheCooldownsAlsoClearsTheRequestRejectedStreak_CC6() {
+        // notes §3.17: the cooldown manager's clear forgets the streak, so the next refusal is a first one again
+        Connection c = oauth();
+        Verdict rejected = Verdict.of(FailureReason.REQUEST_REJECTED, 403, true, LockScope.CONNECTION);
+        failAndExpire(c, rejected);
+        failAndExpire(c, rejected);
+        cooldowns.clear(c.id());
+        assertThat(cooldowns.onFailure(c.id(), rejected, "Request not allowed", null).cooledMs()).isEqualTo(300_000);
+        assertThat(state(c).testStatus()).isEqualTo("unavailable");
+    }
+
+    @Test
     void requestRejectedStreakRestartsAfterTheHour_CC6() {
         Connection c = oauth();
         Verdict rejected = Verdict.of(FailureReason.REQUEST_REJECTED, 403, true, LockScope.CONNECTION);

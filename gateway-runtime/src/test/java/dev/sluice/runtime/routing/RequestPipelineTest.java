@@ -77,6 +77,46 @@ class RequestPipelineTest {
     }
 
     @Test
+    void anExecutorsRecoveryRetriesOnTheSameConnectionBeforeTheGenericFailurePath() {
+        PipelineFixture f = fixture();
+        Connection a = f.add("acme", "a", 1);
+        Connection b = f.add("acme", "b", 2);
+        f.acme.on(a.id(), ScriptedExecutor.status(429, "usage limit"), ScriptedExecutor.status(429, "busy"), ScriptedExecutor::ok);
+        f.acme.recovery = call -> call.retries() == 0 ? dev.sluice.api.Recovery.retryNow()
+                : dev.sluice.api.Recovery.retryAfter(java.time.Duration.ofMillis(20));
+
+        Outcome outcome = f.route(chat("acme/m1", false));
+
+        assertThat(outcome).isInstanceOf(Outcome.Served.class);
+        assertThat(((Outcome.Served) outcome).connection().id()).isEqualTo(a.id());
+        assertThat(called(f.acme)).containsExactly(a.id(), a.id(), a.id());
+        assertThat(f.acme.recoveries).extracting(dev.sluice.api.RecoveryCall::retries).containsExactly(0, 1);
+        assertThat(f.acme.recoveries.get(1).waited()).isZero();
+        assertThat(f.acme.recoveries.get(1).budget()).isPositive();
+        // the recovered failures never reached the failure path: one attempt, served, nothing cooled
+        assertThat(f.log).extracting(r -> r.connectionId() + ":" + r.status()).containsExactly(a.id() + ":200");
+        assertThat(f.store.store.find(a.id()).orElseThrow().state().testStatus()).isEqualTo("active");
+        ((Outcome.Served) outcome).close();
+        assertThat(f.dispatcher.openLeases()).isZero();
+        assertThat(called(f.acme)).doesNotContain(b.id());
+    }
+
+    @Test
+    void aRecoveryWaitLongerThanTheBudgetHandsTheFailureOnAndTheWalkGoesOn() {
+        PipelineFixture f = fixture();
+        Connection a = f.add("acme", "a", 1);
+        Connection b = f.add("acme", "b", 2);
+        f.acme.on(a.id(), ScriptedExecutor.status(503, "overloaded"));
+        f.acme.recovery = call -> dev.sluice.api.Recovery.retryAfter(java.time.Duration.ofHours(1));
+
+        Outcome outcome = f.route(chat("acme/m1", false));
+
+        assertThat(((Outcome.Served) outcome).connection().id()).isEqualTo(b.id());
+        assertThat(called(f.acme)).containsExactly(a.id(), b.id());
+        ((Outcome.Served) outcome).close();
+    }
+
+    @Test
     void aRequestErrorStopsTheWalkAndCoolsNothing() {
         PipelineFixture f = fixture();
         Connection a = f.add("acme", "a", 1);

@@ -42,6 +42,15 @@ final class ScriptedExecutor implements ProviderExecutor {
     final List<Call> calls = new CopyOnWriteArrayList<>();
     final AtomicInteger closes = new AtomicInteger();
     volatile boolean passthrough;
+    /** The executor's own recovery (null: hand every failure on); every call offered is recorded. */
+    volatile Function<dev.sluice.api.RecoveryCall, dev.sluice.api.Recovery> recovery;
+    final List<dev.sluice.api.RecoveryCall> recoveries = new CopyOnWriteArrayList<>();
+
+    @Override
+    public dev.sluice.api.Recovery recover(dev.sluice.api.RecoveryCall call) {
+        recoveries.add(call);
+        return recovery == null ? dev.sluice.api.Recovery.handOn() : recovery.apply(call);
+    }
 
     /** Scripts the answers of a connection, in order; the last repeats. */
     @SafeVarargs

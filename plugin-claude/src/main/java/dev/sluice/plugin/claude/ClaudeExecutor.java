@@ -5,6 +5,8 @@ import dev.sluice.api.ChatOutcome;
 import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.PassthroughOutcome;
 import dev.sluice.api.ProviderExecutor;
+import dev.sluice.api.Recovery;
+import dev.sluice.api.RecoveryCall;
 import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
@@ -65,6 +67,8 @@ final class ClaudeExecutor implements ProviderExecutor {
     private final MessagesRequestWriter writer;
     private final MessagesResponseReader reader;
     private final OAuthRefresher refresher;
+    private final LowPriorityLane lane;
+    private final LimitReset resets;
 
     ClaudeExecutor(UpstreamHttp http, InstantSource clock, AnthropicHeaders headers, MessagesRequestWriter writer,
             OAuthRefresher refresher) {
@@ -74,6 +78,47 @@ final class ClaudeExecutor implements ProviderExecutor {
         this.writer = writer;
         this.reader = new MessagesResponseReader(clock);
         this.refresher = refresher;
+        this.lane = new LowPriorityLane(clock, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+        this.resets = new LimitReset(http, clock, headers);
+    }
+
+    /**
+     * A subscription account's usage wall (SPEC §9), before the runtime's generic failure path, for
+     * connections that opt in ({@code providerSpecificData.autoLimitReset},
+     * {@code .lowPriorityMode}): the session-limit reset first (CL-7), then the low-priority lane
+     * (CL-2); while the lane is active a busy slot or a 529 is waited out (CL-3) and an ending
+     * verdict hands the answer on (CL-4). Everything else goes on as it came.
+     */
+    @Override
+    public Recovery recover(RecoveryCall call) {
+        if (!(call.failure() instanceof UpstreamError e)) {
+            return Recovery.handOn();
+        }
+        Map<String, Object> psd = call.target().providerSpecificData();
+        boolean laneOn = Boolean.TRUE.equals(psd.get("lowPriorityMode"));
+        boolean resetOn = Boolean.TRUE.equals(psd.get("autoLimitReset"));
+        if (!laneOn && !resetOn) {
+            return Recovery.handOn();
+        }
+        String id = call.target().connectionId();
+        UnifiedLimits u = UnifiedLimits.of(e.head());
+        if (lane.active(id)) {
+            return lane.whileActive(id, e.head().status(), u, call);
+        }
+        if (!u.wall(e.head().status())) {
+            return Recovery.handOn();
+        }
+        if (resetOn && resets.tryReset(call.target())) {
+            return Recovery.retryNow();
+        }
+        return laneOn && lane.accept(id, u) ? Recovery.retryNow() : Recovery.handOn();
+    }
+
+    @Override
+    public Map<String, Object> connectionState(String connectionId) {
+        Map<String, Object> out = new java.util.LinkedHashMap<>(lane.describe(connectionId));
+        out.putAll(resets.describe(connectionId));
+        return out;
     }
 
     @Override
@@ -209,7 +254,15 @@ final class ClaudeExecutor implements ProviderExecutor {
 
     private UpstreamResponse send(UpstreamTarget target, URI uri, byte[] body, boolean stream, Map<String, String> clientHeaders,
             Duration timeout) throws IOException {
-        return target.httpOr(http).send(new UpstreamRequest("POST", uri, headers.build(target, stream, clientHeaders), body, timeout));
+        Map<String, String> h = headers.build(target, stream, clientHeaders);
+        if (lane.active(target.connectionId())) {
+            // CL-2: every request of an account riding the low-priority lane says so
+            h = new java.util.LinkedHashMap<>(h);
+            h.put(LowPriorityLane.HEADER, LowPriorityLane.SLOW);
+        }
+        UpstreamResponse response = target.httpOr(http).send(new UpstreamRequest("POST", uri, h, body, timeout));
+        lane.observe(target.connectionId(), response.head());
+        return response;
     }
 
     private static TransportError invalidBaseUrl(IllegalArgumentException e) {
