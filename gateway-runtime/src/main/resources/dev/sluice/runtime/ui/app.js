@@ -206,7 +206,54 @@ function badge(state) {
 }
 
 function emptyRow(tbody, columns, text) {
-  tbody.replaceChildren(el('tr', {}, el('td', { class: 'empty', colspan: columns }, text)));
+  renderRows(tbody, [el('tr', { 'data-key': 'empty' }, el('td', { class: 'empty', colspan: columns }, text))]);
+}
+
+// Puts freshly built rows (each with a data-key) into a table body, keeping every existing cell whose
+// markup did not change: a button does not vanish under the pointer or the keyboard focus because
+// the row's countdown moved on. The kept buttons' handlers use only what the row's key names.
+function renderRows(tbody, fresh) {
+  const old = new Map([...tbody.children].map((tr) => [tr.dataset.key, tr]));
+  const rows = fresh.map((tr) => {
+    const current = old.get(tr.dataset.key);
+    if (!current) {
+      return tr;
+    }
+    morph(current, tr);
+    return current;
+  });
+  for (const child of [...tbody.children]) {
+    if (!rows.includes(child)) {
+      child.remove();
+    }
+  }
+  rows.forEach((tr, i) => {
+    if (tbody.children[i] !== tr) {
+      tbody.insertBefore(tr, tbody.children[i] || null);
+    }
+  });
+}
+
+function morph(current, fresh) {
+  for (const a of [...current.attributes]) {
+    if (!fresh.hasAttribute(a.name)) {
+      current.removeAttribute(a.name);
+    }
+  }
+  for (const a of [...fresh.attributes]) {
+    if (current.getAttribute(a.name) !== a.value) {
+      current.setAttribute(a.name, a.value);
+    }
+  }
+  if (current.children.length !== fresh.children.length) {
+    current.replaceChildren(...fresh.childNodes);
+    return;
+  }
+  [...fresh.children].forEach((cell, i) => {
+    if (current.children[i].outerHTML !== cell.outerHTML) {
+      current.children[i].replaceWith(cell);
+    }
+  });
 }
 
 function duration(ms) {
@@ -271,7 +318,7 @@ function renderBreakers(breakers) {
     // the worst host first: its row is the provider's (breaker-<provider>) and holds the reset
     list.sort((a, b) => (STATE_ORDER[a.state] ?? 9) - (STATE_ORDER[b.state] ?? 9));
     list.forEach((b, i) => {
-      const row = el('tr', { testid: i === 0 ? 'breaker-' + provider : null, 'data-host': b.host || '' },
+      const row = el('tr', { testid: i === 0 ? 'breaker-' + provider : null, 'data-key': `${provider} ${b.host || ''}` },
         i === 0 ? el('th', { scope: 'row', rowspan: list.length }, provider) : null,
         td(b.host || '—'),
         td(badge(b.state)),
@@ -286,7 +333,7 @@ function renderBreakers(breakers) {
       rows.push(row);
     });
   }
-  tbody.replaceChildren(...rows);
+  renderRows(tbody, rows);
 }
 
 function renderConnections(list, names) {
@@ -295,13 +342,13 @@ function renderConnections(list, names) {
     emptyRow(tbody, 7, 'No connections. Add one with POST /api/providers.');
     return;
   }
-  tbody.replaceChildren(...list.map((c) => {
+  renderRows(tbody, list.map((c) => {
     const conn = names.get(c.connectionId) || {};
     const terminal = TERMINAL.has(c.testStatus);
     const status = conn.enabled === false ? 'disabled' : c.testStatus;
     const cooling = c.remainingMs > 0 || (c.modelLockouts || []).length > 0;
     const lastError = conn.lastError || c.errorCode;
-    return el('tr', { testid: 'connection-' + c.connectionId },
+    return el('tr', { testid: 'connection-' + c.connectionId, 'data-key': c.connectionId },
       el('th', { scope: 'row' }, ...connectionLabel(c.connectionId, names)),
       td(c.provider),
       td(badge(status), terminal ? el('span', { class: 'sub' }, 'terminal: fix its credentials') : null),
@@ -323,7 +370,7 @@ function renderLockouts(list, names) {
     emptyRow(tbody, 7, 'No model is locked out.');
     return;
   }
-  tbody.replaceChildren(...list.map((l) => el('tr', { testid: `lockout-${l.provider}-${l.model}` },
+  renderRows(tbody, list.map((l) => el('tr', { testid: `lockout-${l.provider}-${l.model}`, 'data-key': `${l.provider} ${l.connectionId} ${l.model}` },
     el('th', { scope: 'row' }, l.provider),
     td(l.model, el('span', { class: 'sub' }, l.scope)),
     td(...connectionLabel(l.connectionId, names)),
@@ -343,7 +390,7 @@ function renderQueues(list) {
     emptyRow(tbody, 5, 'No connections.');
     return;
   }
-  tbody.replaceChildren(...list.map((q) => {
+  renderRows(tbody, list.map((q) => {
     const paused = [];
     if (q.pausedUntil) {
       paused.push('all until ' + time(q.pausedUntil));
@@ -351,7 +398,7 @@ function renderQueues(list) {
     for (const [model, until] of Object.entries(q.pausedModels || {})) {
       paused.push(`${model} until ${time(until)}`);
     }
-    return el('tr', {},
+    return el('tr', { 'data-key': q.connectionId },
       el('th', { scope: 'row' }, q.name || q.connectionId, el('span', { class: 'sub' }, q.provider)),
       td(q.protected ? 'yes' : 'no'),
       numTd(q.running),
@@ -372,7 +419,7 @@ function renderSessions(counts, sessions) {
     return;
   }
   const now = Date.now();
-  tbody.replaceChildren(...sessions.leases.map((l) => el('tr', {},
+  renderRows(tbody, sessions.leases.map((l) => el('tr', { 'data-key': l.id },
     el('th', { scope: 'row' }, l.id, el('span', { class: 'sub' }, `${l.state} · generation ${l.generation}`)),
     td(l.connectionId),
     td(l.model || '—'),
@@ -385,7 +432,7 @@ function renderCombos(list) {
     emptyRow(tbody, 3, 'No combos.');
     return;
   }
-  tbody.replaceChildren(...list.map((c) => el('tr', {},
+  renderRows(tbody, list.map((c) => el('tr', { 'data-key': c.name },
     el('th', { scope: 'row' }, c.name),
     td(c.strategy),
     td(c.targets.map((t) => t.model + (t.connectionId ? ` @${t.connectionId.slice(0, 8)}` : '')).join(', ')))));

@@ -119,31 +119,36 @@ export function draw(canvas, series) {
       max = Math.max(max, r.requests, r.errors);
     }
   }
-  max = niceCeiling(max);
+  const scale = niceScale(max);
+  max = scale.max;
 
   g.font = '11px system-ui, sans-serif';
   g.fillStyle = '#5b6270';
   g.strokeStyle = '#d9dde3';
   g.lineWidth = 1;
-  for (let i = 0; i <= 4; i++) {
-    const y = top + plotH - (plotH * i) / 4;
+  for (let i = 0; i <= scale.ticks; i++) {
+    const y = top + plotH - (plotH * i) / scale.ticks;
     g.beginPath();
     g.moveTo(left, y);
     g.lineTo(left + plotW, y);
     g.stroke();
     g.textAlign = 'right';
     g.textBaseline = 'middle';
-    g.fillText(formatRate((max * i) / 4), left - 6, y);
+    g.fillText(formatRate((max * i) / scale.ticks), left - 6, y);
   }
   const n = series.capacity;
   const x = (index) => left + (plotW * index) / Math.max(1, n - 1);
   const offset = n - series.points.length;
-  if (series.points.length > 0) {
+  // the window is fixed (capacity × the scrape interval), so its edges are labelled, not the points
+  const windowS = series.points.length > 1
+    ? Math.round(((series.points[series.points.length - 1].t - series.points[0].t) / (series.points.length - 1)) * (n - 1) / 1000)
+    : 0;
+  g.textBaseline = 'top';
+  g.textAlign = 'right';
+  g.fillText('now', left + plotW, top + plotH + 6);
+  if (windowS > 0) {
     g.textAlign = 'left';
-    g.textBaseline = 'top';
-    g.fillText(new Date(series.points[0].t).toLocaleTimeString(), x(offset), top + plotH + 6);
-    g.textAlign = 'right';
-    g.fillText(new Date(series.points[series.points.length - 1].t).toLocaleTimeString(), left + plotW, top + plotH + 6);
+    g.fillText(windowS >= 120 ? `${Math.round(windowS / 60)} min ago` : `${windowS} s ago`, left, top + plotH + 6);
   }
   series.providers.forEach((provider, k) => {
     g.strokeStyle = COLORS[k % COLORS.length];
@@ -167,17 +172,18 @@ export function draw(canvas, series) {
   g.setLineDash([]);
 }
 
-function niceCeiling(v) {
+// A round top for the y axis and a number of grid steps that gives round labels.
+function niceScale(v) {
   if (v <= 0) {
-    return 1;
+    return { max: 1, ticks: 4 };
   }
   const p = Math.pow(10, Math.floor(Math.log10(v)));
-  for (const m of [1, 2, 5, 10]) {
+  for (const m of [1, 2, 5]) {
     if (v <= m * p) {
-      return m * p;
+      return { max: m * p, ticks: m === 5 ? 5 : 4 };
     }
   }
-  return 10 * p;
+  return { max: 10 * p, ticks: 5 };
 }
 
 export function formatRate(v) {
