@@ -4,7 +4,8 @@
 # Builds nothing: unpacks distribution/target/sluice-*.zip into a temp folder, starts it on a free
 # loopback port with a fresh data folder and admin key, starts the scripted failing upstream
 # scripts/ui-e2e/mock_upstream.py on another free loopback port, and through the admin API:
-#   - lowers the apikey breaker thresholds (PATCH /api/resilience: degrade at 1, open at 2), adds two
+#   - lowers the apikey breaker thresholds (PATCH /api/resilience: degrade at 1, open at 2, stay open
+#     10 min so a slow machine still sees OPEN), adds two
 #     connections of provider `flaky` on the mock and sends `flaky/fail-503` requests until the
 #     breaker of flaky (one host: the mock's) is OPEN — one request fails on both connections, and
 #     failures of one connection within 5 s count once (docs/resilience.md §2);
@@ -30,7 +31,7 @@
 #   SLUICE_UI_E2E_TIMEOUT   seconds for the browser part (default 120)
 #   SLUICE_UI_E2E_KEEP=1    keep the temp folder (logs) and print where it is
 #   UI_E2E_CHART_SCRAPES    fake /metrics scrapes (5 s apart) before dashboard-chart.png (default 4;
-#                           docs/images/dashboard.png is its dashboard-chart.png with 24)
+#                           docs/images/dashboard.png is its dashboard-chart.png with 16)
 set -uo pipefail
 
 PUPPETEER_CORE_VERSION=24.43.1   # the newest line that still runs on Debian 12's Node 18
@@ -167,7 +168,7 @@ connection() {  # connection PROVIDER NAME -> its id
         | json_field id
 }
 
-call PATCH /api/resilience '{"circuitBreaker":{"apikey":{"degradationThreshold":1,"failureThreshold":2}}}' >/dev/null \
+call PATCH /api/resilience '{"circuitBreaker":{"apikey":{"degradationThreshold":1,"failureThreshold":2,"resetTimeoutMs":600000}}}' >/dev/null \
     || die "cannot lower the apikey breaker thresholds"
 connection flaky flaky-a >/dev/null && connection flaky flaky-b >/dev/null || die "cannot create the flaky connections"
 LIMITED_ID=$(connection limited limited-key) && [ -n "$LIMITED_ID" ] || die "cannot create the limited connection"
