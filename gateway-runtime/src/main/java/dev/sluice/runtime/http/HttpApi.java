@@ -96,6 +96,8 @@ public final class HttpApi {
         RequestIds.register(routing);
         new ErrorMapper(json).register(routing);
         routing.register("/health", new HealthService(json, d.database()));
+        routing.get("/ui", DashboardService::redirect);
+        routing.register("/ui", new DashboardService());
         ClientAffinity affinity = new ClientAffinity(d.mapper(), d.generalSettings()::sessionAffinityTtlMs, d.sessions().leases(),
                 d.leaseCandidates());
         routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models(), affinity));
@@ -144,7 +146,8 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/monitoring/health"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/settings/?"), "GET, PATCH"),
             Map.entry(java.util.regex.Pattern.compile("/api/rate-limits/?"), "GET, POST"),
-            Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"));
+            Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/ui(/[^/]*)?"), "GET"));
 
     private static void unknownRoute(ServerRequest req, ServerResponse res) {
         String path = req.path().path();

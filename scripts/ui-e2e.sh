@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# The dashboard (/ui/) in a real headless browser against the built distribution zip (issue 18).
+#
+# Builds nothing: unpacks distribution/target/sluice-*.zip into a temp folder, starts it on a free
+# loopback port with a fresh data folder and admin key, starts the scripted failing upstream
+# scripts/ui-e2e/mock_upstream.py on another free loopback port, and through the admin API:
+#   - lowers the apikey breaker thresholds (PATCH /api/resilience: degrade at 1, open at 2, stay open
+#     10 min so a slow machine still sees OPEN), adds two
+#     connections of provider `flaky` on the mock and sends `flaky/fail-503` requests until the
+#     breaker of flaky (one host: the mock's) is OPEN — one request fails on both connections, and
+#     failures of one connection within 5 s count once (docs/resilience.md §2);
+#   - adds a connection `limited` and sends one `limited/fail-429` request: a 429 with
+#     Retry-After: 600 cools that connection for 10 minutes;
+#   - turns model lockout on and sends `retired/fail-404-model`: the model is locked out.
+# Then scripts/ui-e2e/dashboard.cjs drives Debian's chromium with puppeteer-core: GET /ui redirects,
+# a wrong key is refused, logs in, sees breaker-flaky OPEN, the cooling connection and the lockout,
+# saves a screenshot, clicks breaker-reset-flaky and sees CLOSED, clears the cooldown with its
+# cooldown-clear-<id> button and sees it gone, logs out, and fails on any page JavaScript error or
+# console error (but the 404 of /metrics on a server built without it, and the wrong key's 401).
+#
+# Prints `PASS name` / `FAIL name: why` per check, the screenshot's path, then `N passed, M failed`;
+# exits 1 when a check failed, 2 when the run could not be set up. Stops everything it started on
+# every exit path.
+#
+# Installs what is missing: Debian's `chromium` with apt-get (needs root, as in .ci/run), and the
+# pinned puppeteer-core from npm into a cache folder.
+#
+# Environment:
+#   SLUICE_UI_E2E_CACHE     npm prefix of puppeteer-core (default ~/.cache/sluice-ui-e2e)
+#   SLUICE_UI_E2E_OUT       where the screenshot goes (default target/ui-e2e)
+#   SLUICE_UI_E2E_TIMEOUT   seconds for the browser part (default 120)
+#   SLUICE_UI_E2E_KEEP=1    keep the temp folder (logs) and print where it is
+#   UI_E2E_CHART_SCRAPES    fake /metrics scrapes (5 s apart) before dashboard-chart.png (default 4;
+#                           docs/images/dashboard.png is its dashboard-chart.png with 16)
+set -uo pipefail
+
+PUPPETEER_CORE_VERSION=24.43.1   # the newest line that still runs on Debian 12's Node 18
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${SLUICE_UI_E2E_CACHE:-$HOME/.cache/sluice-ui-e2e}
+OUT=${SLUICE_UI_E2E_OUT:-$ROOT/target/ui-e2e}
+BROWSER_TIMEOUT=${SLUICE_UI_E2E_TIMEOUT:-120}
+
+SLUICE_PID=""
+MOCK_PID=""
+BROWSER_PID=""
+WORK=""
+
+say() { echo "ui-e2e: $*" >&2; }
+die() {  # a set-up failure: one FAIL line and the summary, exit 2
+    say "$*"
+    echo "FAIL setup: $*"
+    echo "0 passed, 1 failed"
+    exit 2
+}
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    # BROWSER_PID is a `timeout`, which passes the signal on to node and its Chromium.
+    for pid in $BROWSER_PID $SLUICE_PID $MOCK_PID; do
+        kill "$pid" 2>/dev/null
+    done
+    for pid in $BROWSER_PID $SLUICE_PID $MOCK_PID; do
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    if [ -n "$WORK" ]; then
+        if [ "${SLUICE_UI_E2E_KEEP:-}" = 1 ]; then say "kept $WORK"; else rm -rf "$WORK"; fi
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+START=$(date +%s)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/sluice-ui-e2e.XXXXXX") || die "cannot create a temp folder"
+
+# ---- prerequisites ----------------------------------------------------------------------------
+for tool in python3 curl unzip timeout; do
+    command -v "$tool" >/dev/null 2>&1 || die "needs '$tool' on the PATH"
+done
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    say "installing nodejs and npm with apt-get"
+    { timeout 300 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq nodejs npm; } \
+        >"$WORK/apt-node.log" 2>&1 || { tail -20 "$WORK/apt-node.log" >&2; die "cannot install nodejs/npm (apt-get needs root)"; }
+fi
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+    say "installing Debian's chromium with apt-get"
+    t0=$(date +%s)
+    { timeout 300 apt-get update -qq \
+        && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends chromium; } \
+        >"$WORK/apt-chromium.log" 2>&1 || { tail -20 "$WORK/apt-chromium.log" >&2; die "cannot install chromium (apt-get needs root)"; }
+    CHROMIUM=$(command -v chromium) || die "chromium installed but not on the PATH"
+    say "chromium installed in $(( $(date +%s) - t0 ))s"
+fi
+
+shopt -s nullglob
+zips=("$ROOT"/distribution/target/sluice-*.zip)
+shopt -u nullglob
+[ ${#zips[@]} -ge 1 ] || die "no distribution zip at distribution/target/sluice-*.zip: build it first" \
+    "(. scripts/select-jdk.sh && mvn -B -ntp package -DskipTests)"
+[ ${#zips[@]} -eq 1 ] || die "more than one zip in distribution/target: ${zips[*]}"
+ZIP=${zips[0]}
+# bin/sluice finds a JDK 21+ itself; prefer the one the build scripts select when there is one.
+. "$ROOT/scripts/select-jdk.sh" >/dev/null 2>&1 || true
+
+installed_version() {
+    local f="$CACHE/node_modules/$1/package.json"
+    [ -f "$f" ] && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$f" 2>/dev/null
+}
+if [ "$(installed_version puppeteer-core)" != "$PUPPETEER_CORE_VERSION" ]; then
+    say "installing puppeteer-core@$PUPPETEER_CORE_VERSION into $CACHE"
+    mkdir -p "$CACHE" || die "cannot create $CACHE"
+    # puppeteer-core downloads no browser; the Debian chromium above is the one it drives
+    if ! NPM_CONFIG_UPDATE_NOTIFIER=false timeout 300 npm install --no-audit --no-fund --save-exact \
+            --prefix "$CACHE" "puppeteer-core@$PUPPETEER_CORE_VERSION" >"$WORK/npm.log" 2>&1; then
+        tail -20 "$WORK/npm.log" >&2
+        die "npm install failed (log above)"
+    fi
+fi
+
+# ---- Sluice and the mock ----------------------------------------------------------------------
+unzip -q "$ZIP" -d "$WORK/dist" || die "cannot unpack $ZIP"
+SLUICE_HOME_DIR=$(find "$WORK/dist" -mindepth 1 -maxdepth 1 -type d | head -1)
+[ -x "$SLUICE_HOME_DIR/bin/sluice" ] || die "no bin/sluice in $ZIP"
+
+python3 "$ROOT/scripts/ui-e2e/mock_upstream.py" 0 >"$WORK/mock.out" 2>"$WORK/mock.err" &
+MOCK_PID=$!
+
+ADMIN_KEY="ui-e2e-admin-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+SLUICE_HOST=127.0.0.1 SLUICE_PORT=0 SLUICE_DATA_DIR="$WORK/data" SLUICE_ADMIN_KEY="$ADMIN_KEY" \
+    SLUICE_STRICT_PLUGINS=true "$SLUICE_HOME_DIR/bin/sluice" >"$WORK/sluice.log" 2>&1 &
+SLUICE_PID=$!
+
+MOCK_PORT="" SLUICE_PORT=""
+for _ in $(seq 1 600); do
+    [ -n "$MOCK_PORT" ] || MOCK_PORT=$(sed -n 's/^MOCK_PORT=\([0-9]*\)$/\1/p' "$WORK/mock.out")
+    [ -n "$SLUICE_PORT" ] || SLUICE_PORT=$(sed -n 's#.*Sluice listening on http://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$WORK/sluice.log" | head -1)
+    [ -n "$MOCK_PORT" ] && [ -n "$SLUICE_PORT" ] && break
+    kill -0 "$SLUICE_PID" 2>/dev/null || { tail -20 "$WORK/sluice.log" >&2; die "Sluice exited while starting"; }
+    kill -0 "$MOCK_PID" 2>/dev/null || { cat "$WORK/mock.err" >&2; die "the mock exited while starting"; }
+    sleep 0.1
+done
+[ -n "$MOCK_PORT" ] || die "the mock did not print its port within 60 s"
+[ -n "$SLUICE_PORT" ] || { tail -20 "$WORK/sluice.log" >&2; die "Sluice did not start within 60 s"; }
+S="http://127.0.0.1:$SLUICE_PORT"
+MOCK="http://127.0.0.1:$MOCK_PORT"
+
+call() {  # call METHOD PATH [JSON] -> body on stdout; fails (saying why) unless 2xx
+    local out code
+    out=$(curl -sS -m 20 -w '\n%{http_code}' -X "$1" "$S$2" -H "Authorization: Bearer $ADMIN_KEY" \
+        -H 'Content-Type: application/json' ${3:+-d "$3"}) || return 1
+    code=${out##*$'\n'}
+    [ "${code:0:1}" = 2 ] || { say "$1 $2 answered $code: ${out%$'\n'*}"; return 1; }
+    printf '%s\n' "${out%$'\n'*}"
+}
+chat() {  # chat MODEL -> the status code (failures are the point)
+    curl -sS -m 30 -o /dev/null -w '%{http_code}' "$S/v1/chat/completions" -H "Authorization: Bearer $ADMIN_KEY" \
+        -H 'Content-Type: application/json' -d '{"model":"'"$1"'","messages":[{"role":"user","content":"hi"}]}'
+}
+json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+connection() {  # connection PROVIDER NAME -> its id
+    call POST /api/providers '{"provider":"'"$1"'","name":"'"$2"'","apiKey":"sk-ui-e2e-'"$2"'-0123456789","baseUrl":"'"$MOCK"'/v1"}' \
+        | json_field id
+}
+
+call PATCH /api/resilience '{"circuitBreaker":{"apikey":{"degradationThreshold":1,"failureThreshold":2,"resetTimeoutMs":600000}}}' >/dev/null \
+    || die "cannot lower the apikey breaker thresholds"
+connection flaky flaky-a >/dev/null && connection flaky flaky-b >/dev/null || die "cannot create the flaky connections"
+LIMITED_ID=$(connection limited limited-key) && [ -n "$LIMITED_ID" ] || die "cannot create the limited connection"
+RETIRED_ID=$(connection retired retired-key) && [ -n "$RETIRED_ID" ] || die "cannot create the retired connection"
+connection healthy healthy-key >/dev/null || die "cannot create the healthy connection"
+
+breaker_state() {  # breaker_state PROVIDER -> the worst state of its breakers
+    call GET /api/monitoring/health | python3 -c '
+import json, sys
+order = {"OPEN": 0, "HALF_OPEN": 1, "DEGRADED": 2, "CLOSED": 3}
+states = [b["state"] for b in json.load(sys.stdin)["providerBreakers"] if b["provider"] == sys.argv[1]]
+print(min(states, key=lambda s: order.get(s, 9)) if states else "NONE")' "$1"
+}
+state=""
+for i in $(seq 1 15); do
+    chat flaky/fail-503 >/dev/null
+    state=$(breaker_state flaky)
+    [ "$state" = OPEN ] && break
+    sleep 1
+done
+[ "$state" = OPEN ] || die "the breaker of flaky is $state after $i failing requests, not OPEN"
+say "breaker of flaky OPEN after $i request(s)"
+
+code=$(chat limited/fail-429)
+[ "$code" = 429 ] || die "limited/fail-429 answered $code, not 429"
+call GET /api/resilience/cooldowns | python3 -c '
+import json, sys
+rows = [c for c in json.load(sys.stdin)["data"] if c["connectionId"] == sys.argv[1] and c["remainingMs"] > 60000]
+sys.exit(0 if rows else 1)' "$LIMITED_ID" || die "the limited connection is not cooling"
+
+call PATCH /api/resilience '{"modelLockout":{"enabled":true}}' >/dev/null || die "cannot turn model lockout on"
+chat retired/fail-404-model >/dev/null
+call GET /api/resilience/model-cooldowns | grep -q '"model":"fail-404-model"' || die "fail-404-model is not locked out"
+for _ in 1 2 3; do chat healthy/gpt-ok >/dev/null; done   # some traffic that succeeds, for the chart
+call POST /api/combos '{"name":"coder","strategy":"priority","targets":[{"model":"flaky/fail-503"},{"model":"healthy/gpt-ok"}]}' \
+    >/dev/null || die "cannot create a combo"
+say "Sluice on $S, mock on $MOCK, set-up took $(( $(date +%s) - START ))s"
+
+# ---- the browser ------------------------------------------------------------------------------
+mkdir -p "$OUT" || die "cannot create $OUT"
+SCREENSHOT="$OUT/dashboard.png"
+rm -f "$SCREENSHOT"
+t0=$(date +%s)
+SLUICE_URL="$S" SLUICE_ADMIN_KEY="$ADMIN_KEY" UI_E2E_PROVIDER=flaky UI_E2E_CONNECTION="$LIMITED_ID" \
+    UI_E2E_LOCKOUT="retired-fail-404-model" UI_E2E_SCREENSHOT="$SCREENSHOT" CHROMIUM="$CHROMIUM" \
+    PUPPETEER_CORE="$CACHE/node_modules/puppeteer-core" HOME="$WORK" \
+    timeout -k 5 "$BROWSER_TIMEOUT" node "$ROOT/scripts/ui-e2e/dashboard.cjs" >"$WORK/browser.out" 2>"$WORK/browser.err" &
+BROWSER_PID=$!
+wait "$BROWSER_PID"
+rc=$?
+BROWSER_PID=""
+cat "$WORK/browser.out"
+[ "$rc" = 124 ] && echo "FAIL browser: timed out after ${BROWSER_TIMEOUT}s"
+[ -s "$WORK/browser.err" ] && [ "$rc" != 0 ] && tail -20 "$WORK/browser.err" >&2
+PASSED=$(grep -c '^PASS ' "$WORK/browser.out")
+FAILED=$(grep -c '^FAIL ' "$WORK/browser.out")
+[ "$rc" != 0 ] && [ "$FAILED" = 0 ] && { echo "FAIL browser: exit $rc"; FAILED=1; }
+[ -f "$SCREENSHOT" ] && echo "screenshot: $SCREENSHOT"
+say "browser took $(( $(date +%s) - t0 ))s, whole run $(( $(date +%s) - START ))s"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
