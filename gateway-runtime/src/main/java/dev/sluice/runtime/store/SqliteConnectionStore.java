@@ -48,7 +48,8 @@ public final class SqliteConnectionStore implements ConnectionStore {
     public static boolean hasSealedCredentials(Database db) {
         return db.withConnection(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM provider_connections"
-                    + " WHERE api_key_enc IS NOT NULL OR oauth_access_enc IS NOT NULL LIMIT 1");
+                    + " WHERE api_key_enc IS NOT NULL OR oauth_access_enc IS NOT NULL OR base_url LIKE 'v1:%'"
+                    + " OR proxy_url LIKE 'v1:%' LIMIT 1");
                     ResultSet rs = ps.executeQuery()) {
                 return rs.next();
             }
@@ -232,7 +233,7 @@ public final class SqliteConnectionStore implements ConnectionStore {
         ps.setString(i++, f.oauth() == null ? null : box.seal(f.oauth().accessToken()));
         ps.setString(i++, f.oauth() == null ? null : box.seal(f.oauth().refreshToken()));
         setLong(ps, i++, f.oauth() == null ? null : f.oauth().expiresAt());
-        ps.setString(i++, f.baseUrl());
+        ps.setString(i++, sealUrl(f.baseUrl()));
         ps.setInt(i++, f.priority());
         ps.setInt(i++, f.enabled() ? 1 : 0);
         if (f.maxConcurrent() == null) {
@@ -244,8 +245,27 @@ public final class SqliteConnectionStore implements ConnectionStore {
         ps.setInt(i++, f.disableCooling() ? 1 : 0);
         ps.setString(i++, f.providerSpecificDataJson());
         ps.setString(i++, f.localAddress());
-        ps.setString(i++, f.proxyUrl());
+        ps.setString(i++, sealUrl(f.proxyUrl()));
         return i;
+    }
+
+    /**
+     * A URL as stored (SEC-3): sealed like the credentials when it carries a password
+     * ({@code user:password@host}), else as is — operators' SQL and backups keep readable URLs.
+     */
+    private String sealUrl(String url) {
+        if (url == null) {
+            return null;
+        }
+        int scheme = url.indexOf("://");
+        int end = url.indexOf('/', scheme < 0 ? 0 : scheme + 3);
+        String authority = url.substring(scheme < 0 ? 0 : scheme + 3, end < 0 ? url.length() : end);
+        return authority.contains("@") ? box.seal(url) : url;
+    }
+
+    /** A stored URL, opened when it was sealed (an http(s) URL never starts with {@code v1:}). */
+    private String openUrl(String stored) {
+        return stored != null && stored.startsWith("v1:") ? box.open(stored) : stored;
     }
 
     private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
@@ -279,9 +299,9 @@ public final class SqliteConnectionStore implements ConnectionStore {
                 rs.getInt("backoff_level"), rs.getInt("expired_retries"));
         return new Connection(rs.getString("id"), rs.getLong("seq"), rs.getString("provider"), rs.getString("name"),
                 ProviderClass.fromWireName(rs.getString("auth_type")), box.open(rs.getString("api_key_enc")), oauth,
-                rs.getString("base_url"), rs.getInt("priority"), rs.getInt("enabled") != 0, maxConcurrent,
+                openUrl(rs.getString("base_url")), rs.getInt("priority"), rs.getInt("enabled") != 0, maxConcurrent,
                 rs.getString("rate_limit_overrides"), rs.getInt("rate_limit_protection") != 0, rs.getInt("disable_cooling") != 0,
-                rs.getString("provider_specific_data"), rs.getString("local_address"), rs.getString("proxy_url"), state,
+                rs.getString("provider_specific_data"), rs.getString("local_address"), openUrl(rs.getString("proxy_url")), state,
                 rs.getLong("created_at"), rs.getLong("updated_at"));
     }
 

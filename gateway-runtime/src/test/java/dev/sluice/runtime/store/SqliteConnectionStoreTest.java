@@ -61,6 +61,33 @@ class SqliteConnectionStoreTest {
                 "10.0.0.2", "http://user:pw@proxy:3128");
     }
 
+    @Test
+    void urlsWithAPasswordAreSealedAtRestAndOthersStayReadable_SEC3() throws Exception {
+        Connection proxied = store.create(full());
+        NewConnection withUserInfo = new NewConnection("custom", "basic", ProviderClass.APIKEY, "k", null,
+                "https://user:base-SECRET@api.example/v1", 1, true, null, null, false, null, null, null);
+        Connection basic = store.create(withUserInfo);
+        try (var c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(Database.FILE_NAME).toAbsolutePath());
+                PreparedStatement ps = c.prepareStatement("SELECT id, base_url, proxy_url FROM provider_connections")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String row = rs.getString(2) + " " + rs.getString(3);
+                    assertThat(row).doesNotContain("pw@").doesNotContain("base-SECRET");
+                    if (rs.getString(1).equals(proxied.id())) {
+                        assertThat(rs.getString(2)).as("no password: readable").isEqualTo("https://proxy.example/v1");
+                        assertThat(rs.getString(3)).startsWith("v1:");
+                    } else {
+                        assertThat(rs.getString(2)).startsWith("v1:");
+                    }
+                }
+            }
+        }
+        SqliteConnectionStore reopened = new SqliteConnectionStore(db, SecretBox.fromBase64(KEY), clock);
+        assertThat(reopened.find(proxied.id()).orElseThrow().proxyUrl()).isEqualTo("http://user:pw@proxy:3128");
+        assertThat(reopened.find(basic.id()).orElseThrow().baseUrl()).isEqualTo("https://user:base-SECRET@api.example/v1");
+        assertThat(SqliteConnectionStore.hasSealedCredentials(db)).isTrue();
+    }
+
     private Map<String, String> rawSecrets(String id) throws Exception {
         try (var c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(Database.FILE_NAME).toAbsolutePath());
                 PreparedStatement ps = c.prepareStatement(
