@@ -35,7 +35,31 @@ public final class SqliteConnectionStore implements ConnectionStore {
         this.db = db;
         this.box = box;
         this.clock = clock;
+        sealStoredUrls();
         reload();
+    }
+
+    /** Rows written before URLs with a password were sealed (SEC-3) are sealed now, once. */
+    private void sealStoredUrls() {
+        db.inTransaction(c -> {
+            List<String[]> rows = new java.util.ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, base_url, proxy_url FROM provider_connections"
+                    + " WHERE (base_url LIKE '%@%' AND base_url NOT LIKE 'v1:%') OR (proxy_url LIKE '%@%' AND proxy_url NOT LIKE 'v1:%')");
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3)});
+                }
+            }
+            for (String[] r : rows) {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET base_url=?, proxy_url=? WHERE id=?")) {
+                    ps.setString(1, r[1] == null || r[1].startsWith("v1:") ? r[1] : sealUrl(r[1]));
+                    ps.setString(2, r[2] == null || r[2].startsWith("v1:") ? r[2] : sealUrl(r[2]));
+                    ps.setString(3, r[0]);
+                    ps.executeUpdate();
+                }
+            }
+            return null;
+        });
     }
 
     /**

@@ -86,6 +86,19 @@ class SqliteConnectionStoreTest {
         assertThat(reopened.find(proxied.id()).orElseThrow().proxyUrl()).isEqualTo("http://user:pw@proxy:3128");
         assertThat(reopened.find(basic.id()).orElseThrow().baseUrl()).isEqualTo("https://user:base-SECRET@api.example/v1");
         assertThat(SqliteConnectionStore.hasSealedCredentials(db)).isTrue();
+
+        // a row an older release wrote in plaintext is sealed when the store opens
+        db.withConnection(c -> c.createStatement().executeUpdate("UPDATE provider_connections SET proxy_url='http://old:plain-SECRET@p:1'"
+                + " WHERE id='" + proxied.id() + "'"));
+        SqliteConnectionStore again = new SqliteConnectionStore(db, SecretBox.fromBase64(KEY), clock);
+        assertThat(again.find(proxied.id()).orElseThrow().proxyUrl()).isEqualTo("http://old:plain-SECRET@p:1");
+        String raw = db.withConnection(c -> {
+            try (ResultSet rs = c.createStatement().executeQuery("SELECT proxy_url FROM provider_connections WHERE id='" + proxied.id() + "'")) {
+                rs.next();
+                return rs.getString(1);
+            }
+        });
+        assertThat(raw).startsWith("v1:").doesNotContain("plain-SECRET");
     }
 
     private Map<String, String> rawSecrets(String id) throws Exception {
