@@ -65,12 +65,25 @@ final class AttemptRunner {
      * @return what happened
      */
     Ran run(Lease lease, Route route, AttemptCall call) {
+        return run(lease, route, call, ClientLiveness.ALWAYS);
+    }
+
+    /**
+     * Runs the attempt, cut short when its client leaves.
+     *
+     * @param lease the attempt's admission
+     * @param route the route being tried
+     * @param call what to send
+     * @param client whether the request's client is still there
+     * @return what happened
+     */
+    Ran run(Lease lease, Route route, AttemptCall call, ClientLiveness client) {
         Connection c = lease.candidate().connection();
         EgressRoute way = EgressRoute.of(c.localAddress(), c.proxyUrl());
         UpstreamHttp http = egress.route(way);
         long boundMs = policy.executionMaxWaitMs(c, startTimeoutMs);
         long t0 = System.nanoTime();
-        lease.watch(watchdog, boundMs);
+        lease.watch(watchdog, boundMs, client);
         Attempt attempt;
         try {
             attempt = call.send(route, target(route, c, http));
@@ -79,11 +92,32 @@ final class AttemptRunner {
             attempt = Attempt.protocol(e.getClass().getSimpleName() + ": " + e.getMessage());
         }
         boolean overran = lease.attemptReturned();
-        if (overran && attempt instanceof Attempt.Failed) {
+        if (overran && lease.attemptClientGone()) {
+            // the client left: the upstream call was cut; nobody to answer, nothing held against the connection
+            if (attempt instanceof Attempt.Ok ok) {
+                closeReply(ok.reply());
+            }
+            attempt = new Attempt.Failed(new AttemptFailure.ClientGone());
+        } else if (overran && attempt instanceof Attempt.Failed) {
             attempt = new Attempt.Failed(new AttemptFailure.GatewayTimer(AttemptFailure.Timer.EXECUTION_BOUND, boundMs));
         }
         long latencyMs = (System.nanoTime() - t0) / 1_000_000;
         return new Ran(attempt, way, egress.egressIp(way), latencyMs);
+    }
+
+    /** Closes what a reply nobody will read holds open upstream. */
+    private static void closeReply(Reply reply) {
+        try {
+            switch (reply) {
+                case Reply.Stream s -> s.rest().close();
+                case Reply.RawStream s -> s.rest().close();
+                case Reply.Raw r -> r.response().close();
+                case Reply.Complete c -> { }
+                case Reply.Embeddings e -> { }
+            }
+        } catch (RuntimeException e) {
+            // nothing more to do for a client that left
+        }
     }
 
     private UpstreamTarget target(Route route, Connection c, UpstreamHttp http) {

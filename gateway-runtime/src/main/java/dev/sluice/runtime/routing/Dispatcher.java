@@ -163,7 +163,7 @@ public final class Dispatcher implements AutoCloseable {
         AttemptRunner.Ran run;
         for (int eof = 0;; eof++) {
             startedAt = clock.millis();
-            run = runner.run(lease, route, call);
+            run = runner.run(lease, route, call, caller.client());
             AttemptRunner.Ran egress = run;
             bookkeeping(() -> engine.recordEgress(candidate, egress.egressIp(), egress.way().isDirect()));
             if (!(run.attempt() instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.EarlyEof) || eof >= earlyEofRetries) {

@@ -35,6 +35,7 @@ public final class Lease implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean breakerSettled;
     private AttemptWatchdog.Watch watch;
+    private boolean lastClientGone;
     private List<Runnable> onClose;
 
     Lease(ResilienceEngine engine, Candidate candidate, CircuitBreakers.Admission admission, ConnectionGates.Permit permit,
@@ -59,8 +60,8 @@ public final class Lease implements AutoCloseable {
     }
 
     /** Starts the attempt's execution watch (RQ-2). */
-    void watch(AttemptWatchdog watchdog, long boundMs) {
-        watch = watchdog.watch(boundMs);
+    void watch(AttemptWatchdog watchdog, long boundMs, ClientLiveness client) {
+        watch = watchdog.watch(boundMs, client);
     }
 
     /**
@@ -71,7 +72,17 @@ public final class Lease implements AutoCloseable {
     boolean attemptReturned() {
         AttemptWatchdog.Watch w = watch;
         watch = null;
-        return w != null && w.finish();
+        lastClientGone = false;
+        if (w == null || !w.finish()) {
+            return false;
+        }
+        lastClientGone = w.clientGone();
+        return true;
+    }
+
+    /** @return whether the last watch stopped the attempt because its client left (after {@link #attemptReturned()}) */
+    boolean attemptClientGone() {
+        return lastClientGone;
     }
 
     /** The attempt's outcome reached the breaker (a success or a failure): its admission is settled. */
