@@ -270,8 +270,11 @@ public final class SluiceServer implements AutoCloseable {
                 .port(config.port())
                 .connectionOptions(o -> o.tcpNoDelay(true))
                 // CO-3: handlers can tell when their client disconnects
-                .addConnectionSelector(ClientConnections.create())
+                .addConnectionSelector(ClientConnections.create(config.idleConnectionTimeout()))
                 .writeQueueLength(WRITE_QUEUE_LENGTH)
+                // issue 19: idle keep-alive connections and requests whose headers or body stopped arriving are closed
+                .idleConnectionTimeout(config.idleConnectionTimeout())
+                .idleConnectionPeriod(idlePeriod(config.idleConnectionTimeout()))
                 .smartAsyncWrites(true)
                 .shutdownHook(false)
                 // API-6: refusals of the HTTP layer carry the error envelope too, not an empty body
@@ -288,6 +291,12 @@ public final class SluiceServer implements AutoCloseable {
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
         return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher);
+    }
+
+    /** How often idle connections are looked for: a tenth of the timeout, between 100 ms and 10 s. */
+    static java.time.Duration idlePeriod(java.time.Duration timeout) {
+        long ms = Math.max(100, Math.min(10_000, timeout.toMillis() / 10));
+        return java.time.Duration.ofMillis(ms);
     }
 
     /** A factory that throws or returns null loses its providers, not the server (SH-2); strict mode stops. */

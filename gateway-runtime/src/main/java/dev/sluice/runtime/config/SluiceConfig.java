@@ -44,6 +44,9 @@ import java.util.Map;
  * @param sessionAffinityTtlMs {@code SLUICE_SESSION_AFFINITY_TTL_MS} (or
  *     {@code routing.sessionAffinityTtlMs}): how long a session stays pinned after its last request
  *     (SPEC SA-2), 0–86 400 000 ms, 0 = off (the default); a {@code PATCH /api/settings} overrides it
+ * @param idleConnectionTimeout {@code server.idleConnectionTimeoutMs}: a client connection with no
+ *     request in progress — idle keep-alive, or headers or a body that stopped arriving — is closed
+ *     after this long (issue 19)
  */
 public record SluiceConfig(
         String host,
@@ -63,7 +66,8 @@ public record SluiceConfig(
         String egressLockProviders,
         String emergencyFallback,
         Map<String, String> modelAliases,
-        long sessionAffinityTtlMs) {
+        long sessionAffinityTtlMs,
+        Duration idleConnectionTimeout) {
 
     /** Default listen address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -133,11 +137,50 @@ public record SluiceConfig(
                 pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases, 0);
     }
 
+    /** Default idle client connection timeout. */
+    public static final Duration DEFAULT_IDLE_CONNECTION_TIMEOUT = Duration.ofSeconds(60);
+
+    /**
+     * With the default idle connection timeout.
+     *
+     * @param host listen address
+     * @param port listen port
+     * @param dataDir data folder
+     * @param pluginsDir plugins folder
+     * @param strictPlugins stop start-up when a plugin fails to load
+     * @param adminKey the admin key, or null
+     * @param secretKey the secret key, or null
+     * @param maxBodyBytes client request body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     * @param resilience the {@code resilience:} subtree of the config file
+     * @param resilienceEnv the resilience environment variables that are set
+     * @param egressProbeUrl the egress probe URL, or null
+     * @param egressLockProviders the egress-bucketing override, or null
+     * @param emergencyFallback the emergency fallback model, or null
+     * @param modelAliases the config file's model aliases
+     * @param sessionAffinityTtlMs the configured session affinity TTL
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
+            URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases,
+            long sessionAffinityTtlMs) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
+                sessionAffinityTtlMs, DEFAULT_IDLE_CONNECTION_TIMEOUT);
+    }
+
     /** The longest session affinity TTL: one day (as OmniRoute). */
     public static final long MAX_SESSION_AFFINITY_TTL_MS = 86_400_000L;
 
     /** Validates and copies. */
     public SluiceConfig {
+        idleConnectionTimeout = idleConnectionTimeout == null ? DEFAULT_IDLE_CONNECTION_TIMEOUT : idleConnectionTimeout;
+        if (idleConnectionTimeout.isNegative() || idleConnectionTimeout.isZero()) {
+            throw new IllegalArgumentException("idleConnectionTimeout must be positive");
+        }
         if (sessionAffinityTtlMs < 0 || sessionAffinityTtlMs > MAX_SESSION_AFFINITY_TTL_MS) {
             throw new IllegalArgumentException("sessionAffinityTtlMs must be 0–" + MAX_SESSION_AFFINITY_TTL_MS + " (0 = off)");
         }

@@ -38,9 +38,49 @@ public final class ClientConnections implements ServerConnectionSelector {
     private static final ThreadLocal<Watched> CURRENT = new ThreadLocal<>();
 
     private final ServerConnectionSelector http1;
+    /** How long one of a connection's own reads may block before the connection is closed (0 = no bound). */
+    private final long readTimeoutNanos;
 
-    private ClientConnections() {
+    private ClientConnections(java.time.Duration readTimeout) {
         this.http1 = Http1ConnectionSelector.builder().config(Http1Config.create()).build();
+        this.readTimeoutNanos = readTimeout == null ? 0 : readTimeout.toNanos();
+    }
+
+    /**
+     * The selector, with a bound on how long a connection's own read may block (issue 19: headers
+     * or a body that stopped arriving, an idle keep-alive connection): past it the socket is
+     * closed. The liveness watcher's reads are not bounded.
+     *
+     * @param readTimeout the bound
+     * @return a new selector
+     */
+    public static ServerConnectionSelector create(java.time.Duration readTimeout) {
+        return new ClientConnections(readTimeout);
+    }
+
+    /** Connections blocked in one of their own reads, with the time that read must end by. */
+    private static final java.util.Map<Watched, Long> BLOCKED = new java.util.concurrent.ConcurrentHashMap<>();
+
+    static {
+        Thread patrol = new Thread(ClientConnections::patrol, "sluice-stalled-reads");
+        patrol.setDaemon(true);
+        patrol.start();
+    }
+
+    private static void patrol() {
+        while (true) {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            BLOCKED.forEach((w, deadline) -> {
+                if (now - deadline >= 0 && BLOCKED.remove(w, deadline)) {
+                    w.closeStalled();
+                }
+            });
+        }
     }
 
     /**
@@ -50,7 +90,7 @@ public final class ClientConnections implements ServerConnectionSelector {
      * @return a new selector
      */
     public static ServerConnectionSelector create() {
-        return new ClientConnections();
+        return new ClientConnections(null);
     }
 
     /**
@@ -83,7 +123,7 @@ public final class ClientConnections implements ServerConnectionSelector {
     @Override
     public ServerConnection connection(ConnectionContext ctx) {
         // Helidon runs the connection — and, for HTTP/1, every handler of it — on this thread
-        Watched watched = new Watched(ctx);
+        Watched watched = new Watched(ctx, readTimeoutNanos);
         CURRENT.set(watched);
         return http1.connection(watched);
     }
@@ -102,7 +142,10 @@ public final class ClientConnections implements ServerConnectionSelector {
         private boolean drained;
         private CompletableFuture<Read> watcher;
 
-        Watched(ConnectionContext ctx) {
+        private final long readTimeoutNanos;
+
+        Watched(ConnectionContext ctx, long readTimeoutNanos) {
+            this.readTimeoutNanos = readTimeoutNanos;
             this.ctx = ctx;
             this.original = ctx.dataReader();
             this.reader = DataReader.create(this);
@@ -124,7 +167,7 @@ public final class ClientConnections implements ServerConnectionSelector {
                 watcher = null;
             }
             if (w == null) {
-                return readSocket();
+                return boundedRead();
             }
             Read r = w.join();
             if (r.failure() != null) {
@@ -141,10 +184,17 @@ public final class ClientConnections implements ServerConnectionSelector {
                     watcher = new CompletableFuture<>();
                     CompletableFuture<Read> started = watcher;
                     Thread.ofVirtual().name("sluice-client-watch-" + ctx.childSocketId()).start(() -> {
-                        try {
-                            started.complete(new Read(readSocket(), null));
-                        } catch (RuntimeException e) {
-                            started.complete(new Read(null, e));
+                        while (true) {
+                            try {
+                                started.complete(new Read(readSocket(), null));
+                                return;
+                            } catch (RuntimeException e) {
+                                // the socket's read timeout closes stalled requests; a watcher just reads on
+                                if (!timedOut(e)) {
+                                    started.complete(new Read(null, e));
+                                    return;
+                                }
+                            }
                         }
                     });
                 }
@@ -152,6 +202,38 @@ public final class ClientConnections implements ServerConnectionSelector {
             }
             Read r = w.getNow(null);
             return r == null || r.bytes() != null;
+        }
+
+        /** One of the connection's own reads, closed when it blocks past the bound. */
+        private byte[] boundedRead() {
+            if (readTimeoutNanos <= 0) {
+                return readSocket();
+            }
+            BLOCKED.put(this, System.nanoTime() + readTimeoutNanos);
+            try {
+                return readSocket();
+            } finally {
+                BLOCKED.remove(this);
+            }
+        }
+
+        /** The read stalled past the bound: the socket is closed, the read fails, Helidon closes the connection. */
+        void closeStalled() {
+            try {
+                ctx.serverSocket().close();
+            } catch (RuntimeException e) {
+                // already closed
+            }
+        }
+
+        /** Whether a read failed only because the socket's read timeout ran out. */
+        private static boolean timedOut(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof java.net.SocketTimeoutException) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** One blocking read, failures mapped as Helidon's own connection reader maps them. */

@@ -128,7 +128,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         if (stream) {
             // the upstream ignored "stream": true and answered one JSON completion: stream it as chunks
             try (response) {
-                return new ChatOutcome.Streaming(CompletionChunks.of(codec.readChatResponse(readAnswer(response))), head);
+                return new ChatOutcome.Streaming(CompletionChunks.of(codec.readChatResponse(readAnswer(response, call.timeout()))), head);
             } catch (IOException e) {
                 return new ChatOutcome.Failed(TransportError.of(e));
             } catch (InvalidRequestException e) {
@@ -137,7 +137,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
             }
         }
         try (response) {
-            byte[] body = readAnswer(response);
+            byte[] body = readAnswer(response, call.timeout());
             return new ChatOutcome.Completed(codec.readChatResponse(body), head);
         } catch (IOException e) {
             return new ChatOutcome.Failed(TransportError.of(e));
@@ -167,7 +167,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
             return new EmbeddingOutcome.Failed(readError(response));
         }
         try (response) {
-            byte[] body = readAnswer(response);
+            byte[] body = readAnswer(response, call.timeout());
             var tree = codec.mapper().readTree(body);
             if (tree == null || !tree.isObject() || !tree.path("data").isArray()) {
                 return new EmbeddingOutcome.Failed(new TransportError(TransportErrorKind.PROTOCOL,
@@ -210,7 +210,11 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         }
     }
 
-    private static byte[] readAnswer(UpstreamResponse response) throws IOException {
+    /**
+     * Reads a whole answer, bounded in size and — from its headers on — in time by the attempt's
+     * timeout, so an upstream that trickles its body for ever cannot hold the attempt.
+     */
+    private static byte[] readAnswer(UpstreamResponse response, java.time.Duration timeout) throws IOException {
         long declared = response.head().first("content-length").map(v -> {
             try {
                 return Long.parseLong(v.strip());
@@ -218,7 +222,8 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
                 return -1L;
             }
         }).orElse(-1L);
-        byte[] body = BoundedReads.read(response.body(), declared, MAX_ANSWER_BODY);
+        byte[] body = BoundedReads.read(new dev.sluice.runtime.io.DeadlineInputStream(response.body(), timeout.toMillis()), declared,
+                MAX_ANSWER_BODY);
         if (body.length > MAX_ANSWER_BODY) {
             throw new IOException("upstream answer exceeds " + MAX_ANSWER_BODY + " bytes");
         }
