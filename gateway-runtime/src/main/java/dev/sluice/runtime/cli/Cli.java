@@ -54,6 +54,7 @@ public final class Cli {
                 yield USAGE;
             }
             case Command.Doctor d -> Doctor.run(home, env, ModuleLayer.boot(), out);
+            case Command.RotateKey r -> KeyRotation.run(home, env, out, err);
             case Command.Admin a -> admin(a, env, out, err);
         };
     }

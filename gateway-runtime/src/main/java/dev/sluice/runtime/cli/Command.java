@@ -28,6 +28,10 @@ public sealed interface Command {
         }
     }
 
+    /** Re-encrypt the stored credentials under a new secret key (the server stopped). */
+    record RotateKey() implements Command {
+    }
+
     /** Check the installation without starting a server. */
     record Doctor() implements Command {
     }

@@ -25,6 +25,9 @@ public final class CommandLine {
               cooldowns list             list the connections' cooldowns and model lockouts
               cooldowns clear [ID...]    clear the cooldowns of every connection, or of the given ones
               breakers reset [PROVIDER]  reset the circuit breakers of every provider, or of one
+              rotate-key                 re-encrypt the stored credentials under a new secret key (stop the
+                                         server first); the new key comes from SLUICE_NEW_SECRET_KEY, or is
+                                         generated into data/secret.key when the key is that file
               help, --help               print this help
 
             The server and doctor read conf/sluice.yaml (or the file named by SLUICE_CONFIG) and the
@@ -57,6 +60,7 @@ public final class CommandLine {
         return switch (command) {
             case "serve" -> rest.isEmpty() ? new Command.Serve() : tooMany("serve", rest);
             case "doctor" -> rest.isEmpty() ? new Command.Doctor() : tooMany("doctor", rest);
+            case "rotate-key" -> rest.isEmpty() ? new Command.RotateKey() : tooMany("rotate-key", rest);
             case "providers" -> providers(rest);
             case "keys" -> keys(rest);
             case "cooldowns" -> cooldowns(rest);

@@ -80,6 +80,49 @@ public final class SqliteConnectionStore implements ConnectionStore {
         });
     }
 
+    /**
+     * Re-encrypts every sealed value (credentials, and URLs with a password) from one key to
+     * another, in one transaction: all or nothing (SEC-3 key rotation; run with the server stopped).
+     *
+     * @param db the database
+     * @param from the current key
+     * @param to the new key
+     * @return how many values were re-encrypted
+     * @throws IllegalStateException when a value does not open with the current key (nothing changed)
+     */
+    public static int reseal(Database db, CredentialSealer from, CredentialSealer to) {
+        String[] columns = {"api_key_enc", "oauth_access_enc", "oauth_refresh_enc", "base_url", "proxy_url"};
+        return db.inTransaction(c -> {
+            int n = 0;
+            List<String[]> rows = new java.util.ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, " + String.join(", ", columns) + " FROM provider_connections");
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String[] r = new String[columns.length + 1];
+                    for (int i = 0; i < r.length; i++) {
+                        r[i] = rs.getString(i + 1);
+                    }
+                    rows.add(r);
+                }
+            }
+            for (String[] r : rows) {
+                for (int i = 0; i < columns.length; i++) {
+                    String v = r[i + 1];
+                    if (v == null || !v.startsWith("v1:")) {
+                        continue;
+                    }
+                    try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET " + columns[i] + "=? WHERE id=?")) {
+                        ps.setString(1, to.seal(from.open(v)));
+                        ps.setString(2, r[0]);
+                        ps.executeUpdate();
+                    }
+                    n++;
+                }
+            }
+            return n;
+        });
+    }
+
     @Override
     public List<Connection> list() {
         return snapshot;
