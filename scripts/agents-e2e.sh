@@ -21,6 +21,8 @@
 #   codex-native-exec      the exec_command round trip on the passthrough path
 #   opencode-plain         opencode run, an @ai-sdk/openai-compatible provider on Sluice's /v1
 #   opencode-bash          opencode run, the mock calls its bash tool `ls`, the mock echoes the result
+#   sessions-recognised    (Sluice runs with session affinity on) one session pin per passed client run:
+#                          each client's own session id was recognised (GET /api/sessions)
 #
 # A check passes when the client exits 0 and its own output carries the mock's marker (for the tool
 # round trips: the marker and the name of a file only `ls` can have seen). Prints `PASS name` or
@@ -141,7 +143,7 @@ MOCK_PID=$!
 
 ADMIN_KEY="agents-e2e-admin-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 SLUICE_HOST=127.0.0.1 SLUICE_PORT=0 SLUICE_DATA_DIR="$WORK/data" SLUICE_ADMIN_KEY="$ADMIN_KEY" \
-    SLUICE_STRICT_PLUGINS=true "$SLUICE_HOME_DIR/bin/sluice" >"$WORK/sluice.log" 2>&1 &
+    SLUICE_STRICT_PLUGINS=true SLUICE_SESSION_AFFINITY_TTL_MS=3600000 "$SLUICE_HOME_DIR/bin/sluice" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
 
 MOCK_PORT="" SLUICE_PORT=""
@@ -336,6 +338,17 @@ check opencode-plain "MOCK-OPENAI-OK[model-plain]" "say hi to agents-e2e"
 opencode_cmd opencode2 mock/model-bash
 run opencode-bash "${CMD[@]}" "list the files here"
 check opencode-bash "MOCK-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
+
+# issue 15: every client run that passed was one session Sluice recognised (Claude Code's metadata.user_id,
+# Codex's prompt_cache_key, opencode's X-Session-Id) and pinned to the connection that served it
+RUNS_PASSED=$PASSED
+PINS=$(curl -sS -m 20 "$S/api/sessions" -H "Authorization: Bearer $ADMIN_KEY" \
+    | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pins"]))' 2>/dev/null || echo "?")
+if [ "$PINS" = "$RUNS_PASSED" ]; then
+    pass "sessions-recognised ($PINS pins for $RUNS_PASSED client runs)"
+else
+    fail sessions-recognised "$PINS session pins for $RUNS_PASSED passed client runs (GET /api/sessions)"
+fi
 
 say "client runs took $(( $(date +%s) - CLIENTS_START ))s, whole run $(( $(date +%s) - START ))s"
 echo "$PASSED passed, $FAILED failed"
