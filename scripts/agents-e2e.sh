@@ -55,34 +55,18 @@ MOCK_PID=""
 CLIENT_PID=""
 WORK=""
 
-say() { echo "agents-e2e: $*" >&2; }
+E2E_NAME=agents-e2e
+E2E_KEEP=${SLUICE_AGENTS_KEEP:-}
+. "$ROOT/scripts/lib/e2e.sh"
+# CLIENT_PID is a `timeout`, which passes the signal on to the client's whole process group.
+e2e_pids() { echo $CLIENT_PID $SLUICE_PID $MOCK_PID; }
 die() {  # a set-up failure: one FAIL line and the summary, exit 2
     say "$*"
     echo "FAIL setup: $*"
     echo "$PASSED passed, $((FAILED + 1)) failed"
     exit 2
 }
-
-cleanup() {
-    local rc=$?
-    trap - EXIT INT TERM
-    # CLIENT_PID is a `timeout`, which passes the signal on to the client's whole process group.
-    for pid in $CLIENT_PID $SLUICE_PID $MOCK_PID; do
-        kill "$pid" 2>/dev/null
-    done
-    for pid in $CLIENT_PID $SLUICE_PID $MOCK_PID; do
-        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    if [ -n "$WORK" ]; then
-        if [ "${SLUICE_AGENTS_KEEP:-}" = 1 ]; then say "kept $WORK"; else rm -rf "$WORK"; fi
-    fi
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+e2e_traps
 
 pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $1: $2"; FAILED=$((FAILED + 1)); }

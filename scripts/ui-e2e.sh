@@ -46,34 +46,18 @@ MOCK_PID=""
 BROWSER_PID=""
 WORK=""
 
-say() { echo "ui-e2e: $*" >&2; }
+E2E_NAME=ui-e2e
+E2E_KEEP=${SLUICE_UI_E2E_KEEP:-}
+. "$ROOT/scripts/lib/e2e.sh"
+# BROWSER_PID is a `timeout`, which passes the signal on to node and its Chromium.
+e2e_pids() { echo $BROWSER_PID $SLUICE_PID $MOCK_PID; }
 die() {  # a set-up failure: one FAIL line and the summary, exit 2
     say "$*"
     echo "FAIL setup: $*"
     echo "0 passed, 1 failed"
     exit 2
 }
-
-cleanup() {
-    local rc=$?
-    trap - EXIT INT TERM
-    # BROWSER_PID is a `timeout`, which passes the signal on to node and its Chromium.
-    for pid in $BROWSER_PID $SLUICE_PID $MOCK_PID; do
-        kill "$pid" 2>/dev/null
-    done
-    for pid in $BROWSER_PID $SLUICE_PID $MOCK_PID; do
-        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    if [ -n "$WORK" ]; then
-        if [ "${SLUICE_UI_E2E_KEEP:-}" = 1 ]; then say "kept $WORK"; else rm -rf "$WORK"; fi
-    fi
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+e2e_traps
 
 START=$(date +%s)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sluice-ui-e2e.XXXXXX") || die "cannot create a temp folder"
