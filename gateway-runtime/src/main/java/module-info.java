@@ -18,6 +18,11 @@ module sluice.runtime {
     // bin/sluice doctor quiets the plugin loader's log while it reports the same facts itself
     requires java.logging;
     requires org.xerial.sqlitejdbc;
+    // GET /metrics: Micrometer's Prometheus registry (automatic modules) and the JVM binders' MXBeans
+    requires micrometer.core;
+    requires micrometer.registry.prometheus;
+    requires java.management;
+    requires jdk.management;
 
     uses dev.sluice.api.ProviderPlugin;
 }

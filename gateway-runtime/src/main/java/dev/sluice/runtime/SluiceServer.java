@@ -68,6 +68,11 @@ import dev.sluice.runtime.store.SqliteComboStore;
 import dev.sluice.runtime.store.SqliteConnectionStore;
 import dev.sluice.runtime.store.SqliteProxyLogStore;
 import dev.sluice.runtime.store.SqliteSettingsStore;
+import dev.sluice.runtime.store.SqliteUsageStore;
+import dev.sluice.runtime.store.UsageWriter;
+import dev.sluice.runtime.telemetry.AccessLog;
+import dev.sluice.runtime.telemetry.SluiceMetrics;
+import dev.sluice.runtime.telemetry.Telemetry;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import dev.sluice.runtime.upstream.HelidonUpstreamHttp;
 import io.helidon.webserver.WebServer;
@@ -103,9 +108,11 @@ public final class SluiceServer implements AutoCloseable {
     private final EgressRoutes egress;
 
     private final Dispatcher dispatcher;
+    private final Telemetry telemetry;
 
     private SluiceServer(WebServer web, Database database, ProxyLogWriter logWriter, ConnectionStore connections,
-            ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher) {
+            ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher, Telemetry telemetry) {
+        this.telemetry = telemetry;
         this.dispatcher = dispatcher;
         this.egress = egress;
         this.web = web;
@@ -237,10 +244,17 @@ public final class SluiceServer implements AutoCloseable {
         AdmissionPolicy admissionPolicy = new AdmissionPolicy(resilienceSettings,
                 AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), json -> parseObject(mapper, json),
                 registry.modelScopedLimits());
-        ConnectionGates gates = new ConnectionGates(clock);
+        // GET /metrics reads the resilience state at scrape time; the gates report queue waits as they happen
+        SluiceMetrics[] metricsRef = new SluiceMetrics[1];
+        ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos));
+        SluiceMetrics metrics = new SluiceMetrics(connections, resilience.breakers(), resilience.lockouts(), gates, clock);
+        metricsRef[0] = metrics;
+        SqliteUsageStore usageStore = new SqliteUsageStore(db);
+        Telemetry telemetry = new Telemetry(metrics, AccessLog.open(config.observability().accessLog(), console),
+                new UsageWriter(usageStore, clock, UsageWriter.QUEUE_CAPACITY), clock, System::nanoTime);
         // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
-        Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, psd, http, gates,
+        Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(logWriter::record), clock, psd, http, gates,
                 admissionPolicy, config.headersTimeout(), sessions);
         // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
         ComboStrategies strategies = ComboStrategies.builtIn();
@@ -264,7 +278,8 @@ public final class SluiceServer implements AutoCloseable {
                 resolver, router, new ModelListing(combos, catalog, connections, resolver, psd,
                         () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
-                sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)));
+                sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
+                telemetry, usageStore, config.observability().metricsPublic());
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())
@@ -281,13 +296,14 @@ public final class SluiceServer implements AutoCloseable {
                 .start();
         if (!web.isRunning() || web.port() < 1) {
             web.stop();
+            telemetry.close();
             throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
                     + " (address in use or not available; see the log above)");
         }
         String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
-        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher);
+        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry);
     }
 
     /** A factory that throws or returns null loses its providers, not the server (SH-2); strict mode stops. */
@@ -366,6 +382,11 @@ public final class SluiceServer implements AutoCloseable {
         return logWriter;
     }
 
+    /** @return metrics, access log and usage writer (tests flush them) */
+    public Telemetry telemetry() {
+        return telemetry;
+    }
+
     /** @return the plugin registry */
     public PluginRegistry plugins() {
         return plugins;
@@ -380,6 +401,7 @@ public final class SluiceServer implements AutoCloseable {
         dispatcher.close();
         egress.close();
         logWriter.close();
+        telemetry.close();
         database.close();
     }
 }

@@ -27,6 +27,8 @@ import dev.sluice.runtime.settings.GeneralSettingsService;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.session.LeaseCandidates;
 import dev.sluice.runtime.session.Sessions;
+import dev.sluice.runtime.store.UsageStore;
+import dev.sluice.runtime.telemetry.Telemetry;
 import java.time.InstantSource;
 import java.util.Map;
 
@@ -64,6 +66,9 @@ public final class HttpApi {
      * @param streams how streams ended, by reason (§15)
      * @param sessions session pins and exclusive leases (§10)
      * @param leaseCandidates which connection a lease may take (the routing rules)
+     * @param telemetry metrics, access log and usage rows, fed once per request
+     * @param usage the usage table ({@code GET /api/usage})
+     * @param metricsPublic whether {@code GET /metrics} answers without the admin key
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
@@ -71,7 +76,7 @@ public final class HttpApi {
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
-            Sessions sessions, LeaseCandidates leaseCandidates) {
+            Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageStore usage, boolean metricsPublic) {
     }
 
     /**
@@ -85,8 +90,11 @@ public final class HttpApi {
         Authenticator auth = new Authenticator(d.keys(), d.adminKeyHash());
         HttpRouting.Builder routing = HttpRouting.builder();
         RequestIds.register(routing);
+        RequestTelemetry.register(routing, d.telemetry());
         new ErrorMapper(json).register(routing);
         routing.register("/health", new HealthService(json, d.database()));
+        routing.register("/metrics", new MetricsService(auth, d.telemetry().metrics(), d.metricsPublic()));
+        routing.register("/api/usage", new UsageAdminService(json, auth, d.usage(), d.generalSettings()::modelPrices, d.clock()));
         ClientAffinity affinity = new ClientAffinity(d.mapper(), d.generalSettings()::sessionAffinityTtlMs, d.sessions().leases(),
                 d.leaseCandidates());
         routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models(), affinity));
@@ -135,6 +143,8 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/monitoring/health"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/settings/?"), "GET, PATCH"),
             Map.entry(java.util.regex.Pattern.compile("/api/rate-limits/?"), "GET, POST"),
+            Map.entry(java.util.regex.Pattern.compile("/api/usage/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/metrics/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"));
 
     private static void unknownRoute(ServerRequest req, ServerResponse res) {
