@@ -12,6 +12,8 @@ module sluice.runtime {
     requires io.helidon.common.socket;
     requires io.helidon.config;
     requires io.helidon.config.yaml;
+    // GET /openapi: the YAML document is also served as JSON
+    requires org.yaml.snakeyaml;
     requires com.fasterxml.jackson.databind;
     requires java.net.http;
     requires java.sql;

@@ -11,6 +11,7 @@ import dev.sluice.api.ProviderExecutor;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.http.ClientConnections;
 import dev.sluice.runtime.http.HttpApi;
+import dev.sluice.runtime.http.RouteTable;
 import dev.sluice.runtime.http.TransportErrors;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
@@ -109,10 +110,13 @@ public final class SluiceServer implements AutoCloseable {
 
     private final Dispatcher dispatcher;
     private final Telemetry telemetry;
+    private final RouteTable routes;
 
     private SluiceServer(WebServer web, Database database, ProxyLogWriter logWriter, ConnectionStore connections,
-            ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher, Telemetry telemetry) {
+            ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher, Telemetry telemetry,
+            RouteTable routes) {
         this.telemetry = telemetry;
+        this.routes = routes;
         this.dispatcher = dispatcher;
         this.egress = egress;
         this.web = web;
@@ -280,6 +284,7 @@ public final class SluiceServer implements AutoCloseable {
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
                 sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
                 telemetry, usageStore, config.observability().metricsPublic());
+        RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())
@@ -291,7 +296,7 @@ public final class SluiceServer implements AutoCloseable {
                 .shutdownHook(false)
                 // API-6: refusals of the HTTP layer carry the error envelope too, not an empty body
                 .directHandlers(TransportErrors.create(mapper))
-                .routing(HttpApi.routing(deps))
+                .routing(HttpApi.routing(deps, routes))
                 .build()
                 .start();
         if (!web.isRunning() || web.port() < 1) {
@@ -303,7 +308,7 @@ public final class SluiceServer implements AutoCloseable {
         String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
-        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry);
+        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry, routes);
     }
 
     /** A factory that throws or returns null loses its providers, not the server (SH-2); strict mode stops. */
@@ -385,6 +390,11 @@ public final class SluiceServer implements AutoCloseable {
     /** @return metrics, access log and usage writer (tests flush them) */
     public Telemetry telemetry() {
         return telemetry;
+    }
+
+    /** @return every route registered, {@code METHOD /path} (the OpenAPI document must describe them) */
+    public java.util.List<String> routes() {
+        return routes.routes();
     }
 
     /** @return the plugin registry */

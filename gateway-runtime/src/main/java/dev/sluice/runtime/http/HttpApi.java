@@ -86,38 +86,50 @@ public final class HttpApi {
      * @return a routing builder
      */
     public static HttpRouting.Builder routing(Dependencies d) {
+        return routing(d, new RouteTable());
+    }
+
+    /**
+     * The routing, writing down every route it registers.
+     *
+     * @param d dependencies
+     * @param routes receives the routes
+     * @return a routing builder
+     */
+    public static HttpRouting.Builder routing(Dependencies d, RouteTable routes) {
         Json json = new Json(d.mapper(), d.maxBodyBytes());
         Authenticator auth = new Authenticator(d.keys(), d.adminKeyHash());
         HttpRouting.Builder routing = HttpRouting.builder();
         RequestIds.register(routing);
         RequestTelemetry.register(routing, d.telemetry());
         new ErrorMapper(json).register(routing);
-        routing.register("/health", new HealthService(json, d.database()));
-        routing.register("/metrics", new MetricsService(auth, d.telemetry().metrics(), d.metricsPublic()));
-        routing.register("/api/usage", new UsageAdminService(json, auth, d.usage(), d.generalSettings()::modelPrices, d.clock()));
+        routes.register(routing, "/health", new HealthService(json, d.database()));
+        routes.register(routing, "/openapi", new OpenApiService(d.mapper()));
+        routes.register(routing, "/metrics", new MetricsService(auth, d.telemetry().metrics(), d.metricsPublic()));
+        routes.register(routing, "/api/usage", new UsageAdminService(json, auth, d.usage(), d.generalSettings()::modelPrices, d.clock()));
         ClientAffinity affinity = new ClientAffinity(d.mapper(), d.generalSettings()::sessionAffinityTtlMs, d.sessions().leases(),
                 d.leaseCandidates());
-        routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models(), affinity));
-        routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.router(), affinity));
-        routing.register("/v1", new ResponsesApiService(json, auth, d.router(), d.clock(), affinity));
-        routing.register("/api/v1/session-leases", new SessionLeasesService(json, auth, d.sessions().leases(), d.leaseCandidates()));
-        routing.register("/api/sessions", new SessionsAdminService(json, auth, d.sessions(), d.generalSettings()::sessionAffinityTtlMs));
-        routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
+        routes.register(routing, "/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models(), affinity));
+        routes.register(routing, "/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.router(), affinity));
+        routes.register(routing, "/v1", new ResponsesApiService(json, auth, d.router(), d.clock(), affinity));
+        routes.register(routing, "/api/v1/session-leases", new SessionLeasesService(json, auth, d.sessions().leases(), d.leaseCandidates()));
+        routes.register(routing, "/api/sessions", new SessionsAdminService(json, auth, d.sessions(), d.generalSettings()::sessionAffinityTtlMs));
+        routes.register(routing, "/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
                 d.gates()::forget, () -> d.egress().retain(d.connections().list().stream()
                         .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet()))));
-        routing.register("/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
+        routes.register(routing, "/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies())));
-        routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
-        routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
+        routes.register(routing, "/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
+        routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),
                 d.streams(), d.sessions());
-        routing.register("/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
-        routing.register("/api/resilience", resilience.resilience());
-        routing.register("/api/monitoring", resilience.monitoring());
-        routing.register("/api/settings", new SettingsAdminService(json, auth, d.generalSettings()));
-        routing.register("/api/rate-limits", new RateLimitsAdminService(json, auth, d.connections(), d.admissionPolicy(), d.gates()));
+        routes.register(routing, "/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
+        routes.register(routing, "/api/resilience", resilience.resilience());
+        routes.register(routing, "/api/monitoring", resilience.monitoring());
+        routes.register(routing, "/api/settings", new SettingsAdminService(json, auth, d.generalSettings()));
+        routes.register(routing, "/api/rate-limits", new RateLimitsAdminService(json, auth, d.connections(), d.admissionPolicy(), d.gates()));
         routing.any(HttpApi::unknownRoute);
         return routing;
     }
@@ -145,6 +157,7 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/rate-limits/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/usage/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/metrics/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/openapi/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"));
 
     private static void unknownRoute(ServerRequest req, ServerResponse res) {
