@@ -52,7 +52,8 @@ public final class ModelPrices {
     private final Map<String, Price> prices;
 
     private ModelPrices(Map<String, Price> prices) {
-        this.prices = Map.copyOf(prices);
+        // in the order the operator wrote them, as GET /api/settings shows them
+        this.prices = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(prices));
     }
 
     /**

@@ -30,6 +30,7 @@ public final class RequestRecord {
     private final long startedAtMs;
     private final long startedNanos;
     private final AtomicInteger attempts = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile String keyId;
     private volatile String requestedModel;
     private volatile String provider;
@@ -138,6 +139,11 @@ public final class RequestRecord {
      */
     public void errorCode(String code) {
         this.errorCode = code;
+    }
+
+    /** @return true the first time only: a request is finished once */
+    boolean finishOnce() {
+        return finished.compareAndSet(false, true);
     }
 
     void attempted() {

@@ -18,6 +18,11 @@ import java.util.function.LongSupplier;
 public final class Telemetry implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Telemetry.class.getName());
+    /**
+     * Requests whose attempts are counted at most at once; past it (a leak, or a flood) a request's
+     * attempts go uncounted rather than the map growing without bound.
+     */
+    static final int MAX_IN_FLIGHT = 100_000;
 
     private final SluiceMetrics metrics;
     private final AccessLog accessLog;
@@ -53,7 +58,9 @@ public final class Telemetry implements AutoCloseable {
      */
     public RequestRecord begin(String requestId, String method, String path) {
         RequestRecord r = new RequestRecord(requestId, method, path, clock.millis(), nanos.getAsLong());
-        inFlight.put(requestId, r);
+        if (inFlight.size() < MAX_IN_FLIGHT) {
+            inFlight.put(requestId, r);
+        }
         return r;
     }
 
@@ -64,7 +71,8 @@ public final class Telemetry implements AutoCloseable {
      * @param status the HTTP status answered
      */
     public void finish(RequestRecord r, int status) {
-        if (inFlight.remove(r.requestId(), r)) {
+        if (r.finishOnce()) {
+            inFlight.remove(r.requestId(), r);
             try {
                 long latencyMs = Math.max(0, (nanos.getAsLong() - r.startedNanos()) / 1_000_000);
                 metrics.request(r, status);
