@@ -12,12 +12,19 @@ module sluice.runtime {
     requires io.helidon.common.socket;
     requires io.helidon.config;
     requires io.helidon.config.yaml;
+    // GET /openapi: the YAML document is also served as JSON
+    requires org.yaml.snakeyaml;
     requires com.fasterxml.jackson.databind;
     requires java.net.http;
     requires java.sql;
     // bin/sluice doctor quiets the plugin loader's log while it reports the same facts itself
     requires java.logging;
     requires org.xerial.sqlitejdbc;
+    // GET /metrics: Micrometer's Prometheus registry (automatic modules) and the JVM binders' MXBeans
+    requires micrometer.core;
+    requires micrometer.registry.prometheus;
+    requires java.management;
+    requires jdk.management;
 
     uses dev.sluice.api.ProviderPlugin;
 }

@@ -11,6 +11,7 @@ import dev.sluice.api.ProviderExecutor;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.http.ClientConnections;
 import dev.sluice.runtime.http.HttpApi;
+import dev.sluice.runtime.http.RouteTable;
 import dev.sluice.runtime.http.TransportErrors;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
@@ -68,6 +69,11 @@ import dev.sluice.runtime.store.SqliteComboStore;
 import dev.sluice.runtime.store.SqliteConnectionStore;
 import dev.sluice.runtime.store.SqliteProxyLogStore;
 import dev.sluice.runtime.store.SqliteSettingsStore;
+import dev.sluice.runtime.store.SqliteUsageStore;
+import dev.sluice.runtime.store.UsageWriter;
+import dev.sluice.runtime.telemetry.AccessLog;
+import dev.sluice.runtime.telemetry.SluiceMetrics;
+import dev.sluice.runtime.telemetry.Telemetry;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import dev.sluice.runtime.upstream.HelidonUpstreamHttp;
 import io.helidon.webserver.WebServer;
@@ -103,9 +109,14 @@ public final class SluiceServer implements AutoCloseable {
     private final EgressRoutes egress;
 
     private final Dispatcher dispatcher;
+    private final Telemetry telemetry;
+    private final RouteTable routes;
 
     private SluiceServer(WebServer web, Database database, ProxyLogWriter logWriter, ConnectionStore connections,
-            ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher) {
+            ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher, Telemetry telemetry,
+            RouteTable routes) {
+        this.telemetry = telemetry;
+        this.routes = routes;
         this.dispatcher = dispatcher;
         this.egress = egress;
         this.web = web;
@@ -237,10 +248,17 @@ public final class SluiceServer implements AutoCloseable {
         AdmissionPolicy admissionPolicy = new AdmissionPolicy(resilienceSettings,
                 AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), json -> parseObject(mapper, json),
                 registry.modelScopedLimits());
-        ConnectionGates gates = new ConnectionGates(clock);
+        // GET /metrics reads the resilience state at scrape time; the gates report queue waits as they happen
+        SluiceMetrics[] metricsRef = new SluiceMetrics[1];
+        ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos));
+        SluiceMetrics metrics = new SluiceMetrics(connections, resilience.breakers(), resilience.lockouts(), gates, clock);
+        metricsRef[0] = metrics;
+        SqliteUsageStore usageStore = new SqliteUsageStore(db);
+        Telemetry telemetry = new Telemetry(metrics, AccessLog.open(config.observability().accessLog(), console),
+                new UsageWriter(usageStore, clock, UsageWriter.QUEUE_CAPACITY), clock, System::nanoTime);
         // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
-        Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, psd, http, gates,
+        Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(logWriter::record), clock, psd, http, gates,
                 admissionPolicy, config.headersTimeout(), sessions);
         // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
         ComboStrategies strategies = ComboStrategies.builtIn();
@@ -264,7 +282,9 @@ public final class SluiceServer implements AutoCloseable {
                 resolver, router, new ModelListing(combos, catalog, connections, resolver, psd,
                         () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
-                sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)));
+                sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
+                telemetry, usageStore, config.observability().metricsPublic());
+        RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()
                 .host(config.host())
                 .port(config.port())
@@ -279,18 +299,19 @@ public final class SluiceServer implements AutoCloseable {
                 .shutdownHook(false)
                 // API-6: refusals of the HTTP layer carry the error envelope too, not an empty body
                 .directHandlers(TransportErrors.create(mapper))
-                .routing(HttpApi.routing(deps))
+                .routing(HttpApi.routing(deps, routes))
                 .build()
                 .start();
         if (!web.isRunning() || web.port() < 1) {
             web.stop();
+            telemetry.close();
             throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
                     + " (address in use or not available; see the log above)");
         }
         String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
-        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher);
+        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry, routes);
     }
 
     /** How often idle connections are looked for: a tenth of the timeout, between 100 ms and 10 s. */
@@ -375,6 +396,16 @@ public final class SluiceServer implements AutoCloseable {
         return logWriter;
     }
 
+    /** @return metrics, access log and usage writer (tests flush them) */
+    public Telemetry telemetry() {
+        return telemetry;
+    }
+
+    /** @return every route registered, {@code METHOD /path} (the OpenAPI document must describe them) */
+    public java.util.List<String> routes() {
+        return routes.routes();
+    }
+
     /** @return the plugin registry */
     public PluginRegistry plugins() {
         return plugins;
@@ -389,6 +420,7 @@ public final class SluiceServer implements AutoCloseable {
         dispatcher.close();
         egress.close();
         logWriter.close();
+        telemetry.close();
         database.close();
     }
 }

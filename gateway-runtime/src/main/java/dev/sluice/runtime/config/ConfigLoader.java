@@ -45,6 +45,10 @@ public final class ConfigLoader {
     /** How long a session stays pinned to its connection (SPEC SA-2), ms; 0 = off. */
     public static final String ENV_SESSION_AFFINITY_TTL_MS = "SLUICE_SESSION_AFFINITY_TTL_MS";
     /** Environment: the egress-bucketed providers (SPEC EB-1). */
+    /** {@code true}: {@code GET /metrics} answers without the admin key. */
+    public static final String ENV_METRICS_PUBLIC = "SLUICE_METRICS_PUBLIC";
+    /** Where the access log goes: {@code stdout}, {@code off} or a file path. */
+    public static final String ENV_ACCESS_LOG = "SLUICE_ACCESS_LOG";
     public static final String ENV_EGRESS_IP_LOCK_PROVIDERS = "SLUICE_EGRESS_IP_LOCK_PROVIDERS";
 
     private ConfigLoader() {
@@ -125,9 +129,25 @@ public final class ConfigLoader {
         if (affinityTtl < 0 || affinityTtl > SluiceConfig.MAX_SESSION_AFFINITY_TTL_MS) {
             throw new IllegalArgumentException(ttlName + " must be 0–" + SluiceConfig.MAX_SESSION_AFFINITY_TTL_MS + " ms (0 = off), got " + affinityTtl);
         }
+        boolean metricsPublic = parseBoolean(pick(env, ENV_METRICS_PUBLIC, file.get("metrics.public"), "false"),
+                env.get(ENV_METRICS_PUBLIC) != null ? ENV_METRICS_PUBLIC : "metrics.public");
+        String accessLog = accessLog(home, dataDir, blankToNull(pick(env, ENV_ACCESS_LOG, file.get("logging.accessLog"), null)));
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
                 pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback,
-                aliases, affinityTtl, positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT));
+                aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog),
+                positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT));
+    }
+
+    /** {@code stdout}, {@code off}, or a file path (relative to the installation folder); unset = the data folder's file. */
+    private static String accessLog(Path home, Path dataDir, String value) {
+        if (value == null) {
+            return SluiceConfig.Observability.defaults(dataDir).accessLog();
+        }
+        String v = value.strip();
+        if (v.equalsIgnoreCase(SluiceConfig.Observability.STDOUT) || v.equalsIgnoreCase(SluiceConfig.Observability.OFF)) {
+            return v.toLowerCase(java.util.Locale.ROOT);
+        }
+        return home.resolve(v).toAbsolutePath().toString();
     }
 
     /**

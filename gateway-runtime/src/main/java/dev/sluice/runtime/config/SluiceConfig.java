@@ -44,6 +44,7 @@ import java.util.Map;
  * @param sessionAffinityTtlMs {@code SLUICE_SESSION_AFFINITY_TTL_MS} (or
  *     {@code routing.sessionAffinityTtlMs}): how long a session stays pinned after its last request
  *     (SPEC SA-2), 0–86 400 000 ms, 0 = off (the default); a {@code PATCH /api/settings} overrides it
+ * @param observability {@code GET /metrics} access and the access log's destination
  * @param idleConnectionTimeout {@code server.idleConnectionTimeoutMs}: a client connection with no
  *     request in progress — idle keep-alive, or headers or a body that stopped arriving — is closed
  *     after this long (issue 19)
@@ -67,7 +68,41 @@ public record SluiceConfig(
         String emergencyFallback,
         Map<String, String> modelAliases,
         long sessionAffinityTtlMs,
+        Observability observability,
         Duration idleConnectionTimeout) {
+
+    /**
+     * Who may scrape the metrics, and where the access log goes.
+     *
+     * @param metricsPublic {@code SLUICE_METRICS_PUBLIC} (or {@code metrics.public}): {@code GET /metrics}
+     *     without the admin key; false (the default) asks for it like every admin route
+     * @param accessLog {@code SLUICE_ACCESS_LOG} (or {@code logging.accessLog}): {@value #STDOUT},
+     *     {@value #OFF}, or the absolute path of a size-rotated file (the default:
+     *     {@code <dataDir>/logs/access.log})
+     */
+    public record Observability(boolean metricsPublic, String accessLog) {
+        /** The access log goes to standard output. */
+        public static final String STDOUT = "stdout";
+        /** No access log. */
+        public static final String OFF = "off";
+        /** The default access log file, under the data folder. */
+        public static final String DEFAULT_ACCESS_LOG_FILE = "logs/access.log";
+
+        /** Validates. */
+        public Observability {
+            requireNonNull(accessLog, "accessLog is null");
+        }
+
+        /**
+         * The defaults: metrics behind the admin key, the access log in the data folder.
+         *
+         * @param dataDir the data folder
+         * @return the defaults
+         */
+        public static Observability defaults(Path dataDir) {
+            return new Observability(false, dataDir.resolve(DEFAULT_ACCESS_LOG_FILE).toAbsolutePath().toString());
+        }
+    }
 
     /** Default listen address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -137,6 +172,38 @@ public record SluiceConfig(
                 pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases, 0);
     }
 
+    /**
+     * With the default {@link Observability}.
+     *
+     * @param host listen address
+     * @param port listen port
+     * @param dataDir data folder
+     * @param pluginsDir plugins folder
+     * @param strictPlugins stop start-up when a plugin fails to load
+     * @param adminKey the admin key, or null
+     * @param secretKey the secret key, or null
+     * @param maxBodyBytes client request body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     * @param resilience the {@code resilience:} subtree of the config file
+     * @param resilienceEnv the resilience environment variables that are set
+     * @param egressProbeUrl the egress probe URL, or null
+     * @param egressLockProviders the egress-bucketing override, or null
+     * @param emergencyFallback the emergency fallback model, or null
+     * @param modelAliases the config file's model aliases
+     * @param sessionAffinityTtlMs the session affinity TTL, ms
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
+            URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases,
+            long sessionAffinityTtlMs) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
+                sessionAffinityTtlMs, Observability.defaults(dataDir), DEFAULT_IDLE_CONNECTION_TIMEOUT);
+    }
+
     /** Default idle client connection timeout. */
     public static final Duration DEFAULT_IDLE_CONNECTION_TIMEOUT = Duration.ofSeconds(60);
 
@@ -160,16 +227,17 @@ public record SluiceConfig(
      * @param egressLockProviders the egress-bucketing override, or null
      * @param emergencyFallback the emergency fallback model, or null
      * @param modelAliases the config file's model aliases
-     * @param sessionAffinityTtlMs the configured session affinity TTL
+     * @param sessionAffinityTtlMs the session affinity TTL, ms
+     * @param observability metrics access and the access log
      */
     public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
             String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
             Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
             URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases,
-            long sessionAffinityTtlMs) {
+            long sessionAffinityTtlMs, Observability observability) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
                 pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
-                sessionAffinityTtlMs, DEFAULT_IDLE_CONNECTION_TIMEOUT);
+                sessionAffinityTtlMs, observability, DEFAULT_IDLE_CONNECTION_TIMEOUT);
     }
 
     /** The longest session affinity TTL: one day (as OmniRoute). */
@@ -187,6 +255,7 @@ public record SluiceConfig(
         modelAliases = modelAliases == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(modelAliases));
         requireNonNull(host, "host is null");
         requireNonNull(dataDir, "dataDir is null");
+        observability = observability == null ? Observability.defaults(dataDir) : observability;
         requireNonNull(pluginsDir, "pluginsDir is null");
         requireNonNull(connectTimeout, "connectTimeout is null");
         requireNonNull(headersTimeout, "headersTimeout is null");

@@ -1,5 +1,7 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.telemetry.TokenCounts;
+import dev.sluice.runtime.telemetry.RequestRecord;
 import dev.sluice.runtime.store.Secrets;
 import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.chat.ChatRequest;
@@ -67,15 +69,19 @@ final class AnthropicMessagesService implements HttpService {
         // CO-1, API-3: each target is passed through when its provider speaks Anthropic, translated otherwise
         Outcome outcome = router.route(new ClientRequest.Dialect(request, PassthroughCall.ANTHROPIC_MESSAGES,
                 model -> withModel(body, model), RoutedAnswers.forwardableHeaders(req)), caller, requestId);
+        RequestRecord record = RequestTelemetry.routed(req, request.model(), outcome);
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             Route route = served.route();
             RoutedAnswers.routedHeaders(res, served.connection(), route);
             String fallbackId = "msg_" + requestId;
             switch (served.reply()) {
-                case Reply.Raw raw -> relayPassthrough(res, raw.response(), served.connection(), route, raw.stream(), requestId);
-                case Reply.RawStream raw -> relayRaw(res, raw, served, caller, requestId);
-                case Reply.Complete c -> Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
-                case Reply.Stream s -> relay(res, s, codec.streamTranslator(fallbackId, route.upstreamModel()), served, caller,
+                case Reply.Raw raw -> relayPassthrough(res, record, raw.response(), served.connection(), route, raw.stream(), requestId);
+                case Reply.RawStream raw -> relayRaw(res, record, raw, served, caller, requestId);
+                case Reply.Complete c -> {
+                    record.usage(TokenCounts.of(c.response().usage()));
+                    Json.send(res, 200, codec.writeMessage(c.response(), fallbackId, route.upstreamModel()));
+                }
+                case Reply.Stream s -> relay(res, record, s, codec.streamTranslator(fallbackId, route.upstreamModel()), served, caller,
                         requestId);
                 case Reply.Embeddings e -> throw new IllegalStateException("a Messages request served embeddings");
             }
@@ -83,7 +89,7 @@ final class AnthropicMessagesService implements HttpService {
     }
 
     /** Relays an accepted passthrough answer byte for byte (and closes it). */
-    private void relayPassthrough(ServerResponse res, UpstreamResponse accepted, Connection connection, Route route, boolean stream,
+    private void relayPassthrough(ServerResponse res, RequestRecord record, UpstreamResponse accepted, Connection connection, Route route, boolean stream,
             String requestId) {
         try (UpstreamResponse upstream = accepted) {
             if (!stream) {
@@ -95,6 +101,7 @@ final class AnthropicMessagesService implements HttpService {
                             + route.upstreamModel() + "] the upstream answer could not be read: "
                             + Secrets.scrub(String.valueOf(e.getMessage()), connection), null, java.util.Map.of());
                 }
+                record.usage(TokenCounts.inAnswer(new String(answer, StandardCharsets.UTF_8)));
                 Json.send(res, 200, answer);
                 return;
             }
@@ -135,8 +142,8 @@ final class AnthropicMessagesService implements HttpService {
      * §15): {@code ping} events while the upstream is silent; a watchdog ends it with an
      * {@code error} event. See {@link StreamResponse}.
      */
-    private void relayRaw(ServerResponse res, Reply.RawStream stream, Outcome.Served served, Caller caller, String requestId) {
-        StreamResponse.send(res, served, caller, requestId, stream.prefix(), stream.rest(), SseEvent::signal, stream.rules(),
+    private void relayRaw(ServerResponse res, RequestRecord record, Reply.RawStream stream, Outcome.Served served, Caller caller, String requestId) {
+        StreamResponse.send(res, record, served, caller, requestId, stream.prefix(), stream.rest(), SseEvent::signal, stream.rules(),
                 stream.startedNanos(), new StreamResponse.Wire<SseEvent>() {
                     @Override
                     public byte[] frame(SseEvent event) {
@@ -191,10 +198,10 @@ final class AnthropicMessagesService implements HttpService {
      * §15): {@code ping} events while the upstream is silent; a watchdog ends it with an
      * {@code error} event. See {@link StreamResponse}.
      */
-    private void relay(ServerResponse res, Reply.Stream stream, AnthropicStreamTranslator translator, Outcome.Served served,
+    private void relay(ServerResponse res, RequestRecord record, Reply.Stream stream, AnthropicStreamTranslator translator, Outcome.Served served,
             Caller caller, String requestId) {
         String model = served.route().upstreamModel();
-        StreamResponse.send(res, served, caller, requestId, stream.prefix(), stream.rest(), Signal::of, stream.rules(),
+        StreamResponse.send(res, record, served, caller, requestId, stream.prefix(), stream.rest(), Signal::of, stream.rules(),
                 stream.startedNanos(), new StreamResponse.Wire<StreamChunk>() {
                     @Override
                     public byte[] frame(StreamChunk chunk) {

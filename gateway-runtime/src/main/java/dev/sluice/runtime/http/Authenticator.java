@@ -35,10 +35,13 @@ final class Authenticator {
                 "Missing API key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'."));
         String hash = KeyHasher.hash(token);
         if (KeyHasher.matches(hash, adminKeyHash)) {
+            RequestTelemetry.of(req).keyId("admin");
             return new Caller("admin", true, Set.of(), ClientConnections.of(req));
         }
         ApiKey key = keys.findByHash(hash).filter(k -> KeyHasher.matches(k.keyHash(), hash))
                 .orElseThrow(() -> unauthorized("invalid_api_key", "Invalid API key."));
+        // the key's id, never the key, goes to the access log and the usage table
+        RequestTelemetry.of(req).keyId(key.id());
         return new Caller(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()), ClientConnections.of(req));
     }
 

@@ -41,6 +41,7 @@ final class ErrorMapper {
 
     private void api(ServerRequest req, ServerResponse res, ApiException e) {
         if (res.isSent()) {
+            RequestTelemetry.answered(req, res, res.status().code(), e.code());
             return;
         }
         e.headers().forEach((k, v) -> res.header(HeaderNames.create(k), v));
@@ -49,12 +50,16 @@ final class ErrorMapper {
 
     /** The error in the route's envelope; an answer to {@code HEAD} has none (RFC 9110 §9.3.2). */
     private void send(ServerRequest req, ServerResponse res, ApiException e) {
-        if (req.prologue().method() == Method.HEAD) {
-            res.status(Status.create(e.status()));
-            res.send();
-            return;
+        try {
+            if (req.prologue().method() == Method.HEAD) {
+                res.status(Status.create(e.status()));
+                res.send();
+                return;
+            }
+            json.send(res, e.status(), anthropicRoute(req) ? anthropicEnvelope(e) : envelope(e));
+        } finally {
+            RequestTelemetry.answered(req, res, e.status(), e.code());
         }
-        json.send(res, e.status(), anthropicRoute(req) ? anthropicEnvelope(e) : envelope(e));
     }
 
     /** Whether the request is on the Anthropic Messages API ({@code /v1/messages} and below). */
@@ -103,6 +108,8 @@ final class ErrorMapper {
             ApiException e = new ApiException(500, "server_error", "internal_error",
                     "Internal error; the server log has the details.", null, Map.of());
             send(req, res, e);
+        } else {
+            RequestTelemetry.answered(req, res, res.status().code(), "internal_error");
         }
     }
 }

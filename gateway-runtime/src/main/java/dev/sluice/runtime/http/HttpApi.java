@@ -27,6 +27,8 @@ import dev.sluice.runtime.settings.GeneralSettingsService;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.session.LeaseCandidates;
 import dev.sluice.runtime.session.Sessions;
+import dev.sluice.runtime.store.UsageStore;
+import dev.sluice.runtime.telemetry.Telemetry;
 import java.time.InstantSource;
 import java.util.Map;
 
@@ -64,6 +66,9 @@ public final class HttpApi {
      * @param streams how streams ended, by reason (§15)
      * @param sessions session pins and exclusive leases (§10)
      * @param leaseCandidates which connection a lease may take (the routing rules)
+     * @param telemetry metrics, access log and usage rows, fed once per request
+     * @param usage the usage table ({@code GET /api/usage})
+     * @param metricsPublic whether {@code GET /metrics} answers without the admin key
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
@@ -71,7 +76,7 @@ public final class HttpApi {
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
-            Sessions sessions, LeaseCandidates leaseCandidates) {
+            Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageStore usage, boolean metricsPublic) {
     }
 
     /** What a connection's executor keeps about it; a misbehaving executor shows nothing rather than failing the view. */
@@ -90,37 +95,53 @@ public final class HttpApi {
      * @return a routing builder
      */
     public static HttpRouting.Builder routing(Dependencies d) {
+        return routing(d, new RouteTable());
+    }
+
+    /**
+     * The routing, writing down every route it registers.
+     *
+     * @param d dependencies
+     * @param routes receives the routes
+     * @return a routing builder
+     */
+    public static HttpRouting.Builder routing(Dependencies d, RouteTable routes) {
         Json json = new Json(d.mapper(), d.maxBodyBytes());
         Authenticator auth = new Authenticator(d.keys(), d.adminKeyHash());
         HttpRouting.Builder routing = HttpRouting.builder();
         RequestIds.register(routing);
+        RequestTelemetry.register(routing, d.telemetry());
         new ErrorMapper(json).register(routing);
-        routing.register("/health", new HealthService(json, d.database()));
+        routes.register(routing, "/health", new HealthService(json, d.database()));
+        routes.register(routing, "/openapi", new OpenApiService(d.mapper()));
+        routes.register(routing, "/metrics", new MetricsService(auth, d.telemetry().metrics(), d.metricsPublic()));
+        routes.register(routing, "/api/usage", new UsageAdminService(json, auth, d.usage(), d.generalSettings()::modelPrices, d.clock()));
+        // the dashboard's page needs its trailing slash: /ui answers with a redirect (not an API operation)
         routing.get("/ui", DashboardService::redirect);
-        routing.register("/ui", new DashboardService());
+        routes.register(routing, "/ui", new DashboardService());
         ClientAffinity affinity = new ClientAffinity(d.mapper(), d.generalSettings()::sessionAffinityTtlMs, d.sessions().leases(),
                 d.leaseCandidates());
-        routing.register("/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models(), affinity));
-        routing.register("/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.router(), affinity));
-        routing.register("/v1", new ResponsesApiService(json, auth, d.router(), d.clock(), affinity));
-        routing.register("/api/v1/session-leases", new SessionLeasesService(json, auth, d.sessions().leases(), d.leaseCandidates()));
-        routing.register("/api/sessions", new SessionsAdminService(json, auth, d.sessions(), d.generalSettings()::sessionAffinityTtlMs));
-        routing.register("/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
+        routes.register(routing, "/v1", new OpenAiApiService(json, auth, d.codec(), d.router(), d.models(), affinity));
+        routes.register(routing, "/v1", new AnthropicMessagesService(json, auth, new AnthropicCodec(), d.router(), affinity));
+        routes.register(routing, "/v1", new ResponsesApiService(json, auth, d.router(), d.clock(), affinity));
+        routes.register(routing, "/api/v1/session-leases", new SessionLeasesService(json, auth, d.sessions().leases(), d.leaseCandidates()));
+        routes.register(routing, "/api/sessions", new SessionsAdminService(json, auth, d.sessions(), d.generalSettings()::sessionAffinityTtlMs));
+        routes.register(routing, "/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
                 d.gates()::forget, () -> d.egress().retain(d.connections().list().stream()
                         .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet()))));
-        routing.register("/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
+        routes.register(routing, "/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies())));
-        routing.register("/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
-        routing.register("/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
+        routes.register(routing, "/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
+        routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),
                 d.streams(), d.sessions(), c -> pluginState(d, c));
-        routing.register("/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
-        routing.register("/api/resilience", resilience.resilience());
-        routing.register("/api/monitoring", resilience.monitoring());
-        routing.register("/api/settings", new SettingsAdminService(json, auth, d.generalSettings()));
-        routing.register("/api/rate-limits", new RateLimitsAdminService(json, auth, d.connections(), d.admissionPolicy(), d.gates()));
+        routes.register(routing, "/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
+        routes.register(routing, "/api/resilience", resilience.resilience());
+        routes.register(routing, "/api/monitoring", resilience.monitoring());
+        routes.register(routing, "/api/settings", new SettingsAdminService(json, auth, d.generalSettings()));
+        routes.register(routing, "/api/rate-limits", new RateLimitsAdminService(json, auth, d.connections(), d.admissionPolicy(), d.gates()));
         routing.any(HttpApi::unknownRoute);
         return routing;
     }
@@ -146,6 +167,9 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/monitoring/health"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/settings/?"), "GET, PATCH"),
             Map.entry(java.util.regex.Pattern.compile("/api/rate-limits/?"), "GET, POST"),
+            Map.entry(java.util.regex.Pattern.compile("/api/usage/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/metrics/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/openapi/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/ui(/[^/]*)?"), "GET"));
 

@@ -1,5 +1,7 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.telemetry.TokenCounts;
+import dev.sluice.runtime.telemetry.RequestRecord;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.api.chat.ChatRequest;
@@ -31,6 +33,7 @@ final class OpenAiApiService implements HttpService {
 
     private static final System.Logger LOG = System.getLogger(OpenAiApiService.class.getName());
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NOTHING = new byte[0];
 
     private final Json json;
     private final Authenticator auth;
@@ -63,25 +66,34 @@ final class OpenAiApiService implements HttpService {
         caller = affinity.of(req, res, caller, body, request.model());
         String requestId = RequestIds.of(req);
         Outcome outcome = router.route(new ClientRequest.Chat(request, RoutedAnswers.forwardableHeaders(req)), caller, requestId);
+        RequestRecord record = RequestTelemetry.routed(req, request.model(), outcome);
         // the connection's permit (§12) and the combo's in-flight count are held until the answer is written
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             Route route = served.route();
             RoutedAnswers.routedHeaders(res, served.connection(), route);
             switch (served.reply()) {
-                case Reply.Complete c -> Json.send(res, 200, codec.writeChatResponse(c.response()));
-                case Reply.Stream s -> relay(res, s, served, caller, requestId);
+                case Reply.Complete c -> {
+                    record.usage(TokenCounts.of(c.response().usage()));
+                    Json.send(res, 200, codec.writeChatResponse(c.response()));
+                }
+                case Reply.Stream s -> relay(res, record, s, served, caller, requestId, OpenAiCodec.clientAskedForUsage(request));
                 default -> throw new IllegalStateException("a chat request served " + served.reply().getClass().getSimpleName());
             }
         }
     }
 
     /** Relays a stream chunk by chunk as {@code data:} events, watched (SPEC §15): see {@link StreamResponse}. */
-    private void relay(ServerResponse res, Reply.Stream stream, Outcome.Served served, Caller caller, String requestId) {
+    private void relay(ServerResponse res, RequestRecord record, Reply.Stream stream, Outcome.Served served, Caller caller,
+            String requestId, boolean usageAsked) {
         Route route = served.route();
-        StreamResponse.send(res, served, caller, requestId, stream.prefix(), stream.rest(), Signal::of, stream.rules(), stream.startedNanos(),
+        StreamResponse.send(res, record, served, caller, requestId, stream.prefix(), stream.rest(), Signal::of, stream.rules(), stream.startedNanos(),
                 new StreamResponse.Wire<StreamChunk>() {
                     @Override
                     public byte[] frame(StreamChunk chunk) {
+                        if (!usageAsked && chunk.usage() != null && chunk.choices().isEmpty() && chunk.kind() != FrameKind.HEARTBEAT) {
+                            // Sluice asked the upstream for this usage-only chunk; a client that did not ask never sees it
+                            return NOTHING;
+                        }
                         return chunk.kind() == FrameKind.HEARTBEAT ? KEEP_ALIVE : codec.writeChunkEvent(chunk);
                     }
 
@@ -125,11 +137,13 @@ final class OpenAiApiService implements HttpService {
         EmbeddingRequest request = codec.readEmbeddingRequest(body);
         caller = affinity.of(req, res, caller, body, request.model());
         Outcome outcome = router.route(new ClientRequest.Embeddings(request), caller, RequestIds.of(req));
+        RequestRecord record = RequestTelemetry.routed(req, request.model(), outcome);
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             RoutedAnswers.routedHeaders(res, served.connection(), served.route());
             if (!(served.reply() instanceof Reply.Embeddings e)) {
                 throw new IllegalStateException("an embeddings request served " + served.reply().getClass().getSimpleName());
             }
+            record.usage(TokenCounts.inAnswer(e.bodyJson()));
             Json.send(res, 200, e.bodyJson().getBytes(StandardCharsets.UTF_8));
         }
     }

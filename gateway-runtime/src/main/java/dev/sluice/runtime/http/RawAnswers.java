@@ -1,5 +1,7 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.telemetry.TokenCounts;
+import dev.sluice.runtime.telemetry.RequestRecord;
 import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.io.BoundedReads;
 import dev.sluice.runtime.routing.Outcome;
@@ -27,8 +29,9 @@ final class RawAnswers {
      * @param res the client's response
      * @param raw the accepted answer
      * @param served the outcome it belongs to
+     * @param record the request's record (the answer's usage)
      */
-    static void relayJson(ServerResponse res, Reply.Raw raw, Outcome.Served served) {
+    static void relayJson(ServerResponse res, Reply.Raw raw, Outcome.Served served, RequestRecord record) {
         Route route = served.route();
         byte[] answer;
         try (UpstreamResponse upstream = raw.response()) {
@@ -38,6 +41,7 @@ final class RawAnswers {
                     + "] the upstream answer could not be read: " + Secrets.scrub(String.valueOf(e.getMessage()), served.connection()),
                     null, Map.of());
         }
+        record.usage(TokenCounts.inAnswer(new String(answer, java.nio.charset.StandardCharsets.UTF_8)));
         Json.send(res, 200, answer);
     }
 }

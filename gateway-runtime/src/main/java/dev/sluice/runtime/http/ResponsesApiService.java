@@ -1,5 +1,7 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.telemetry.TokenCounts;
+import dev.sluice.runtime.telemetry.RequestRecord;
 import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.runtime.responses.ResponsesCodec;
@@ -68,6 +70,7 @@ final class ResponsesApiService implements HttpService {
         // translated through the canonical model to any other
         Outcome outcome = router.route(new ClientRequest.Dialect(request.chat(), PassthroughCall.OPENAI_RESPONSES,
                 model -> codec.forUpstream(body, model), Map.of()), caller, requestId);
+        RequestRecord record = RequestTelemetry.routed(req, request.chat().model(), outcome);
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             RoutedAnswers.routedHeaders(res, served.connection(), served.route());
             boolean translated = served.reply() instanceof Reply.Complete || served.reply() instanceof Reply.Stream;
@@ -78,12 +81,14 @@ final class ResponsesApiService implements HttpService {
                 res.header(WARNING, "background responses are served synchronously; the answer is this response");
             }
             switch (served.reply()) {
-                case Reply.Complete c -> Json.send(res, 200, codec.write(c.response(), id, createdAt, request.echo(),
-                        request.customTools()));
-                case Reply.Stream s -> relay(res, s, served, caller, requestId,
+                case Reply.Complete c -> {
+                    record.usage(TokenCounts.of(c.response().usage()));
+                    Json.send(res, 200, codec.write(c.response(), id, createdAt, request.echo(), request.customTools()));
+                }
+                case Reply.Stream s -> relay(res, record, s, served, caller, requestId,
                         codec.stream(id, served.route().upstreamModel(), createdAt, request.echo(), request.customTools()));
-                case Reply.Raw raw -> RawAnswers.relayJson(res, raw, served);
-                case Reply.RawStream raw -> relayRaw(res, raw, served, caller, requestId, new ResponsesRawTail(json.mapper()));
+                case Reply.Raw raw -> RawAnswers.relayJson(res, raw, served, record);
+                case Reply.RawStream raw -> relayRaw(res, record, raw, served, caller, requestId, new ResponsesRawTail(json.mapper()));
                 case Reply.Embeddings e -> throw new IllegalStateException("a Responses request served embeddings");
             }
         }
@@ -94,9 +99,9 @@ final class ResponsesApiService implements HttpService {
      * §15): comments while the upstream is silent; a watchdog ends it with {@code error} and
      * {@code response.failed} events that continue the upstream's sequence numbers.
      */
-    private void relayRaw(ServerResponse res, Reply.RawStream stream, Outcome.Served served, Caller caller, String requestId,
+    private void relayRaw(ServerResponse res, RequestRecord record, Reply.RawStream stream, Outcome.Served served, Caller caller, String requestId,
             ResponsesRawTail tail) {
-        StreamResponse.send(res, served, caller, requestId, stream.prefix(), stream.rest(), SseEvent::signal, stream.rules(),
+        StreamResponse.send(res, record, served, caller, requestId, stream.prefix(), stream.rest(), SseEvent::signal, stream.rules(),
                 stream.startedNanos(), new StreamResponse.Wire<SseEvent>() {
                     @Override
                     public byte[] frame(SseEvent event) {
@@ -125,9 +130,9 @@ final class ResponsesApiService implements HttpService {
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** Relays a stream as Responses events, watched (SPEC §15): see {@link StreamResponse}. */
-    private void relay(ServerResponse res, Reply.Stream stream, Outcome.Served served, Caller caller, String requestId,
+    private void relay(ServerResponse res, RequestRecord record, Reply.Stream stream, Outcome.Served served, Caller caller, String requestId,
             ResponsesStreamTranslator translator) {
-        StreamResponse.send(res, served, caller, requestId, stream.prefix(), stream.rest(), Signal::of, stream.rules(), stream.startedNanos(),
+        StreamResponse.send(res, record, served, caller, requestId, stream.prefix(), stream.rest(), Signal::of, stream.rules(), stream.startedNanos(),
                 new StreamResponse.Wire<StreamChunk>() {
                     @Override
                     public byte[] frame(StreamChunk chunk) {

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.telemetry.RequestRecord;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Route;
@@ -60,6 +61,7 @@ final class StreamResponse {
      * Relays the stream and records how it ended.
      *
      * @param res the response
+     * @param record the request's record (usage of the frames, how the stream ended)
      * @param served the served outcome (its admission is closed by the caller)
      * @param caller the caller (whether the client is still there)
      * @param requestId the request id
@@ -71,7 +73,7 @@ final class StreamResponse {
      * @param wire the client protocol
      * @param <T> the frame type
      */
-    static <T> void send(ServerResponse res, Outcome.Served served, Caller caller, String requestId, List<T> prefix, Pump<T> rest,
+    static <T> void send(ServerResponse res, RequestRecord record, Outcome.Served served, Caller caller, String requestId, List<T> prefix, Pump<T> rest,
             Function<T, Signal> signal, StreamRules rules, long startedNanos, Wire<T> wire) {
         Route route = served.route();
         res.status(Status.OK_200);
@@ -82,6 +84,8 @@ final class StreamResponse {
             ending = StreamRelay.relay(prefix, rest, new StreamRelay.Sink<T>() {
                 @Override
                 public void frame(T frame) throws IOException {
+                    // usage is read before the client's wire may leave it out (a usage chunk the client did not ask for)
+                    record.frame(frame);
                     write(out, wire.frame(frame));
                 }
 
@@ -114,6 +118,7 @@ final class StreamResponse {
             LOG.log(System.Logger.Level.DEBUG, "request " + requestId + ": client disconnected during stream");
         }
         served.streamEnded(ending, detail[0]);
+        record.streamEnded(ending);
     }
 
     private static void write(OutputStream out, byte[] bytes) throws IOException {

@@ -37,6 +37,17 @@ public final class OpenAiCodec {
     private final ErrorReader errors = new ErrorReader(mapper);
 
     /**
+     * Whether a client asked for a stream's usage chunk itself ({@code stream_options.include_usage});
+     * Sluice asks upstreams for it regardless, and strips it from the stream of a client that did not.
+     *
+     * @param r the client's request
+     * @return true when the client asked
+     */
+    public static boolean clientAskedForUsage(ChatRequest r) {
+        return RequestWriter.clientAskedForUsage(r.extra());
+    }
+
+    /**
      * The shared mapper (for callers that parse other OpenAI-shaped JSON).
      *
      * @return the mapper

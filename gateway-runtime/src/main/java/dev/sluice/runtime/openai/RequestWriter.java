@@ -69,9 +69,69 @@ final class RequestWriter {
                 }
                 g.writeEndArray();
             }
-            writeExtras(g, r.extra());
+            if (r.stream()) {
+                writeExtrasAskingForUsage(g, r.extra());
+            } else {
+                writeExtras(g, r.extra());
+            }
             g.writeEndObject();
         });
+    }
+
+    /**
+     * A stream reports its usage in a last chunk only when asked ({@code stream_options.include_usage}):
+     * Sluice asks on the client's behalf (usage accounting counts the final event), and the client
+     * API strips that chunk again from the stream of a client that did not ask.
+     */
+    private void writeExtrasAskingForUsage(com.fasterxml.jackson.core.JsonGenerator g, java.util.Map<String, String> extra)
+            throws java.io.IOException {
+        String options = extra.get(STREAM_OPTIONS);
+        java.util.Map<String, String> others = extra;
+        if (options != null) {
+            others = new java.util.LinkedHashMap<>(extra);
+            others.remove(STREAM_OPTIONS);
+        }
+        writeExtras(g, others);
+        g.writeFieldName(STREAM_OPTIONS);
+        g.writeRawValue(withIncludeUsage(options));
+    }
+
+    private static final String STREAM_OPTIONS = "stream_options";
+    private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** The client's {@code stream_options} with {@code include_usage} set, unless the client set it itself. */
+    static String withIncludeUsage(String options) {
+        if (options == null) {
+            return "{\"include_usage\":true}";
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode n = MAPPER.readTree(options);
+            if (n instanceof com.fasterxml.jackson.databind.node.ObjectNode o && !o.has("include_usage")) {
+                o.put("include_usage", true);
+                return o.toString();
+            }
+        } catch (java.io.IOException e) {
+            // not ours to fix: relayed as the client sent it
+        }
+        return options;
+    }
+
+    /**
+     * Whether a client asked for the usage chunk of a stream itself.
+     *
+     * @param extra the request's extra fields
+     * @return true when {@code stream_options.include_usage} is true
+     */
+    static boolean clientAskedForUsage(java.util.Map<String, String> extra) {
+        String options = extra.get(STREAM_OPTIONS);
+        if (options == null) {
+            return false;
+        }
+        try {
+            return MAPPER.readTree(options).path("include_usage").asBoolean(false);
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     byte[] writeEmbeddingRequest(EmbeddingRequest r) {

@@ -153,9 +153,22 @@ public final class ConnectionGates {
      * @param clock decides deadlines and pauses
      */
     public ConnectionGates(InstantSource clock) {
+        this(clock, nanos -> { });
+    }
+
+    /**
+     * Creates the gates, reporting queue waits.
+     *
+     * @param clock decides deadlines and pauses
+     * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
+     */
+    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits) {
         this.clock = clock;
         this.gates = new GateRegistry(clock);
+        this.waits = waits;
     }
+
+    private final java.util.function.LongConsumer waits;
 
     /**
      * RQ-5 admission, a pure function: may one more request join a queue that holds {@code queued}?
@@ -180,7 +193,15 @@ public final class ConnectionGates {
      */
     public Entry enter(String connectionId, String model, Limits limits, BooleanSupplier stillWanted) throws InterruptedException {
         Gate gate = gateToPass(connectionId, limits);
-        return gate == null ? Permit.NONE : gate.enter(model, limits, stillWanted);
+        if (gate == null) {
+            return Permit.NONE;
+        }
+        long t0 = System.nanoTime();
+        try {
+            return gate.enter(model, limits, stillWanted);
+        } finally {
+            waits.accept(System.nanoTime() - t0);
+        }
     }
 
     /**

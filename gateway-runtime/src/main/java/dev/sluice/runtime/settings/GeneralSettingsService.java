@@ -33,6 +33,8 @@ public final class GeneralSettingsService {
     public static final String MODEL_ALIASES = "modelAliases";
     /** Key of how long a session stays pinned (SPEC SA-2), ms; 0 = off. */
     public static final String SESSION_AFFINITY_TTL_MS = "sessionAffinityTtlMs";
+    /** Key of the operators' per-model prices, USD per million tokens (usage cost). */
+    public static final String MODEL_PRICES = "modelPrices";
     /** The longest session affinity TTL: one day. */
     public static final long MAX_SESSION_AFFINITY_TTL_MS = 86_400_000L;
 
@@ -54,6 +56,7 @@ public final class GeneralSettingsService {
     private final long configuredAffinityTtlMs;
     /** The operator's run-time session affinity TTL, or null (then the configured one applies). */
     private volatile Long affinityTtlMs;
+    private volatile ModelPrices prices = ModelPrices.NONE;
 
     /**
      * Loads the stored settings; an unreadable stored value is ignored with a warning.
@@ -110,6 +113,7 @@ public final class GeneralSettingsService {
                 if (storedTtl != null && !storedTtl.isNull()) {
                     this.affinityTtlMs = ttl(storedTtl);
                 }
+                this.prices = ModelPrices.read(tree.get(MODEL_PRICES), MODEL_PRICES);
                 JsonNode storedAliases = tree.get(MODEL_ALIASES);
                 if (storedAliases != null && !storedAliases.isNull()) {
                     this.aliases = ModelAliases.read(storedAliases, MODEL_ALIASES);
@@ -187,6 +191,15 @@ public final class GeneralSettingsService {
     }
 
     /**
+     * The operators' per-model prices (usage cost), read per {@code GET /api/usage}.
+     *
+     * @return the prices
+     */
+    public ModelPrices modelPrices() {
+        return prices;
+    }
+
+    /**
      * The operators' provider error rules; the same list instance until a PATCH changes it.
      *
      * @return the rules
@@ -205,6 +218,7 @@ public final class GeneralSettingsService {
         root.set(PROVIDER_ERROR_RULES, OperatorErrorRules.write(errorRules));
         root.set(MODEL_ALIASES, aliases.write());
         root.put(SESSION_AFFINITY_TTL_MS, sessionAffinityTtlMs());
+        root.set(MODEL_PRICES, prices.write());
         ObjectNode flags = root.putObject(FEATURE_FLAGS);
         String fallback = emergencyFallback();
         if (fallback == null) {
@@ -226,9 +240,10 @@ public final class GeneralSettingsService {
             throw new SettingsException(null, "The body must be a JSON object of settings.");
         }
         for (Map.Entry<String, JsonNode> e : body.properties()) {
-            if (!Set.of(PROVIDER_ERROR_RULES, FEATURE_FLAGS, EMERGENCY_FALLBACK, MODEL_ALIASES, SESSION_AFFINITY_TTL_MS).contains(e.getKey())) {
+            if (!Set.of(PROVIDER_ERROR_RULES, FEATURE_FLAGS, EMERGENCY_FALLBACK, MODEL_ALIASES, SESSION_AFFINITY_TTL_MS, MODEL_PRICES)
+                    .contains(e.getKey())) {
                 throw new SettingsException(e.getKey(), "'" + e.getKey() + "' is not a setting here (known: " + PROVIDER_ERROR_RULES
-                        + ", " + MODEL_ALIASES + ", " + SESSION_AFFINITY_TTL_MS + ", " + FEATURE_FLAGS + "." + EMERGENCY_FALLBACK
+                        + ", " + MODEL_ALIASES + ", " + SESSION_AFFINITY_TTL_MS + ", " + MODEL_PRICES + ", " + FEATURE_FLAGS + "." + EMERGENCY_FALLBACK
                         + "; resilience settings are under /api/resilience).");
             }
         }
@@ -253,6 +268,7 @@ public final class GeneralSettingsService {
                     : patched ? ModelAliases.read(body.get(MODEL_ALIASES), MODEL_ALIASES) : configuredAliases;
             Long newTtl = !body.has(SESSION_AFFINITY_TTL_MS) ? affinityTtlMs
                     : body.get(SESSION_AFFINITY_TTL_MS).isNull() ? null : ttl(body.get(SESSION_AFFINITY_TTL_MS));
+            ModelPrices newPrices = body.has(MODEL_PRICES) ? ModelPrices.read(body.get(MODEL_PRICES), MODEL_PRICES) : prices;
             String fallback = emergencyFallback;
             if (flags != null && flags.has(EMERGENCY_FALLBACK)) {
                 fallback = model(flags.get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
@@ -271,6 +287,7 @@ public final class GeneralSettingsService {
             } else {
                 stored.put(SESSION_AFFINITY_TTL_MS, newTtl);
             }
+            stored.set(MODEL_PRICES, newPrices.write());
             ObjectNode storedFlags = stored.putObject(FEATURE_FLAGS);
             if (fallback == null) {
                 storedFlags.putNull(EMERGENCY_FALLBACK);
@@ -282,6 +299,7 @@ public final class GeneralSettingsService {
             aliases = newAliases;
             aliasesPatched = patched;
             affinityTtlMs = newTtl;
+            prices = newPrices;
             emergencyFallback = fallback;
             return tree();
         }

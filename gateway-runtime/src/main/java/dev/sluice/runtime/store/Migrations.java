@@ -133,7 +133,27 @@ final class Migrations {
                     // SL-4: one active lease per owner and one per connection, by the database, so racing acquires cannot double-book
                     "CREATE UNIQUE INDEX ux_leases_active_owner ON exclusive_connection_leases(owner_hash) WHERE state = 'ACTIVE'",
                     "CREATE UNIQUE INDEX ux_leases_active_connection ON exclusive_connection_leases(connection_id) WHERE state = 'ACTIVE'",
-                    "CREATE INDEX idx_leases_owner ON exclusive_connection_leases(owner_hash, generation)")));
+                    "CREATE INDEX idx_leases_owner ON exclusive_connection_leases(owner_hash, generation)")),
+            new Migration(5, "usage: one row per client request (DM-3)", List.of(
+                    """
+                    CREATE TABLE usage (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      ts INTEGER NOT NULL,
+                      request_id TEXT NOT NULL,
+                      key_id TEXT,
+                      api TEXT NOT NULL,
+                      provider TEXT,
+                      connection_id TEXT,
+                      model TEXT,
+                      prompt_tokens INTEGER,
+                      completion_tokens INTEGER,
+                      cached_tokens INTEGER,
+                      reasoning_tokens INTEGER,
+                      status INTEGER NOT NULL,
+                      latency_ms INTEGER NOT NULL,
+                      attempts INTEGER NOT NULL
+                    )""",
+                    "CREATE INDEX idx_usage_ts ON usage(ts)")));
 
     private Migrations() {
     }

@@ -434,4 +434,40 @@ class ConfigLoaderTest {
         assertThat(load(Map.of("SLUICE_CONFIG", Files.writeString(home.resolve("e.yaml"), "a: 1\n").toString())).toString())
                 .contains("adminKey=generated");
     }
+
+    // ------------------------------------------------------------------ metrics and access log (issue 18)
+
+    @Test
+    void metricsAreBehindTheAdminKeyAndTheAccessLogIsAFileInTheDataFolderByDefault_issue18() {
+        SluiceConfig c = load(Map.of());
+        assertThat(c.observability().metricsPublic()).isFalse();
+        assertThat(c.observability().accessLog()).isEqualTo(home.resolve("data/logs/access.log").toAbsolutePath().toString());
+        assertThat(SluiceConfig.Observability.DEFAULT_ACCESS_LOG_FILE).isEqualTo("logs/access.log");
+    }
+
+    @Test
+    void metricsPublicAndTheAccessLogComeFromTheFileAndTheEnvironmentOverridesThem_issue18() throws IOException {
+        writeConfig("""
+                metrics:
+                  public: true
+                logging:
+                  accessLog: stdout
+                """);
+        SluiceConfig fromFile = load(Map.of());
+        assertThat(fromFile.observability().metricsPublic()).isTrue();
+        assertThat(fromFile.observability().accessLog()).isEqualTo("stdout");
+
+        SluiceConfig fromEnv = load(Map.of(ConfigLoader.ENV_METRICS_PUBLIC, "false", ConfigLoader.ENV_ACCESS_LOG, "OFF"));
+        assertThat(fromEnv.observability().metricsPublic()).isFalse();
+        assertThat(fromEnv.observability().accessLog()).isEqualTo("off");
+
+        SluiceConfig relative = load(Map.of(ConfigLoader.ENV_ACCESS_LOG, "logs/sluice-access.jsonl"));
+        assertThat(relative.observability().accessLog()).isEqualTo(home.resolve("logs/sluice-access.jsonl").toAbsolutePath().toString());
+    }
+
+    @Test
+    void aMetricsPublicThatIsNotABooleanStopsStartUpNamingTheSetting_issue18() {
+        assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_METRICS_PUBLIC, "maybe")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLUICE_METRICS_PUBLIC");
+    }
 }

@@ -58,10 +58,18 @@ final class SluiceHarness implements AutoCloseable {
     static SluiceHarness withIdleTimeout(Path dir, Duration idleTimeout) {
         return new SluiceHarness(new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY, null,
                 SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of(), Map.of(), Map.of(), null, null,
-                null, Map.of(), 0, idleTimeout));
+                null, Map.of(), 0, SluiceConfig.Observability.defaults(dir.resolve("data")), idleTimeout));
     }
 
     private SluiceHarness(SluiceConfig config) {
+        server = SluiceServer.start(config, clock, ModuleLayer.boot(), new PrintStream(console, true, StandardCharsets.UTF_8));
+    }
+
+    /** With these metrics and access-log settings. */
+    SluiceHarness(Path dir, SluiceConfig.Observability observability) {
+        SluiceConfig config = new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY,
+                null, SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of(), Map.of(), Map.of(),
+                null, null, null, Map.of(), 0, observability);
         server = SluiceServer.start(config, clock, ModuleLayer.boot(), new PrintStream(console, true, StandardCharsets.UTF_8));
     }
 

@@ -34,7 +34,7 @@ class DatabaseTest {
     @Test
     void freshDatabaseIsMigratedToTheLatestVersion_DM3() {
         try (Database db = Database.open(dir.resolve("data"))) {
-            assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion()).isEqualTo(4);
+            assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion()).isEqualTo(5);
             assertThat(dir.resolve("data").resolve(Database.FILE_NAME)).isRegularFile();
             assertThat(Database.FILE_NAME).isEqualTo("sluice.db");
         }
@@ -45,7 +45,7 @@ class DatabaseTest {
         try (Database db = Database.open(dir)) {
             assertThat(column(db, "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"))
                     .containsExactly("api_keys", "combos", "domain_circuit_breakers", "exclusive_connection_leases",
-                            "provider_connections", "proxy_logs", "schema_migrations", "session_account_affinity", "settings");
+                            "provider_connections", "proxy_logs", "schema_migrations", "session_account_affinity", "settings", "usage");
         }
     }
 
@@ -88,7 +88,7 @@ class DatabaseTest {
                     "INSERT INTO settings(key, value, updated_at) VALUES ('k', '1', 0)"));
         }
         try (Database db = Database.open(dir)) {
-            assertThat(column(db, "SELECT version FROM schema_migrations ORDER BY version")).containsExactly("1", "2", "3", "4");
+            assertThat(column(db, "SELECT version FROM schema_migrations ORDER BY version")).containsExactly("1", "2", "3", "4", "5");
             assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion());
             assertThat(column(db, "SELECT value FROM settings WHERE key='k'")).containsExactly("1");
             assertThat(db.journalMode()).isEqualTo("wal");

@@ -129,6 +129,7 @@ class SqliteBreakerStoreTest {
                 s.executeUpdate("DROP TABLE combos");
                 s.executeUpdate("DROP TABLE session_account_affinity");
                 s.executeUpdate("DROP TABLE exclusive_connection_leases");
+                s.executeUpdate("DROP TABLE usage");
                 s.executeUpdate("DELETE FROM schema_migrations WHERE version >= 2");
             }
             return null;

@@ -154,6 +154,7 @@ class SqliteComboStoreTest {
                 s.execute("DROP TABLE combos");
                 s.execute("DROP TABLE session_account_affinity");
                 s.execute("DROP TABLE exclusive_connection_leases");
+                s.execute("DROP TABLE usage");
                 s.execute("DELETE FROM schema_migrations WHERE version>=3");
             }
             return null;

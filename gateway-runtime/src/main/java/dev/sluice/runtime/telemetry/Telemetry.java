@@ -1,0 +1,140 @@
+package dev.sluice.runtime.telemetry;
+
+import dev.sluice.runtime.routing.AttemptRecorder;
+import dev.sluice.runtime.store.ProxyLogRow;
+import dev.sluice.runtime.store.UsageRow;
+import dev.sluice.runtime.store.UsageWriter;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * Where a request's facts go when it ends: metrics, one access-log line, one usage row (inference
+ * requests). {@link #begin} opens a {@link RequestRecord} when a request arrives, {@link #finish}
+ * closes it once, whichever path answered (a handler, or the error mapper). Attempts reach the
+ * record of their request through the attempt log, which names the request id.
+ */
+public final class Telemetry implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Telemetry.class.getName());
+    /**
+     * Requests whose attempts are counted at most at once; past it (a leak, or a flood) a request's
+     * attempts go uncounted rather than the map growing without bound.
+     */
+    static final int MAX_IN_FLIGHT = 100_000;
+
+    private final SluiceMetrics metrics;
+    private final AccessLog accessLog;
+    private final UsageWriter usage;
+    private final InstantSource clock;
+    private final LongSupplier nanos;
+    private final Map<String, RequestRecord> inFlight = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the telemetry.
+     *
+     * @param metrics the metrics
+     * @param accessLog the access log
+     * @param usage the usage writer
+     * @param clock the clock (arrival times)
+     * @param nanos the monotonic clock (latencies), {@code System::nanoTime}
+     */
+    public Telemetry(SluiceMetrics metrics, AccessLog accessLog, UsageWriter usage, InstantSource clock, LongSupplier nanos) {
+        this.metrics = metrics;
+        this.accessLog = accessLog;
+        this.usage = usage;
+        this.clock = clock;
+        this.nanos = nanos;
+    }
+
+    /**
+     * A request arrived.
+     *
+     * @param requestId its id
+     * @param method the HTTP method
+     * @param path the path
+     * @return its record
+     */
+    public RequestRecord begin(String requestId, String method, String path) {
+        RequestRecord r = new RequestRecord(requestId, method, path, clock.millis(), nanos.getAsLong());
+        if (inFlight.size() < MAX_IN_FLIGHT) {
+            inFlight.put(requestId, r);
+        }
+        return r;
+    }
+
+    /**
+     * A request was answered: once per record, later calls are ignored.
+     *
+     * @param r the record
+     * @param status the HTTP status answered
+     */
+    public void finish(RequestRecord r, int status) {
+        if (r.finishOnce()) {
+            inFlight.remove(r.requestId(), r);
+            try {
+                long latencyMs = Math.max(0, (nanos.getAsLong() - r.startedNanos()) / 1_000_000);
+                metrics.request(r, status);
+                if (Api.logged(r.api())) {
+                    accessLog.log(r, status, latencyMs);
+                }
+                if (Api.metered(r.api())) {
+                    TokenCounts t = r.tokens();
+                    usage.record(new UsageRow(r.startedAtMs(), r.requestId(), r.keyId(), r.api(), r.provider(), r.connectionId(), r.model(),
+                            t.prompt(), t.completion(), t.cached(), t.reasoning(), status, latencyMs, r.attempts()));
+                }
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "request " + r.requestId() + ": telemetry failed: " + e);
+            }
+        }
+    }
+
+    /**
+     * The attempt log, observed: each attempt counts for the metrics and its request's record.
+     *
+     * @param delegate the attempt log
+     * @return the observing recorder
+     */
+    public AttemptRecorder observing(AttemptRecorder delegate) {
+        return row -> {
+            attempt(row);
+            delegate.record(row);
+        };
+    }
+
+    private void attempt(ProxyLogRow row) {
+        try {
+            metrics.attempt(row);
+            RequestRecord r = row.requestId() == null ? null : inFlight.get(row.requestId());
+            if (r != null) {
+                r.attempted();
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "attempt telemetry failed: " + e);
+        }
+    }
+
+    /** @return the metrics */
+    public SluiceMetrics metrics() {
+        return metrics;
+    }
+
+    /** @return the access log */
+    public AccessLog accessLog() {
+        return accessLog;
+    }
+
+    /** @return the usage writer */
+    public UsageWriter usage() {
+        return usage;
+    }
+
+    /** Flushes and closes the access log, the usage writer and the metrics. */
+    @Override
+    public void close() {
+        accessLog.close();
+        usage.close();
+        metrics.close();
+    }
+}
