@@ -165,7 +165,7 @@ def main():
                 try:
                     status, _ = call(base, key, path, payload)
                     ok = status == 200
-                except (urllib.error.URLError, OSError):
+                except Exception:  # a refused, reset or cut answer (IncompleteRead is no OSError) is an error, not the end
                     ok = False
                 with lock:
                     window["n"] += 1
