@@ -5,10 +5,12 @@ Usage: scripts/soak.sh [SECONDS] (default 600). Starts (on loopback, free ports)
 OpenAI-compatible mock upstream and the unpacked zip, creates three connections (the two tried first
 fail 20 % of the time: 503, 429 with Retry-After, resets, 1 s delays, streams that stall), then runs
 CLIENTS client threads over chat, Anthropic messages and Responses, half streamed. Every 10 s it prints
-one markdown table row: requests and errors in the window, error rate, p50/p95 latency, Sluice's RSS,
+one markdown table row (the stream stall bound is set to 10 s): requests and errors in the window, error rate, p50/p95 latency, Sluice's RSS,
 threads and open file descriptors (from /proc). Stops everything on every exit path.
 """
+import faulthandler
 import json
+import signal
 import os
 import random
 import socket
@@ -102,8 +104,8 @@ def serve(faulty):
     return s
 
 
-def call(base, key, path, payload, timeout=60):
-    req = urllib.request.Request(base + path, data=json.dumps(payload).encode(), method="POST",
+def call(base, key, path, payload, timeout=60, method="POST"):
+    req = urllib.request.Request(base + path, data=json.dumps(payload).encode(), method=method,
                                  headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=timeout) as r:
         return r.status, r.read()
@@ -122,6 +124,7 @@ def proc_stats(pid):
 
 
 def main():
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     home = ZIP_HOME
     work = tempfile.mkdtemp(prefix="sluice-soak.")
     mocks = [serve(True), serve(True), serve(False)]
@@ -144,6 +147,9 @@ def main():
             call(base, admin, "/api/providers", {"provider": "alpha", "apiKey": "sk-soak-%d" % i,
                                                   "baseUrl": "http://127.0.0.1:%d/v1" % m.server_address[1], "priority": i + 1})
         key = json.loads(call(base, admin, "/api/keys", {"name": "soak"})[1])["key"]
+        # an agent operator's stall bound: 10 s without output ends a stream (the default, 180 s, would park the
+        # clients behind the mock's stalls for minutes)
+        call(base, admin, "/api/resilience", {"streamRecovery": {"idleTimeoutMs": 10000}}, method="PATCH")
         lock = threading.Lock()
         window = {"n": 0, "err": 0, "lat": []}
         totals = {"n": 0, "err": 0}
