@@ -222,8 +222,8 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
                 return -1L;
             }
         }).orElse(-1L);
-        byte[] body = BoundedReads.read(new dev.sluice.runtime.io.DeadlineInputStream(response.body(), timeout.toMillis()), declared,
-                MAX_ANSWER_BODY);
+        // the upstream client bounds a whole answer's body in time (DeadlineInputStream); here its size
+        byte[] body = BoundedReads.read(response.body(), declared, MAX_ANSWER_BODY);
         if (body.length > MAX_ANSWER_BODY) {
             throw new IOException("upstream answer exceeds " + MAX_ANSWER_BODY + " bytes");
         }

@@ -63,6 +63,7 @@ interface AttemptCall {
                         gate.openAnthropic(a.response(), started, requestId);
                 case PassthroughOutcome.Accepted a when stream && PassthroughCall.OPENAI_RESPONSES.equals(dialect) ->
                         gate.openResponses(a.response(), started, requestId);
+                case PassthroughOutcome.Accepted a when !stream -> whole(a.response());
                 case PassthroughOutcome.Accepted a -> new Attempt.Ok(new Reply.Raw(a.response(), stream), a.response().head());
                 case PassthroughOutcome.Failed f -> Attempt.failed(f.failure());
             };
@@ -88,6 +89,53 @@ interface AttemptCall {
             }
             return attempt;
         };
+    }
+
+    /** Largest whole passthrough answer read within the attempt. */
+    long MAX_WHOLE_ANSWER = 64L * 1024 * 1024;
+
+    /**
+     * A whole (non-streamed) passthrough answer is read within the attempt, so that a body that
+     * breaks, trickles past its deadline or overflows is this attempt's failure and fails over,
+     * rather than a 502 after the connection was already chosen.
+     */
+    private static Attempt whole(dev.sluice.api.upstream.UpstreamResponse response) {
+        dev.sluice.api.upstream.ResponseHead head = response.head();
+        byte[] body;
+        try (response) {
+            long declared = head.first("content-length").map(v -> {
+                try {
+                    return Long.parseLong(v.strip());
+                } catch (NumberFormatException e) {
+                    return -1L;
+                }
+            }).orElse(-1L);
+            body = dev.sluice.runtime.io.BoundedReads.read(response.body(), declared, MAX_WHOLE_ANSWER);
+        } catch (java.io.IOException e) {
+            return Attempt.failed(dev.sluice.api.upstream.TransportError.of(e));
+        }
+        if (body.length > MAX_WHOLE_ANSWER) {
+            return Attempt.protocol("the upstream answer exceeds " + MAX_WHOLE_ANSWER + " bytes");
+        }
+        byte[] bytes = body;
+        dev.sluice.api.upstream.UpstreamResponse buffered = new dev.sluice.api.upstream.UpstreamResponse() {
+            private final java.io.InputStream in = new java.io.ByteArrayInputStream(bytes);
+
+            @Override
+            public dev.sluice.api.upstream.ResponseHead head() {
+                return head;
+            }
+
+            @Override
+            public java.io.InputStream body() {
+                return in;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        return new Attempt.Ok(new Reply.Raw(buffered, false), head);
     }
 
     /** Retries the recovery loop allows one attempt, whatever the executor decides (a guard against a loop). */

@@ -66,12 +66,26 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
             HttpClientResponse res = request.body().length == 0 && request.method().equals("GET")
                     ? r.request()
                     : r.submit(request.body());
-            return new Response(res);
+            return new Response(res, wholeAnswer(request) ? request.timeout().toMillis() : 0);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         } catch (RuntimeException e) {
             throw asIo(e);
         }
+    }
+
+    /**
+     * Whether the request asks for a whole answer rather than an event stream: its body must then
+     * arrive within the request's timeout from the headers on, so an upstream that trickles it for
+     * ever cannot hold an attempt (issue 19; every executor sends through here).
+     */
+    static boolean wholeAnswer(UpstreamRequest request) {
+        for (Map.Entry<String, String> h : request.headers().entrySet()) {
+            if (h.getKey().equalsIgnoreCase("accept") && h.getValue().contains("text/event-stream")) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static IOException asIo(RuntimeException e) {
@@ -97,14 +111,15 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
         private final ResponseHead head;
         private final InputStream body;
 
-        Response(HttpClientResponse res) {
+        Response(HttpClientResponse res, long deadlineMs) {
             this.res = res;
             Map<String, List<String>> headers = new HashMap<>();
             for (Header h : res.headers()) {
                 headers.computeIfAbsent(h.name(), k -> new ArrayList<>(1)).addAll(h.allValues());
             }
             this.head = new ResponseHead(res.status().code(), headers);
-            this.body = new GuardedStream(res.inputStream());
+            InputStream in = res.inputStream();
+            this.body = new GuardedStream(deadlineMs > 0 ? new dev.sluice.runtime.io.DeadlineInputStream(in, deadlineMs) : in);
         }
 
         @Override

@@ -12,12 +12,15 @@ import java.util.concurrent.Flow;
 /** A {@code java.net.http} response as an {@link UpstreamResponse}: its head, and its body as a {@link JdkBodyStream}. */
 final class JdkResponse implements UpstreamResponse {
     private final ResponseHead head;
-    private final JdkBodyStream body;
+    private final JdkBodyStream stream;
+    private final InputStream body;
 
-    JdkResponse(HttpResponse<Flow.Publisher<List<ByteBuffer>>> res, Duration readTimeout) {
+    JdkResponse(HttpResponse<Flow.Publisher<List<ByteBuffer>>> res, Duration readTimeout, boolean wholeAnswer) {
         this.head = new ResponseHead(res.statusCode(), res.headers().map());
-        this.body = new JdkBodyStream(readTimeout);
-        res.body().subscribe(body);
+        this.stream = new JdkBodyStream(readTimeout);
+        res.body().subscribe(stream);
+        // a whole answer must arrive within the timeout from its headers (issue 19)
+        this.body = wholeAnswer ? new dev.sluice.runtime.io.DeadlineInputStream(stream, readTimeout.toMillis()) : stream;
     }
 
     @Override
@@ -32,6 +35,6 @@ final class JdkResponse implements UpstreamResponse {
 
     @Override
     public void close() {
-        body.close();
+        stream.close();
     }
 }

@@ -127,7 +127,7 @@ final class JdkUpstreamHttp implements UpstreamHttp {
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         try {
             HttpResponse<Flow.Publisher<List<ByteBuffer>>> res = client.send(build(request), HttpResponse.BodyHandlers.ofPublisher());
-            return new JdkResponse(res, request.timeout());
+            return new JdkResponse(res, request.timeout(), HelidonUpstreamHttp.wholeAnswer(request));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the upstream");
