@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.api.CredentialUpdates;
-import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.HostContext;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderExecutor;
@@ -76,7 +75,6 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -165,40 +163,33 @@ public final class SluiceServer implements AutoCloseable {
                 HostContext.OPENAI_RESPONSES, openAi.withResponsesPassthrough());
 
         Set<String> builtinIds = BuiltinProviders.ALL.stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
-        PluginRegistry registry = PluginLoader.create(config.pluginsDir(), pluginParent, PluginLoader.class.getClassLoader())
+        PluginRegistry loaded = PluginLoader.create(config.pluginsDir(), pluginParent, PluginLoader.class.getClassLoader())
                 .load(builtinIds, config.strictPlugins());
-
-        List<Provider> providers = new ArrayList<>();
-        for (ProviderDescriptor d : BuiltinProviders.ALL) {
-            providers.add(new Provider(d, builtinExecutors.get(d.executor()), Provider.BUILT_IN));
-        }
-        for (LoadedPlugin p : registry.plugins()) {
+        // SH-2: a plugin whose executor cannot start is refused whole, with its providers
+        PluginRegistry registry = loaded.startExecutors(p -> {
             Set<String> own = p.providers().stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
             CredentialUpdates updates = (connectionId, access, refresh, expiresAt) -> connections.find(connectionId)
                     .filter(c -> own.contains(c.provider()) && access != null && !access.isBlank())
                     .flatMap(c -> connections.updateOAuth(connectionId, new OAuthTokens(access,
                             refresh != null ? refresh : c.oauth() == null ? null : c.oauth().refreshToken(), expiresAt)))
                     .isPresent();
-            HostContext host = new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
+            return new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
                     builtinExecutors, updates);
-            Map<String, ProviderExecutor> executors = new HashMap<>();
-            for (ExecutorFactory f : p.executors()) {
-                ProviderExecutor created = createExecutor(p, f, host, config.strictPlugins());
-                if (created != null) {
-                    executors.put(f.name(), created);
-                }
-            }
+        }, config.strictPlugins());
+
+        List<Provider> providers = new ArrayList<>();
+        for (ProviderDescriptor d : BuiltinProviders.ALL) {
+            providers.add(new Provider(d, builtinExecutors.get(d.executor()), Provider.BUILT_IN));
+        }
+        for (LoadedPlugin p : registry.plugins()) {
             for (ProviderDescriptor d : p.providers()) {
-                ProviderExecutor e = executors.containsKey(d.executor()) ? executors.get(d.executor()) : builtinExecutors.get(d.executor());
-                if (e == null) {
-                    LOG.log(System.Logger.Level.WARNING, "plugin " + p.name() + " (" + p.source() + "): provider '" + d.id()
-                            + "' skipped: its executor '" + d.executor() + "' could not be created");
-                    continue;
-                }
+                ProviderExecutor e = registry.executor(d.executor()).orElseGet(() -> builtinExecutors.get(d.executor()));
                 providers.add(new Provider(d, e, p.name()));
             }
         }
-        ProviderCatalog catalog = new ProviderCatalog(providers, openAi, connections);
+        ProviderCatalog catalog = new ProviderCatalog(providers, openAi, connections, registry.refusedProviders().entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> "plugin source " + e.getValue().source() + " was refused: "
+                        + e.getValue().reason())));
 
         ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
         ResilienceSettingsService resilienceSettings = new ResilienceSettingsService(
@@ -288,24 +279,6 @@ public final class SluiceServer implements AutoCloseable {
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
         return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher);
-    }
-
-    /** A factory that throws or returns null loses its providers, not the server (SH-2); strict mode stops. */
-    private static ProviderExecutor createExecutor(LoadedPlugin p, ExecutorFactory f, HostContext host, boolean strict) {
-        try {
-            ProviderExecutor e = f.create(host);
-            if (e == null) {
-                throw new IllegalStateException("ExecutorFactory.create returned null");
-            }
-            return e;
-        } catch (RuntimeException | LinkageError e) {
-            String message = "plugin " + p.name() + " (" + p.source() + "): executor '" + f.name() + "' failed to start: " + e;
-            if (strict) {
-                throw new IllegalStateException(message, e);
-            }
-            LOG.log(System.Logger.Level.WARNING, message);
-            return null;
-        }
     }
 
     /** The stream watchdogs' view of the live {@code streamRecovery} settings. */

@@ -130,7 +130,7 @@ public final class PluginLoader {
     }
 
     private static void refuse(RegistryBuilder builder, String source, PluginRefusedException e) {
-        PluginFailure failure = new PluginFailure(source, e.reason());
+        PluginFailure failure = new PluginFailure(source, e.reason(), e.providerIds());
         builder.fail(failure);
         if (e.getCause() == null) {
             LOG.log(Level.WARNING, "Plugin source {0} skipped: {1}", source, e.reason());

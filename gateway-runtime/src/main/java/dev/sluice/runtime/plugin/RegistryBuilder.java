@@ -79,7 +79,13 @@ final class RegistryBuilder {
             }
         }
         if (!clashes.isEmpty()) {
-            throw new PluginRefusedException(plugin.origin() + ": " + String.join("; ", clashes));
+            String owner = pluginNames.get(plugin.name());
+            String hint = owner == null ? "" : duplicateHint(plugin, owner);
+            // the ids nobody else owns are this plugin's: their connections must not fall through
+            Set<String> own = new java.util.HashSet<>();
+            plugin.providers().forEach(d -> own.add(d.id()));
+            own.removeAll(providerIds.keySet());
+            throw new PluginRefusedException(plugin.origin() + ": " + String.join("; ", clashes) + hint).declaring(own);
         }
         for (Claim claim : claims) {
             claim.taken().put(claim.key(), plugin.origin());
@@ -88,6 +94,24 @@ final class RegistryBuilder {
         for (int i = 0; i < plugin.executors().size(); i++) {
             executors.put(candidate.executorNames().get(i), plugin.executors().get(i));
         }
+    }
+
+    /**
+     * Two copies of one plugin (typically {@code acme-1.0.0.jar} beside {@code acme-1.0.1.jar}
+     * after an upgrade): the file loaded first, by name, wins, which is rarely the one meant, so
+     * the message names the file to remove.
+     */
+    private String duplicateHint(LoadedPlugin plugin, String owner) {
+        String loaded = sourceOf(owner);
+        return "; two copies of plugin '" + plugin.name() + "' are in plugins/: " + loaded + " is loaded and " + plugin.source()
+                + " is ignored; remove " + loaded + " from plugins/ to use " + plugin.source() + " (or remove " + plugin.source()
+                + " to keep " + loaded + ") and restart";
+    }
+
+    /** The source file named in an origin such as {@code plugin 'acme' (acme-1.0.0.jar)}. */
+    private static String sourceOf(String origin) {
+        int open = origin.lastIndexOf(" (");
+        return open < 0 || !origin.endsWith(")") ? origin : origin.substring(open + 2, origin.length() - 1);
     }
 
     void fail(PluginFailure failure) {

@@ -154,6 +154,7 @@ public final class PluginJars {
         private final List<Path> modulePath = new ArrayList<>();
         private String provides;
         private String constructorBody = "";
+        private final Map<String, String> extraSources = new LinkedHashMap<>();
 
         private TestPlugin(String module, String name) {
             this.module = module;
@@ -223,6 +224,12 @@ public final class PluginJars {
             return this;
         }
 
+        /** Another source file of the plugin module, e.g. a class with a failing static initialiser. */
+        TestPlugin extraSource(String path, String source) {
+            extraSources.put(path, source);
+            return this;
+        }
+
         TestPlugin withoutProvides() {
             provides = "";
             return this;
@@ -271,6 +278,7 @@ public final class PluginJars {
                     }
                     """);
             sources.put(module.replace('.', '/') + "/TestPlugin.java", plugin.toString());
+            sources.putAll(extraSources);
             return sources;
         }
     }
