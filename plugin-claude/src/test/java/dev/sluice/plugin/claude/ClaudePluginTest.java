@@ -28,7 +28,7 @@ class ClaudePluginTest {
         var provides = descriptor.provides().iterator().next();
         assertThat(provides.service()).isEqualTo(ProviderPlugin.class.getName());
         assertThat(provides.providers()).containsExactly(ClaudePlugin.class.getName());
-        assertThat(descriptor.requires()).allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api"));
+        assertThat(descriptor.requires()).allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api|sluice\\.toolkit"));
         assertThat(descriptor.exports()).isEmpty();
     }
 

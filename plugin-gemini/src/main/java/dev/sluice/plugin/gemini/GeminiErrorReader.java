@@ -1,5 +1,8 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.RetryHint;
 import dev.sluice.api.upstream.UpstreamError;
@@ -42,7 +45,7 @@ final class GeminiErrorReader {
             return new UpstreamError(head, body, null, null, null, null);
         }
         String status = Json.string(error, "status");
-        Long code = Json.integer(error, "code");
+        Long code = Json.number(error, "code");
         String errorCode = status != null ? status : code != null ? code.toString() : null;
         return new UpstreamError(head, body, errorCode, status, Json.string(error, "message"), retryHint(error));
     }
@@ -75,7 +78,7 @@ final class GeminiErrorReader {
     static RetryHint retryHint(Map<String, Object> error) {
         for (Object detail : Json.array(error, "details")) {
             if (RETRY_INFO_TYPE.equals(Json.string(detail, "@type"))) {
-                Long ms = millis(Json.member(detail, "retryDelay"));
+                Long ms = millis(Json.get(detail, "retryDelay"));
                 if (ms != null) {
                     return new RetryHint(ms, RetryHint.GOOGLE_RPC_RETRY_INFO);
                 }
