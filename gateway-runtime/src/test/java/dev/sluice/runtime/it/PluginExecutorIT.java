@@ -256,6 +256,64 @@ class PluginExecutorIT {
         }
     }
 
+    static final String RESELLER_MODULE_INFO = """
+            module reseller.plugin {
+                requires sluice.api;
+                provides dev.sluice.api.ProviderPlugin with reseller.ResellerPlugin;
+            }
+            """;
+    /** Issue 17 item 1: the built-in executor with a header and a body tweak, no executor of its own. */
+    static final String RESELLER_PLUGIN = """
+            package reseller;
+
+            import dev.sluice.api.*;
+            import java.util.*;
+
+            public final class ResellerPlugin implements ProviderPlugin {
+                public ResellerPlugin() { }
+                @Override public String name() { return "reseller"; }
+                @Override public int spiVersion() { return SPI_VERSION; }
+                @Override public List<ProviderDescriptor> providers() {
+                    return List.of(ProviderDescriptor.openAiCompatible("reseller", "Reseller", ProviderClass.APIKEY,
+                            "https://api.reseller.invalid/v1", List.of(ModelInfo.chat("r-1"))).withExecutor("reseller"));
+                }
+                @Override public List<ExecutorFactory> executors() {
+                    return List.of(new ExecutorFactory() {
+                        @Override public String name() { return "reseller"; }
+                        @Override public ProviderExecutor create(HostContext host) {
+                            return host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none()
+                                    .withHeader("X-Reseller-Client", "sluice")
+                                    .withChatBody(json -> "{\\"service_tier\\":\\"flex\\"," + json.substring(1))).orElseThrow();
+                        }
+                    });
+                }
+            }
+            """;
+
+    @Test
+    void aPluginReusesTheBuiltinExecutorWithAHeaderAndABodyTweak_issue17() throws Exception {
+        Files.createDirectories(dir.resolve("plugins"));
+        new PluginJars(scratch).compile(dir.resolve("plugins").resolve("reseller.jar"),
+                Map.of("module-info.java", RESELLER_MODULE_INFO, "reseller/ResellerPlugin.java", RESELLER_PLUGIN), List.of());
+
+        try (MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = new SluiceHarness(dir)) {
+            sluice.addConnection("{\"provider\":\"reseller\",\"authType\":\"apikey\",\"apiKey\":\"sk-reseller-0123456789\","
+                    + "\"baseUrl\":\"" + upstream.baseUrl() + "/v1\"}");
+            upstream.enqueue(MockResponse.completion("resold"));
+            String key = sluice.addKey("{\"name\":\"r\"}");
+
+            HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", key, chatBody("reseller/r-1", false));
+
+            assertThat(r.statusCode()).isEqualTo(200);
+            var request = upstream.takeRequest(Duration.ofSeconds(5));
+            assertThat(request.header("x-reseller-client")).isEqualTo("sluice");
+            assertThat(request.header("authorization")).isEqualTo("Bearer sk-reseller-0123456789");
+            JsonNode sent = read(request.body());
+            assertThat(sent.get("service_tier").asText()).isEqualTo("flex");
+            assertThat(sent.get("model").asText()).isEqualTo("r-1");
+        }
+    }
+
     static final String NATIVE_MODULE_INFO = """
             module nat.plugin {
                 requires sluice.api;
