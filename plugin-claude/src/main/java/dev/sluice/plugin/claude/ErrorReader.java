@@ -43,6 +43,6 @@ final class ErrorReader {
         } catch (JsonException ignored) {
             // not JSON (an HTML page from a proxy, a truncated body): the body is the message
         }
-        return new UpstreamError(head, body, type, type, message);
+        return UpstreamError.builder(head).body(body).errorCode(type).errorType(type).message(message).build();
     }
 }

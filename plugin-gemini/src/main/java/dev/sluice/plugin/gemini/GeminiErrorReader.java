@@ -42,12 +42,13 @@ final class GeminiErrorReader {
     static UpstreamError read(ResponseHead head, String body) {
         Map<String, Object> error = errorObject(body);
         if (error == null) {
-            return new UpstreamError(head, body, null, null, null, null);
+            return UpstreamError.builder(head).body(body).build();
         }
         String status = Json.string(error, "status");
         Long code = Json.number(error, "code");
         String errorCode = status != null ? status : code != null ? code.toString() : null;
-        return new UpstreamError(head, body, errorCode, status, Json.string(error, "message"), retryHint(error));
+        return UpstreamError.builder(head).body(body).errorCode(errorCode).errorType(status).message(Json.string(error, "message"))
+                .retryHint(retryHint(error)).build();
     }
 
     /**
