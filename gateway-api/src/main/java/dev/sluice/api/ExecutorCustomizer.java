@@ -17,7 +17,7 @@ import java.util.function.UnaryOperator;
  * <pre>{@code
  * ProviderExecutor executor = host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none()
  *         .withHeader("X-Reseller-Client", "sluice")
- *         .withChatBody(json -> json.replaceFirst("^\\{", "{\"service_tier\":\"flex\","))).orElseThrow();
+ *         .withChatBody(json -> json.replace("\"stream\":", "\"service_tier\":\"flex\",\"stream\":"))).orElseThrow();
  * }</pre>
  */
 public final class ExecutorCustomizer {

@@ -38,7 +38,7 @@ public record ChatMessage(Role role, List<ContentPart> content, String name, Lis
      * @param toolCalls tool calls
      * @param toolCallId the call a tool message answers, or null
      * @param reasoningContent visible reasoning, or null
-     * @see #toBuilder() to change a message without dropping its {@link #extra()} fields
+     * @see #toBuilder() toBuilder(), to change a message without dropping its extra fields
      */
     public ChatMessage(Role role, List<ContentPart> content, String name, List<ToolCall> toolCalls, String toolCallId,
             String reasoningContent) {

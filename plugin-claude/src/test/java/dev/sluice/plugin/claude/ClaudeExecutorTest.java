@@ -34,7 +34,7 @@ class ClaudeExecutorTest {
     private final FakeUpstream upstream = new FakeUpstream();
 
     private ProviderExecutor executor(Map<String, String> settings) {
-        return new ClaudeExecutorFactory().create(new FakeHost(upstream, settings));
+        return new ClaudeExecutorFactory().create(FakeHost.create(upstream, settings));
     }
 
     private ProviderExecutor executor() {

@@ -104,7 +104,7 @@ class ClaudeOAuthRefreshTest {
     }
 
     private ProviderExecutor executor(Map<String, String> settings, CredentialUpdates credentialUpdates) {
-        return new ClaudeExecutorFactory().create(new FakeHost(upstream, settings, clock, credentialUpdates));
+        return new ClaudeExecutorFactory().create(FakeHost.create(upstream, settings, clock, credentialUpdates));
     }
 
     private ProviderExecutor executor() {
