@@ -164,7 +164,7 @@ public final class SluiceServer implements AutoCloseable {
 
         Set<String> builtinIds = BuiltinProviders.ALL.stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
         PluginRegistry loaded = PluginLoader.create(config.pluginsDir(), pluginParent, PluginLoader.class.getClassLoader())
-                .load(builtinIds, config.strictPlugins());
+                .load(builtinIds, ComboStrategies.builtIn().names(), config.strictPlugins());
         // SH-2: a plugin whose executor cannot start is refused whole, with its providers
         PluginRegistry registry = loaded.startExecutors(p -> {
             Set<String> own = p.providers().stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
@@ -233,7 +233,7 @@ public final class SluiceServer implements AutoCloseable {
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
         Dispatcher dispatcher = new Dispatcher(selector, engine, logWriter::record, clock, psd, http, gates,
                 admissionPolicy, config.headersTimeout(), sessions);
-        // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
+        // SPEC §13: built-in strategies, then the plugins' (a clash already refused the plugin at load; kept as a guard)
         ComboStrategies strategies = ComboStrategies.builtIn();
         for (ComboStrategy contributed : registry.comboStrategies()) {
             try {

@@ -64,7 +64,7 @@ final class PluginReader {
 
         List<QuotaFamily> quotaFamilies = list(problems, call(who, "quotaFamilies()", plugin::quotaFamilies), "quotaFamilies()");
         List<ComboStrategy> comboStrategies = list(problems, call(who, "comboStrategies()", plugin::comboStrategies), "comboStrategies()");
-        names(who, problems, comboStrategies, "combo strategy", ComboStrategy::name);
+        List<String> strategyNames = names(who, problems, comboStrategies, "combo strategy", ComboStrategy::name);
         java.util.Set<String> modelScopedLimits = modelScoped(problems, call(who, "modelScopedLimits()", plugin::modelScopedLimits),
                 providers);
         List<String> executorNames = names(who, problems, executors, "executor", ExecutorFactory::name);
@@ -78,7 +78,7 @@ final class PluginReader {
         }
         LoadedPlugin loaded = new LoadedPlugin(name, spiVersion, source, providers, executors, restatementRules, errorRules,
                 egressBucketing, quotaFamilies, comboStrategies, modelScopedLimits);
-        return new PluginCandidate(loaded, executorNames, egressNames);
+        return new PluginCandidate(loaded, executorNames, egressNames, strategyNames);
     }
 
     /** RQ-4: the providers a plugin says have per-model limits must be its own. */

@@ -28,14 +28,24 @@ final class RegistryBuilder {
     private final Map<String, String> egressBucketingNames = new HashMap<>();
     private final Map<String, String> restatementRuleIds = new HashMap<>();
     private final Map<String, String> errorRuleIds = new HashMap<>();
+    private final Map<String, String> comboStrategyNames = new HashMap<>();
 
     private final List<LoadedPlugin> plugins = new ArrayList<>();
     private final Map<String, ExecutorFactory> executors = new LinkedHashMap<>();
     private final List<PluginFailure> failures = new ArrayList<>();
 
     RegistryBuilder(Set<String> builtinProviderIds) {
+        this(builtinProviderIds, Set.of());
+    }
+
+    RegistryBuilder(Set<String> builtinProviderIds, Set<String> builtinComboStrategies) {
         for (String id : builtinProviderIds) {
             providerIds.put(id, BUILT_IN);
+        }
+        // CO-2: a strategy under a built-in's name used to be skipped with a warning while the rest
+        // of its plugin loaded; now the plugin is refused whole, like any other clash
+        for (String name : builtinComboStrategies) {
+            comboStrategyNames.put(name, BUILT_IN);
         }
         // A plugin executor under the built-in's name would make descriptors ambiguous.
         executorNames.put(HostContext.OPENAI_COMPATIBLE, BUILT_IN);
@@ -61,6 +71,9 @@ final class RegistryBuilder {
         }
         for (String name : candidate.egressBucketingNames()) {
             claims.add(new Claim(egressBucketingNames, "egress-bucketing hook name '" + name + "'", name));
+        }
+        for (String name : candidate.comboStrategyNames()) {
+            claims.add(new Claim(comboStrategyNames, "combo strategy name '" + name + "'", name));
         }
         for (RestatementRule rule : plugin.restatementRules()) {
             claims.add(new Claim(restatementRuleIds, "restatement rule '" + rule.id() + "' of provider '" + rule.provider() + "'",

@@ -206,6 +206,13 @@ public final class PluginJars {
             return this;
         }
 
+        /** Combo strategies named so, each ordering targets as given. */
+        TestPlugin comboStrategies(String... names) {
+            methods.put("List<dev.sluice.api.combo.ComboStrategy> comboStrategies()", Stream.of(names)
+                    .map(n -> "strategy(\"" + n + "\")").collect(Collectors.joining(", ", "List.of(", ")")));
+            return this;
+        }
+
         TestPlugin egressBucketing(String expression) {
             methods.put("List<EgressBucketing> egressBucketing()", expression);
             return this;
@@ -267,6 +274,14 @@ public final class PluginJars {
             plugin.append("""
                         static <T> T fail(String message) {
                             throw new IllegalStateException(message);
+                        }
+
+                        static dev.sluice.api.combo.ComboStrategy strategy(String name) {
+                            return new dev.sluice.api.combo.ComboStrategy() {
+                                @Override public String name() { return name; }
+                                @Override public List<dev.sluice.api.combo.ComboTargetView> order(dev.sluice.api.combo.ComboContext c,
+                                        List<dev.sluice.api.combo.ComboTargetView> eligible) { return eligible; }
+                            };
                         }
 
                         static ExecutorFactory executor(String name) {

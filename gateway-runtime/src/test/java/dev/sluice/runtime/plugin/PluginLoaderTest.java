@@ -590,6 +590,21 @@ class PluginLoaderTest {
     }
 
     @Test
+    void aComboStrategyNamedLikeABuiltinOrAnEarlierPluginsRefusesThePluginWhole_CO2() {
+        jars.plugin("a.plugin", "a").comboStrategies("spread").openAiProviders("a-prov").writeTo(plugins.resolve("a.jar"));
+        jars.plugin("b.plugin", "b").comboStrategies("spread").writeTo(plugins.resolve("b.jar"));
+        jars.plugin("c.plugin", "c").comboStrategies("priority").writeTo(plugins.resolve("c.jar"));
+
+        PluginRegistry registry = loader(plugins).load(BUILT_IN, Set.of("priority", "weighted"), false);
+
+        assertThat(registry.plugins()).extracting(LoadedPlugin::name).containsExactly("a");
+        assertThat(registry.comboStrategies()).extracting(dev.sluice.api.combo.ComboStrategy::name).containsExactly("spread");
+        assertThat(registry.failures()).extracting(PluginFailure::reason).containsExactly(
+                "plugin 'b' (b.jar): combo strategy name 'spread' is already claimed by plugin 'a' (a.jar)",
+                "plugin 'c' (c.jar): combo strategy name 'priority' is already claimed by built-in");
+    }
+
+    @Test
     void emptyRegistryAnswersNothing_SH2() {
         PluginRegistry empty = PluginRegistry.empty();
 
