@@ -33,10 +33,13 @@ import org.junit.platform.engine.discovery.DiscoverySelectors;
  * against the zip's {@code sdk/} JARs alone (plus JUnit and AssertJ for the test blocks), and the
  * guide's tests are run. Blocks are grouped by package; variant A (sections 1–4) and variant B
  * (section 5 on) of the Acme example are separate compilations, since both define
- * {@code AcmePlugin}. {@code module-info.java} blocks are compiled with their group's classes on
- * the module path would need a module layout; they are checked by the third-party plugin IT.
+ * {@code AcmePlugin}. {@code module-info.java} blocks are left out of those class-path
+ * compilations; the reseller test compiles its group as a module and runs it in the zip's server.
  */
 class PluginGuideIT {
+
+    @org.junit.jupiter.api.extension.RegisterExtension
+    final SluiceServers servers = new SluiceServers();
 
     private static final Pattern BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
     private static final Pattern SECTION = Pattern.compile("(?m)^## (\\d+)\\.");
@@ -68,6 +71,62 @@ class PluginGuideIT {
             testsRun += runTests(out, group.getValue().keySet());
         }
         assertThat(testsRun).as("tests the guide's blocks contain").isGreaterThanOrEqualTo(4);
+    }
+
+    /**
+     * Issue 17's "done when": the guide's reseller (a header, a body tweak, a restatement rule and
+     * two error rules, no executor of its own) built from the guide alone against {@code sdk/},
+     * dropped into {@code plugins/}, serves its provider.
+     */
+    @Test
+    void theGuidesResellerBuiltFromTheSdkServesThroughTheZip_issue17(@TempDir Path dir) throws Exception {
+        Path home = Distribution.unpack(dir.resolve("zip"));
+        Path sdk = home.resolve("sdk");
+        Map<String, String> sources = new LinkedHashMap<>(groups(Files.readString(sdk.resolve("plugin-guide.md")))
+                .get("com.example.sluice.reseller/B"));
+        sources.keySet().removeIf(f -> f.endsWith("Test.java"));
+        long mainLines = sources.values().stream().mapToLong(src -> src.lines().count()).sum();
+        assertThat(mainLines).as("main code of the reseller, written from the guide").isLessThan(150);
+        sources.put("module-info.java", """
+                module com.example.sluice.reseller {
+                    requires sluice.api;
+                    provides dev.sluice.api.ProviderPlugin with com.example.sluice.reseller.ResellerPlugin;
+                }
+                """);
+        Path src = dir.resolve("reseller-src");
+        Path classes = Files.createDirectories(dir.resolve("reseller-classes"));
+        List<String> args = new ArrayList<>(List.of("--release", "21", "--module-path",
+                jars(sdk).stream().filter(j -> Path.of(j).getFileName().toString().startsWith("sluice-api-")).findFirst().orElseThrow(),
+                "-d", classes.toString()));
+        for (Map.Entry<String, String> e : sources.entrySet()) {
+            Path file = src.resolve(e.getKey());
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, e.getValue());
+            args.add(file.toString());
+        }
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        assertThat(ToolProvider.getSystemJavaCompiler().run(null, log, log, args.toArray(String[]::new))).as(log::toString).isZero();
+        int rc = java.util.spi.ToolProvider.findFirst("jar").orElseThrow().run(System.out, System.err, "--create", "--file",
+                home.resolve("plugins").resolve("reseller-1.0.jar").toString(), "-C", classes.toString(), ".");
+        assertThat(rc).isZero();
+
+        String adminKey = "sk-admin-" + java.util.UUID.randomUUID();
+        try (dev.sluice.testkit.MockUpstream upstream = dev.sluice.testkit.MockUpstream.start()) {
+            SluiceClient client = new SluiceClient(servers.start(home, SluiceProcess.env(dir.resolve("data"), adminKey)));
+            com.fasterxml.jackson.databind.JsonNode plugins = client.expect(client.get("/api/plugins", adminKey), 200);
+            assertThat(plugins.at("/failures").size()).as(plugins::toString).isZero();
+            assertThat(plugins.toString()).contains("\"credit-gone\"").contains("\"scopeHonoured\":true");
+
+            client.createConnection(adminKey, "reseller", "sk-reseller-0123456789", upstream.baseUrl() + "/v1");
+            String key = client.createKey(adminKey, "guide");
+            upstream.enqueue(dev.sluice.testkit.MockResponse.completion("resold"));
+            java.net.http.HttpResponse<String> answer = client.post("/v1/chat/completions", key, SluiceClient.chat("reseller/r-1", false));
+
+            assertThat(client.expect(answer, 200).at("/choices/0/message/content").asText()).isEqualTo("resold");
+            dev.sluice.testkit.RecordedRequest sent = upstream.takeRequest(java.time.Duration.ofSeconds(5));
+            assertThat(sent.header("x-reseller-client")).isEqualTo("sluice");
+            assertThat(SluiceClient.JSON.readTree(sent.body()).path("service_tier").asText()).isEqualTo("flex");
+        }
     }
 
     /** Java blocks by "package/variant", each block keyed by its file name. */
