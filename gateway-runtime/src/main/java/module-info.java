@@ -4,6 +4,7 @@
  */
 module sluice.runtime {
     requires sluice.api;
+    requires sluice.toolkit;
     requires io.helidon.webserver;
     requires io.helidon.webclient.api;
     requires io.helidon.webclient.http1;

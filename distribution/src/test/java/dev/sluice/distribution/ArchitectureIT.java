@@ -33,7 +33,7 @@ class ArchitectureIT {
     @BeforeAll
     static void importShippedClasses() {
         shipped = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.sluice.api", "dev.sluice.runtime", "dev.sluice.plugin");
+                .importPackages("dev.sluice.api", "dev.sluice.runtime", "dev.sluice.plugin", "dev.sluice.toolkit");
         assertThat(shipped.containPackage("dev.sluice.api")).isTrue();
         assertThat(shipped.containPackage("dev.sluice.runtime.routing")).isTrue();
         assertThat(shipped.containPackage("dev.sluice.plugin.agentrouter")).isTrue();
@@ -47,11 +47,26 @@ class ArchitectureIT {
     }
 
     @Test
-    void pluginsDependOnlyOnTheSpiAndTheJdk_SH3() {
+    void pluginsDependOnlyOnTheSpiTheToolkitAndTheJdk_SH3() {
         classes().that().resideInAPackage("dev.sluice.plugin..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.sluice.api..", "dev.sluice.plugin..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.sluice.api..", "dev.sluice.plugin..",
+                        "dev.sluice.toolkit..")
                 .check(shipped);
         slices().matching("dev.sluice.plugin.(*)..").should().notDependOnEachOther().check(shipped);
+        classes().that().resideInAPackage("dev.sluice.toolkit..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.sluice.toolkit..")
+                .check(shipped);
+    }
+
+    @Test
+    void wireCodeLivesOnceInTheToolkit_issue17() {
+        // JSON parsers and SSE readers that disagree about limits are two sets of bugs
+        noClasses().that().resideInAPackage("dev.sluice.plugin..")
+                .should().haveSimpleNameEndingWith("JsonReader").orShould().haveSimpleName("Json")
+                .orShould().haveSimpleName("JsonException").orShould().haveSimpleNameEndingWith("LineReader")
+                .orShould().haveSimpleName("SseEventReader")
+                .check(shipped);
+        noClasses().that().resideInAPackage("dev.sluice.runtime..").should().haveSimpleName("SseLineReader").check(shipped);
     }
 
     @Test
@@ -106,9 +121,11 @@ class ArchitectureIT {
         assertThat(runtime.uses()).contains("dev.sluice.api.ProviderPlugin");
         assertThat(module(lib, "sluice.api").requires()).allSatisfy(r -> assertThat(r.name()).startsWith("java."));
         List<ModuleDescriptor> pluginModules;
-        try (Stream<Path> jars = Files.list(plugins)) {
+        try (Stream<Path> jars = Files.walk(plugins, 2)) {
+            // single JARs and the plugin JARs of folders (a folder's toolkit copy provides nothing)
             pluginModules = jars.filter(p -> p.toString().endsWith(".jar")).sorted()
-                    .map(p -> ModuleFinder.of(p).findAll().iterator().next().descriptor()).toList();
+                    .map(p -> ModuleFinder.of(p).findAll().iterator().next().descriptor())
+                    .filter(d -> !d.name().equals("sluice.toolkit")).toList();
         }
         assertThat(pluginModules).hasSizeGreaterThanOrEqualTo(2);
         for (ModuleDescriptor d : pluginModules) {
@@ -116,7 +133,7 @@ class ArchitectureIT {
             assertThat(d.provides()).as(d.name()).hasSize(1);
             assertThat(d.provides().iterator().next().service()).isEqualTo("dev.sluice.api.ProviderPlugin");
             assertThat(d.requires()).as(d.name())
-                    .allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api"));
+                    .allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api|sluice\\.toolkit"));
         }
     }
 

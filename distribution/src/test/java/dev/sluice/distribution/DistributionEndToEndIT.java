@@ -98,9 +98,25 @@ class DistributionEndToEndIT {
             assertThat(names(top.resolve("plugins")))
                     .anyMatch(n -> n.matches("sluice-plugin-agentrouter-.*\\.jar"))
                     .anyMatch(n -> n.matches("sluice-plugin-opencode-.*\\.jar"))
-                    .anyMatch(n -> n.matches("sluice-plugin-claude-.*\\.jar"))
-                    .anyMatch(n -> n.matches("sluice-plugin-gemini-.*\\.jar"))
-                    .allMatch(n -> n.matches("sluice-plugin-[a-z]+-.*\\.jar"));
+                    .contains("claude", "gemini")
+                    .allMatch(n -> n.matches("sluice-plugin-[a-z]+-.*\\.jar|claude|gemini"));
+            // sdk/: what a plugin author needs (issue 17)
+            assertThat(names(top.resolve("sdk")))
+                    .anyMatch(n -> n.matches("sluice-api-[0-9].*(?<!javadoc)\\.jar"))
+                    .anyMatch(n -> n.matches("sluice-api-.*-javadoc\\.jar"))
+                    .anyMatch(n -> n.matches("sluice-toolkit-.*\\.jar"))
+                    .anyMatch(n -> n.matches("sluice-plugin-testkit-.*\\.jar"))
+                    .anyMatch(n -> n.matches("sluice-testkit-.*\\.jar"))
+                    .contains("plugin-guide.md", "README.md")
+                    .hasSize(7);
+            assertThat(Files.readString(top.resolve("sdk/README.md"))).doesNotContain("${project.version}");
+            // the plugins that bundle the toolkit: each folder a layer with its own copy
+            for (String folder : List.of("claude", "gemini")) {
+                assertThat(names(top.resolve("plugins").resolve(folder)))
+                        .anyMatch(n -> n.matches("sluice-plugin-" + folder + "-.*\\.jar"))
+                        .anyMatch(n -> n.matches("sluice-toolkit-.*\\.jar"))
+                        .hasSize(2);
+            }
         }
         assertThat(Files.isExecutable(home.resolve("bin/sluice"))).as("bin/sluice executable once unpacked").isTrue();
     }

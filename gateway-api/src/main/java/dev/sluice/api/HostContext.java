@@ -63,6 +63,21 @@ public interface HostContext {
     Optional<ProviderExecutor> builtinExecutor(String name);
 
     /**
+     * A built-in executor by name, adjusted: extra upstream headers and a rewrite of the chat
+     * request body, for a provider that needs no more than that (issue 17: no executor of your
+     * own, no JSON library). The adjustments apply to this executor only; the shared built-in is
+     * unchanged.
+     *
+     * @param name executor name, e.g. {@link #OPENAI_COMPATIBLE} or {@link #OPENAI_RESPONSES}
+     * @param customizer the adjustments
+     * @return the adjusted executor, or empty when there is no built-in executor of that name or
+     *     the host cannot adjust it
+     */
+    default Optional<ProviderExecutor> builtinExecutor(String name, ExecutorCustomizer customizer) {
+        return customizer.isEmpty() ? builtinExecutor(name) : Optional.empty();
+    }
+
+    /**
      * Where an executor persists credentials it renewed (e.g. refreshed OAuth tokens). Empty on a
      * host that cannot store them.
      *

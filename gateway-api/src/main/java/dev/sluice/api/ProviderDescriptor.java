@@ -194,4 +194,142 @@ public record ProviderDescriptor(
         return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models,
                 passthroughModels, fullText, honorScope, modelPatterns);
     }
+
+    /**
+     * A builder: the way to describe a provider that keeps compiling and linking when the SPI
+     * adds fields (they get defaults here), unlike the positional constructors.
+     *
+     * <pre>{@code
+     * ProviderDescriptor.builder("acme")
+     *         .displayName("Acme AI")
+     *         .defaultBaseUrl("https://api.acme.example/v1")
+     *         .models(List.of(ModelInfo.chat("acme-1")))
+     *         .errorRuleOptIns(false, true)
+     *         .build();
+     * }</pre>
+     *
+     * @param id provider id
+     * @return the builder: display name = id, class {@link ProviderClass#APIKEY}, executor
+     *     {@value HostContext#OPENAI_COMPATIBLE}, no models, no passthrough models, no error-rule
+     *     opt-ins, no model patterns; the base URL must be set
+     */
+    public static Builder builder(String id) {
+        return new Builder(id);
+    }
+
+    /**
+     * A builder holding this descriptor's values.
+     *
+     * @return the builder
+     */
+    public Builder toBuilder() {
+        return new Builder(id).displayName(displayName).defaultClass(defaultClass).defaultBaseUrl(defaultBaseUrl).executor(executor)
+                .models(models).passthroughModels(passthroughModels).errorRuleOptIns(fullTextErrorRules, honorsRuleScope)
+                .modelPatterns(modelPatterns);
+    }
+
+    /** Builds a {@link ProviderDescriptor}; not thread-safe. Validation happens in {@link #build()}. */
+    public static final class Builder {
+        private final String id;
+        private String displayName;
+        private ProviderClass defaultClass = ProviderClass.APIKEY;
+        private String defaultBaseUrl;
+        private String executor = HostContext.OPENAI_COMPATIBLE;
+        private List<ModelInfo> models = List.of();
+        private boolean passthroughModels;
+        private boolean fullTextErrorRules;
+        private boolean honorsRuleScope;
+        private List<String> modelPatterns = List.of();
+
+        private Builder(String id) {
+            this.id = id;
+            this.displayName = id;
+        }
+
+        /**
+         * @param value human-readable name
+         * @return this builder
+         */
+        public Builder displayName(String value) {
+            displayName = value;
+            return this;
+        }
+
+        /**
+         * @param value class used when a connection does not say otherwise
+         * @return this builder
+         */
+        public Builder defaultClass(ProviderClass value) {
+            defaultClass = value;
+            return this;
+        }
+
+        /**
+         * @param value base URL following the provider's official SDK, e.g. {@code https://api.acme.example/v1}
+         * @return this builder
+         */
+        public Builder defaultBaseUrl(String value) {
+            defaultBaseUrl = value;
+            return this;
+        }
+
+        /**
+         * @param value a built-in executor name or an {@link ExecutorFactory#name()} of the same plugin
+         * @return this builder
+         */
+        public Builder executor(String value) {
+            executor = value;
+            return this;
+        }
+
+        /**
+         * @param value models known to be served
+         * @return this builder
+         */
+        public Builder models(List<ModelInfo> value) {
+            models = value;
+            return this;
+        }
+
+        /**
+         * @param value whether any model name is forwarded upstream as given
+         * @return this builder
+         */
+        public Builder passthroughModels(boolean value) {
+            passthroughModels = value;
+            return this;
+        }
+
+        /**
+         * The error-rule opt-ins (SPEC ER-6).
+         *
+         * @param fullText error rules see the full upstream error text
+         * @param honourScope a matched rule's scope is acted on
+         * @return this builder
+         */
+        public Builder errorRuleOptIns(boolean fullText, boolean honourScope) {
+            fullTextErrorRules = fullText;
+            honorsRuleScope = honourScope;
+            return this;
+        }
+
+        /**
+         * @param value model ids with {@code *} served without being listed
+         * @return this builder
+         */
+        public Builder modelPatterns(List<String> value) {
+            modelPatterns = value;
+            return this;
+        }
+
+        /**
+         * @return the descriptor
+         * @throws NullPointerException when the base URL (or another required value) is missing
+         * @throws IllegalArgumentException when a value is invalid
+         */
+        public ProviderDescriptor build() {
+            return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels,
+                    fullTextErrorRules, honorsRuleScope, modelPatterns);
+        }
+    }
 }

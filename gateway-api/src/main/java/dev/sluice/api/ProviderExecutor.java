@@ -90,6 +90,7 @@ public interface ProviderExecutor {
      * @param call the failure and its connection
      * @return the decision; never null
      */
+    @Experimental("recovery hooks are new in this release")
     default Recovery recover(RecoveryCall call) {
         return Recovery.handOn();
     }
@@ -101,6 +102,7 @@ public interface ProviderExecutor {
      * @param connectionId the connection
      * @return names to plain values (strings, numbers, booleans); never secrets
      */
+    @Experimental("the shape of plugin state in the admin API may change")
     default java.util.Map<String, Object> connectionState(String connectionId) {
         return java.util.Map.of();
     }

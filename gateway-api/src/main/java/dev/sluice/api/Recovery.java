@@ -10,6 +10,7 @@ import java.time.Duration;
  * the same request: an executor that wants it sent differently (another header) keeps that in its
  * own per-connection state and applies it when the runtime calls it again.
  */
+@Experimental("recovery hooks are new in this release; their decisions may grow")
 public sealed interface Recovery {
 
     /** The failure goes on to the runtime's generic failure path (classification, cooldowns, failover). */

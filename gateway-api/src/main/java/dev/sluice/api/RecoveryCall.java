@@ -19,6 +19,7 @@ import java.time.Duration;
  * @param budget how much longer it may still wait: the request's upstream start timeout less a
  *     margin, less what it waited
  */
+@Experimental("recovery hooks are new in this release; their fields may grow")
 public record RecoveryCall(UpstreamTarget target, UpstreamFailure failure, int retries, Duration waited, Duration budget) {
 
     /** Validates. */

@@ -129,8 +129,8 @@ class CanonicalModelTest {
         assertThatNullPointerException().isThrownBy(() -> new ChatOutcome.Streaming(empty, null)).withMessage("head is null");
         assertThatNullPointerException().isThrownBy(() -> new ChatOutcome.Failed(null)).withMessage("failure is null");
         assertThatNullPointerException().isThrownBy(() -> new EmbeddingOutcome.Completed(null, head)).withMessage("bodyJson is null");
-        assertThatNullPointerException().isThrownBy(() -> new ChatCall(req, target, null, Duration.ZERO)).withMessage("requestId is null");
-        assertThatNullPointerException().isThrownBy(() -> new ChatCall(req, target, "r", null)).withMessage("timeout is null");
+        assertThatNullPointerException().isThrownBy(() -> new ChatCall(req, target, null, Duration.ZERO, Map.of())).withMessage("requestId is null");
+        assertThatNullPointerException().isThrownBy(() -> new ChatCall(req, target, "r", null, Map.of())).withMessage("timeout is null");
         assertThatNullPointerException().isThrownBy(() -> new EmbeddingCall(null, target, "r", Duration.ZERO)).withMessage("request is null");
     }
 

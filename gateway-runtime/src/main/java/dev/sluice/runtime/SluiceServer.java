@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.api.CredentialUpdates;
-import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.HostContext;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderExecutor;
@@ -82,7 +81,6 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -176,40 +174,33 @@ public final class SluiceServer implements AutoCloseable {
                 HostContext.OPENAI_RESPONSES, openAi.withResponsesPassthrough());
 
         Set<String> builtinIds = BuiltinProviders.ALL.stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
-        PluginRegistry registry = PluginLoader.create(config.pluginsDir(), pluginParent, PluginLoader.class.getClassLoader())
-                .load(builtinIds, config.strictPlugins());
-
-        List<Provider> providers = new ArrayList<>();
-        for (ProviderDescriptor d : BuiltinProviders.ALL) {
-            providers.add(new Provider(d, builtinExecutors.get(d.executor()), Provider.BUILT_IN));
-        }
-        for (LoadedPlugin p : registry.plugins()) {
+        PluginRegistry loaded = PluginLoader.create(config.pluginsDir(), pluginParent, PluginLoader.class.getClassLoader())
+                .load(builtinIds, ComboStrategies.builtIn().names(), config.strictPlugins());
+        // SH-2: a plugin whose executor cannot start is refused whole, with its providers
+        PluginRegistry registry = loaded.startExecutors(p -> {
             Set<String> own = p.providers().stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
             CredentialUpdates updates = (connectionId, access, refresh, expiresAt) -> connections.find(connectionId)
                     .filter(c -> own.contains(c.provider()) && access != null && !access.isBlank())
                     .flatMap(c -> connections.updateOAuth(connectionId, new OAuthTokens(access,
                             refresh != null ? refresh : c.oauth() == null ? null : c.oauth().refreshToken(), expiresAt)))
                     .isPresent();
-            HostContext host = new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
+            return new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
                     builtinExecutors, updates);
-            Map<String, ProviderExecutor> executors = new HashMap<>();
-            for (ExecutorFactory f : p.executors()) {
-                ProviderExecutor created = createExecutor(p, f, host, config.strictPlugins());
-                if (created != null) {
-                    executors.put(f.name(), created);
-                }
-            }
+        }, config.strictPlugins());
+
+        List<Provider> providers = new ArrayList<>();
+        for (ProviderDescriptor d : BuiltinProviders.ALL) {
+            providers.add(new Provider(d, builtinExecutors.get(d.executor()), Provider.BUILT_IN));
+        }
+        for (LoadedPlugin p : registry.plugins()) {
             for (ProviderDescriptor d : p.providers()) {
-                ProviderExecutor e = executors.containsKey(d.executor()) ? executors.get(d.executor()) : builtinExecutors.get(d.executor());
-                if (e == null) {
-                    LOG.log(System.Logger.Level.WARNING, "plugin " + p.name() + " (" + p.source() + "): provider '" + d.id()
-                            + "' skipped: its executor '" + d.executor() + "' could not be created");
-                    continue;
-                }
+                ProviderExecutor e = registry.executor(d.executor()).orElseGet(() -> builtinExecutors.get(d.executor()));
                 providers.add(new Provider(d, e, p.name()));
             }
         }
-        ProviderCatalog catalog = new ProviderCatalog(providers, openAi, connections);
+        ProviderCatalog catalog = new ProviderCatalog(providers, openAi, connections, registry.refusedProviders().entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> "plugin source " + e.getValue().source() + " was refused: "
+                        + e.getValue().reason())));
 
         ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
         ResilienceSettingsService resilienceSettings = new ResilienceSettingsService(
@@ -260,7 +251,7 @@ public final class SluiceServer implements AutoCloseable {
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
         Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(logWriter::record), clock, psd, http, gates,
                 admissionPolicy, config.headersTimeout(), sessions);
-        // SPEC §13: built-in strategies, then the plugins' (a name clash skips the plugin's, with a warning)
+        // SPEC §13: built-in strategies, then the plugins' (a clash already refused the plugin at load; kept as a guard)
         ComboStrategies strategies = ComboStrategies.builtIn();
         for (ComboStrategy contributed : registry.comboStrategies()) {
             try {
@@ -318,24 +309,6 @@ public final class SluiceServer implements AutoCloseable {
     static java.time.Duration idlePeriod(java.time.Duration timeout) {
         long ms = Math.max(100, Math.min(10_000, timeout.toMillis() / 10));
         return java.time.Duration.ofMillis(ms);
-    }
-
-    /** A factory that throws or returns null loses its providers, not the server (SH-2); strict mode stops. */
-    private static ProviderExecutor createExecutor(LoadedPlugin p, ExecutorFactory f, HostContext host, boolean strict) {
-        try {
-            ProviderExecutor e = f.create(host);
-            if (e == null) {
-                throw new IllegalStateException("ExecutorFactory.create returned null");
-            }
-            return e;
-        } catch (RuntimeException | LinkageError e) {
-            String message = "plugin " + p.name() + " (" + p.source() + "): executor '" + f.name() + "' failed to start: " + e;
-            if (strict) {
-                throw new IllegalStateException(message, e);
-            }
-            LOG.log(System.Logger.Level.WARNING, message);
-            return null;
-        }
     }
 
     /** The stream watchdogs' view of the live {@code streamRecovery} settings. */

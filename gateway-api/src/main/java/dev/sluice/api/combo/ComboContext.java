@@ -14,6 +14,7 @@ import java.util.random.RandomGenerator;
  * @param random the random source to use (seeded in tests)
  * @param nowMillis the current time, epoch ms
  */
+@dev.sluice.api.Experimental("grows with the router; read it, do not construct it")
 public record ComboContext(String comboName, Map<String, Object> options, RandomGenerator random, long nowMillis) {
 
     /** Validates and copies. */

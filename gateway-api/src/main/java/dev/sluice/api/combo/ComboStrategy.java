@@ -14,6 +14,7 @@ import java.util.List;
  * {@link ComboContext#comboName()}. They must not block, and must return each given target
  * exactly once.
  */
+@dev.sluice.api.Experimental("combo strategies are new; the view of a target may grow")
 public interface ComboStrategy {
 
     /**

@@ -20,6 +20,7 @@ import static java.util.Objects.requireNonNull;
  *     serve it last announced (rate-limit headers), or null when unknown
  * @param quotaResetAt when that quota resets, epoch ms, as last announced, or null when unknown
  */
+@dev.sluice.api.Experimental("grows with the router; read it, do not construct it")
 public record ComboTargetView(int index, String model, String connectionId, int weight, int priority, Double costPer1kTokens,
         long inFlight, long uses, Long lastUsedAt, Long lastSuccessAt, Double quotaRemaining, Long quotaResetAt) {
 

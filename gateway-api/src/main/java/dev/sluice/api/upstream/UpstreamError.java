@@ -53,4 +53,90 @@ public record UpstreamError(ResponseHead head, String body, String errorCode, St
         }
         return "HTTP " + head.status() + (text.isEmpty() ? "" : ": " + text);
     }
+
+    /**
+     * A builder; fields the SPI adds later get defaults here, so code using it keeps linking.
+     *
+     * @param head status and headers
+     * @return the builder (empty body, no structured fields, no retry hint)
+     */
+    public static Builder builder(ResponseHead head) {
+        return new Builder(head);
+    }
+
+    /**
+     * The same error with a retry hint read from the body.
+     *
+     * @param hint the hint, or null
+     * @return the copy
+     */
+    public UpstreamError withRetryHint(RetryHint hint) {
+        return new UpstreamError(head, body, errorCode, errorType, message, hint);
+    }
+
+    /** Builds an {@link UpstreamError}; not thread-safe. */
+    public static final class Builder {
+        private final ResponseHead head;
+        private String body = "";
+        private String errorCode;
+        private String errorType;
+        private String message;
+        private RetryHint retryHint;
+
+        private Builder(ResponseHead head) {
+            this.head = head;
+        }
+
+        /**
+         * @param value the error body as text
+         * @return this builder
+         */
+        public Builder body(String value) {
+            body = value;
+            return this;
+        }
+
+        /**
+         * @param value the structured error's code, or null
+         * @return this builder
+         */
+        public Builder errorCode(String value) {
+            errorCode = value;
+            return this;
+        }
+
+        /**
+         * @param value the structured error's type, or null
+         * @return this builder
+         */
+        public Builder errorType(String value) {
+            errorType = value;
+            return this;
+        }
+
+        /**
+         * @param value the structured error's message, or null
+         * @return this builder
+         */
+        public Builder message(String value) {
+            message = value;
+            return this;
+        }
+
+        /**
+         * @param value a retry delay read from the body, or null
+         * @return this builder
+         */
+        public Builder retryHint(RetryHint value) {
+            retryHint = value;
+            return this;
+        }
+
+        /**
+         * @return the error
+         */
+        public UpstreamError build() {
+            return new UpstreamError(head, body, errorCode, errorType, message, retryHint);
+        }
+    }
 }

@@ -166,7 +166,8 @@ final class Doctor {
         quiet.setLevel(Level.OFF);
         PluginRegistry registry;
         try {
-            registry = PluginLoader.create(dir, parent, PluginLoader.class.getClassLoader()).load(builtinIds, false);
+            registry = PluginLoader.create(dir, parent, PluginLoader.class.getClassLoader()).load(builtinIds,
+                    dev.sluice.runtime.combo.strategy.ComboStrategies.builtIn().names(), false);
         } catch (RuntimeException e) {
             return List.of(new Check(Status.FAIL, "plugins", "loading " + dir + " failed: " + message(e)));
         } finally {

@@ -51,6 +51,11 @@ final class ConnectionJson {
         if (!ProviderDescriptor.isValidId(provider)) {
             throw ApiException.badRequest("provider", "'provider' must match [a-z0-9][a-z0-9._-]* (at most 64 characters).");
         }
+        catalog.refusal(provider).ifPresent(why -> {
+            // SH-2: else the connection would be served by the generic OpenAI-compatible route
+            throw ApiException.badRequest("provider", "Provider '" + provider + "' cannot take connections: its " + why
+                    + ". Fix or remove the plugin and restart.");
+        });
         ProviderClass authType;
         JsonNode at = body.get("authType");
         if (at == null || at.isNull()) {

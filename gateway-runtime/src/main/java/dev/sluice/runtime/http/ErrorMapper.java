@@ -36,6 +36,9 @@ final class ErrorMapper {
         routing.error(RequestException.class, (req, res, e) -> api(req, res,
                 new ApiException(e.status().code(), "invalid_request_error", "invalid_request",
                         e.safeMessage() ? e.getMessage() : "Invalid request.", null, Map.of())));
+        // SH-2: the provider's plugin was refused at start-up; the message names it and why
+        routing.error(dev.sluice.runtime.plugin.RefusedProviderException.class, (req, res, e) -> api(req, res,
+                new ApiException(503, "server_error", "provider_unavailable", e.getMessage(), null, Map.of())));
         routing.error(Throwable.class, this::unexpected);
     }
 

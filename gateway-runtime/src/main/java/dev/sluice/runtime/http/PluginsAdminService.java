@@ -54,17 +54,26 @@ final class PluginsAdminService implements HttpService {
             ArrayNode restatement = o.putArray("restatementRules");
             p.restatementRules().forEach(r -> restatement.add(restatement(r)));
             ArrayNode errors = o.putArray("errorRules");
-            p.errorRules().forEach(r -> errors.add(OperatorErrorRules.write(r)));
+            // ER-3: a plugin rule's scope is acted on only when its provider's descriptor says so
+            p.errorRules().forEach(r -> errors.add(OperatorErrorRules.write(r).put("scopeHonoured", scopeHonoured(r))));
             ArrayNode egress = o.putArray("egressBucketing");
             p.egressBucketing().forEach(e -> egress.add(egress(e)));
         }
         ArrayNode failures = root.putArray("failures");
         for (PluginFailure f : registry.failures()) {
-            failures.addObject().put("source", f.source()).put("reason", f.reason());
+            ObjectNode o = failures.addObject().put("source", f.source()).put("reason", f.reason());
+            ArrayNode refused = o.putArray("providers");
+            f.providerIds().stream().sorted().forEach(refused::add);
         }
         ArrayNode builtins = root.putArray("builtinProviders");
         BuiltinProviders.ALL.forEach(d -> builtins.add(descriptor(d)));
         json.send(res, 200, root);
+    }
+
+    private boolean scopeHonoured(ErrorRule rule) {
+        return registry.descriptor(rule.provider())
+                .or(() -> BuiltinProviders.ALL.stream().filter(d -> d.id().equals(rule.provider())).findFirst())
+                .map(ProviderDescriptor::honorsRuleScope).orElse(false);
     }
 
     private ObjectNode descriptor(ProviderDescriptor d) {

@@ -1,7 +1,6 @@
 package dev.sluice.runtime.http;
 
 import dev.sluice.runtime.store.Secrets;
-import dev.sluice.api.ChatCall;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Route;
 import dev.sluice.runtime.store.Connection;
@@ -41,10 +40,16 @@ final class RoutedAnswers {
     private RoutedAnswers() {
     }
 
+    /**
+     * Client headers handed to executors in {@code ChatCall.clientHeaders()} (SEC-5): the runtime's
+     * policy, kept here rather than in the SPI; never credentials or session headers.
+     */
+    static final java.util.Set<String> FORWARDABLE_CLIENT_HEADERS = java.util.Set.of("anthropic-beta", "anthropic-version");
+
     /** The client headers executors may forward on purpose (SEC-5 allow-list), names in lower case. */
     static Map<String, String> forwardableHeaders(ServerRequest req) {
         Map<String, String> out = null;
-        for (String name : ChatCall.FORWARDABLE_CLIENT_HEADERS) {
+        for (String name : FORWARDABLE_CLIENT_HEADERS) {
             var value = req.headers().first(HeaderNames.create(name));
             if (value.isPresent()) {
                 if (out == null) {

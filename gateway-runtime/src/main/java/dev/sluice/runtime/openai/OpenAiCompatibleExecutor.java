@@ -21,6 +21,8 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
+import dev.sluice.api.ExecutorCustomizer;
 
 /**
  * The built-in executor for OpenAI-compatible upstreams ({@code POST {baseUrl}/chat/completions}
@@ -45,6 +47,8 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     private final Map<String, String> extraHeaders;
     /** Whether connections without {@value #RESPONSES_API} pass {@code /v1/responses} requests through. */
     private final boolean responsesByDefault;
+    /** A plugin's rewrite of the chat body ({@link ExecutorCustomizer#withChatBody}), or null. */
+    private final UnaryOperator<String> chatBody;
 
     /**
      * Creates the executor.
@@ -53,10 +57,12 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
      * @param codec the codec
      */
     public OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec) {
-        this(http, codec, Map.of(), false);
+        this(http, codec, Map.of(), false, null);
     }
 
-    private OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec, Map<String, String> extraHeaders, boolean responsesByDefault) {
+    private OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec, Map<String, String> extraHeaders, boolean responsesByDefault,
+            UnaryOperator<String> chatBody) {
+        this.chatBody = chatBody;
         this.http = http;
         this.codec = codec;
         this.extraHeaders = Map.copyOf(extraHeaders);
@@ -71,7 +77,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
      * @return the copy
      */
     public OpenAiCompatibleExecutor withResponsesPassthrough() {
-        return new OpenAiCompatibleExecutor(http, codec, extraHeaders, true);
+        return new OpenAiCompatibleExecutor(http, codec, extraHeaders, true, chatBody);
     }
 
     @Override
@@ -111,7 +117,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     public ChatOutcome chat(ChatCall call) {
         boolean stream = call.request().stream();
         UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/chat/completions"),
-                headers(call.target(), stream), codec.writeChatRequest(call.request()), call.timeout());
+                headers(call.target(), stream), chatBody(call), call.timeout());
         UpstreamResponse response;
         try {
             response = call.target().httpOr(http).send(request);
@@ -192,7 +198,43 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     public OpenAiCompatibleExecutor withHeaders(Map<String, String> headers) {
         Map<String, String> all = new HashMap<>(extraHeaders);
         all.putAll(headers);
-        return new OpenAiCompatibleExecutor(http, codec, all, responsesByDefault);
+        return new OpenAiCompatibleExecutor(http, codec, all, responsesByDefault, chatBody);
+    }
+
+    /**
+     * A copy adjusted by a plugin (issue 17): its headers added (a header the plugin names
+     * replaces one of the same name in any case), its chat-body rewrite applied after earlier ones.
+     *
+     * @param customizer the plugin's adjustments
+     * @return the copy, or this executor when the customizer changes nothing
+     */
+    public OpenAiCompatibleExecutor customized(ExecutorCustomizer customizer) {
+        if (customizer.isEmpty()) {
+            return this;
+        }
+        Map<String, String> all = new HashMap<>();
+        extraHeaders.forEach((n, v) -> {
+            if (customizer.headers().keySet().stream().noneMatch(n::equalsIgnoreCase)) {
+                all.put(n, v);
+            }
+        });
+        all.putAll(customizer.headers());
+        UnaryOperator<String> tweak = customizer.chatBody();
+        UnaryOperator<String> combined = chatBody == null ? tweak : json -> tweak.apply(chatBody.apply(json));
+        return new OpenAiCompatibleExecutor(http, codec, all, responsesByDefault, combined);
+    }
+
+    /** The chat body to send: the codec's, rewritten by a plugin's customizer when there is one. */
+    private byte[] chatBody(ChatCall call) {
+        byte[] body = codec.writeChatRequest(call.request());
+        if (chatBody == null) {
+            return body;
+        }
+        String rewritten = chatBody.apply(new String(body, StandardCharsets.UTF_8));
+        if (rewritten == null) {
+            throw new IllegalStateException("a plugin's chat-body rewrite returned null");
+        }
+        return rewritten.getBytes(StandardCharsets.UTF_8);
     }
 
     private UpstreamFailure readError(UpstreamResponse response) {

@@ -3,7 +3,7 @@ package dev.sluice.runtime.openai;
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.UpstreamResponse;
-import dev.sluice.runtime.io.SseLineReader;
+import dev.sluice.toolkit.sse.SseLineReader;
 import java.io.IOException;
 
 /**

@@ -1,6 +1,8 @@
 package dev.sluice.runtime.plugin;
 
 import dev.sluice.api.CredentialUpdates;
+import dev.sluice.api.ExecutorCustomizer;
+import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
 import dev.sluice.api.HostContext;
 import dev.sluice.api.PluginSettings;
 import dev.sluice.api.ProviderExecutor;
@@ -82,5 +84,13 @@ public final class DefaultHostContext implements HostContext {
     @Override
     public Optional<ProviderExecutor> builtinExecutor(String name) {
         return Optional.ofNullable(builtins.get(name));
+    }
+
+    @Override
+    public Optional<ProviderExecutor> builtinExecutor(String name, ExecutorCustomizer customizer) {
+        java.util.Objects.requireNonNull(customizer, "customizer is null");
+        // every built-in is an OpenAI-compatible executor today; another kind would answer empty
+        return builtinExecutor(name).map(e -> e instanceof OpenAiCompatibleExecutor openAi ? openAi.customized(customizer)
+                : customizer.isEmpty() ? e : null);
     }
 }

@@ -8,13 +8,27 @@ import static java.util.Objects.requireNonNull;
  *
  * @param source the JAR file name or folder name inside {@code plugins/}
  * @param reason why it was skipped, written for the operator who dropped it there
+ * @param providerIds the provider ids the refused plugin declared (empty when it was refused
+ *     before they could be read); their connections are refused rather than served by the
+ *     generic OpenAI-compatible route
  */
-public record PluginFailure(String source, String reason) {
+public record PluginFailure(String source, String reason, java.util.Set<String> providerIds) {
 
-    /** Validates the fields. */
+    /** Validates the fields and copies the set. */
     public PluginFailure {
         requireNonNull(source, "source is null");
         requireNonNull(reason, "reason is null");
+        providerIds = java.util.Set.copyOf(providerIds);
+    }
+
+    /**
+     * A failure of a source whose providers are not known.
+     *
+     * @param source the JAR file name or folder name inside {@code plugins/}
+     * @param reason why it was skipped
+     */
+    public PluginFailure(String source, String reason) {
+        this(source, reason, java.util.Set.of());
     }
 
     @Override

@@ -57,7 +57,21 @@ public final class PluginLoader {
      * @throws PluginLoadException when strict and any source or plugin failed
      */
     public PluginRegistry load(Set<String> builtinProviderIds, boolean strict) {
-        RegistryBuilder builder = new RegistryBuilder(Set.copyOf(requireNonNull(builtinProviderIds, "builtinProviderIds is null")));
+        return load(builtinProviderIds, Set.of(), strict);
+    }
+
+    /**
+     * Loads every source in file-name order, refusing plugins that claim a built-in name.
+     *
+     * @param builtinProviderIds provider ids the runtime serves itself; plugins may not claim them
+     * @param builtinComboStrategies combo strategy names the runtime defines; plugins may not claim them
+     * @param strict when true, any failure ends start-up instead of being skipped (for CI)
+     * @return the registry, failures included
+     * @throws PluginLoadException when strict and any source or plugin failed
+     */
+    public PluginRegistry load(Set<String> builtinProviderIds, Set<String> builtinComboStrategies, boolean strict) {
+        RegistryBuilder builder = new RegistryBuilder(Set.copyOf(requireNonNull(builtinProviderIds, "builtinProviderIds is null")),
+                Set.copyOf(requireNonNull(builtinComboStrategies, "builtinComboStrategies is null")));
         if (Files.notExists(pluginsDir)) {
             LOG.log(Level.INFO, "No plugins folder at {0}; running with the built-in providers only", pluginsDir);
             return builder.build();
@@ -130,7 +144,7 @@ public final class PluginLoader {
     }
 
     private static void refuse(RegistryBuilder builder, String source, PluginRefusedException e) {
-        PluginFailure failure = new PluginFailure(source, e.reason());
+        PluginFailure failure = new PluginFailure(source, e.reason(), e.providerIds());
         builder.fail(failure);
         if (e.getCause() == null) {
             LOG.log(Level.WARNING, "Plugin source {0} skipped: {1}", source, e.reason());

@@ -51,7 +51,7 @@ final class PluginReader {
         if (spiVersion != ProviderPlugin.SPI_VERSION) {
             throw new PluginRefusedException(who + " was built for SPI version " + spiVersion
                     + ", but this runtime supports SPI version " + ProviderPlugin.SPI_VERSION
-                    + " only; rebuild the plugin against the sluice-api of this release");
+                    + " only; rebuild the plugin against the sluice-api of this release").declaring(declaredIds(plugin));
         }
         List<String> problems = new ArrayList<>();
         List<ProviderDescriptor> providers = list(problems, call(who, "providers()", plugin::providers), "providers()");
@@ -64,7 +64,7 @@ final class PluginReader {
 
         List<QuotaFamily> quotaFamilies = list(problems, call(who, "quotaFamilies()", plugin::quotaFamilies), "quotaFamilies()");
         List<ComboStrategy> comboStrategies = list(problems, call(who, "comboStrategies()", plugin::comboStrategies), "comboStrategies()");
-        names(who, problems, comboStrategies, "combo strategy", ComboStrategy::name);
+        List<String> strategyNames = names(who, problems, comboStrategies, "combo strategy", ComboStrategy::name);
         java.util.Set<String> modelScopedLimits = modelScoped(problems, call(who, "modelScopedLimits()", plugin::modelScopedLimits),
                 providers);
         List<String> executorNames = names(who, problems, executors, "executor", ExecutorFactory::name);
@@ -73,11 +73,12 @@ final class PluginReader {
         checkRuleIds(problems, restatementRules, "restatement rule", RestatementRule::provider, RestatementRule::id);
         checkRuleIds(problems, errorRules, "error rule", ErrorRule::provider, ErrorRule::id);
         if (!problems.isEmpty()) {
-            throw new PluginRefusedException(who + " contributes invalid values: " + String.join("; ", problems));
+            throw new PluginRefusedException(who + " contributes invalid values: " + String.join("; ", problems))
+                    .declaring(ids(providers));
         }
         LoadedPlugin loaded = new LoadedPlugin(name, spiVersion, source, providers, executors, restatementRules, errorRules,
                 egressBucketing, quotaFamilies, comboStrategies, modelScopedLimits);
-        return new PluginCandidate(loaded, executorNames, egressNames);
+        return new PluginCandidate(loaded, executorNames, egressNames, strategyNames);
     }
 
     /** RQ-4: the providers a plugin says have per-model limits must be its own. */
@@ -99,15 +100,38 @@ final class PluginReader {
         return out;
     }
 
+    /**
+     * The provider ids of a plugin that is refused for its SPI version, best effort: a plugin
+     * built against another SPI may not link, and then its ids stay unknown.
+     */
+    private static Set<String> declaredIds(ProviderPlugin plugin) {
+        try {
+            List<ProviderDescriptor> declared = plugin.providers();
+            return declared == null ? Set.of() : ids(declared);
+        } catch (Exception | LinkageError e) {
+            return Set.of();
+        }
+    }
+
+    private static Set<String> ids(List<ProviderDescriptor> providers) {
+        Set<String> ids = new HashSet<>();
+        for (ProviderDescriptor d : providers) {
+            if (d != null) {
+                ids.add(d.id());
+            }
+        }
+        return ids;
+    }
+
     private static <T> T call(String who, String what, Supplier<T> call) throws PluginRefusedException {
         try {
             return call.get();
         } catch (ServiceConfigurationError e) {
             // ServiceLoader wraps the constructor's own exception; the operator wants that one.
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new PluginRefusedException(who + " threw from " + what + ": " + cause, cause);
+            throw new PluginRefusedException(who + " threw from " + what + ": " + Causes.chain(cause), cause);
         } catch (Exception | LinkageError e) {
-            throw new PluginRefusedException(who + " threw from " + what + ": " + e, e);
+            throw new PluginRefusedException(who + " threw from " + what + ": " + Causes.chain(e), e);
         }
     }
 

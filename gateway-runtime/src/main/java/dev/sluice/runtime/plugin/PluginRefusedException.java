@@ -7,6 +7,9 @@ package dev.sluice.runtime.plugin;
  */
 final class PluginRefusedException extends Exception {
 
+    /** The provider ids the refused plugin declared, when they were read before it was refused. */
+    private java.util.Set<String> providerIds = java.util.Set.of();
+
     PluginRefusedException(String reason) {
         super(reason);
     }
@@ -17,5 +20,18 @@ final class PluginRefusedException extends Exception {
 
     String reason() {
         return getMessage();
+    }
+
+    /**
+     * Records the provider ids the refused plugin declared, so that their connections are refused
+     * too instead of falling back to the generic OpenAI-compatible route.
+     */
+    PluginRefusedException declaring(java.util.Set<String> ids) {
+        providerIds = java.util.Set.copyOf(ids);
+        return this;
+    }
+
+    java.util.Set<String> providerIds() {
+        return providerIds;
     }
 }

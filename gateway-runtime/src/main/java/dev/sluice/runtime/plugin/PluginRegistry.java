@@ -3,6 +3,8 @@ package dev.sluice.runtime.plugin;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.ExecutorFactory;
+import dev.sluice.api.HostContext;
+import dev.sluice.api.ProviderExecutor;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.rules.EgressBucketing;
 import dev.sluice.api.combo.ComboStrategy;
@@ -24,6 +26,7 @@ import java.util.Optional;
  */
 public final class PluginRegistry {
 
+    private static final System.Logger LOG = System.getLogger(PluginRegistry.class.getName());
     private static final PluginRegistry EMPTY = new PluginRegistry(List.of(), List.of(), Map.of());
 
     private final List<LoadedPlugin> plugins;
@@ -37,8 +40,20 @@ public final class PluginRegistry {
     private final List<QuotaFamily> quotaFamilies;
     private final List<ComboStrategy> comboStrategies;
     private final Set<String> modelScopedLimits;
+    private final Map<String, ProviderExecutor> running;
+    private final Map<String, PluginFailure> refusedProviders;
 
     PluginRegistry(List<LoadedPlugin> plugins, List<PluginFailure> failures, Map<String, ExecutorFactory> executors) {
+        this(plugins, failures, executors, Map.of());
+    }
+
+    private PluginRegistry(List<LoadedPlugin> plugins, List<PluginFailure> failures, Map<String, ExecutorFactory> executors,
+            Map<String, ProviderExecutor> running) {
+        this.running = Map.copyOf(running);
+        Map<String, PluginFailure> refused = new HashMap<>();
+        for (PluginFailure failure : failures) {
+            failure.providerIds().forEach(id -> refused.putIfAbsent(id, failure));
+        }
         this.plugins = List.copyOf(plugins);
         this.failures = List.copyOf(failures);
         this.executors = Map.copyOf(executors);
@@ -51,6 +66,9 @@ public final class PluginRegistry {
             }
         }
         this.descriptors = Map.copyOf(descriptorsById);
+        // a provider another plugin serves is not refused because a later copy clashed with it
+        refused.keySet().removeAll(descriptorsById.keySet());
+        this.refusedProviders = Map.copyOf(refused);
         this.owners = Map.copyOf(ownersById);
         this.restatementRules = this.plugins.stream().flatMap(p -> p.restatementRules().stream()).toList();
         this.errorRules = this.plugins.stream().flatMap(p -> p.errorRules().stream()).toList();
@@ -144,6 +162,94 @@ public final class PluginRegistry {
      */
     public List<EgressBucketing> egressBucketing() {
         return egressBucketing;
+    }
+
+    /**
+     * Creates every plugin's executors (SPEC SH-2), once, at start-up. A plugin one of whose
+     * factories throws or returns null is refused whole, exactly like a plugin refused at load
+     * time: it moves to {@link #failures()} with the cause chain, and its providers to
+     * {@link #refusedProviders()}, so that it is neither reported as healthy nor served by the
+     * generic OpenAI-compatible route behind its back.
+     *
+     * @param hosts the host context handed to each plugin's factories
+     * @param strict when true, a failing factory ends start-up instead (for CI)
+     * @return a registry with the started executors
+     * @throws PluginLoadException when strict and a factory failed
+     */
+    public PluginRegistry startExecutors(java.util.function.Function<LoadedPlugin, HostContext> hosts, boolean strict) {
+        requireNonNull(hosts, "hosts is null");
+        List<LoadedPlugin> kept = new java.util.ArrayList<>();
+        List<PluginFailure> allFailures = new java.util.ArrayList<>(failures);
+        List<PluginFailure> newFailures = new java.util.ArrayList<>();
+        Map<String, ExecutorFactory> keptFactories = new HashMap<>();
+        Map<String, ProviderExecutor> started = new HashMap<>();
+        for (LoadedPlugin plugin : plugins) {
+            HostContext host = hosts.apply(plugin);
+            Map<String, ProviderExecutor> own = new HashMap<>();
+            String problem = null;
+            for (ExecutorFactory factory : plugin.executors()) {
+                String name = name(factory);
+                try {
+                    ProviderExecutor executor = factory.create(host);
+                    if (executor == null) {
+                        problem = "executor '" + name + "': ExecutorFactory.create returned null";
+                        break;
+                    }
+                    own.put(name, executor);
+                } catch (Exception | LinkageError e) {
+                    problem = "executor '" + name + "' failed to start: " + Causes.chain(e);
+                    LOG.log(System.Logger.Level.DEBUG, () -> plugin.origin() + ": executor '" + name + "' failed to start", e);
+                    break;
+                }
+            }
+            if (problem == null) {
+                kept.add(plugin);
+                started.putAll(own);
+                plugin.executors().forEach(f -> keptFactories.put(name(f), f));
+                continue;
+            }
+            Set<String> ids = new java.util.HashSet<>();
+            plugin.providers().forEach(d -> ids.add(d.id()));
+            PluginFailure failure = new PluginFailure(plugin.source(), plugin.origin() + ": " + problem
+                    + "; the plugin is refused and its providers " + ids.stream().sorted().toList() + " are not served", ids);
+            LOG.log(System.Logger.Level.WARNING, "Plugin source {0} skipped: {1}", plugin.source(), failure.reason());
+            allFailures.add(failure);
+            newFailures.add(failure);
+        }
+        if (strict && !newFailures.isEmpty()) {
+            throw new PluginLoadException(newFailures);
+        }
+        return new PluginRegistry(kept, allFailures, keptFactories, started);
+    }
+
+    /** Names were checked at load time; read again guarded, as every call into plugin code is. */
+    private static String name(ExecutorFactory factory) {
+        try {
+            return String.valueOf(factory.name());
+        } catch (RuntimeException e) {
+            return factory.getClass().getName();
+        }
+    }
+
+    /**
+     * A started executor of a plugin, by name ({@link #startExecutors}).
+     *
+     * @param name executor name
+     * @return the executor, or empty before start or for an unknown name
+     */
+    public Optional<ProviderExecutor> executor(String name) {
+        return Optional.ofNullable(running.get(requireNonNull(name, "name is null")));
+    }
+
+    /**
+     * Provider ids declared by a plugin that was refused, with the refusal. Connections of these
+     * providers are refused at creation and answered with an error naming the plugin, instead of
+     * being served by the generic OpenAI-compatible route.
+     *
+     * @return refused provider ids to the failure that refused them
+     */
+    public Map<String, PluginFailure> refusedProviders() {
+        return refusedProviders;
     }
 
     @Override

@@ -28,14 +28,24 @@ final class RegistryBuilder {
     private final Map<String, String> egressBucketingNames = new HashMap<>();
     private final Map<String, String> restatementRuleIds = new HashMap<>();
     private final Map<String, String> errorRuleIds = new HashMap<>();
+    private final Map<String, String> comboStrategyNames = new HashMap<>();
 
     private final List<LoadedPlugin> plugins = new ArrayList<>();
     private final Map<String, ExecutorFactory> executors = new LinkedHashMap<>();
     private final List<PluginFailure> failures = new ArrayList<>();
 
     RegistryBuilder(Set<String> builtinProviderIds) {
+        this(builtinProviderIds, Set.of());
+    }
+
+    RegistryBuilder(Set<String> builtinProviderIds, Set<String> builtinComboStrategies) {
         for (String id : builtinProviderIds) {
             providerIds.put(id, BUILT_IN);
+        }
+        // CO-2: a strategy under a built-in's name used to be skipped with a warning while the rest
+        // of its plugin loaded; now the plugin is refused whole, like any other clash
+        for (String name : builtinComboStrategies) {
+            comboStrategyNames.put(name, BUILT_IN);
         }
         // A plugin executor under the built-in's name would make descriptors ambiguous.
         executorNames.put(HostContext.OPENAI_COMPATIBLE, BUILT_IN);
@@ -62,6 +72,9 @@ final class RegistryBuilder {
         for (String name : candidate.egressBucketingNames()) {
             claims.add(new Claim(egressBucketingNames, "egress-bucketing hook name '" + name + "'", name));
         }
+        for (String name : candidate.comboStrategyNames()) {
+            claims.add(new Claim(comboStrategyNames, "combo strategy name '" + name + "'", name));
+        }
         for (RestatementRule rule : plugin.restatementRules()) {
             claims.add(new Claim(restatementRuleIds, "restatement rule '" + rule.id() + "' of provider '" + rule.provider() + "'",
                     rule.provider() + '\u0000' + rule.id()));
@@ -79,7 +92,13 @@ final class RegistryBuilder {
             }
         }
         if (!clashes.isEmpty()) {
-            throw new PluginRefusedException(plugin.origin() + ": " + String.join("; ", clashes));
+            String owner = pluginNames.get(plugin.name());
+            String hint = owner == null ? "" : duplicateHint(plugin, owner);
+            // the ids nobody else owns are this plugin's: their connections must not fall through
+            Set<String> own = new java.util.HashSet<>();
+            plugin.providers().forEach(d -> own.add(d.id()));
+            own.removeAll(providerIds.keySet());
+            throw new PluginRefusedException(plugin.origin() + ": " + String.join("; ", clashes) + hint).declaring(own);
         }
         for (Claim claim : claims) {
             claim.taken().put(claim.key(), plugin.origin());
@@ -88,6 +107,24 @@ final class RegistryBuilder {
         for (int i = 0; i < plugin.executors().size(); i++) {
             executors.put(candidate.executorNames().get(i), plugin.executors().get(i));
         }
+    }
+
+    /**
+     * Two copies of one plugin (typically {@code acme-1.0.0.jar} beside {@code acme-1.0.1.jar}
+     * after an upgrade): the file loaded first, by name, wins, which is rarely the one meant, so
+     * the message names the file to remove.
+     */
+    private String duplicateHint(LoadedPlugin plugin, String owner) {
+        String loaded = sourceOf(owner);
+        return "; two copies of plugin '" + plugin.name() + "' are in plugins/: " + loaded + " is loaded and " + plugin.source()
+                + " is ignored; remove " + loaded + " from plugins/ to use " + plugin.source() + " (or remove " + plugin.source()
+                + " to keep " + loaded + ") and restart";
+    }
+
+    /** The source file named in an origin such as {@code plugin 'acme' (acme-1.0.0.jar)}. */
+    private static String sourceOf(String origin) {
+        int open = origin.lastIndexOf(" (");
+        return open < 0 || !origin.endsWith(")") ? origin : origin.substring(open + 2, origin.length() - 1);
     }
 
     void fail(PluginFailure failure) {

@@ -157,9 +157,9 @@ public final class ResponsesRequestReader {
                 if (last != null && last.role() == Role.ASSISTANT && !last.toolCalls().isEmpty()) {
                     List<ToolCall> calls = new ArrayList<>(last.toolCalls());
                     calls.add(call);
-                    out.set(out.size() - 1, new ChatMessage(Role.ASSISTANT, last.content(), null, calls, null, last.reasoningContent()));
+                    out.set(out.size() - 1, last.toBuilder().toolCalls(calls).build());
                 } else if (last != null && last.role() == Role.ASSISTANT && last.toolCallId() == null) {
-                    out.set(out.size() - 1, new ChatMessage(Role.ASSISTANT, last.content(), null, List.of(call), null, last.reasoningContent()));
+                    out.set(out.size() - 1, last.toBuilder().toolCalls(List.of(call)).build());
                 } else {
                     out.add(new ChatMessage(Role.ASSISTANT, List.of(), null, List.of(call), null, null));
                 }

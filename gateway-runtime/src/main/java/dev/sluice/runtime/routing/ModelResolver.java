@@ -56,4 +56,20 @@ public final class ModelResolver {
         }
         return Optional.empty();
     }
+
+    /**
+     * Why a {@code provider/model} string cannot be routed because the provider's plugin was
+     * refused at start-up (SH-2).
+     *
+     * @param model the client's model string
+     * @return the refusal, or empty when the model does not name a refused plugin's provider
+     */
+    public Optional<dev.sluice.runtime.plugin.RefusedProviderException> refusal(String model) {
+        int slash = model.indexOf('/');
+        if (slash <= 0) {
+            return Optional.empty();
+        }
+        String providerId = model.substring(0, slash);
+        return catalog.refusal(providerId).map(why -> new dev.sluice.runtime.plugin.RefusedProviderException(providerId, why));
+    }
 }

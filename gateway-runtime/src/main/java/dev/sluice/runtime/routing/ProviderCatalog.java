@@ -28,6 +28,7 @@ public final class ProviderCatalog {
     private final Map<String, Provider> declared;
     private final ProviderExecutor customExecutor;
     private final ConnectionStore connections;
+    private final Map<String, String> refused;
     /** Connections already reported as unusable, so a bad row is logged once, not per request. */
     private final Set<String> reported = ConcurrentHashMap.newKeySet();
 
@@ -39,6 +40,20 @@ public final class ProviderCatalog {
      * @param connections the connection store
      */
     public ProviderCatalog(List<Provider> declared, ProviderExecutor customExecutor, ConnectionStore connections) {
+        this(declared, customExecutor, connections, Map.of());
+    }
+
+    /**
+     * Creates the catalog.
+     *
+     * @param declared built-in and plugin providers, in listing order
+     * @param customExecutor the executor for custom providers (the OpenAI-compatible one)
+     * @param connections the connection store
+     * @param refused provider ids of refused plugins to why (SH-2): never custom providers
+     */
+    public ProviderCatalog(List<Provider> declared, ProviderExecutor customExecutor, ConnectionStore connections,
+            Map<String, String> refused) {
+        this.refused = Map.copyOf(refused);
         Map<String, Provider> map = new LinkedHashMap<>();
         for (Provider p : declared) {
             if (map.putIfAbsent(p.id(), p) != null) {
@@ -61,6 +76,9 @@ public final class ProviderCatalog {
         if (p != null) {
             return Optional.of(p);
         }
+        if (refused.containsKey(id)) {
+            return Optional.empty();
+        }
         for (Connection c : connections.list()) {
             if (c.provider().equals(id) && c.baseUrl() != null) {
                 return custom(c);
@@ -77,6 +95,16 @@ public final class ProviderCatalog {
      */
     public boolean isDeclared(String id) {
         return declared.containsKey(id);
+    }
+
+    /**
+     * Why a provider id is unavailable because its plugin was refused (SH-2).
+     *
+     * @param id provider id
+     * @return the reason, or empty when the provider's plugin was not refused
+     */
+    public Optional<String> refusal(String id) {
+        return Optional.ofNullable(refused.get(id));
     }
 
     /**
@@ -103,7 +131,7 @@ public final class ProviderCatalog {
             }
         }
         for (Connection c : all) {
-            if (!declared.containsKey(c.provider()) && c.baseUrl() != null
+            if (!declared.containsKey(c.provider()) && !refused.containsKey(c.provider()) && c.baseUrl() != null
                     && out.stream().noneMatch(p -> p.id().equals(c.provider()))) {
                 custom(c).ifPresent(out::add);
             }

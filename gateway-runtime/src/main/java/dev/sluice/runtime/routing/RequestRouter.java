@@ -65,6 +65,10 @@ public final class RequestRouter {
         }
         Optional<Route> route = resolver.resolve(model);
         if (route.isEmpty()) {
+            // SH-2: a refused plugin's provider answers why, instead of "no such model"
+            resolver.refusal(model).ifPresent(e -> {
+                throw e;
+            });
             return new Outcome.Unroutable(request.model(), Outcome.Unroutable.Why.MODEL_NOT_FOUND, null);
         }
         if (request instanceof ClientRequest.Embeddings && !route.get().provider().executor().supportsEmbeddings()) {

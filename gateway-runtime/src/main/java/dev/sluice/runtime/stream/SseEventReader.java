@@ -1,6 +1,6 @@
 package dev.sluice.runtime.stream;
 
-import dev.sluice.runtime.io.SseLineReader;
+import dev.sluice.toolkit.sse.SseLineReader;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;

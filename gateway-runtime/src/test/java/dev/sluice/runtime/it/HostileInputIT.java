@@ -139,7 +139,7 @@ class HostileInputIT {
         sluice.addOpenAiCompatible("good", upstream.baseUrl() + "/v1", 1);
         String chunk = "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
                 + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}";
-        upstream.enqueue(MockResponse.sse(java.util.List.of(chunk, "x".repeat(dev.sluice.runtime.io.SseLineReader.MAX_EVENT_CHARS + 1)),
+        upstream.enqueue(MockResponse.sse(java.util.List.of(chunk, "x".repeat(dev.sluice.toolkit.sse.SseLineReader.MAX_EVENT_CHARS + 1)),
                 java.time.Duration.ZERO));
         HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("good/m", true));
         assertThat(r.statusCode()).isEqualTo(200);
@@ -152,7 +152,7 @@ class HostileInputIT {
     @Test
     void aFirstStreamEventPastTheLimitIsTheUpstreamsProtocolError_SEC6() {
         sluice.addOpenAiCompatible("good", upstream.baseUrl() + "/v1", 1);
-        upstream.enqueue(MockResponse.sse(java.util.List.of("x".repeat(dev.sluice.runtime.io.SseLineReader.MAX_EVENT_CHARS + 1)),
+        upstream.enqueue(MockResponse.sse(java.util.List.of("x".repeat(dev.sluice.toolkit.sse.SseLineReader.MAX_EVENT_CHARS + 1)),
                 java.time.Duration.ZERO));
         HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("good/m", true));
         assertThat(r.statusCode()).as(r.body()).isEqualTo(502);

@@ -157,6 +157,163 @@ class PluginExecutorIT {
         }
     }
 
+    /** AcmePlugin with an executor whose class fails to initialise (an invalid regex in a static final field). */
+    static final String BROKEN_PLUGIN = PLUGIN
+            .replace("ProviderExecutor base = host.builtinExecutor", "java.util.regex.Pattern p = Rules.HEADER;\n"
+                    + "                            ProviderExecutor base = host.builtinExecutor");
+    static final String RULES = """
+            package acme;
+            final class Rules {
+                static final java.util.regex.Pattern HEADER = java.util.regex.Pattern.compile("(quota");
+            }
+            """;
+
+    @Test
+    void pluginWhoseExecutorCannotStartIsRefusedAndItsConnectionsAnswerWhy_SH2() throws Exception {
+        Path plugins = Files.createDirectories(dir.resolve("plugins"));
+        Path jar = plugins.resolve("acme-plugin.jar");
+        PluginJars jars = new PluginJars(scratch);
+        jars.compile(jar, Map.of("module-info.java", MODULE_INFO, "acme/AcmePlugin.java", PLUGIN, "acme/Rules.java", RULES), List.of());
+        String id;
+        try (MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = new SluiceHarness(dir)) {
+            id = sluice.addConnection("{\"provider\":\"acme\",\"authType\":\"apikey\",\"apiKey\":\"sk-acme-0123456789abcdef\","
+                    + "\"baseUrl\":\"" + upstream.baseUrl() + "/v1\"}");
+        }
+        Files.delete(jar);
+        jars.compile(jar, Map.of("module-info.java", MODULE_INFO, "acme/AcmePlugin.java", BROKEN_PLUGIN, "acme/Rules.java", RULES),
+                List.of());
+
+        try (MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = new SluiceHarness(dir)) {
+            JsonNode plugins2 = read(sluice.send("GET", "/api/plugins", ADMIN_KEY, null).body());
+            assertThat(plugins2.get("data").size()).isZero();
+            assertThat(plugins2.at("/failures/0/source").asText()).isEqualTo("acme-plugin.jar");
+            assertThat(plugins2.at("/failures/0/reason").asText()).contains("executor 'acme-tagging' failed to start:"
+                    + " ExceptionInInitializerError caused by PatternSyntaxException: Unclosed group");
+            assertThat(plugins2.at("/failures/0/providers/0").asText()).isEqualTo("acme");
+
+            HttpResponse<String> created = sluice.send("POST", "/api/providers", ADMIN_KEY, "{\"provider\":\"acme\",\"authType\":\"apikey\","
+                    + "\"apiKey\":\"sk-acme-0123456789abcdef\",\"baseUrl\":\"" + upstream.baseUrl() + "/v1\"}");
+            assertThat(created.statusCode()).isEqualTo(400);
+            assertThat(read(created.body()).at("/error/message").asText()).contains("Provider 'acme' cannot take connections")
+                    .contains("acme-plugin.jar").contains("PatternSyntaxException");
+
+            String key = sluice.addKey("{\"name\":\"acme\"}");
+            HttpResponse<String> chat = sluice.send("POST", "/v1/chat/completions", key, chatBody("acme/acme-1", false));
+            assertThat(chat.statusCode()).isEqualTo(503);
+            assertThat(read(chat.body()).at("/error/code").asText()).isEqualTo("provider_unavailable");
+            assertThat(read(chat.body()).at("/error/message").asText()).contains("Provider 'acme' is unavailable")
+                    .contains("acme-plugin.jar was refused");
+            assertThat(upstream.requestCount()).isZero();
+            assertThat(sluice.server.connections().find(id)).isPresent();
+        }
+    }
+
+    static final String RULES_MODULE_INFO = """
+            module rules.plugin {
+                requires sluice.api;
+                provides dev.sluice.api.ProviderPlugin with rules.RulesPlugin;
+            }
+            """;
+    static final String RULES_PLUGIN = """
+            package rules;
+
+            import dev.sluice.api.*;
+            import dev.sluice.api.rules.*;
+            import java.util.*;
+
+            public final class RulesPlugin implements ProviderPlugin {
+                public RulesPlugin() { }
+                @Override public String name() { return "rules"; }
+                @Override public int spiVersion() { return SPI_VERSION; }
+                @Override public List<ProviderDescriptor> providers() {
+                    return List.of(
+                            new ProviderDescriptor("strict", "Strict", ProviderClass.APIKEY, "https://strict.invalid/v1",
+                                    HostContext.OPENAI_COMPATIBLE, List.of(), true, false, true),
+                            new ProviderDescriptor("loose", "Loose", ProviderClass.APIKEY, "https://loose.invalid/v1",
+                                    HostContext.OPENAI_COMPATIBLE, List.of(), true, false, false));
+                }
+                @Override public List<ErrorRule> errorRules() {
+                    return List.of(
+                            new ErrorRule("quota", "strict", 429, Map.of(), List.of(), FailureReason.QUOTA_EXHAUSTED, LockScope.CONNECTION, null),
+                            new ErrorRule("quota", "loose", 429, Map.of(), List.of(), FailureReason.QUOTA_EXHAUSTED, LockScope.CONNECTION, null));
+                }
+            }
+            """;
+
+    @Test
+    void pluginsListShowsWhetherEachErrorRulesScopeIsHonoured_ER3() throws Exception {
+        Files.createDirectories(dir.resolve("plugins"));
+        new PluginJars(scratch).compile(dir.resolve("plugins").resolve("rules.jar"),
+                Map.of("module-info.java", RULES_MODULE_INFO, "rules/RulesPlugin.java", RULES_PLUGIN), List.of());
+
+        try (SluiceHarness sluice = new SluiceHarness(dir)) {
+            JsonNode rules = read(sluice.send("GET", "/api/plugins", ADMIN_KEY, null).body()).at("/data/0/errorRules");
+            assertThat(rules.get(0).get("provider").asText()).isEqualTo("strict");
+            assertThat(rules.get(0).get("scope").asText()).isEqualTo("connection");
+            assertThat(rules.get(0).get("scopeHonoured").asBoolean()).isTrue();
+            assertThat(rules.get(1).get("provider").asText()).isEqualTo("loose");
+            assertThat(rules.get(1).get("scopeHonoured").asBoolean()).isFalse();
+        }
+    }
+
+    static final String RESELLER_MODULE_INFO = """
+            module reseller.plugin {
+                requires sluice.api;
+                provides dev.sluice.api.ProviderPlugin with reseller.ResellerPlugin;
+            }
+            """;
+    /** Issue 17 item 1: the built-in executor with a header and a body tweak, no executor of its own. */
+    static final String RESELLER_PLUGIN = """
+            package reseller;
+
+            import dev.sluice.api.*;
+            import java.util.*;
+
+            public final class ResellerPlugin implements ProviderPlugin {
+                public ResellerPlugin() { }
+                @Override public String name() { return "reseller"; }
+                @Override public int spiVersion() { return SPI_VERSION; }
+                @Override public List<ProviderDescriptor> providers() {
+                    return List.of(ProviderDescriptor.openAiCompatible("reseller", "Reseller", ProviderClass.APIKEY,
+                            "https://api.reseller.invalid/v1", List.of(ModelInfo.chat("r-1"))).withExecutor("reseller"));
+                }
+                @Override public List<ExecutorFactory> executors() {
+                    return List.of(new ExecutorFactory() {
+                        @Override public String name() { return "reseller"; }
+                        @Override public ProviderExecutor create(HostContext host) {
+                            return host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none()
+                                    .withHeader("X-Reseller-Client", "sluice")
+                                    .withChatBody(json -> "{\\"service_tier\\":\\"flex\\"," + json.substring(1))).orElseThrow();
+                        }
+                    });
+                }
+            }
+            """;
+
+    @Test
+    void aPluginReusesTheBuiltinExecutorWithAHeaderAndABodyTweak_issue17() throws Exception {
+        Files.createDirectories(dir.resolve("plugins"));
+        new PluginJars(scratch).compile(dir.resolve("plugins").resolve("reseller.jar"),
+                Map.of("module-info.java", RESELLER_MODULE_INFO, "reseller/ResellerPlugin.java", RESELLER_PLUGIN), List.of());
+
+        try (MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = new SluiceHarness(dir)) {
+            sluice.addConnection("{\"provider\":\"reseller\",\"authType\":\"apikey\",\"apiKey\":\"sk-reseller-0123456789\","
+                    + "\"baseUrl\":\"" + upstream.baseUrl() + "/v1\"}");
+            upstream.enqueue(MockResponse.completion("resold"));
+            String key = sluice.addKey("{\"name\":\"r\"}");
+
+            HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", key, chatBody("reseller/r-1", false));
+
+            assertThat(r.statusCode()).isEqualTo(200);
+            var request = upstream.takeRequest(Duration.ofSeconds(5));
+            assertThat(request.header("x-reseller-client")).isEqualTo("sluice");
+            assertThat(request.header("authorization")).isEqualTo("Bearer sk-reseller-0123456789");
+            JsonNode sent = read(request.body());
+            assertThat(sent.get("service_tier").asText()).isEqualTo("flex");
+            assertThat(sent.get("model").asText()).isEqualTo("r-1");
+        }
+    }
+
     static final String NATIVE_MODULE_INFO = """
             module nat.plugin {
                 requires sluice.api;

@@ -154,6 +154,7 @@ public final class PluginJars {
         private final List<Path> modulePath = new ArrayList<>();
         private String provides;
         private String constructorBody = "";
+        private final Map<String, String> extraSources = new LinkedHashMap<>();
 
         private TestPlugin(String module, String name) {
             this.module = module;
@@ -205,6 +206,13 @@ public final class PluginJars {
             return this;
         }
 
+        /** Combo strategies named so, each ordering targets as given. */
+        TestPlugin comboStrategies(String... names) {
+            methods.put("List<dev.sluice.api.combo.ComboStrategy> comboStrategies()", Stream.of(names)
+                    .map(n -> "strategy(\"" + n + "\")").collect(Collectors.joining(", ", "List.of(", ")")));
+            return this;
+        }
+
         TestPlugin egressBucketing(String expression) {
             methods.put("List<EgressBucketing> egressBucketing()", expression);
             return this;
@@ -220,6 +228,12 @@ public final class PluginJars {
         /** Statements run by the plugin's constructor, e.g. to make it throw. */
         TestPlugin constructor(String body) {
             constructorBody = body;
+            return this;
+        }
+
+        /** Another source file of the plugin module, e.g. a class with a failing static initialiser. */
+        TestPlugin extraSource(String path, String source) {
+            extraSources.put(path, source);
             return this;
         }
 
@@ -262,6 +276,14 @@ public final class PluginJars {
                             throw new IllegalStateException(message);
                         }
 
+                        static dev.sluice.api.combo.ComboStrategy strategy(String name) {
+                            return new dev.sluice.api.combo.ComboStrategy() {
+                                @Override public String name() { return name; }
+                                @Override public List<dev.sluice.api.combo.ComboTargetView> order(dev.sluice.api.combo.ComboContext c,
+                                        List<dev.sluice.api.combo.ComboTargetView> eligible) { return eligible; }
+                            };
+                        }
+
                         static ExecutorFactory executor(String name) {
                             return new ExecutorFactory() {
                                 @Override public String name() { return name; }
@@ -271,6 +293,7 @@ public final class PluginJars {
                     }
                     """);
             sources.put(module.replace('.', '/') + "/TestPlugin.java", plugin.toString());
+            sources.putAll(extraSources);
             return sources;
         }
     }

@@ -487,6 +487,124 @@ class PluginLoaderTest {
     }
 
     @Test
+    void executorFactoryThatThrowsRefusesThePluginWithItsCauseChainAndProviders_SH2() {
+        // the guide's mistake: an invalid ~regex in a static final rule fails the class's initialiser
+        jars.plugin("regex.plugin", "regex")
+                .providers("List.of(ProviderDescriptor.openAiCompatible(\"regex\", \"Regex\", ProviderClass.APIKEY,"
+                        + " \"https://regex.test/v1\", List.of()).withExecutor(\"regex-exec\"))")
+                .executorsExpression("List.of(new ExecutorFactory() {"
+                        + " public String name() { return \"regex-exec\"; }"
+                        + " public ProviderExecutor create(HostContext host) { return Holder.BAD.length() > 0 ? null : null; } })")
+                .extraSource("regex/plugin/Holder.java", "package regex.plugin; final class Holder {"
+                        + " static final String BAD = java.util.regex.Pattern.compile(\"(unclosed\").pattern(); }")
+                .writeTo(plugins.resolve("regex.jar"));
+        validPlugin("calm.jar", "calm.plugin", "calm", "calm");
+
+        PluginRegistry registry = load().startExecutors(p -> null, false);
+
+        assertThat(registry.plugins()).extracting(LoadedPlugin::name).containsExactly("calm");
+        assertThat(registry.executor("regex-exec")).isEmpty();
+        assertThat(registry.descriptor("regex")).isEmpty();
+        assertThat(registry.failures()).singleElement().satisfies(failure -> {
+            assertThat(failure.source()).isEqualTo("regex.jar");
+            assertThat(failure.reason()).contains("plugin 'regex' (regex.jar): executor 'regex-exec' failed to start:"
+                    + " ExceptionInInitializerError caused by PatternSyntaxException: Unclosed group");
+            assertThat(failure.providerIds()).containsExactly("regex");
+        });
+        assertThat(registry.refusedProviders()).containsOnlyKeys("regex");
+    }
+
+    @Test
+    void executorFactoryReturningNullRefusesThePluginAndStrictModeStops_SH2() {
+        jars.plugin("nullish.plugin", "nullish")
+                .providers("List.of(ProviderDescriptor.openAiCompatible(\"nullish\", \"N\", ProviderClass.APIKEY,"
+                        + " \"https://n.test/v1\", List.of()).withExecutor(\"n-exec\"))")
+                .executorsExpression("List.of(new ExecutorFactory() { public String name() { return \"n-exec\"; }"
+                        + " public ProviderExecutor create(HostContext host) { return null; } })")
+                .writeTo(plugins.resolve("null.jar"));
+
+        PluginRegistry loaded = load();
+
+        assertThat(loaded.startExecutors(p -> null, false).failures()).singleElement()
+                .satisfies(f -> assertThat(f.reason()).contains("executor 'n-exec': ExecutorFactory.create returned null"));
+        assertThatThrownBy(() -> loaded.startExecutors(p -> null, true)).isInstanceOf(PluginLoadException.class)
+                .hasMessageContaining("null.jar: plugin 'nullish' (null.jar): executor 'n-exec'");
+    }
+
+    @Test
+    void startedExecutorsAreFoundByName_SH2() {
+        jars.plugin("ok.plugin", "ok")
+                .providers("List.of(ProviderDescriptor.openAiCompatible(\"ok\", \"Ok\", ProviderClass.APIKEY,"
+                        + " \"https://ok.test/v1\", List.of()).withExecutor(\"ok-exec\"))")
+                .executorsExpression("List.of(new ExecutorFactory() { public String name() { return \"ok-exec\"; }"
+                        + " public ProviderExecutor create(HostContext host) { return call -> null; } })")
+                .writeTo(plugins.resolve("ok.jar"));
+
+        PluginRegistry registry = load().startExecutors(p -> null, true);
+
+        assertThat(registry.failures()).isEmpty();
+        assertThat(registry.executor("ok-exec")).isPresent();
+        assertThat(registry.refusedProviders()).isEmpty();
+    }
+
+    @Test
+    void constructorFailureFromAStaticInitialiserNamesTheRootCause_SH2() {
+        jars.plugin("init.plugin", "init").constructor("Holder.touch();")
+                .extraSource("init/plugin/Holder.java", "package init.plugin; final class Holder {"
+                        + " static final java.util.regex.Pattern P = java.util.regex.Pattern.compile(\"[a-\");"
+                        + " static void touch() { } }")
+                .writeTo(plugins.resolve("init.jar"));
+
+        PluginRegistry registry = load();
+
+        assertThat(registry.failures()).singleElement().satisfies(failure -> assertThat(failure.reason())
+                .contains("threw from its constructor: ExceptionInInitializerError caused by PatternSyntaxException:"));
+    }
+
+    @Test
+    void twoVersionsOfOnePluginNameTheFileToRemove_SH2() {
+        validPlugin("acme-1.0.0.jar", "acme.plugin", "acme", "acme");
+        validPlugin("acme-1.0.1.jar", "acme.plugin", "acme", "acme");
+
+        PluginRegistry registry = load();
+
+        assertThat(registry.plugins()).extracting(LoadedPlugin::source).containsExactly("acme-1.0.0.jar");
+        assertThat(registry.refusedProviders()).isEmpty();
+        assertThat(registry.failures()).singleElement().satisfies(failure -> {
+            assertThat(failure.source()).isEqualTo("acme-1.0.1.jar");
+            assertThat(failure.reason()).contains("two copies of plugin 'acme' are in plugins/: acme-1.0.0.jar is loaded and"
+                    + " acme-1.0.1.jar is ignored; remove acme-1.0.0.jar from plugins/ to use acme-1.0.1.jar");
+        });
+    }
+
+    @Test
+    void refusedPluginsProvidersAreRecordedButNotThoseOwnedByAnother_SH2() {
+        jars.plugin("future.plugin", "future").spiVersion("999").openAiProviders("future").writeTo(plugins.resolve("future.jar"));
+        validPlugin("a-first.jar", "first.plugin", "first", "shared");
+        validPlugin("b-second.jar", "second.plugin", "second", "other", "shared");
+
+        PluginRegistry registry = load();
+
+        assertThat(registry.refusedProviders()).containsOnlyKeys("future", "other");
+        assertThat(registry.refusedProviders().get("future").source()).isEqualTo("future.jar");
+    }
+
+    @Test
+    void aComboStrategyNamedLikeABuiltinOrAnEarlierPluginsRefusesThePluginWhole_CO2() {
+        jars.plugin("a.plugin", "a").comboStrategies("spread").openAiProviders("a-prov").writeTo(plugins.resolve("a.jar"));
+        jars.plugin("b.plugin", "b").comboStrategies("spread").writeTo(plugins.resolve("b.jar"));
+        jars.plugin("c.plugin", "c").comboStrategies("priority").writeTo(plugins.resolve("c.jar"));
+
+        PluginRegistry registry = loader(plugins).load(BUILT_IN, Set.of("priority", "weighted"), false);
+
+        assertThat(registry.plugins()).extracting(LoadedPlugin::name).containsExactly("a");
+        assertThat(registry.comboStrategies()).extracting(dev.sluice.api.combo.ComboStrategy::name).containsExactly("spread");
+        assertThat(registry.failures()).extracting(PluginFailure::reason).containsExactly(
+                "plugin 'b' (b.jar): combo strategy name 'spread' is already claimed by plugin 'a' (a.jar)",
+                "plugin 'c' (c.jar): combo strategy name 'priority' is already claimed by built-in");
+    }
+
+    @Test
     void emptyRegistryAnswersNothing_SH2() {
         PluginRegistry empty = PluginRegistry.empty();
 

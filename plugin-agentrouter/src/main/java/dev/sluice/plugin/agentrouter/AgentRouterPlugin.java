@@ -47,8 +47,9 @@ public final class AgentRouterPlugin implements ProviderPlugin {
     @Override
     public List<ProviderDescriptor> providers() {
         // ER-2, ER-3, ER-6: agentrouter's rules read the full error text and their scope is acted on
-        return List.of(new ProviderDescriptor(PROVIDER_ID, "agentrouter", ProviderClass.APIKEY, DEFAULT_BASE_URL,
-                HostContext.OPENAI_COMPATIBLE, MODELS, true, true, true));
+        return List.of(ProviderDescriptor.builder(PROVIDER_ID).displayName("agentrouter").defaultClass(ProviderClass.APIKEY)
+                .defaultBaseUrl(DEFAULT_BASE_URL).executor(HostContext.OPENAI_COMPATIBLE).models(MODELS).passthroughModels(true)
+                .errorRuleOptIns(true, true).build());
     }
 
     /** The quota-exhaustion markers agentrouter words its temporary quota errors with. */

@@ -14,6 +14,8 @@ import dev.sluice.api.rules.RestatementRule;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.sluice.testkit.plugin.RuleEvaluator;
+import dev.sluice.testkit.plugin.RuleVerdict;
 import org.junit.jupiter.api.Test;
 
 /** The plugin's contract: what it contributes, through the SPI only. */
@@ -72,5 +74,32 @@ class AgentRouterPluginTest {
         ProviderDescriptor d = plugin.providers().get(0);
         assertThat(d.fullTextErrorRules()).isTrue();
         assertThat(d.honorsRuleScope()).isTrue();
+    }
+
+    // ---- the rules as the runtime applies them (sluice-plugin-testkit's RuleEvaluator)
+
+    private final RuleEvaluator rules = RuleEvaluator.of(plugin);
+
+    @Test
+    void aQuota403IsRestatedTo429AndCoolsTheConnection_RS1_ER1() {
+        RuleVerdict v = rules.evaluate("agentrouter", 403, Map.of(), "{\"error\":{\"message\":\"用户额度不足, 请充值\"}}");
+
+        assertThat(v.status()).isEqualTo(429);
+        assertThat(v.restatementRule()).isEqualTo("agentrouter-quota-misstatus");
+        assertThat(v.errorRule()).isEqualTo("agentrouter-user-quota-exhausted");
+        assertThat(v.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
+        assertThat(v.scope()).isEqualTo(LockScope.CONNECTION);
+        assertThat(v.scopeHonoured()).isTrue();
+    }
+
+    @Test
+    void aModelAccessDenialIsNotRestatedAndLocksTheModelForSixHours_RS4_ER4() {
+        RuleVerdict v = rules.evaluate("agentrouter", 403, Map.of(), "{\"error\":{\"message\":\"无权访问模型 claude-opus\"}}");
+
+        assertThat(v.status()).isEqualTo(403);
+        assertThat(v.restatementRule()).isNull();
+        assertThat(v.errorRule()).isEqualTo("agentrouter-model-access-denied");
+        assertThat(v.scope()).isEqualTo(LockScope.MODEL);
+        assertThat(v.cooldownMs()).isEqualTo(21_600_000L);
     }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+
 import dev.sluice.api.ChatCall;
 import dev.sluice.api.ChatOutcome;
 import dev.sluice.api.PassthroughCall;

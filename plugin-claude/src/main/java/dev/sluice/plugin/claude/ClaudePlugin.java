@@ -23,10 +23,11 @@ public final class ClaudePlugin implements ProviderPlugin {
             ModelInfo.chat("claude-opus-4-1"),
             ModelInfo.chat("claude-haiku-4-5"));
 
-    private static final List<ProviderDescriptor> PROVIDERS = List.of(new ProviderDescriptor(PROVIDER_ID, "Anthropic Claude",
-            ProviderClass.APIKEY, DEFAULT_BASE_URL, EXECUTOR_NAME, MODELS, true, false, false)
+    private static final List<ProviderDescriptor> PROVIDERS = List.of(ProviderDescriptor.builder(PROVIDER_ID)
+            .displayName("Anthropic Claude").defaultClass(ProviderClass.APIKEY).defaultBaseUrl(DEFAULT_BASE_URL).executor(EXECUTOR_NAME)
+            .models(MODELS).passthroughModels(true)
             // dated and future ids (Claude Code sends claude-opus-4-8, claude-haiku-4-5-20251001) route here by name
-            .withModelPatterns("claude-*"));
+            .modelPatterns(List.of("claude-*")).build());
     private static final List<ExecutorFactory> EXECUTORS = List.of(new ClaudeExecutorFactory());
 
     /** Creates the plugin (the runtime instantiates it through ServiceLoader). */

@@ -1,5 +1,8 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+
 import dev.sluice.api.chat.ContentPart;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -121,7 +124,7 @@ final class ContentBlocks {
     static Map<String, Object> parse(String json) {
         try {
             return Json.parse(json) instanceof Map<?, ?> m ? Json.mutableObject(m) : null;
-        } catch (Json.JsonException e) {
+        } catch (JsonException e) {
             return null;
         }
     }

@@ -1,5 +1,8 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.UpstreamError;
 import java.util.Map;
@@ -37,9 +40,9 @@ final class ErrorReader {
             } else {
                 message = Json.string(root, "message");
             }
-        } catch (Json.JsonException ignored) {
+        } catch (JsonException ignored) {
             // not JSON (an HTML page from a proxy, a truncated body): the body is the message
         }
-        return new UpstreamError(head, body, type, type, message);
+        return UpstreamError.builder(head).body(body).errorCode(type).errorType(type).message(message).build();
     }
 }

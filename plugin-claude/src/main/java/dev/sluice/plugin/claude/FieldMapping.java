@@ -1,5 +1,7 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+
 import dev.sluice.api.chat.Usage;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+
 import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;

@@ -1,5 +1,9 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+import dev.sluice.toolkit.sse.SseEventReader;
+
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.UpstreamResponse;
@@ -51,7 +55,7 @@ final class MessagesChunkStream implements ChunkStream {
             Map<String, Object> data;
             try {
                 data = Json.parseObject(event.data());
-            } catch (Json.JsonException e) {
+            } catch (JsonException e) {
                 done = true;
                 throw new IOException("upstream sent an unreadable stream event" + (event.name() == null ? "" : " '" + event.name() + "'")
                         + ": " + e.getMessage());

@@ -1,5 +1,8 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+
 import dev.sluice.api.chat.ChatMessage;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.ContentPart;
@@ -179,7 +182,7 @@ final class MessagesRequestWriter {
         Object v;
         try {
             v = Json.parse(json);
-        } catch (Json.JsonException e) {
+        } catch (JsonException e) {
             return null;
         }
         if (v instanceof String s) {
@@ -220,7 +223,7 @@ final class MessagesRequestWriter {
         if (t.parametersJson() != null) {
             try {
                 schema = Json.parse(t.parametersJson()) instanceof Map<?, ?> m ? Json.mutableObject(m) : null;
-            } catch (Json.JsonException e) {
+            } catch (JsonException e) {
                 schema = null;
             }
         }
@@ -261,7 +264,7 @@ final class MessagesRequestWriter {
                         }
                     }
                 }
-            } catch (Json.JsonException ignored) {
+            } catch (JsonException ignored) {
                 // not a list of blocks: nothing to send back
             }
         }
@@ -321,7 +324,7 @@ final class MessagesRequestWriter {
             // Anthropic requires an object; arguments that are not one (a truncated or invalid JSON text
             // from the model, a bare value) are sent as {} rather than failing the whole conversation
             return Json.parse(argumentsJson) instanceof Map<?, ?> m ? Json.mutableObject(m) : new LinkedHashMap<>();
-        } catch (Json.JsonException e) {
+        } catch (JsonException e) {
             return new LinkedHashMap<>();
         }
     }
@@ -352,7 +355,7 @@ final class MessagesRequestWriter {
         }
         try {
             return Json.parse(raw);
-        } catch (Json.JsonException e) {
+        } catch (JsonException e) {
             return null;
         }
     }

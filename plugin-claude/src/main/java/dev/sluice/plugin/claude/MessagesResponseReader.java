@@ -1,5 +1,8 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+
 import dev.sluice.api.chat.ChatMessage;
 import dev.sluice.api.chat.ChatResponse;
 import dev.sluice.api.chat.Choice;
@@ -44,7 +47,7 @@ final class MessagesResponseReader {
         Map<String, Object> root;
         try {
             root = Json.parseObject(body);
-        } catch (Json.JsonException e) {
+        } catch (JsonException e) {
             throw new MalformedAnswerException("the body is not a JSON object (" + e.getMessage() + ")");
         }
         String type = Json.string(root, "type");
@@ -52,7 +55,7 @@ final class MessagesResponseReader {
             Map<String, Object> err = Json.object(root, "error");
             throw new MalformedAnswerException("the body is an error: " + Json.string(err, "type") + ": " + Json.string(err, "message"));
         }
-        List<?> content = Json.array(root, "content");
+        List<?> content = Json.get(root, "content") instanceof List<?> l ? l : null;
         if ((type != null && !type.equals("message")) || content == null) {
             throw new MalformedAnswerException("the body is not a Messages answer (no type \"message\" with a content array)");
         }

@@ -1,5 +1,8 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+
 import dev.sluice.api.CredentialUpdates;
 import dev.sluice.api.Credentials;
 import dev.sluice.api.ProviderClass;
@@ -310,7 +313,7 @@ final class OAuthRefresher {
         Map<String, Object> root;
         try {
             root = Json.parseObject(body);
-        } catch (Json.JsonException e) {
+        } catch (JsonException e) {
             return new Failed("token endpoint answered HTTP " + status + " with a body that is not a JSON object");
         }
         String accessToken = Json.string(root, "access_token");
@@ -356,7 +359,7 @@ final class OAuthRefresher {
                 error = Json.string(m, "type");
                 description = Json.string(m, "message");
             }
-        } catch (Json.JsonException ignored) {
+        } catch (JsonException ignored) {
             // not JSON: the status alone says enough
         }
         if (error == null && description == null) {

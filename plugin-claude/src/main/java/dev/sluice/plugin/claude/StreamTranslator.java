@@ -1,5 +1,7 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+
 import dev.sluice.api.chat.ChunkChoice;
 import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.Role;

@@ -1,5 +1,7 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.api.ChatCall;
@@ -32,7 +34,7 @@ class ClaudeExecutorTest {
     private final FakeUpstream upstream = new FakeUpstream();
 
     private ProviderExecutor executor(Map<String, String> settings) {
-        return new ClaudeExecutorFactory().create(new FakeHost(upstream, settings));
+        return new ClaudeExecutorFactory().create(FakeHost.create(upstream, settings));
     }
 
     private ProviderExecutor executor() {

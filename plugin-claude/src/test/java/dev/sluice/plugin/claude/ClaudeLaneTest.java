@@ -33,7 +33,7 @@ class ClaudeLaneTest {
     private final AtomicLong now = new AtomicLong(FakeHost.NOW.toEpochMilli());
     private final InstantSource clock = () -> Instant.ofEpochMilli(now.get());
     private final FakeUpstream upstream = new FakeUpstream();
-    private final ProviderExecutor executor = new ClaudeExecutorFactory().create(new FakeHost(upstream, Map.of(), clock, null));
+    private final ProviderExecutor executor = new ClaudeExecutorFactory().create(FakeHost.create(upstream, Map.of(), clock, null));
 
     private static UpstreamTarget target(Map<String, Object> psd) {
         return new UpstreamTarget("c1", "claude", ProviderClass.OAUTH, BASE, new Credentials(null, "sk-ant-oat01-access", null, null), psd);

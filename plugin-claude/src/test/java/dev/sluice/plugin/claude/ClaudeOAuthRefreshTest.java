@@ -1,5 +1,7 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -102,7 +104,7 @@ class ClaudeOAuthRefreshTest {
     }
 
     private ProviderExecutor executor(Map<String, String> settings, CredentialUpdates credentialUpdates) {
-        return new ClaudeExecutorFactory().create(new FakeHost(upstream, settings, clock, credentialUpdates));
+        return new ClaudeExecutorFactory().create(FakeHost.create(upstream, settings, clock, credentialUpdates));
     }
 
     private ProviderExecutor executor() {

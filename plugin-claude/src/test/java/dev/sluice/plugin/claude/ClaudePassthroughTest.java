@@ -57,7 +57,7 @@ class ClaudePassthroughTest {
     private final FakeUpstream upstream = new FakeUpstream();
 
     private ProviderExecutor executor() {
-        return new ClaudeExecutorFactory().create(new FakeHost(upstream, Map.of("oauthTokenUrl", TOKEN_URL)));
+        return new ClaudeExecutorFactory().create(FakeHost.create(upstream, Map.of("oauthTokenUrl", TOKEN_URL)));
     }
 
     private static UpstreamTarget apiKey() {

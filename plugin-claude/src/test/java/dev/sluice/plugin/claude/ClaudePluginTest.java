@@ -28,7 +28,7 @@ class ClaudePluginTest {
         var provides = descriptor.provides().iterator().next();
         assertThat(provides.service()).isEqualTo(ProviderPlugin.class.getName());
         assertThat(provides.providers()).containsExactly(ClaudePlugin.class.getName());
-        assertThat(descriptor.requires()).allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api"));
+        assertThat(descriptor.requires()).allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api|sluice\\.toolkit"));
         assertThat(descriptor.exports()).isEmpty();
     }
 
@@ -56,7 +56,7 @@ class ClaudePluginTest {
         assertThat(plugin.executors()).hasSize(1);
         var factory = plugin.executors().get(0);
         assertThat(factory.name()).isEqualTo(plugin.providers().get(0).executor());
-        assertThat(factory.create(new FakeHost(new FakeUpstream(), Map.of()))).isNotNull();
+        assertThat(factory.create(FakeHost.create(new FakeUpstream(), Map.of()))).isNotNull();
     }
 
     @Test

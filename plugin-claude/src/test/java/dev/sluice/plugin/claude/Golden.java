@@ -1,5 +1,7 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,5 +1,7 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.toolkit.json.Json;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,7 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+
 import java.util.Map;
 import java.util.Set;
 

@@ -1,5 +1,8 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.RetryHint;
 import dev.sluice.api.upstream.UpstreamError;
@@ -39,12 +42,13 @@ final class GeminiErrorReader {
     static UpstreamError read(ResponseHead head, String body) {
         Map<String, Object> error = errorObject(body);
         if (error == null) {
-            return new UpstreamError(head, body, null, null, null, null);
+            return UpstreamError.builder(head).body(body).build();
         }
         String status = Json.string(error, "status");
-        Long code = Json.integer(error, "code");
+        Long code = Json.number(error, "code");
         String errorCode = status != null ? status : code != null ? code.toString() : null;
-        return new UpstreamError(head, body, errorCode, status, Json.string(error, "message"), retryHint(error));
+        return UpstreamError.builder(head).body(body).errorCode(errorCode).errorType(status).message(Json.string(error, "message"))
+                .retryHint(retryHint(error)).build();
     }
 
     /**
@@ -75,7 +79,7 @@ final class GeminiErrorReader {
     static RetryHint retryHint(Map<String, Object> error) {
         for (Object detail : Json.array(error, "details")) {
             if (RETRY_INFO_TYPE.equals(Json.string(detail, "@type"))) {
-                Long ms = millis(Json.member(detail, "retryDelay"));
+                Long ms = millis(Json.get(detail, "retryDelay"));
                 if (ms != null) {
                     return new RetryHint(ms, RetryHint.GOOGLE_RPC_RETRY_INFO);
                 }

@@ -24,9 +24,9 @@ public final class GeminiPlugin implements ProviderPlugin {
             ModelInfo.chat("gemini-2.5-flash"),
             ModelInfo.chat("gemini-2.5-flash-lite"));
 
-    private static final List<ProviderDescriptor> PROVIDERS = List.of(new ProviderDescriptor(PROVIDER_ID, "Google Gemini",
-            ProviderClass.APIKEY, DEFAULT_BASE_URL, GeminiExecutorFactory.NAME, MODELS, true, false, false)
-            .withModelPatterns("gemini-*"));
+    private static final List<ProviderDescriptor> PROVIDERS = List.of(ProviderDescriptor.builder(PROVIDER_ID)
+            .displayName("Google Gemini").defaultClass(ProviderClass.APIKEY).defaultBaseUrl(DEFAULT_BASE_URL)
+            .executor(GeminiExecutorFactory.NAME).models(MODELS).passthroughModels(true).modelPatterns(List.of("gemini-*")).build());
     private static final List<ExecutorFactory> EXECUTORS = List.of(new GeminiExecutorFactory());
 
     /** Creates the plugin (the runtime instantiates it through ServiceLoader). */

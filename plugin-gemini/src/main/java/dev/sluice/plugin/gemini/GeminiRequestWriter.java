@@ -1,5 +1,8 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+
 import dev.sluice.api.chat.ChatMessage;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.ContentPart;

@@ -1,5 +1,8 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+
 import dev.sluice.api.chat.ChatMessage;
 import dev.sluice.api.chat.ChatResponse;
 import dev.sluice.api.chat.Choice;
@@ -107,7 +110,7 @@ final class GeminiResponseReader {
             }
         }
         String finish = Json.string(candidate, "finishReason");
-        Long index = Json.integer(candidate, "index");
+        Long index = Json.number(candidate, "index");
         List<ContentPart> content = text.isEmpty() ? List.of() : List.of(new ContentPart.Text(text.toString()));
         ChatMessage message = new ChatMessage(Role.ASSISTANT, content, null, toolCalls, null,
                 reasoning == null ? null : reasoning.toString());

@@ -1,5 +1,9 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
+import dev.sluice.toolkit.sse.SseEventReader;
+
 import dev.sluice.api.chat.ChunkStream;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.UpstreamResponse;
@@ -19,14 +23,14 @@ final class GeminiSseStream implements ChunkStream {
 
     /**
      * Largest single event accepted (one fragment; Gemini's are small, a big function call is the
-     * largest): the gateway's limit per server-sent event, {@link SseLineReader#MAX_EVENT_CHARS}.
+     * largest): the gateway's limit per server-sent event, {@link SseEventReader#MAX_EVENT_CHARS}.
      */
-    static final int MAX_EVENT_CHARS = SseLineReader.MAX_EVENT_CHARS;
+    static final int MAX_EVENT_CHARS = SseEventReader.MAX_EVENT_CHARS;
     /** How much of a finished stream's tail close() reads so the connection can be reused. */
     private static final int MAX_DRAIN = 64 * 1024;
 
     private final UpstreamResponse response;
-    private final SseLineReader reader;
+    private final SseEventReader reader;
     private final StreamTranslator translator;
     private final Deque<StreamChunk> pending = new ArrayDeque<>();
     private boolean done;
@@ -41,7 +45,7 @@ final class GeminiSseStream implements ChunkStream {
      */
     GeminiSseStream(UpstreamResponse response, StreamTranslator translator) {
         this.response = response;
-        this.reader = new SseLineReader(response.body());
+        this.reader = new SseEventReader(response.body());
         this.translator = translator;
     }
 
@@ -90,28 +94,13 @@ final class GeminiSseStream implements ChunkStream {
 
     /** The data of the next event (multi-line data joined by newlines), or null at end of stream. */
     private String nextData() throws IOException {
-        StringBuilder data = null;
-        String line;
-        while ((line = reader.readLine()) != null) {
-            if (line.isEmpty()) {
-                if (data != null) {
-                    return data.toString();
-                }
-                continue;
-            }
-            if (line.startsWith("data:")) {
-                String v = line.length() > 5 && line.charAt(5) == ' ' ? line.substring(6) : line.substring(5);
-                if (data == null) {
-                    data = new StringBuilder(v);
-                } else {
-                    data.append('\n').append(v);
-                }
-                reader.checkEvent(data.length());
-            }
-            // comments (":"), event:, id: and retry: lines carry nothing Gemini uses
+        // event:, id: and retry: carry nothing Gemini uses
+        SseEventReader.Event event = reader.next();
+        if (event == null) {
+            atEof = true;
+            return null;
         }
-        atEof = true;
-        return data == null ? null : data.toString();
+        return event.data();
     }
 
     /**

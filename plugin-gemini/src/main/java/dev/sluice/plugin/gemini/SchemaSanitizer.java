@@ -1,5 +1,7 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -199,7 +201,7 @@ final class SchemaSanitizer {
             return new LinkedHashMap<>(Map.of("type", "object"));
         }
         String name = ref.substring(prefix.length() + 3).replace("~1", "/").replace("~0", "~");
-        Object target = Json.member(root.get(prefix), name);
+        Object target = Json.get(root.get(prefix), name);
         if (!(target instanceof Map<?, ?>)) {
             return new LinkedHashMap<>(Map.of("type", "object"));
         }

@@ -1,5 +1,7 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+
 import dev.sluice.api.chat.ChunkChoice;
 import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.Role;
@@ -110,7 +112,7 @@ final class StreamTranslator {
         }
         for (int i = 0; i < list.size(); i++) {
             Object candidate = list.get(i);
-            Long index = Json.integer(candidate, "index");
+            Long index = Json.number(candidate, "index");
             int idx = index == null ? i : index.intValue();
             CandidateState state = candidates.computeIfAbsent(idx, k -> new CandidateState());
             translateParts(candidate, idx, state, out);

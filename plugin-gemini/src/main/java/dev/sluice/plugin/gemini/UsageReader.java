@@ -1,5 +1,7 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+
 import dev.sluice.api.chat.Usage;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,14 +29,14 @@ final class UsageReader {
             return null;
         }
         long prompt = count(metadata, "promptTokenCount") + count(metadata, "toolUsePromptTokenCount");
-        Long thoughts = Json.integer(metadata, "thoughtsTokenCount");
+        Long thoughts = Json.number(metadata, "thoughtsTokenCount");
         long completion = count(metadata, "candidatesTokenCount") + (thoughts == null ? 0 : Math.max(0, thoughts));
-        Long total = Json.integer(metadata, "totalTokenCount");
+        Long total = Json.number(metadata, "totalTokenCount");
         Map<String, String> extra = new LinkedHashMap<>();
         if (thoughts != null) {
             extra.put("completion_tokens_details", Json.write(Map.of("reasoning_tokens", Math.max(0, thoughts))));
         }
-        Long cached = Json.integer(metadata, "cachedContentTokenCount");
+        Long cached = Json.number(metadata, "cachedContentTokenCount");
         if (cached != null) {
             extra.put("prompt_tokens_details", Json.write(Map.of("cached_tokens", Math.max(0, cached))));
         }
@@ -42,7 +44,7 @@ final class UsageReader {
     }
 
     private static long count(Map<String, Object> metadata, String name) {
-        Long v = Json.integer(metadata, name);
+        Long v = Json.number(metadata, name);
         return v == null || v < 0 ? 0 : v;
     }
 }

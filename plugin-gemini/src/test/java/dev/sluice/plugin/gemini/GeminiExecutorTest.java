@@ -1,5 +1,7 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+
 import static dev.sluice.plugin.gemini.Fakes.golden;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -5,18 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.HostContext;
 import dev.sluice.api.ModelInfo;
-import dev.sluice.api.PluginSettings;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderExecutor;
 import dev.sluice.api.ProviderPlugin;
-import dev.sluice.api.upstream.UpstreamHttp;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.Optional;
-import java.util.Set;
+import dev.sluice.testkit.plugin.RuleEvaluator;
+import dev.sluice.testkit.plugin.RuleVerdict;
+import dev.sluice.testkit.plugin.TestingHostContext;
 import org.junit.jupiter.api.Test;
 
 /** The plugin's contract: what it contributes, through the SPI only. */
@@ -33,7 +32,7 @@ class GeminiPluginTest {
         var provides = descriptor.provides().iterator().next();
         assertThat(provides.service()).isEqualTo(ProviderPlugin.class.getName());
         assertThat(provides.providers()).containsExactly(GeminiPlugin.class.getName());
-        assertThat(descriptor.requires()).allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api"));
+        assertThat(descriptor.requires()).allSatisfy(r -> assertThat(r.name()).matches("java\\..*|sluice\\.api|sluice\\.toolkit"));
         assertThat(descriptor.exports()).as("nothing but the service is visible").isEmpty();
     }
 
@@ -60,47 +59,25 @@ class GeminiPluginTest {
 
     @Test
     void theExecutorFactoryBuildsAnExecutorFromTheHostContext_PA4() {
-        HostContext host = new HostContext() {
-            @Override
-            public UpstreamHttp http() {
-                return request -> {
-                    throw new java.net.ConnectException("refused");
-                };
-            }
-
-            @Override
-            public InstantSource clock() {
-                return InstantSource.fixed(Instant.EPOCH);
-            }
-
-            @Override
-            public PluginSettings settings() {
-                return new PluginSettings() {
-                    @Override
-                    public Optional<String> get(String key) {
-                        return Optional.empty();
-                    }
-
-                    @Override
-                    public Set<String> keys() {
-                        return Set.of();
-                    }
-                };
-            }
-
-            @Override
-            public System.Logger logger() {
-                return System.getLogger("gemini");
-            }
-
-            @Override
-            public Optional<ProviderExecutor> builtinExecutor(String name) {
-                return Optional.empty();
-            }
-        };
+        HostContext host = TestingHostContext.builder("gemini").http(request -> {
+            throw new java.net.ConnectException("refused");
+        }).clock(InstantSource.fixed(Instant.EPOCH)).build();
         ProviderExecutor executor = plugin.executors().get(0).create(host);
         assertThat(executor).isNotNull();
         assertThat(executor.supportsEmbeddings()).isFalse();
+    }
+
+    @Test
+    void aGemini429IsARateLimitAndItsRetryInfoDelayIsTheHint_FC3() {
+        // no rules of its own: the runtime's built-in classification, with Google's RetryInfo read by the plugin
+        RuleVerdict v = RuleEvaluator.of(plugin).evaluate("gemini", GeminiErrorReader.read(
+                new dev.sluice.api.upstream.ResponseHead(429, java.util.Map.of()),
+                "{\"error\":{\"code\":429,\"status\":\"RESOURCE_EXHAUSTED\",\"message\":\"Resource has been exhausted\","
+                        + "\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"17s\"}]}}"));
+
+        assertThat(v.errorRule()).isNull();
+        assertThat(v.retryAfterMs()).isEqualTo(17_000L);
+        assertThat(v.fallback()).isTrue();
     }
 
     @Test
@@ -120,7 +97,7 @@ class GeminiPluginTest {
     void keepsNoStaticMutableState_PA4() throws ClassNotFoundException {
         for (String name : new String[] {"GeminiPlugin", "GeminiExecutorFactory", "GeminiExecutor", "GeminiRequestWriter",
                 "GeminiResponseReader", "StreamTranslator", "GeminiSseStream", "GeminiErrorReader", "SchemaSanitizer",
-                "FinishReasons", "UsageReader", "Json", "Ids"}) {
+                "FinishReasons", "UsageReader", "Ids"}) {
             Class<?> c = Class.forName("dev.sluice.plugin.gemini." + name);
             for (Field f : c.getDeclaredFields()) {
                 if (Modifier.isStatic(f.getModifiers())) {

@@ -1,5 +1,7 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.toolkit.json.Json;
+
 import static dev.sluice.plugin.gemini.Fakes.golden;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -192,7 +194,7 @@ class GeminiRequestWriterTest {
         ChatRequest r = request(List.of(ChatMessage.text(Role.USER, "quote \" backslash \\ newline \n tab \t ünï 😀")));
         String body = new String(GeminiRequestWriter.write(r, false).bytes(), StandardCharsets.UTF_8);
         assertThat(body).contains("quote \\\" backslash \\\\ newline \\n tab \\t ünï 😀");
-        assertThat(Json.string(((List<?>) Json.member(((List<?>) Json.member(Json.parse(body), "contents")).get(0), "parts"))
+        assertThat(Json.string(((List<?>) Json.get(((List<?>) Json.get(Json.parse(body), "contents")).get(0), "parts"))
                 .get(0), "text")).isEqualTo("quote \" backslash \\ newline \n tab \t ünï 😀");
     }
 }

@@ -96,7 +96,7 @@ public final class OpenCodePlugin implements ProviderPlugin {
     }
 
     private static ProviderDescriptor descriptor(String id, String displayName) {
-        return new ProviderDescriptor(id, displayName, ProviderClass.APIKEY, DEFAULT_BASE_URL,
-                HostContext.OPENAI_COMPATIBLE, MODELS, true, false, false);
+        return ProviderDescriptor.builder(id).displayName(displayName).defaultClass(ProviderClass.APIKEY).defaultBaseUrl(DEFAULT_BASE_URL)
+                .executor(HostContext.OPENAI_COMPATIBLE).models(MODELS).passthroughModels(true).build();
     }
 }

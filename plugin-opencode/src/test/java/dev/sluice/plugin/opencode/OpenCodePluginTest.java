@@ -11,6 +11,8 @@ import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import java.util.List;
 import java.util.Map;
+import dev.sluice.testkit.plugin.RuleEvaluator;
+import dev.sluice.testkit.plugin.RuleVerdict;
 import org.junit.jupiter.api.Test;
 
 /** The plugin's contract: what it contributes, through the SPI only. */
@@ -72,5 +74,20 @@ class OpenCodePluginTest {
             assertThat(hook.bucketKey("opencode-go", "127.0.0.2")).isEqualTo("127.0.0.2");
         });
         assertThat(plugin.restatementRules()).isEmpty();
+    }
+
+    @Test
+    void a429WithoutRemainingRequestsIsAQuotaButItsConnectionScopeIsNotHonoured_ER1_ER3() {
+        RuleEvaluator rules = RuleEvaluator.of(plugin);
+
+        RuleVerdict quota = rules.evaluate("opencode-go", 429, Map.of("X-RateLimit-Remaining-Requests", "0"), "{}");
+        RuleVerdict plain = rules.evaluate("opencode-go", 429, Map.of(), "{}");
+
+        assertThat(quota.errorRule()).isEqualTo("quota_exhausted_remaining_requests");
+        assertThat(quota.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
+        assertThat(quota.ruleScope()).isEqualTo(LockScope.CONNECTION);
+        assertThat(quota.scopeHonoured()).isFalse();
+        assertThat(plain.errorRule()).isEqualTo("status_429");
+        assertThat(plain.reason()).isEqualTo(FailureReason.RATE_LIMIT_EXCEEDED);
     }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.plugin.claude;
+package dev.sluice.toolkit.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,8 +25,8 @@ class JsonTest {
         Map<String, Object> expected = new LinkedHashMap<>();
         expected.put("s", "x");
         expected.put("i", -12L);
-        expected.put("d", 1.5);
-        expected.put("e", 2000.0);
+        expected.put("d", new BigDecimal("1.5"));
+        expected.put("e", new BigDecimal("2e3"));
         expected.put("t", true);
         expected.put("f", false);
         expected.put("n", null);
@@ -56,7 +56,7 @@ class JsonTest {
         assertThat(Json.parse("123456789012345678901234567890")).isEqualTo(new BigInteger("123456789012345678901234567890"));
         assertThat(Json.parse("1e400")).isEqualTo(new BigDecimal("1e400"));
         assertThat(Json.parse("-0")).isEqualTo(0L);
-        assertThat(Json.parse("0.25")).isEqualTo(0.25);
+        assertThat(Json.parse("0.25")).isEqualTo(new BigDecimal("0.25"));
     }
 
     @ParameterizedTest
@@ -64,20 +64,20 @@ class JsonTest {
             "+1", "tru", "nul", "\"abc", "\"a\\x\"", "\"\\u12g4\"", "\"\\u12\"", "\"tab\there\"", "{} {}", "[] x", "'s'",
             "NaN", "// c\n1", "{\"a\":1}}"})
     void rejectsInvalidJson(String text) {
-        assertThatThrownBy(() -> Json.parse(text)).isInstanceOf(Json.JsonException.class).hasMessageContaining("invalid JSON");
+        assertThatThrownBy(() -> Json.parse(text)).isInstanceOf(JsonException.class).hasMessageContaining("invalid JSON");
     }
 
     @Test
     void rejectsNestingBeyondTheLimitInsteadOfOverflowingTheStack() {
         String deep = "[".repeat(Json.MAX_DEPTH + 1) + "]".repeat(Json.MAX_DEPTH + 1);
-        assertThatThrownBy(() -> Json.parse(deep)).isInstanceOf(Json.JsonException.class).hasMessageContaining("nesting");
+        assertThatThrownBy(() -> Json.parse(deep)).isInstanceOf(JsonException.class).hasMessageContaining("nesting");
         String ok = "[".repeat(Json.MAX_DEPTH) + "]".repeat(Json.MAX_DEPTH);
         assertThat(Json.parse(ok)).isInstanceOf(List.class);
     }
 
     @Test
     void parseObjectRefusesOtherValues() {
-        assertThatThrownBy(() -> Json.parseObject("[1]")).isInstanceOf(Json.JsonException.class);
+        assertThatThrownBy(() -> Json.parseObject("[1]")).isInstanceOf(JsonException.class);
     }
 
     @Test
@@ -95,7 +95,7 @@ class JsonTest {
         assertThat(Json.write(1.0)).isEqualTo("1");
         assertThat(Json.write(0.7)).isEqualTo("0.7");
         assertThat(Json.write(-3.0)).isEqualTo("-3");
-        assertThat(Json.parse(Json.write(1e20))).isEqualTo(1e20);
+        assertThat(((BigDecimal) Json.parse(Json.write(1e20))).doubleValue()).isEqualTo(1e20);
     }
 
     @Test
@@ -125,12 +125,12 @@ class JsonTest {
 
     @Test
     void refusesValuesThatAreNotJson() {
-        assertThatThrownBy(() -> Json.write(new Object())).isInstanceOf(Json.JsonException.class);
-        assertThatThrownBy(() -> Json.write(Double.NaN)).isInstanceOf(Json.JsonException.class);
-        assertThatThrownBy(() -> Json.write(Map.of(1, "x"))).isInstanceOf(Json.JsonException.class);
+        assertThatThrownBy(() -> Json.write(new Object())).isInstanceOf(JsonException.class);
+        assertThatThrownBy(() -> Json.write(Double.NaN)).isInstanceOf(JsonException.class);
+        assertThatThrownBy(() -> Json.write(Map.of(1, "x"))).isInstanceOf(JsonException.class);
         List<Object> cyclic = new ArrayList<>();
         cyclic.add(cyclic);
-        assertThatThrownBy(() -> Json.write(cyclic)).isInstanceOf(Json.JsonException.class);
+        assertThatThrownBy(() -> Json.write(cyclic)).isInstanceOf(JsonException.class);
     }
 
     @Test
@@ -145,5 +145,21 @@ class JsonTest {
         assertThat(Json.array(o, "a")).isEmpty();
         assertThat(Json.get("not an object", "s")).isNull();
         assertThat(Arrays.asList(Json.string(null, "x"))).containsExactly((String) null);
+    }
+
+    @Test
+    void oneSetOfLimitsForEveryPlugin_nestingAndNumberTypes() {
+        assertThat(Json.MAX_DEPTH).isEqualTo(512);
+        assertThat(Json.parse("1")).isInstanceOf(Long.class);
+        assertThat(Json.parse("99999999999999999999")).isInstanceOf(BigInteger.class);
+        assertThat(Json.parse("0.1")).isEqualTo(new BigDecimal("0.1"));
+        assertThat(Json.write(Json.parse("{\"t\":0.1,\"big\":1e400}"))).isEqualTo("{\"t\":0.1,\"big\":1E+400}");
+    }
+
+    @Test
+    void refusalsAreIllegalArgumentsWithTheOffset() {
+        assertThatThrownBy(() -> Json.parse("[1,]")).isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOfSatisfying(JsonException.class, e -> assertThat(e.offset()).isEqualTo(3))
+                .hasMessageContaining("invalid JSON").hasMessageContaining("offset 3");
     }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.runtime.io;
+package dev.sluice.toolkit.sse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

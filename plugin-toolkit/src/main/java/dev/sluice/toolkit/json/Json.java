@@ -1,4 +1,4 @@
-package dev.sluice.plugin.gemini;
+package dev.sluice.toolkit.json;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -7,20 +7,25 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small, strict JSON reader and writer (RFC 8259), so that the plugin depends on nothing but the
- * SPI and the JDK.
+ * A small, strict JSON reader and writer (RFC 8259) for plugins that depend on nothing but the SPI
+ * and the JDK.
  *
- * <p>Values map to {@code Map<String, Object>} (a {@link LinkedHashMap}, member order kept; a
- * repeated name keeps its last value), {@code List<Object>}, {@code String}, {@code Long} (integers
- * that fit), {@code BigDecimal} (every other number, its text kept exactly), {@code Boolean} and
- * {@code null}. The reader rejects what JSON does not allow (comments, trailing commas, single
- * quotes, unescaped control characters, leading zeros, trailing content) and nesting deeper than
- * {@link #MAX_DEPTH}, so a hostile body cannot exhaust the stack.
+ * <p>Reading maps JSON to {@code Map<String, Object>} (a {@link LinkedHashMap}, member order kept; a
+ * repeated name keeps its last value), {@code List<Object>}, {@link String}, {@link Long} (integers
+ * that fit), {@link BigInteger} (integers that do not), {@link BigDecimal} (every other number, its
+ * value exact), {@link Boolean} and {@code null}. It rejects what JSON does not allow (comments,
+ * trailing commas, single quotes, raw control characters, leading zeros, trailing content) and
+ * nesting deeper than {@link #MAX_DEPTH}, so hostile input cannot exhaust the stack.
+ *
+ * <p>Writing accepts the same types, any {@link Number} and any {@link Iterable}; map keys must be
+ * strings. Strings are escaped so that the output is valid JSON, valid JavaScript and valid UTF-8
+ * (a lone surrogate is written as a {@code \\u} escape, not turned into {@code ?} by the encoder).
+ * Integral doubles are written as integers ({@code 2.0} as {@code 2}).
  */
-final class Json {
+public final class Json {
 
-    /** Deepest nesting the reader accepts. */
-    static final int MAX_DEPTH = 256;
+    /** Deepest nesting of arrays and objects the reader accepts and the writer produces. */
+    public static final int MAX_DEPTH = 512;
 
     private Json() {
     }
@@ -31,22 +36,22 @@ final class Json {
      * Parses one JSON value.
      *
      * @param text the JSON text
-     * @return the value (possibly null for {@code null})
-     * @throws JsonException when the text is not exactly one JSON value
+     * @return the value (map, list, string, number, boolean, or null for {@code null})
+     * @throws JsonException when the text is null or not exactly one JSON value
      */
-    static Object parse(String text) {
+    public static Object parse(String text) {
         return JsonReader.read(text);
     }
 
     /**
-     * Parses a JSON object.
+     * Parses a JSON text that must be an object.
      *
      * @param text the JSON text
      * @return the object
      * @throws JsonException when the text is not a JSON object
      */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> parseObject(String text) {
+    public static Map<String, Object> parseObject(String text) {
         Object v = parse(text);
         if (!(v instanceof Map)) {
             throw new JsonException("expected a JSON object", 0);
@@ -57,48 +62,55 @@ final class Json {
     // ---------------------------------------------------------------- writing
 
     /**
-     * Serialises a value built from maps, lists, strings, numbers, booleans and null.
+     * Writes a value as compact JSON.
      *
-     * @param value the value
-     * @return compact JSON text
-     * @throws IllegalArgumentException for a value of another type or a non-finite number
+     * @param value a map, iterable, string, number, boolean or null
+     * @return the JSON text
+     * @throws JsonException for a value of another type, a non-string key, a non-finite number or
+     *     nesting deeper than {@link #MAX_DEPTH} (a cycle)
      */
-    static String write(Object value) {
+    public static String write(Object value) {
         StringBuilder sb = new StringBuilder(256);
         write(sb, value);
         return sb.toString();
     }
 
     /**
-     * Appends a value's JSON text.
+     * Appends a value as compact JSON.
      *
      * @param sb where to write
      * @param value the value
+     * @throws JsonException as {@link #write(Object)}
      */
-    static void write(StringBuilder sb, Object value) {
+    public static void write(StringBuilder sb, Object value) {
+        write(sb, value, 0);
+    }
+
+    private static void write(StringBuilder sb, Object value, int depth) {
+        if (depth > MAX_DEPTH) {
+            throw new JsonException("nesting deeper than " + MAX_DEPTH + " (a cycle?)");
+        }
         switch (value) {
             case null -> sb.append("null");
             case String s -> quote(sb, s);
             case Boolean b -> sb.append(b.booleanValue());
-            case Long l -> sb.append(l.longValue());
-            case Integer i -> sb.append(i.intValue());
-            case Short s -> sb.append(s.shortValue());
-            case Byte b -> sb.append(b.byteValue());
-            case BigInteger b -> sb.append(b);
-            case BigDecimal d -> sb.append(d);
-            case Double d -> appendFloating(sb, d);
-            case Float f -> appendFloating(sb, f.doubleValue());
-            case Map<?, ?> map -> {
+            case Double d -> writeFloating(sb, d);
+            case Float f -> writeFloating(sb, f.doubleValue());
+            case Number n -> sb.append(n.toString()); // Long, Integer, Short, Byte, BigInteger, BigDecimal
+            case Map<?, ?> m -> {
                 sb.append('{');
                 boolean first = true;
-                for (Map.Entry<?, ?> e : map.entrySet()) {
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    if (!(e.getKey() instanceof String key)) {
+                        throw new JsonException("object member names must be strings, not " + e.getKey());
+                    }
                     if (!first) {
                         sb.append(',');
                     }
                     first = false;
-                    quote(sb, String.valueOf(e.getKey()));
+                    quote(sb, key);
                     sb.append(':');
-                    write(sb, e.getValue());
+                    write(sb, e.getValue(), depth + 1);
                 }
                 sb.append('}');
             }
@@ -110,17 +122,17 @@ final class Json {
                         sb.append(',');
                     }
                     first = false;
-                    write(sb, o);
+                    write(sb, o, depth + 1);
                 }
                 sb.append(']');
             }
-            default -> throw new IllegalArgumentException("cannot write " + value.getClass().getName() + " as JSON");
+            default -> throw new JsonException("cannot write a " + value.getClass().getName() + " as JSON");
         }
     }
 
-    private static void appendFloating(StringBuilder sb, double d) {
+    private static void writeFloating(StringBuilder sb, double d) {
         if (Double.isNaN(d) || Double.isInfinite(d)) {
-            throw new IllegalArgumentException("JSON has no representation for " + d);
+            throw new JsonException("JSON has no representation for " + d);
         }
         if (d == Math.rint(d) && Math.abs(d) < 1e15) {
             sb.append((long) d); // 2.0 → 2: what JSON producers usually write
@@ -135,7 +147,7 @@ final class Json {
      * @param s the string
      * @return the quoted, escaped literal
      */
-    static String quote(String s) {
+    public static String quote(String s) {
         StringBuilder sb = new StringBuilder(s.length() + 2);
         quote(sb, s);
         return sb.toString();
@@ -143,13 +155,12 @@ final class Json {
 
     /**
      * Appends a string as a JSON string literal: quotes, backslashes and control characters are
-     * escaped; U+2028/U+2029 and unpaired surrogates too, so the output is valid JSON, valid
-     * JavaScript and encodes to UTF-8 without loss.
+     * escaped; U+2028/U+2029 and unpaired surrogates too.
      *
      * @param sb where to write
      * @param s the string
      */
-    static void quote(StringBuilder sb, String s) {
+    public static void quote(StringBuilder sb, String s) {
         sb.append('"');
         int n = s.length();
         int plainFrom = 0;
@@ -188,67 +199,70 @@ final class Json {
         sb.append(s, plainFrom, n).append('"');
     }
 
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
     private static String unicodeEscape(char c) {
-        return String.format("\\u%04x", (int) c);
+        return new String(new char[] {'\\', 'u', HEX[(c >> 12) & 0xF], HEX[(c >> 8) & 0xF], HEX[(c >> 4) & 0xF], HEX[c & 0xF]});
     }
 
     // ---------------------------------------------------------------- navigation helpers
 
     /**
-     * A member of a value if the value is an object.
+     * A member of a value, if the value is an object.
      *
      * @param value any parsed value
      * @param name member name
      * @return the member, or null
      */
-    static Object member(Object value, String name) {
+    public static Object get(Object value, String name) {
         return value instanceof Map<?, ?> m ? m.get(name) : null;
     }
 
     /**
-     * An object member of an object.
+     * An object member.
      *
      * @param value any parsed value
      * @param name member name
      * @return the member when it is an object, else null
      */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> object(Object value, String name) {
-        return member(value, name) instanceof Map<?, ?> m ? (Map<String, Object>) m : null;
+    public static Map<String, Object> object(Object value, String name) {
+        return get(value, name) instanceof Map<?, ?> m ? (Map<String, Object>) m : null;
     }
 
     /**
-     * An array member of an object.
+     * An array member.
      *
      * @param value any parsed value
      * @param name member name
-     * @return the member when it is an array, else an empty list
+     * @return the member when it is an array, else an empty list (use {@link #get} to tell
+     *     absent from empty)
      */
     @SuppressWarnings("unchecked")
-    static List<Object> array(Object value, String name) {
-        return member(value, name) instanceof List<?> l ? (List<Object>) l : List.of();
+    public static List<Object> array(Object value, String name) {
+        return get(value, name) instanceof List<?> l ? (List<Object>) l : List.of();
     }
 
     /**
-     * A string member of an object.
+     * A string member.
      *
      * @param value any parsed value
      * @param name member name
      * @return the member when it is a string, else null
      */
-    static String string(Object value, String name) {
-        return member(value, name) instanceof String s ? s : null;
+    public static String string(Object value, String name) {
+        return get(value, name) instanceof String s ? s : null;
     }
 
     /**
-     * A number member of an object as a long.
+     * A number member as a long (a fraction is cut off).
      *
      * @param value any parsed value
      * @param name member name
      * @return the member when it is a number, else null
      */
-    static Long integer(Object value, String name) {
-        return member(value, name) instanceof Number n ? n.longValue() : null;
+    public static Long number(Object value, String name) {
+        return get(value, name) instanceof Number n ? n.longValue() : null;
     }
 
     /**
@@ -258,7 +272,18 @@ final class Json {
      * @param name member name
      * @return true only for a literal {@code true}
      */
-    static boolean isTrue(Object value, String name) {
-        return Boolean.TRUE.equals(member(value, name));
+    public static boolean isTrue(Object value, String name) {
+        return Boolean.TRUE.equals(get(value, name));
+    }
+
+    /**
+     * A changeable copy of a parsed object, member order kept.
+     *
+     * @param object a map read by {@link #parse(String)}
+     * @return a new {@link LinkedHashMap} with the same members
+     */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> mutableObject(Map<?, ?> object) {
+        return new LinkedHashMap<>((Map<String, Object>) object);
     }
 }

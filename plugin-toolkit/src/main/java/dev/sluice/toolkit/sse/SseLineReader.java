@@ -1,4 +1,4 @@
-package dev.sluice.plugin.gemini;
+package dev.sluice.toolkit.sse;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,23 +8,21 @@ import java.net.ProtocolException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Reads the lines of an upstream's server-sent events with a bound on their length (the same
- * reader and limit as the runtime's {@code dev.sluice.runtime.io.SseLineReader}; a plugin sees
- * only the SPI, so it keeps its own copy). A
+ * Reads the lines of an upstream's server-sent events with a bound on their length. A
  * {@code BufferedReader} holds any line however long: an upstream that sends 300 MB without a
  * newline exhausted the heap. {@link #readLine()} returns as soon as a line is complete (it never
  * waits for a full buffer), and fails with a {@link ProtocolException} — classified as the
  * upstream's protocol error, {@code TransportErrorKind.PROTOCOL} — once a line passes the limit.
  * Not thread-safe: one reader.
  */
-final class SseLineReader {
+public final class SseLineReader {
 
     /**
      * The longest server-sent event (and so line) accepted from an upstream, in characters: 4 MiB.
      * Far above any chat chunk (a large tool call or image arrives in many events), and small
      * enough that a few concurrent hostile streams cannot exhaust a 256 MiB heap.
      */
-    static final int MAX_EVENT_CHARS = 4 * 1024 * 1024;
+    public static final int MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
     private final Reader reader;
     private final int maxChars;
@@ -39,7 +37,7 @@ final class SseLineReader {
      *
      * @param in the body
      */
-    SseLineReader(InputStream in) {
+    public SseLineReader(InputStream in) {
         this(in, MAX_EVENT_CHARS);
     }
 
@@ -49,13 +47,13 @@ final class SseLineReader {
      * @param in the body
      * @param maxChars the longest line
      */
-    SseLineReader(InputStream in, int maxChars) {
+    public SseLineReader(InputStream in, int maxChars) {
         this.reader = new InputStreamReader(in, StandardCharsets.UTF_8);
         this.maxChars = maxChars;
     }
 
     /** @return the limit in characters */
-    int maxChars() {
+    public int maxChars() {
         return maxChars;
     }
 
@@ -67,7 +65,7 @@ final class SseLineReader {
      * @throws ProtocolException when the line is longer than the limit
      * @throws IOException when reading fails
      */
-    String readLine() throws IOException {
+    public String readLine() throws IOException {
         line.setLength(0);
         while (true) {
             if (pos >= len) {
@@ -107,7 +105,7 @@ final class SseLineReader {
      * @param eventChars the event's length so far
      * @throws ProtocolException when it is too long
      */
-    void checkEvent(int eventChars) throws ProtocolException {
+    public void checkEvent(int eventChars) throws ProtocolException {
         check(eventChars, null);
     }
 

@@ -1,6 +1,5 @@
-package dev.sluice.plugin.claude;
+package dev.sluice.toolkit.json;
 
-import dev.sluice.plugin.claude.Json.JsonException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -16,53 +15,56 @@ final class JsonReader {
 
     private static final int MAX_DEPTH = Json.MAX_DEPTH;
 
-    private final String s;
+    private final String text;
     private int pos;
 
-    private JsonReader(String s) {
-        this.s = s;
+    private JsonReader(String text) {
+        this.text = text;
     }
 
     /**
      * Parses one JSON value.
      *
      * @param text the JSON text
-     * @return the value (map, list, string, number, boolean or null)
-     * @throws JsonException when the text is not exactly one valid JSON value
+     * @return the value (possibly null for {@code null})
+     * @throws JsonException when the text is not exactly one JSON value
      */
     static Object read(String text) {
-        JsonReader r = new JsonReader(text);
-        r.skipWhitespace();
-        Object value = r.value(0);
-        r.skipWhitespace();
-        if (r.pos < text.length()) {
-            throw r.error("unexpected content after the JSON value");
+        if (text == null) {
+            throw new JsonException("no JSON text", 0);
+        }
+        JsonReader p = new JsonReader(text);
+        p.skipWhitespace();
+        Object value = p.readValue(0);
+        p.skipWhitespace();
+        if (p.pos != text.length()) {
+            throw new JsonException("unexpected content after the JSON value", p.pos);
         }
         return value;
     }
 
-    private Object value(int depth) {
-        if (pos >= s.length()) {
-            throw error("unexpected end of input");
+    private Object readValue(int depth) {
+        if (pos >= text.length()) {
+            throw new JsonException("unexpected end of JSON text", pos);
         }
-        char c = s.charAt(pos);
+        char c = text.charAt(pos);
         return switch (c) {
-            case '{' -> object(depth + 1);
-            case '[' -> array(depth + 1);
-            case '"' -> string();
+            case '{' -> readObject(depth + 1);
+            case '[' -> readArray(depth + 1);
+            case '"' -> readString();
             case 't' -> literal("true", Boolean.TRUE);
             case 'f' -> literal("false", Boolean.FALSE);
             case 'n' -> literal("null", null);
             default -> {
                 if (c == '-' || (c >= '0' && c <= '9')) {
-                    yield number();
+                    yield readNumber();
                 }
-                throw error("unexpected character '" + printable(c) + "'");
+                throw new JsonException("unexpected character '" + printable(c) + "'", pos);
             }
         };
     }
 
-    private Map<String, Object> object(int depth) {
+    private Map<String, Object> readObject(int depth) {
         checkDepth(depth);
         pos++; // {
         Map<String, Object> map = new LinkedHashMap<>();
@@ -74,26 +76,25 @@ final class JsonReader {
         while (true) {
             skipWhitespace();
             if (peek() != '"') {
-                throw error("expected a member name");
+                throw new JsonException("expected a member name", pos);
             }
-            String name = string();
+            String name = readString();
             skipWhitespace();
             expect(':');
             skipWhitespace();
-            map.put(name, value(depth));
+            map.put(name, readValue(depth));
             skipWhitespace();
             char c = next();
             if (c == '}') {
                 return map;
             }
             if (c != ',') {
-                pos--;
-                throw error("expected ',' or '}'");
+                throw new JsonException("expected ',' or '}'", pos - 1);
             }
         }
     }
 
-    private List<Object> array(int depth) {
+    private List<Object> readArray(int depth) {
         checkDepth(depth);
         pos++; // [
         List<Object> list = new ArrayList<>();
@@ -104,46 +105,45 @@ final class JsonReader {
         }
         while (true) {
             skipWhitespace();
-            list.add(value(depth));
+            list.add(readValue(depth));
             skipWhitespace();
             char c = next();
             if (c == ']') {
                 return list;
             }
             if (c != ',') {
-                pos--;
-                throw error("expected ',' or ']'");
+                throw new JsonException("expected ',' or ']'", pos - 1);
             }
         }
     }
 
-    private String string() {
+    private String readString() {
         pos++; // opening quote
         StringBuilder sb = null;
         int start = pos;
         while (true) {
-            if (pos >= s.length()) {
-                throw error("unterminated string");
+            if (pos >= text.length()) {
+                throw new JsonException("unterminated string", start - 1);
             }
-            char c = s.charAt(pos);
+            char c = text.charAt(pos);
             if (c == '"') {
-                String out = sb == null ? s.substring(start, pos) : sb.append(s, start, pos).toString();
+                String s = sb == null ? text.substring(start, pos) : sb.append(text, start, pos).toString();
                 pos++;
-                return out;
+                return s;
             }
             if (c < 0x20) {
-                throw error("control character in string");
+                throw new JsonException("unescaped control character in string", pos);
             }
             if (c == '\\') {
                 if (sb == null) {
-                    sb = new StringBuilder();
+                    sb = new StringBuilder(pos - start + 16);
                 }
-                sb.append(s, start, pos);
+                sb.append(text, start, pos);
                 pos++;
-                if (pos >= s.length()) {
-                    throw error("unterminated escape");
+                if (pos >= text.length()) {
+                    throw new JsonException("unterminated escape", pos);
                 }
-                char e = s.charAt(pos++);
+                char e = text.charAt(pos++);
                 switch (e) {
                     case '"' -> sb.append('"');
                     case '\\' -> sb.append('\\');
@@ -153,11 +153,8 @@ final class JsonReader {
                     case 'n' -> sb.append('\n');
                     case 'r' -> sb.append('\r');
                     case 't' -> sb.append('\t');
-                    case 'u' -> sb.append(hex4());
-                    default -> {
-                        pos--;
-                        throw error("invalid escape '\\" + printable(e) + "'");
-                    }
+                    case 'u' -> sb.append(readHex4());
+                    default -> throw new JsonException("invalid escape '\\" + printable(e) + "'", pos - 1);
                 }
                 start = pos;
             } else {
@@ -166,23 +163,23 @@ final class JsonReader {
         }
     }
 
-    private char hex4() {
-        if (pos + 4 > s.length()) {
-            throw error("truncated \\u escape");
+    private char readHex4() {
+        if (pos + 4 > text.length()) {
+            throw new JsonException("incomplete \\u escape", pos);
         }
         int v = 0;
         for (int i = 0; i < 4; i++) {
-            int d = Character.digit(s.charAt(pos + i), 16);
+            int d = Character.digit(text.charAt(pos + i), 16);
             if (d < 0) {
-                throw error("invalid \\u escape");
+                throw new JsonException("invalid \\u escape", pos);
             }
-            v = (v << 4) | d;
+            v = v * 16 + d;
         }
         pos += 4;
         return (char) v;
     }
 
-    private Object number() {
+    private Number readNumber() {
         int start = pos;
         if (peek() == '-') {
             pos++;
@@ -194,14 +191,14 @@ final class JsonReader {
                 pos++;
             }
         } else {
-            throw error("invalid number");
+            throw new JsonException("invalid number", start);
         }
         boolean integral = true;
         if (peek() == '.') {
             integral = false;
             pos++;
             if (!isDigit(peek())) {
-                throw error("invalid number: digits expected after '.'");
+                throw new JsonException("invalid number: digit expected after '.'", pos);
             }
             while (isDigit(peek())) {
                 pos++;
@@ -214,35 +211,42 @@ final class JsonReader {
                 pos++;
             }
             if (!isDigit(peek())) {
-                throw error("invalid number: digits expected in the exponent");
+                throw new JsonException("invalid number: digit expected in exponent", pos);
             }
             while (isDigit(peek())) {
                 pos++;
             }
         }
-        String text = s.substring(start, pos);
+        String literal = text.substring(start, pos);
         if (integral) {
-            if (text.length() <= 18) {
-                return Long.parseLong(text);
+            // leading zeros: "01" stops after "0" and fails as trailing content or a missing ','
+            if (literal.length() <= 18) {
+                return Long.parseLong(literal);
             }
-            BigInteger big = new BigInteger(text);
-            return big.bitLength() < 64 ? (Object) big.longValue() : big;
+            BigInteger big = new BigInteger(literal);
+            return big.bitLength() < 64 ? (Number) big.longValue() : big;
         }
-        double d = Double.parseDouble(text);
-        return Double.isInfinite(d) ? new BigDecimal(text) : (Object) d;
+        // exact: a relayed 0.1 stays 0.1, and 1e400 does not become Infinity
+        return new BigDecimal(literal);
     }
 
     private Object literal(String word, Object value) {
-        if (!s.startsWith(word, pos)) {
-            throw error("invalid literal");
+        if (!text.startsWith(word, pos)) {
+            throw new JsonException("unexpected token", pos);
         }
         pos += word.length();
         return value;
     }
 
+    private void checkDepth(int depth) {
+        if (depth > MAX_DEPTH) {
+            throw new JsonException("nesting deeper than " + MAX_DEPTH, pos);
+        }
+    }
+
     private void skipWhitespace() {
-        while (pos < s.length()) {
-            char c = s.charAt(pos);
+        while (pos < text.length()) {
+            char c = text.charAt(pos);
             if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
                 pos++;
             } else {
@@ -252,26 +256,19 @@ final class JsonReader {
     }
 
     private char peek() {
-        return pos < s.length() ? s.charAt(pos) : '\0';
+        return pos < text.length() ? text.charAt(pos) : '\0';
     }
 
     private char next() {
-        if (pos >= s.length()) {
-            throw error("unexpected end of input");
+        if (pos >= text.length()) {
+            throw new JsonException("unexpected end of JSON text", pos);
         }
-        return s.charAt(pos++);
+        return text.charAt(pos++);
     }
 
     private void expect(char c) {
-        if (peek() != c) {
-            throw error("expected '" + c + "'");
-        }
-        pos++;
-    }
-
-    private void checkDepth(int depth) {
-        if (depth > MAX_DEPTH) {
-            throw error("nesting deeper than " + MAX_DEPTH);
+        if (next() != c) {
+            throw new JsonException("expected '" + c + "'", pos - 1);
         }
     }
 
@@ -279,11 +276,7 @@ final class JsonReader {
         return c >= '0' && c <= '9';
     }
 
-    private JsonException error(String what) {
-        return new JsonException("invalid JSON at offset " + pos + ": " + what);
-    }
-
     private static String printable(char c) {
-        return c < 0x20 || c > 0x7e ? String.format("\\u%04x", (int) c) : String.valueOf(c);
+        return c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c);
     }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.plugin.claude;
+package dev.sluice.toolkit.sse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -41,7 +41,7 @@ class SseEventReaderTest {
     @Test
     void refusesALineLongerThanTheLimitInsteadOfBufferingIt() {
         String huge = "data: " + "x".repeat(SseEventReader.MAX_EVENT_CHARS + 1) + "\n\n";
-        assertThatThrownBy(() -> reader(huge).next()).isInstanceOf(java.net.ProtocolException.class).hasMessageContaining("exceeds");
+        assertThatThrownBy(() -> reader(huge).next()).isInstanceOf(java.net.ProtocolException.class).hasMessageContaining("longer than " + SseEventReader.MAX_EVENT_CHARS);
     }
 
     @Test

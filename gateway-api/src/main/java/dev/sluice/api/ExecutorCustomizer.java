@@ -1,0 +1,140 @@
+package dev.sluice.api;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+/**
+ * Adjustments to a built-in executor, for a provider that speaks a protocol the runtime already
+ * implements but wants an extra upstream header or a small change to the request body
+ * ({@link HostContext#builtinExecutor(String, ExecutorCustomizer)}). Immutable: each
+ * {@code with...} returns a copy, so one customizer may be shared.
+ *
+ * <pre>{@code
+ * ProviderExecutor executor = host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none()
+ *         .withHeader("X-Reseller-Client", "sluice")
+ *         .withChatBody(json -> json.replace("\"stream\":", "\"service_tier\":\"flex\",\"stream\":"))).orElseThrow();
+ * }</pre>
+ */
+public final class ExecutorCustomizer {
+
+    /**
+     * Headers the runtime sets itself: credentials come only from the connection, and framing
+     * from the request.
+     */
+    private static final Set<String> RESERVED = Set.of("authorization", "content-type", "content-length", "host",
+            "transfer-encoding", "connection", "accept");
+
+    private static final ExecutorCustomizer NONE = new ExecutorCustomizer(Map.of(), null);
+
+    private final Map<String, String> headers;
+    private final UnaryOperator<String> chatBody;
+
+    private ExecutorCustomizer(Map<String, String> headers, UnaryOperator<String> chatBody) {
+        this.headers = headers;
+        this.chatBody = chatBody;
+    }
+
+    /**
+     * No adjustment: the built-in executor as it is.
+     *
+     * @return the empty customizer
+     */
+    public static ExecutorCustomizer none() {
+        return NONE;
+    }
+
+    /**
+     * Also sends a fixed header on every upstream request (chat, embeddings and passthrough),
+     * e.g. a client identification the provider requires. A later value for the same name (in
+     * any case) replaces the earlier one; {@code User-Agent} replaces the runtime's.
+     *
+     * @param name header name, an RFC 9110 token; not {@code Authorization} (credentials come
+     *     from the connection) nor a framing header ({@code Content-Type}, {@code Content-Length},
+     *     {@code Accept}, {@code Host}, {@code Transfer-Encoding}, {@code Connection})
+     * @param value header value, without CR or LF
+     * @return a copy with the header
+     * @throws IllegalArgumentException for an invalid or reserved name or an invalid value
+     */
+    public ExecutorCustomizer withHeader(String name, String value) {
+        requireNonNull(name, "name is null");
+        requireNonNull(value, "value is null");
+        if (name.isEmpty() || !name.chars().allMatch(ExecutorCustomizer::isTokenChar)) {
+            throw new IllegalArgumentException("header name '" + name + "' is not a valid HTTP header name");
+        }
+        if (RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("header '" + name + "' is set by the runtime and cannot be customised"
+                    + " (credentials come from the connection)");
+        }
+        if (value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0 || value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("value of header '" + name + "' contains CR, LF or NUL");
+        }
+        Map<String, String> copy = new LinkedHashMap<>();
+        headers.forEach((n, v) -> {
+            if (!n.equalsIgnoreCase(name)) {
+                copy.put(n, v);
+            }
+        });
+        copy.put(name, value);
+        return new ExecutorCustomizer(Map.copyOf(copy), chatBody);
+    }
+
+    /**
+     * Rewrites the JSON body of every chat request ({@code POST /chat/completions}) after the
+     * runtime wrote it and before it is sent: the function gets the body as a JSON object text and
+     * returns the text to send. It runs on request threads, so it must be thread-safe and fast; a
+     * second call composes with the first (the earlier function runs first). For fields the
+     * runtime already maps, prefer {@code ChatRequest.extra()} in an executor of your own.
+     *
+     * @param tweak the rewrite; must return a JSON object text
+     * @return a copy with the rewrite
+     */
+    @Experimental("the body crosses as raw JSON text; a structured hook may replace it")
+    public ExecutorCustomizer withChatBody(UnaryOperator<String> tweak) {
+        requireNonNull(tweak, "tweak is null");
+        UnaryOperator<String> before = chatBody;
+        UnaryOperator<String> combined = before == null ? tweak : json -> tweak.apply(before.apply(json));
+        return new ExecutorCustomizer(headers, combined);
+    }
+
+    /**
+     * The extra headers, by name as given.
+     *
+     * @return the headers; empty for none
+     */
+    public Map<String, String> headers() {
+        return headers;
+    }
+
+    /**
+     * The chat-body rewrite.
+     *
+     * @return the rewrite, or the identity when none was given
+     */
+    @Experimental("the body crosses as raw JSON text; a structured hook may replace it")
+    public UnaryOperator<String> chatBody() {
+        return chatBody == null ? UnaryOperator.identity() : chatBody;
+    }
+
+    /**
+     * Whether this customizer changes nothing.
+     *
+     * @return true for {@link #none()} and equivalents
+     */
+    public boolean isEmpty() {
+        return headers.isEmpty() && chatBody == null;
+    }
+
+    private static boolean isTokenChar(int c) {
+        return c > 0x20 && c < 0x7f && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0;
+    }
+
+    @Override
+    public String toString() {
+        return "ExecutorCustomizer[headers=" + headers.keySet() + ", chatBody=" + (chatBody != null) + "]";
+    }
+}
