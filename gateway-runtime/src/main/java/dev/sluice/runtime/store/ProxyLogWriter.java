@@ -1,13 +1,9 @@
 package dev.sluice.runtime.store;
 
+import dev.sluice.runtime.io.BackgroundBatches;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Writes {@code proxy_logs} rows off the request path: requests {@link #record} into a bounded
@@ -22,19 +18,12 @@ public final class ProxyLogWriter implements AutoCloseable {
     /** Rows older than this are pruned. */
     public static final Duration RETENTION = Duration.ofDays(7);
 
-    private static final System.Logger LOG = System.getLogger(ProxyLogWriter.class.getName());
     private static final int BATCH = 512;
     private static final long PRUNE_EVERY_ROWS = 10_000;
 
     private final ProxyLogStore store;
     private final InstantSource clock;
-    private final BlockingQueue<ProxyLogRow> queue;
-    private final Thread worker;
-    private final AtomicLong dropped = new AtomicLong();
-    private final AtomicLong written = new AtomicLong();
-    private final AtomicLong pending = new AtomicLong();
-    private final Object flushMonitor = new Object();
-    private volatile boolean closed;
+    private final BackgroundBatches<ProxyLogRow> batches;
     private long sinceLastPrune;
 
     /**
@@ -47,8 +36,7 @@ public final class ProxyLogWriter implements AutoCloseable {
     public ProxyLogWriter(ProxyLogStore store, InstantSource clock, int capacity) {
         this.store = store;
         this.clock = clock;
-        this.queue = new ArrayBlockingQueue<>(capacity);
-        this.worker = Thread.ofPlatform().daemon().name("sluice-proxy-log-writer").start(this::run);
+        this.batches = new BackgroundBatches<>("sluice-proxy-log-writer", capacity, BATCH, "proxy log rows", this::write);
     }
 
     /**
@@ -57,20 +45,16 @@ public final class ProxyLogWriter implements AutoCloseable {
      * @param row the row
      */
     public void record(ProxyLogRow row) {
-        pending.incrementAndGet();
-        if (closed || !queue.offer(row)) {
-            pending.decrementAndGet();
-            dropped.incrementAndGet();
-        }
+        batches.offer(row);
     }
 
     /**
-     * Rows dropped because the queue was full.
+     * Rows dropped because the queue was full or a write failed.
      *
      * @return the count
      */
     public long dropped() {
-        return dropped.get();
+        return batches.dropped();
     }
 
     /**
@@ -80,74 +64,21 @@ public final class ProxyLogWriter implements AutoCloseable {
      * @return true when drained in time
      */
     public boolean flush(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (flushMonitor) {
-            while (pending.get() > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                try {
-                    flushMonitor.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
-        }
+        return batches.flush(timeout);
     }
 
-    private void run() {
-        List<ProxyLogRow> batch = new ArrayList<>(BATCH);
-        while (!closed || !queue.isEmpty()) {
-            try {
-                ProxyLogRow first = queue.poll(200, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                batch.add(first);
-                queue.drainTo(batch, BATCH - 1);
-                write(batch);
-            } catch (InterruptedException e) {
-                if (!closed) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            } finally {
-                pending.addAndGet(-batch.size());
-                batch.clear();
-                synchronized (flushMonitor) {
-                    flushMonitor.notifyAll();
-                }
-            }
-        }
-    }
-
+    /** One batch, on the writer thread; prunes every {@value #PRUNE_EVERY_ROWS} rows. */
     private void write(List<ProxyLogRow> batch) {
-        try {
-            store.append(batch);
-            written.addAndGet(batch.size());
-            sinceLastPrune += batch.size();
-            if (sinceLastPrune >= PRUNE_EVERY_ROWS) {
-                sinceLastPrune = 0;
-                store.prune(clock.millis() - RETENTION.toMillis(), MAX_ROWS);
-            }
-        } catch (RuntimeException e) {
-            dropped.addAndGet(batch.size());
-            LOG.log(System.Logger.Level.WARNING, "could not write " + batch.size() + " proxy log rows: " + e.getMessage());
+        store.append(batch);
+        sinceLastPrune += batch.size();
+        if (sinceLastPrune >= PRUNE_EVERY_ROWS) {
+            sinceLastPrune = 0;
+            store.prune(clock.millis() - RETENTION.toMillis(), MAX_ROWS);
         }
     }
 
     @Override
     public void close() {
-        flush(Duration.ofSeconds(5));
-        closed = true;
-        worker.interrupt();
-        try {
-            worker.join(5000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        batches.close();
     }
 }

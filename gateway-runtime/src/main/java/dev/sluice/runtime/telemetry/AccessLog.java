@@ -2,6 +2,7 @@ package dev.sluice.runtime.telemetry;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.sluice.runtime.io.BackgroundBatches;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
@@ -9,12 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The JSON access log: one line per client request, written off the request path (a bounded queue
@@ -47,17 +42,17 @@ public final class AccessLog implements AutoCloseable {
     public static final AccessLog OFF = new AccessLog(null, 1);
 
     private final Sink sink;
-    private final BlockingQueue<String> queue;
-    private final Thread worker;
-    private final AtomicLong pending = new AtomicLong();
-    private final AtomicLong dropped = new AtomicLong();
-    private final Object flushMonitor = new Object();
-    private volatile boolean closed;
+    /** The lines on their way to the sink; null when the log is off. */
+    private final BackgroundBatches<String> batches;
 
     private AccessLog(Sink sink, int capacity) {
         this.sink = sink;
-        this.queue = new ArrayBlockingQueue<>(capacity);
-        this.worker = sink == null ? null : Thread.ofPlatform().daemon().name("sluice-access-log").start(this::run);
+        this.batches = sink == null ? null : new BackgroundBatches<>("sluice-access-log", capacity, 256, "access log lines", lines -> {
+            for (String line : lines) {
+                sink.write(line);
+            }
+            sink.flush();
+        });
     }
 
     /**
@@ -108,12 +103,7 @@ public final class AccessLog implements AutoCloseable {
         if (sink == null) {
             return;
         }
-        String line = line(r, status, latencyMs);
-        pending.incrementAndGet();
-        if (closed || !queue.offer(line)) {
-            pending.decrementAndGet();
-            dropped.incrementAndGet();
-        }
+        batches.offer(line(r, status, latencyMs));
     }
 
     /** The JSON line; fields without a value are left out. */
@@ -180,7 +170,7 @@ public final class AccessLog implements AutoCloseable {
 
     /** @return lines dropped because the queue was full or a write failed */
     public long dropped() {
-        return dropped.get();
+        return batches == null ? 0 : batches.dropped();
     }
 
     /**
@@ -190,56 +180,7 @@ public final class AccessLog implements AutoCloseable {
      * @return true when drained in time
      */
     public boolean flush(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (flushMonitor) {
-            while (pending.get() > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                try {
-                    flushMonitor.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
-        }
-    }
-
-    private void run() {
-        List<String> batch = new ArrayList<>(256);
-        while (!closed || !queue.isEmpty()) {
-            try {
-                String first = queue.poll(200, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                batch.add(first);
-                queue.drainTo(batch, 255);
-                try {
-                    for (String line : batch) {
-                        sink.write(line);
-                    }
-                    sink.flush();
-                } catch (IOException | RuntimeException e) {
-                    dropped.addAndGet(batch.size());
-                    LOG.log(System.Logger.Level.WARNING, "could not write " + batch.size() + " access log lines: " + e.getMessage());
-                }
-            } catch (InterruptedException e) {
-                if (!closed) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            } finally {
-                pending.addAndGet(-batch.size());
-                batch.clear();
-                synchronized (flushMonitor) {
-                    flushMonitor.notifyAll();
-                }
-            }
-        }
+        return batches == null || batches.flush(timeout);
     }
 
     @Override
@@ -247,14 +188,9 @@ public final class AccessLog implements AutoCloseable {
         if (sink == null) {
             return;
         }
-        flush(Duration.ofSeconds(5));
-        closed = true;
-        worker.interrupt();
+        batches.close();
         try {
-            worker.join(5000);
             sink.close();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "could not close the access log: " + e.getMessage());
         }
