@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Per-attempt log rows. Written in batches off the request path. */
-public interface ProxyLogStore {
+public interface ProxyLogStore extends RetainedRowWriter.Table<ProxyLogRow> {
 
     /**
      * Appends rows in one transaction.

@@ -3,7 +3,7 @@ package dev.sluice.runtime.store;
 import java.util.List;
 
 /** The {@code usage} table: one row per client request, and totals over a time range. */
-public interface UsageStore {
+public interface UsageStore extends RetainedRowWriter.Table<UsageRow> {
 
     /**
      * Appends rows in one transaction.
