@@ -155,7 +155,11 @@ class ObservabilityIT {
         traffic();
         // an error is a usage row too, without tokens
         sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("nosuch/model", false));
-        sluice.server.telemetry().usage().flush(Duration.ofSeconds(5));
+        // a request's row is recorded when its filter finishes, which may be just after its client read the answer
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            sluice.server.telemetry().usage().flush(Duration.ofSeconds(5));
+            assertThat(read(sluice.send("GET", "/api/usage", ADMIN_KEY, null).body()).at("/totals/requests").asLong()).isEqualTo(4);
+        });
 
         JsonNode byModel = read(sluice.send("GET", "/api/usage?groupBy=model", ADMIN_KEY, null).body());
         assertThat(byModel.at("/totals/requests").asLong()).isEqualTo(4);
@@ -212,10 +216,12 @@ class ObservabilityIT {
                         + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
         assertThat(asked.body()).contains("\"prompt_tokens\":20");
 
-        sluice.server.telemetry().usage().flush(Duration.ofSeconds(5));
-        JsonNode usage = read(sluice.send("GET", "/api/usage", ADMIN_KEY, null).body());
-        assertThat(usage.at("/totals/promptTokens").asLong()).isEqualTo(40);
-        assertThat(usage.at("/totals/completionTokens").asLong()).isEqualTo(18);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            sluice.server.telemetry().usage().flush(Duration.ofSeconds(5));
+            JsonNode usage = read(sluice.send("GET", "/api/usage", ADMIN_KEY, null).body());
+            assertThat(usage.at("/totals/promptTokens").asLong()).isEqualTo(40);
+            assertThat(usage.at("/totals/completionTokens").asLong()).isEqualTo(18);
+        });
     }
 
     @Test
@@ -228,12 +234,14 @@ class ObservabilityIT {
         ids.add(unknown.headers().firstValue("X-Request-Id").orElseThrow());
         sluice.send("GET", "/metrics", ADMIN_KEY, null);
         sluice.send("GET", "/health/live", null, null);
-        sluice.server.telemetry().accessLog().flush(Duration.ofSeconds(5));
-
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            sluice.server.telemetry().accessLog().flush(Duration.ofSeconds(5));
+            List<String> written = Files.readAllLines(dir.resolve("data/logs/access.log"));
+            for (String id : ids) {
+                assertThat(written.stream().filter(l -> l.contains("\"" + id + "\"")).count()).as(id).isEqualTo(1);
+            }
+        });
         List<String> lines = Files.readAllLines(dir.resolve("data/logs/access.log"));
-        for (String id : ids) {
-            assertThat(lines.stream().filter(l -> l.contains("\"" + id + "\"")).count()).as(id).isEqualTo(1);
-        }
         // probes and scrapes stay out of it; admin calls (key, connections) are in it
         assertThat(lines).noneMatch(l -> l.contains("\"/metrics\"") || l.contains("/health/live"));
         assertThat(lines).anyMatch(l -> l.contains("\"path\":\"/api/keys\""));
