@@ -60,12 +60,6 @@ E2E_KEEP=${SLUICE_AGENTS_KEEP:-}
 . "$ROOT/scripts/lib/e2e.sh"
 # CLIENT_PID is a `timeout`, which passes the signal on to the client's whole process group.
 e2e_pids() { echo $CLIENT_PID $SLUICE_PID $MOCK_PID; }
-die() {  # a set-up failure: one FAIL line and the summary, exit 2
-    say "$*"
-    echo "FAIL setup: $*"
-    echo "$PASSED passed, $((FAILED + 1)) failed"
-    exit 2
-}
 e2e_traps
 
 pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }

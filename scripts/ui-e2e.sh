@@ -51,12 +51,6 @@ E2E_KEEP=${SLUICE_UI_E2E_KEEP:-}
 . "$ROOT/scripts/lib/e2e.sh"
 # BROWSER_PID is a `timeout`, which passes the signal on to node and its Chromium.
 e2e_pids() { echo $BROWSER_PID $SLUICE_PID $MOCK_PID; }
-die() {  # a set-up failure: one FAIL line and the summary, exit 2
-    say "$*"
-    echo "FAIL setup: $*"
-    echo "0 passed, 1 failed"
-    exit 2
-}
 e2e_traps
 
 START=$(date +%s)

@@ -4,6 +4,14 @@
 
 say() { echo "$E2E_NAME: $*" >&2; }
 
+# A set-up failure: one FAIL line and the summary (PASSED and FAILED, when the caller counts), exit 2
+die() {
+    say "$*"
+    echo "FAIL setup: $*"
+    echo "${PASSED:-0} passed, $(( ${FAILED:-0} + 1 )) failed"
+    exit 2
+}
+
 # stop_pids PID... : TERM each, wait up to 5 s, then KILL; reaps them
 stop_pids() {
     local pid

@@ -134,7 +134,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         if (stream) {
             // the upstream ignored "stream": true and answered one JSON completion: stream it as chunks
             try (response) {
-                return new ChatOutcome.Streaming(CompletionChunks.of(codec.readChatResponse(readAnswer(response, call.timeout()))), head);
+                return new ChatOutcome.Streaming(CompletionChunks.of(codec.readChatResponse(readAnswer(response))), head);
             } catch (IOException e) {
                 return new ChatOutcome.Failed(TransportError.of(e));
             } catch (InvalidRequestException e) {
@@ -143,7 +143,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
             }
         }
         try (response) {
-            byte[] body = readAnswer(response, call.timeout());
+            byte[] body = readAnswer(response);
             return new ChatOutcome.Completed(codec.readChatResponse(body), head);
         } catch (IOException e) {
             return new ChatOutcome.Failed(TransportError.of(e));
@@ -173,7 +173,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
             return new EmbeddingOutcome.Failed(readError(response));
         }
         try (response) {
-            byte[] body = readAnswer(response, call.timeout());
+            byte[] body = readAnswer(response);
             var tree = codec.mapper().readTree(body);
             if (tree == null || !tree.isObject() || !tree.path("data").isArray()) {
                 return new EmbeddingOutcome.Failed(new TransportError(TransportErrorKind.PROTOCOL,
@@ -252,24 +252,9 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         }
     }
 
-    /**
-     * Reads a whole answer, bounded in size and — from its headers on — in time by the attempt's
-     * timeout, so an upstream that trickles its body for ever cannot hold the attempt.
-     */
-    private static byte[] readAnswer(UpstreamResponse response, java.time.Duration timeout) throws IOException {
-        long declared = response.head().first("content-length").map(v -> {
-            try {
-                return Long.parseLong(v.strip());
-            } catch (NumberFormatException e) {
-                return -1L;
-            }
-        }).orElse(-1L);
-        // the upstream client bounds a whole answer's body in time (DeadlineInputStream); here its size
-        byte[] body = BoundedReads.read(response.body(), declared, MAX_ANSWER_BODY);
-        if (body.length > MAX_ANSWER_BODY) {
-            throw new IOException("upstream answer exceeds " + MAX_ANSWER_BODY + " bytes");
-        }
-        return body;
+    /** A whole answer, bounded in size (and, by the upstream client, in time from its headers). */
+    private static byte[] readAnswer(UpstreamResponse response) throws IOException {
+        return BoundedReads.whole(response, MAX_ANSWER_BODY);
     }
 
     private static URI endpoint(UpstreamTarget target, String path) {

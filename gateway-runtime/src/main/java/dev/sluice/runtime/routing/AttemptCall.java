@@ -103,19 +103,9 @@ interface AttemptCall {
         dev.sluice.api.upstream.ResponseHead head = response.head();
         byte[] body;
         try (response) {
-            long declared = head.first("content-length").map(v -> {
-                try {
-                    return Long.parseLong(v.strip());
-                } catch (NumberFormatException e) {
-                    return -1L;
-                }
-            }).orElse(-1L);
-            body = dev.sluice.runtime.io.BoundedReads.read(response.body(), declared, MAX_WHOLE_ANSWER);
+            body = dev.sluice.runtime.io.BoundedReads.whole(response, MAX_WHOLE_ANSWER);
         } catch (java.io.IOException e) {
             return Attempt.failed(dev.sluice.api.upstream.TransportError.of(e));
-        }
-        if (body.length > MAX_WHOLE_ANSWER) {
-            return Attempt.protocol("the upstream answer exceeds " + MAX_WHOLE_ANSWER + " bytes");
         }
         byte[] bytes = body;
         dev.sluice.api.upstream.UpstreamResponse buffered = new dev.sluice.api.upstream.UpstreamResponse() {

@@ -95,7 +95,11 @@ final class AttemptRunner {
         if (overran && lease.attemptClientGone()) {
             // the client left: the upstream call was cut; nobody to answer, nothing held against the connection
             if (attempt instanceof Attempt.Ok ok) {
-                closeReply(ok.reply());
+                try {
+                    Reply.closeUpstream(ok.reply());
+                } catch (RuntimeException e) {
+                    // nothing more to do for a client that left
+                }
             }
             attempt = new Attempt.Failed(new AttemptFailure.ClientGone());
         } else if (overran && attempt instanceof Attempt.Failed) {
@@ -103,21 +107,6 @@ final class AttemptRunner {
         }
         long latencyMs = (System.nanoTime() - t0) / 1_000_000;
         return new Ran(attempt, way, egress.egressIp(way), latencyMs);
-    }
-
-    /** Closes what a reply nobody will read holds open upstream. */
-    private static void closeReply(Reply reply) {
-        try {
-            switch (reply) {
-                case Reply.Stream s -> s.rest().close();
-                case Reply.RawStream s -> s.rest().close();
-                case Reply.Raw r -> r.response().close();
-                case Reply.Complete c -> { }
-                case Reply.Embeddings e -> { }
-            }
-        } catch (RuntimeException e) {
-            // nothing more to do for a client that left
-        }
     }
 
     private UpstreamTarget target(Route route, Connection c, UpstreamHttp http) {

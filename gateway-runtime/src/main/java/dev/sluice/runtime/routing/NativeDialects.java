@@ -3,6 +3,7 @@ package dev.sluice.runtime.routing;
 import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.UpstreamError;
+import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
 import dev.sluice.runtime.resilience.AttemptFailure;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -42,7 +43,8 @@ final class NativeDialects {
      * @return true when the attempt should be translated instead
      */
     boolean learn(String dialect, UpstreamTarget target, Attempt.Failed failed) {
-        if (!PassthroughCall.OPENAI_RESPONSES.equals(dialect) || Boolean.TRUE.equals(target.providerSpecificData().get("responsesApi"))) {
+        boolean optedIn = Boolean.TRUE.equals(target.providerSpecificData().get(OpenAiCompatibleExecutor.RESPONSES_API));
+        if (!PassthroughCall.OPENAI_RESPONSES.equals(dialect) || optedIn) {
             return false;
         }
         if (!(failed.failure() instanceof AttemptFailure.Upstream u) || !(u.failure() instanceof UpstreamError e)) {

@@ -63,13 +63,7 @@ public sealed interface Outcome {
                 return;
             }
             try {
-                switch (reply) {
-                    case Reply.Stream s -> s.rest().close();
-                    case Reply.RawStream s -> s.rest().close();
-                    case Reply.Raw r -> r.response().close();
-                    case Reply.Complete c -> { }
-                    case Reply.Embeddings e -> { }
-                }
+                Reply.closeUpstream(reply);
             } finally {
                 lease.close();
             }

@@ -14,6 +14,21 @@ import java.util.List;
 public sealed interface Reply {
 
     /**
+     * Closes what a reply still holds open upstream (a stream's pump, an unread answer). Idempotent.
+     *
+     * @param reply the reply
+     */
+    static void closeUpstream(Reply reply) {
+        switch (reply) {
+            case Stream s -> s.rest().close();
+            case RawStream s -> s.rest().close();
+            case Raw r -> r.response().close();
+            case Complete c -> { }
+            case Embeddings e -> { }
+        }
+    }
+
+    /**
      * A complete chat answer.
      *
      * @param response the answer

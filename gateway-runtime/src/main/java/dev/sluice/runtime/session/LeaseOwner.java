@@ -1,9 +1,6 @@
 package dev.sluice.runtime.session;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import dev.sluice.runtime.security.KeyHasher;
 import java.util.regex.Pattern;
 
 /**
@@ -39,10 +36,7 @@ public final class LeaseOwner {
      * @return the SHA-256, hex
      */
     public static String hash(String token) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.US_ASCII)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        // the token is ASCII (the pattern), so its UTF-8 bytes are its ASCII bytes
+        return KeyHasher.hash(token);
     }
 }

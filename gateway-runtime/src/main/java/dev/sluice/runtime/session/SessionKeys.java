@@ -2,11 +2,8 @@ package dev.sluice.runtime.session;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.runtime.security.KeyHasher;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -96,10 +93,6 @@ public final class SessionKeys {
      * @return the hash
      */
     public static String hash(String text) {
-        try {
-            return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return "sha256:" + KeyHasher.hash(text);
     }
 }

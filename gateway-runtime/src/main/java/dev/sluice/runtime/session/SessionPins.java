@@ -127,13 +127,7 @@ public final class SessionPins {
      * @return how many were evicted
      */
     public int evict(String connectionId) {
-        int n = 0;
-        for (Map.Entry<String, Pin> e : pins.entrySet()) {
-            if (e.getValue().connectionId().equals(connectionId) && pins.remove(e.getKey(), e.getValue())) {
-                written.remove(e.getKey());
-                n++;
-            }
-        }
+        int n = remove(connectionId);
         if (n > 0) {
             store.deleteByConnection(connectionId);
             LOG.log(System.Logger.Level.INFO, "connection " + connectionId + " failed over: " + n + " session pin(s) evicted");
@@ -148,6 +142,13 @@ public final class SessionPins {
      * @return how many were removed
      */
     public int clear(String connectionId) {
+        int n = remove(connectionId);
+        store.deleteByConnection(connectionId);
+        return n;
+    }
+
+    /** Drops the in-memory pins of one connection (all when null); returns how many. */
+    private int remove(String connectionId) {
         int n = 0;
         for (Map.Entry<String, Pin> e : pins.entrySet()) {
             if ((connectionId == null || e.getValue().connectionId().equals(connectionId)) && pins.remove(e.getKey(), e.getValue())) {
@@ -155,7 +156,6 @@ public final class SessionPins {
                 n++;
             }
         }
-        store.deleteByConnection(connectionId);
         return n;
     }
 
