@@ -36,6 +36,8 @@ import java.util.function.Supplier;
 public final class ClientConnections implements ServerConnectionSelector {
 
     private static final ThreadLocal<Watched> CURRENT = new ThreadLocal<>();
+    /** How many bytes without a line end are gathered before the request line is left to Helidon (which answers 414). */
+    private static final int PROLOGUE_LIMIT = 8192;
 
     private final ServerConnectionSelector http1;
     /** How long one of a connection's own reads may block before the connection is closed (0 = no bound). */
@@ -105,14 +107,44 @@ public final class ClientConnections implements ServerConnectionSelector {
         return w != null && w.childSocketId().equals(req.socketId()) ? w : ClientLiveness.ALWAYS;
     }
 
+    /**
+     * Registers the filter that ends a connection once a request that asked for it
+     * ({@code Connection: close}, and every HTTP/1.0 request) is answered: Helidon writes the header
+     * but would wait for the client's next request; the client may be waiting for the close (an
+     * HTTP/1.0 body without a length ends there).
+     *
+     * @param routing the routing to add it to
+     */
+    static void register(io.helidon.webserver.http.HttpRouting.Builder routing) {
+        routing.addFilter((chain, req, res) -> {
+            if (!req.headers().containsToken(io.helidon.http.HeaderValues.CONNECTION_CLOSE)) {
+                chain.proceed();
+                return;
+            }
+            try {
+                chain.proceed();
+            } finally {
+                Watched w = CURRENT.get();
+                if (w != null && w.childSocketId().equals(req.socketId())) {
+                    w.closeNext = true;
+                }
+            }
+        });
+    }
+
     @Override
     public int bytesToIdentifyConnection() {
         return http1.bytesToIdentifyConnection();
     }
 
+    /**
+     * Every connection: HTTP/1.1 goes to Helidon as it is, HTTP/1.0 through {@link Http10}, a
+     * request line naming another version gets a 505 and a line Helidon cannot parse its 400/414 —
+     * where Helidon's own selector would refuse them and the client would get an empty reply.
+     */
     @Override
     public Support supports(BufferData data) {
-        return http1.supports(data);
+        return Support.SUPPORTED;
     }
 
     @Override
@@ -136,6 +168,7 @@ public final class ClientConnections implements ServerConnectionSelector {
         }
 
         private final ConnectionContext ctx;
+        private final Http10.ConnectionWriter writer;
         private final DataReader original;
         private final DataReader reader;
         private final Object lock = new Object();
@@ -143,23 +176,27 @@ public final class ClientConnections implements ServerConnectionSelector {
         private CompletableFuture<Read> watcher;
 
         private final long readTimeoutNanos;
+        /** The last request asked for the connection to close once it is answered: the next read is its end. */
+        volatile boolean closeNext;
 
         Watched(ConnectionContext ctx, long readTimeoutNanos) {
             this.readTimeoutNanos = readTimeoutNanos;
             this.ctx = ctx;
             this.original = ctx.dataReader();
             this.reader = DataReader.create(this);
+            this.writer = new Http10.ConnectionWriter(ctx.dataWriter());
         }
 
         /** The connection's next bytes: what the selector had already read, the watcher's read, or a socket read. */
         @Override
         public byte[] get() {
+            if (closeNext) {
+                return null;
+            }
             if (!drained) {
                 drained = true;
                 int buffered = original.available();
-                if (buffered > 0) {
-                    return original.readBytes(buffered);
-                }
+                return prologue(buffered > 0 ? original.readBytes(buffered) : boundedRead());
             }
             CompletableFuture<Read> w;
             synchronized (lock) {
@@ -202,6 +239,64 @@ public final class ClientConnections implements ServerConnectionSelector {
             }
             Read r = w.getNow(null);
             return r == null || r.bytes() != null;
+        }
+
+        /**
+         * The connection's first bytes, once the request line is whole: HTTP/1.1 as they are, HTTP/1.0
+         * rewritten (the answer converted back), another version answered 505 and the connection ended.
+         */
+        private byte[] prologue(byte[] first) {
+            byte[] head = first;
+            if (head == null) {
+                return null;
+            }
+            int lineEnd = indexOf(head, (byte) '\n', 0);
+            while (lineEnd < 0) {
+                if (head.length > PROLOGUE_LIMIT) {
+                    return head; // Helidon answers 414
+                }
+                byte[] more = boundedRead();
+                if (more == null) {
+                    return head;
+                }
+                head = concat(head, more);
+                lineEnd = indexOf(head, (byte) '\n', 0);
+            }
+            switch (Http10.version(head, lineEnd)) {
+                case HTTP_1_1 -> {
+                    return head;
+                }
+                case OTHER -> {
+                    ctx.dataWriter().writeNow(BufferData.create(Http10.versionNotSupported()));
+                    return null;
+                }
+                default -> {
+                    while (Http10.headEnd(head, head.length) < 0 && head.length < Http10.MAX_HEAD) {
+                        byte[] more = boundedRead();
+                        if (more == null) {
+                            return null;
+                        }
+                        head = concat(head, more);
+                    }
+                    writer.http10(Http10.isHead(head));
+                    return Http10.rewriteRequest(head, ctx.localPeer().host() + ":" + ctx.localPeer().port());
+                }
+            }
+        }
+
+        private static int indexOf(byte[] b, byte v, int from) {
+            for (int i = from; i < b.length; i++) {
+                if (b[i] == v) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private static byte[] concat(byte[] a, byte[] b) {
+            byte[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+            System.arraycopy(b, 0, c, a.length, b.length);
+            return c;
         }
 
         /** One of the connection's own reads, closed when it blocks past the bound. */
@@ -262,7 +357,7 @@ public final class ClientConnections implements ServerConnectionSelector {
 
         @Override
         public DataWriter dataWriter() {
-            return ctx.dataWriter();
+            return writer;
         }
 
         @Override

@@ -109,6 +109,7 @@ public final class HttpApi {
         Json json = new Json(d.mapper(), d.maxBodyBytes());
         Authenticator auth = new Authenticator(d.keys(), d.adminKeyHash());
         HttpRouting.Builder routing = HttpRouting.builder();
+        ClientConnections.register(routing);
         RequestIds.register(routing);
         RequestTelemetry.register(routing, d.telemetry());
         new ErrorMapper(json).register(routing);
