@@ -8,6 +8,7 @@ import dev.sluice.api.HostContext;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderExecutor;
 import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.io.AnswerBuffers;
 import dev.sluice.runtime.http.ClientConnections;
 import dev.sluice.runtime.http.HttpApi;
 import dev.sluice.runtime.http.RouteTable;
@@ -155,8 +156,11 @@ public final class SluiceServer implements AutoCloseable {
         String adminHash = AdminKeys.resolveHash(config.adminKey(), settings, console);
 
         // every executor sends through the egress routes: a connection's localAddress / proxyUrl (§16.3)
-        EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout()),
-                config.connectTimeout(), config.egressProbeUrl(), clock);
+        // issue 19: every upstream answer is read within the operator's memory bounds
+        AnswerBuffers buffers = new AnswerBuffers(config.upstreamLimits().maxAnswerBytes(), config.upstreamLimits().maxEventBytes(),
+                config.upstreamLimits().answerBufferBytes());
+        EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout(), buffers),
+                config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         try {
             return start(config, clock, pluginParent, console, db, mapper, box, connections, keys, settings, proxyLogs, adminHash, http);
         } catch (RuntimeException e) {

@@ -54,6 +54,20 @@ public final class ConfigLoader {
     private ConfigLoader() {
     }
 
+    /** {@code upstream.maxAnswerBytes}, {@code upstream.maxEventBytes}, {@code upstream.answerBufferBytes}. */
+    private static UpstreamLimits upstreamLimits(Config file) {
+        long answer = parseLong(file.get("upstream.maxAnswerBytes").asString()
+                .orElse(String.valueOf(UpstreamLimits.DEFAULT_MAX_ANSWER_BYTES)), "upstream.maxAnswerBytes");
+        long event = parseLong(file.get("upstream.maxEventBytes").asString()
+                .orElse(String.valueOf(UpstreamLimits.DEFAULT_MAX_EVENT_BYTES)), "upstream.maxEventBytes");
+        long budget = parseLong(file.get("upstream.answerBufferBytes").asString()
+                .orElse(String.valueOf(Math.max(UpstreamLimits.DEFAULT_ANSWER_BUFFER_BYTES, answer))), "upstream.answerBufferBytes");
+        if (event > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("upstream.maxEventBytes must be 1024–268435456 (1 KiB – 256 MiB), got " + event);
+        }
+        return new UpstreamLimits(answer, (int) event, budget);
+    }
+
     /**
      * Loads the configuration.
      *
@@ -135,7 +149,8 @@ public final class ConfigLoader {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
                 pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback,
                 aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog),
-                positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT));
+                positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT),
+                upstreamLimits(file));
     }
 
     /** {@code stdout}, {@code off}, or a file path (relative to the installation folder); unset = the data folder's file. */

@@ -48,6 +48,8 @@ import java.util.Map;
  * @param idleConnectionTimeout {@code server.idleConnectionTimeoutMs}: a client connection with no
  *     request in progress — idle keep-alive, or headers or a body that stopped arriving — is closed
  *     after this long (issue 19)
+ * @param upstreamLimits {@code upstream.maxAnswerBytes}, {@code upstream.maxEventBytes},
+ *     {@code upstream.answerBufferBytes}: what an upstream can make Sluice buffer (issue 19)
  */
 public record SluiceConfig(
         String host,
@@ -69,7 +71,8 @@ public record SluiceConfig(
         Map<String, String> modelAliases,
         long sessionAffinityTtlMs,
         Observability observability,
-        Duration idleConnectionTimeout) {
+        Duration idleConnectionTimeout,
+        UpstreamLimits upstreamLimits) {
 
     /**
      * Who may scrape the metrics, and where the access log goes.
@@ -240,11 +243,58 @@ public record SluiceConfig(
                 sessionAffinityTtlMs, observability, DEFAULT_IDLE_CONNECTION_TIMEOUT);
     }
 
+    /**
+     * With the default {@link UpstreamLimits}.
+     *
+     * @param host listen address
+     * @param port listen port
+     * @param dataDir data folder
+     * @param pluginsDir plugins folder
+     * @param strictPlugins stop start-up when a plugin fails to load
+     * @param adminKey the admin key, or null
+     * @param secretKey the secret key, or null
+     * @param maxBodyBytes client request body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     * @param resilience the {@code resilience:} subtree of the config file
+     * @param resilienceEnv the resilience environment variables that are set
+     * @param egressProbeUrl the egress probe URL, or null
+     * @param egressLockProviders the egress-bucketing override, or null
+     * @param emergencyFallback the emergency fallback model, or null
+     * @param modelAliases the config file's model aliases
+     * @param sessionAffinityTtlMs the session affinity TTL, ms
+     * @param observability metrics access and the access log
+     * @param idleConnectionTimeout the idle client connection timeout
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
+            URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases,
+            long sessionAffinityTtlMs, Observability observability, Duration idleConnectionTimeout) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
+                sessionAffinityTtlMs, observability, idleConnectionTimeout, UpstreamLimits.DEFAULTS);
+    }
+
+    /**
+     * This configuration with other upstream memory bounds.
+     *
+     * @param limits the bounds
+     * @return the copy
+     */
+    public SluiceConfig withUpstreamLimits(UpstreamLimits limits) {
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
+                headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits);
+    }
+
     /** The longest session affinity TTL: one day (as OmniRoute). */
     public static final long MAX_SESSION_AFFINITY_TTL_MS = 86_400_000L;
 
     /** Validates and copies. */
     public SluiceConfig {
+        upstreamLimits = upstreamLimits == null ? UpstreamLimits.DEFAULTS : upstreamLimits;
         idleConnectionTimeout = idleConnectionTimeout == null ? DEFAULT_IDLE_CONNECTION_TIMEOUT : idleConnectionTimeout;
         if (idleConnectionTimeout.isNegative() || idleConnectionTimeout.isZero()) {
             throw new IllegalArgumentException("idleConnectionTimeout must be positive");

@@ -6,7 +6,6 @@ import dev.sluice.runtime.store.Secrets;
 import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
-import dev.sluice.runtime.io.BoundedReads;
 import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.anthropic.AnthropicStreamTranslator;
@@ -95,7 +94,7 @@ final class AnthropicMessagesService implements HttpService {
             if (!stream) {
                 byte[] answer;
                 try {
-                    answer = BoundedReads.read(upstream.body(), -1, MAX_ANSWER_BYTES);
+                    answer = upstream.wholeBody();
                 } catch (IOException e) {
                     throw new ApiException(502, "server_error", "network_error", "[" + route.provider().id() + "/"
                             + route.upstreamModel() + "] the upstream answer could not be read: "
@@ -178,9 +177,6 @@ final class AnthropicMessagesService implements HttpService {
             throw new UncheckedIOException(e);
         }
     }
-
-    /** Largest non-streaming passthrough answer relayed. */
-    private static final long MAX_ANSWER_BYTES = 64L * 1024 * 1024;
 
     private byte[] withModel(byte[] body, String model) {
         try {

@@ -110,6 +110,8 @@ public final class HttpApi {
         Authenticator auth = new Authenticator(d.keys(), d.adminKeyHash());
         HttpRouting.Builder routing = HttpRouting.builder();
         ClientConnections.register(routing);
+        // issue 19: the large upstream answers a request reads count against upstream.answerBufferBytes until it is answered
+        routing.addFilter((chain, req, res) -> dev.sluice.runtime.io.AnswerBuffers.withinRequest(chain::proceed));
         RequestIds.register(routing);
         RequestTelemetry.register(routing, d.telemetry());
         new ErrorMapper(json).register(routing);

@@ -3,7 +3,6 @@ package dev.sluice.runtime.http;
 import dev.sluice.runtime.telemetry.TokenCounts;
 import dev.sluice.runtime.telemetry.RequestRecord;
 import dev.sluice.api.upstream.UpstreamResponse;
-import dev.sluice.runtime.io.BoundedReads;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.Route;
@@ -14,9 +13,6 @@ import java.util.Map;
 
 /** Whole (non-streaming) answers passed through: relayed as the upstream wrote them. */
 final class RawAnswers {
-
-    /** Largest non-streaming passthrough answer relayed. */
-    static final long MAX_ANSWER_BYTES = 64L * 1024 * 1024;
 
     private RawAnswers() {
     }
@@ -35,7 +31,7 @@ final class RawAnswers {
         Route route = served.route();
         byte[] answer;
         try (UpstreamResponse upstream = raw.response()) {
-            answer = BoundedReads.read(upstream.body(), -1, MAX_ANSWER_BYTES);
+            answer = upstream.wholeBody();
         } catch (IOException e) {
             throw new ApiException(502, "server_error", "network_error", "[" + route.provider().id() + "/" + route.upstreamModel()
                     + "] the upstream answer could not be read: " + Secrets.scrub(String.valueOf(e.getMessage()), served.connection()),

@@ -47,30 +47,6 @@ public final class BoundedReads {
         return readRest(in, new ByteArrayOutputStream(1024), limit);
     }
 
-    /**
-     * Reads an upstream's whole answer — sized by its {@code Content-Length} when it declares one
-     * — of at most {@code max} bytes (the upstream client bounds it in time).
-     *
-     * @param response the answer
-     * @param max the most bytes the caller accepts
-     * @return the body
-     * @throws IOException on a read failure, or when the body is larger than {@code max}
-     */
-    public static byte[] whole(dev.sluice.api.upstream.UpstreamResponse response, long max) throws IOException {
-        long declared = response.head().first("content-length").map(v -> {
-            try {
-                return Long.parseLong(v.strip());
-            } catch (NumberFormatException e) {
-                return -1L;
-            }
-        }).orElse(-1L);
-        byte[] body = read(response.body(), declared, max);
-        if (body.length > max) {
-            throw new java.net.ProtocolException("upstream answer exceeds " + max + " bytes");
-        }
-        return body;
-    }
-
     private static byte[] readRest(InputStream in, ByteArrayOutputStream out, int limit) throws IOException {
         byte[] buf = new byte[4096];
         int n;

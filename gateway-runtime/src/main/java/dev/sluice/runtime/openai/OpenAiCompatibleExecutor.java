@@ -15,7 +15,6 @@ import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
-import dev.sluice.runtime.io.BoundedReads;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -34,8 +33,6 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
 
     /** Error bodies are read up to this size. */
     static final int MAX_ERROR_BODY = 64 * 1024;
-    /** Complete answers are read up to this size. */
-    static final int MAX_ANSWER_BODY = 64 * 1024 * 1024;
     /** The user agent Sluice announces upstream. */
     public static final String USER_AGENT = "Sluice/0.1";
 
@@ -254,7 +251,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
 
     /** A whole answer, bounded in size (and, by the upstream client, in time from its headers). */
     private static byte[] readAnswer(UpstreamResponse response) throws IOException {
-        return BoundedReads.whole(response, MAX_ANSWER_BODY);
+        return response.wholeBody();
     }
 
     private static URI endpoint(UpstreamTarget target, String path) {

@@ -29,7 +29,7 @@ final class SseChunkStream implements ChunkStream {
 
     SseChunkStream(UpstreamResponse response, OpenAiCodec codec) {
         this.response = response;
-        this.reader = new SseLineReader(response.body());
+        this.reader = new SseLineReader(response.body(), response.maxEventBytes());
         this.codec = codec;
     }
 

@@ -91,9 +91,6 @@ interface AttemptCall {
         };
     }
 
-    /** Largest whole passthrough answer read within the attempt. */
-    long MAX_WHOLE_ANSWER = 64L * 1024 * 1024;
-
     /**
      * A whole (non-streamed) passthrough answer is read within the attempt, so that a body that
      * breaks, trickles past its deadline or overflows is this attempt's failure and fails over,
@@ -103,7 +100,7 @@ interface AttemptCall {
         dev.sluice.api.upstream.ResponseHead head = response.head();
         byte[] body;
         try (response) {
-            body = dev.sluice.runtime.io.BoundedReads.whole(response, MAX_WHOLE_ANSWER);
+            body = response.wholeBody();
         } catch (java.io.IOException e) {
             return Attempt.failed(dev.sluice.api.upstream.TransportError.of(e));
         }
@@ -119,6 +116,11 @@ interface AttemptCall {
             @Override
             public java.io.InputStream body() {
                 return in;
+            }
+
+            @Override
+            public byte[] wholeBody() {
+                return bytes;
             }
 
             @Override

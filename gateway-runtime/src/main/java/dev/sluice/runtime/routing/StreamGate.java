@@ -1,7 +1,6 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.api.ChatOutcome;
-import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
@@ -77,7 +76,7 @@ final class StreamGate {
      * @return the attempt
      */
     Attempt openAnthropic(UpstreamResponse response, long startedNanos, String requestId) {
-        Pump<SseEvent> pump = new Pump<>(new AnthropicSseEvents(response.body(), response::close), "sluice-stream-" + requestId);
+        Pump<SseEvent> pump = new Pump<>(new AnthropicSseEvents(response.body(), response::close, response.maxEventBytes()), "sluice-stream-" + requestId);
         return await(pump, SseEvent::signal, startedNanos, e -> "error".equals(e.type()) ? upstreamError(response.head(), e) : null,
                 (prefix, p) -> new Attempt.Ok(new Reply.RawStream(prefix, p, rules, startedNanos), response.head()));
     }
@@ -91,7 +90,7 @@ final class StreamGate {
      * @return the attempt
      */
     Attempt openResponses(UpstreamResponse response, long startedNanos, String requestId) {
-        Pump<SseEvent> pump = new Pump<>(new ResponsesSseEvents(response.body(), response::close), "sluice-stream-" + requestId);
+        Pump<SseEvent> pump = new Pump<>(new ResponsesSseEvents(response.body(), response::close, response.maxEventBytes()), "sluice-stream-" + requestId);
         return await(pump, SseEvent::signal, startedNanos,
                 e -> "error".equals(e.type()) || "response.failed".equals(e.type()) ? responsesError(response.head(), e) : null,
                 (prefix, p) -> new Attempt.Ok(new Reply.RawStream(prefix, p, rules, startedNanos), response.head()));

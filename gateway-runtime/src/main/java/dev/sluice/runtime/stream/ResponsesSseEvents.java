@@ -27,6 +27,17 @@ public final class ResponsesSseEvents extends SseEventReader {
         super(in, onClose);
     }
 
+    /**
+     * Reads the events of an upstream body, each at most {@code maxEventBytes} bytes.
+     *
+     * @param in the upstream body
+     * @param onClose closes the upstream response
+     * @param maxEventBytes the largest event accepted ({@code upstream.maxEventBytes})
+     */
+    public ResponsesSseEvents(InputStream in, Runnable onClose, int maxEventBytes) {
+        super(in, onClose, maxEventBytes);
+    }
+
     @Override
     protected Signal signal(String type, String data) {
         return signalOf(type, data);

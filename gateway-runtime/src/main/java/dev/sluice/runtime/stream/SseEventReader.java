@@ -22,6 +22,7 @@ public abstract class SseEventReader implements Pump.Source<SseEvent> {
     static final int MAX_EVENT_BYTES = SseLineReader.MAX_EVENT_CHARS;
 
     private final InputStream in;
+    private final int maxEventBytes;
     private final Runnable onClose;
     /** An event that ends the stream (a finish or an error) was read. */
     private boolean ended;
@@ -33,9 +34,21 @@ public abstract class SseEventReader implements Pump.Source<SseEvent> {
      * @param onClose closes the upstream response
      */
     protected SseEventReader(InputStream in, Runnable onClose) {
+        this(in, onClose, MAX_EVENT_BYTES);
+    }
+
+    /**
+     * Reads events of at most {@code maxEventBytes} bytes each ({@code upstream.maxEventBytes}).
+     *
+     * @param in the upstream body
+     * @param onClose closes the upstream response
+     * @param maxEventBytes the largest event accepted
+     */
+    protected SseEventReader(InputStream in, Runnable onClose, int maxEventBytes) {
         // buffered: a read returns what has arrived, it does not wait for a full buffer
         this.in = new BufferedInputStream(in, 8192);
         this.onClose = onClose;
+        this.maxEventBytes = maxEventBytes;
     }
 
     /**
@@ -72,10 +85,10 @@ public abstract class SseEventReader implements Pump.Source<SseEvent> {
         int b;
         while ((b = in.read()) >= 0) {
             raw.write(b);
-            if (raw.size() > MAX_EVENT_BYTES) {
+            if (raw.size() > maxEventBytes) {
                 // a protocol error of the upstream (TransportErrorKind.PROTOCOL), not a network failure
-                throw new java.net.ProtocolException("the upstream sent a stream event larger than " + MAX_EVENT_BYTES
-                        + " bytes (the gateway's limit per server-sent event)");
+                throw new java.net.ProtocolException("the upstream sent a stream event larger than " + maxEventBytes
+                        + " bytes (upstream.maxEventBytes, the gateway's limit per server-sent event)");
             }
             if (b == '\r') {
                 continue;

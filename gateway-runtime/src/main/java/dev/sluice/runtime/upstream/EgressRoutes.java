@@ -86,11 +86,26 @@ public final class EgressRoutes implements UpstreamHttp, AutoCloseable {
      */
     public static EgressRoutes create(UpstreamHttp defaultClient, Duration connectTimeout, URI egressProbeUrl,
             InstantSource clock) {
+        return create(defaultClient, connectTimeout, egressProbeUrl, clock, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS);
+    }
+
+    /**
+     * The routes, their clients reading answers within the given memory bounds.
+     *
+     * @param defaultClient the client of connections without a route (Helidon WebClient)
+     * @param connectTimeout connect timeout of the route clients
+     * @param egressProbeUrl URL that answers the caller's public IP as text, or null
+     * @param clock the clock of the egress-IP cache
+     * @param buffers the bounds of whole answers and stream events (issue 19), shared with the default client
+     * @return the routes
+     */
+    public static EgressRoutes create(UpstreamHttp defaultClient, Duration connectTimeout, URI egressProbeUrl,
+            InstantSource clock, dev.sluice.runtime.io.AnswerBuffers buffers) {
         requireNonNull(connectTimeout, "connectTimeout is null");
         if (System.getProperty(JdkUpstreamHttp.TUNNELING_DISABLED_SCHEMES) == null) {
             System.setProperty(JdkUpstreamHttp.TUNNELING_DISABLED_SCHEMES, "");
         }
-        return new EgressRoutes(defaultClient, route -> new JdkUpstreamHttp(route, connectTimeout, null), egressProbeUrl, clock,
+        return new EgressRoutes(defaultClient, route -> new JdkUpstreamHttp(route, connectTimeout, null, buffers), egressProbeUrl, clock,
                 Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-egress-probe-", 0).factory()));
     }
 

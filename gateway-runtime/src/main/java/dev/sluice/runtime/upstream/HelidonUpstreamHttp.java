@@ -34,14 +34,27 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
     private static final String UNRESOLVED_HOST = "Failed to get address for host";
 
     private final WebClient client;
+    private final dev.sluice.runtime.io.AnswerBuffers buffers;
+
+    /**
+     * Creates the client, with the default memory bounds.
+     *
+     * @param connectTimeout connect timeout
+     * @param readTimeout default read timeout (per request it is the request's own timeout)
+     */
+    public HelidonUpstreamHttp(Duration connectTimeout, Duration readTimeout) {
+        this(connectTimeout, readTimeout, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS);
+    }
 
     /**
      * Creates the client.
      *
      * @param connectTimeout connect timeout
      * @param readTimeout default read timeout (per request it is the request's own timeout)
+     * @param buffers the bounds of whole answers and stream events (issue 19)
      */
-    public HelidonUpstreamHttp(Duration connectTimeout, Duration readTimeout) {
+    public HelidonUpstreamHttp(Duration connectTimeout, Duration readTimeout, dev.sluice.runtime.io.AnswerBuffers buffers) {
+        this.buffers = java.util.Objects.requireNonNull(buffers, "buffers is null");
         this.client = WebClient.builder()
                 .socketOptions(SocketOptions.builder()
                         .tcpNoDelay(true)
@@ -66,7 +79,7 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
             HttpClientResponse res = request.body().length == 0 && request.method().equals("GET")
                     ? r.request()
                     : r.submit(request.body());
-            return new Response(res, wholeAnswer(request) ? request.timeout().toMillis() : 0);
+            return new Response(res, wholeAnswer(request) ? request.timeout().toMillis() : 0, buffers);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         } catch (RuntimeException e) {
@@ -110,9 +123,11 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
         private final HttpClientResponse res;
         private final ResponseHead head;
         private final InputStream body;
+        private final dev.sluice.runtime.io.AnswerBuffers buffers;
 
-        Response(HttpClientResponse res, long deadlineMs) {
+        Response(HttpClientResponse res, long deadlineMs, dev.sluice.runtime.io.AnswerBuffers buffers) {
             this.res = res;
+            this.buffers = buffers;
             Map<String, List<String>> headers = new HashMap<>();
             for (Header h : res.headers()) {
                 headers.computeIfAbsent(h.name(), k -> new ArrayList<>(1)).addAll(h.allValues());
@@ -130,6 +145,16 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
         @Override
         public InputStream body() {
             return body;
+        }
+
+        @Override
+        public byte[] wholeBody() throws IOException {
+            return buffers.read(this);
+        }
+
+        @Override
+        public int maxEventBytes() {
+            return buffers.maxEventBytes();
         }
 
         @Override

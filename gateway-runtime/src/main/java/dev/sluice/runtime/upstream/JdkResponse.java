@@ -14,8 +14,11 @@ final class JdkResponse implements UpstreamResponse {
     private final ResponseHead head;
     private final JdkBodyStream stream;
     private final InputStream body;
+    private final dev.sluice.runtime.io.AnswerBuffers buffers;
 
-    JdkResponse(HttpResponse<Flow.Publisher<List<ByteBuffer>>> res, Duration readTimeout, boolean wholeAnswer) {
+    JdkResponse(HttpResponse<Flow.Publisher<List<ByteBuffer>>> res, Duration readTimeout, boolean wholeAnswer,
+            dev.sluice.runtime.io.AnswerBuffers buffers) {
+        this.buffers = buffers;
         this.head = new ResponseHead(res.statusCode(), res.headers().map());
         this.stream = new JdkBodyStream(readTimeout);
         res.body().subscribe(stream);
@@ -31,6 +34,16 @@ final class JdkResponse implements UpstreamResponse {
     @Override
     public InputStream body() {
         return body;
+    }
+
+    @Override
+    public byte[] wholeBody() throws java.io.IOException {
+        return buffers.read(this);
+    }
+
+    @Override
+    public int maxEventBytes() {
+        return buffers.maxEventBytes();
     }
 
     @Override

@@ -54,6 +54,8 @@ import javax.net.ssl.SSLContext;
  */
 final class JdkUpstreamHttp implements UpstreamHttp {
 
+    private final dev.sluice.runtime.io.AnswerBuffers buffers;
+
     /** Headers the JDK sets itself and refuses from callers. */
     static final Set<String> RESTRICTED_HEADERS = Set.of("connection", "content-length", "expect", "host", "upgrade");
     /** Default port of an {@code http://} proxy URL without one. */
@@ -75,6 +77,19 @@ final class JdkUpstreamHttp implements UpstreamHttp {
      *     is not an {@code http://} URL with a host
      */
     JdkUpstreamHttp(EgressRoute route, Duration connectTimeout, SSLContext sslContext) {
+        this(route, connectTimeout, sslContext, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS);
+    }
+
+    /**
+     * A client whose every connection goes out through the route, with memory bounds.
+     *
+     * @param route the route
+     * @param connectTimeout connect timeout
+     * @param sslContext TLS context, or null for the JDK default
+     * @param buffers the bounds of whole answers and stream events (issue 19)
+     */
+    JdkUpstreamHttp(EgressRoute route, Duration connectTimeout, SSLContext sslContext, dev.sluice.runtime.io.AnswerBuffers buffers) {
+        this.buffers = java.util.Objects.requireNonNull(buffers, "buffers is null");
         HttpClient.Builder b = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)
@@ -127,7 +142,7 @@ final class JdkUpstreamHttp implements UpstreamHttp {
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         try {
             HttpResponse<Flow.Publisher<List<ByteBuffer>>> res = client.send(build(request), HttpResponse.BodyHandlers.ofPublisher());
-            return new JdkResponse(res, request.timeout(), HelidonUpstreamHttp.wholeAnswer(request));
+            return new JdkResponse(res, request.timeout(), HelidonUpstreamHttp.wholeAnswer(request), buffers);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the upstream");

@@ -61,6 +61,12 @@ final class SluiceHarness implements AutoCloseable {
                 null, Map.of(), 0, SluiceConfig.Observability.defaults(dir.resolve("data")), idleTimeout));
     }
 
+    /** A server with these upstream memory bounds and upstream headers timeout. */
+    static SluiceHarness withUpstreamLimits(Path dir, dev.sluice.runtime.config.UpstreamLimits limits, Duration headersTimeout) {
+        return new SluiceHarness(new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY, null,
+                SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), headersTimeout, Map.of()).withUpstreamLimits(limits));
+    }
+
     private SluiceHarness(SluiceConfig config) {
         server = SluiceServer.start(config, clock, ModuleLayer.boot(), new PrintStream(console, true, StandardCharsets.UTF_8));
     }

@@ -19,7 +19,6 @@ import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -54,8 +53,6 @@ final class ClaudeExecutor implements ProviderExecutor {
     static final String MESSAGES_PATH = "/v1/messages";
     /** Error bodies are read up to this size. */
     static final int MAX_ERROR_BODY = 64 * 1024;
-    /** Complete answers are read up to this size. */
-    static final int MAX_ANSWER_BODY = 64 * 1024 * 1024;
     /** Error code of a call whose OAuth token is expired and could not be refreshed (SPEC CC-6). */
     static final String EXPIRED_CODE = "expired";
     /** Error type of that failure (Anthropic's type for a refused credential). */
@@ -244,7 +241,7 @@ final class ClaudeExecutor implements ProviderExecutor {
             return new ChatOutcome.Streaming(new MessagesChunkStream(response, new StreamTranslator(clock.instant().getEpochSecond())), head);
         }
         try (response) {
-            String body = readAnswer(response.body());
+            String body = new String(response.wholeBody(), StandardCharsets.UTF_8);
             return new ChatOutcome.Completed(reader.read(body), head);
         } catch (IOException e) {
             return new ChatOutcome.Failed(TransportError.of(e));
@@ -300,15 +297,6 @@ final class ClaudeExecutor implements ProviderExecutor {
         } catch (IOException e) {
             return ErrorReader.read(head, "");
         }
-    }
-
-    /** Reads the whole answer (to the end, so the connection can be pooled), bounded. */
-    private static String readAnswer(InputStream body) throws IOException {
-        byte[] bytes = body.readNBytes(MAX_ANSWER_BODY + 1);
-        if (bytes.length > MAX_ANSWER_BODY) {
-            throw new IOException("upstream answer exceeds " + MAX_ANSWER_BODY + " bytes");
-        }
-        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     /**

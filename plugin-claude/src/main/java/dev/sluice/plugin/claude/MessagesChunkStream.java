@@ -31,7 +31,7 @@ final class MessagesChunkStream implements ChunkStream {
 
     MessagesChunkStream(UpstreamResponse response, StreamTranslator translator) {
         this.response = response;
-        this.events = new SseEventReader(response.body());
+        this.events = new SseEventReader(response.body(), response.maxEventBytes());
         this.translator = translator;
     }
 

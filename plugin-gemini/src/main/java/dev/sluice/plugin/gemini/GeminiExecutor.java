@@ -13,9 +13,7 @@ import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
@@ -33,8 +31,6 @@ final class GeminiExecutor implements ProviderExecutor {
 
     /** Error bodies are read up to this size. */
     static final int MAX_ERROR_BODY = 64 * 1024;
-    /** Complete answers are read up to this size. */
-    static final int MAX_ANSWER_BODY = 64 * 1024 * 1024;
     /** The API version path appended to a host-root base URL (SPEC DM-1b). */
     static final String API_VERSION = "v1beta";
     /** The user agent Sluice announces upstream. */
@@ -224,18 +220,8 @@ final class GeminiExecutor implements ProviderExecutor {
         }
     }
 
-    /** Reads the whole answer, to its end (so the connection is reused), within {@link #MAX_ANSWER_BODY}. */
+    /** Reads the whole answer, to its end (so the connection is reused), within the host's memory bounds. */
     private static String readAnswer(UpstreamResponse response) throws IOException {
-        InputStream in = response.body();
-        ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
-        byte[] buf = new byte[8192];
-        int n;
-        while ((n = in.read(buf)) >= 0) {
-            out.write(buf, 0, n);
-            if (out.size() > MAX_ANSWER_BODY) {
-                throw new IOException("upstream answer exceeds " + MAX_ANSWER_BODY + " bytes");
-            }
-        }
-        return out.toString(StandardCharsets.UTF_8);
+        return new String(response.wholeBody(), StandardCharsets.UTF_8);
     }
 }

@@ -45,7 +45,7 @@ final class GeminiSseStream implements ChunkStream {
      */
     GeminiSseStream(UpstreamResponse response, StreamTranslator translator) {
         this.response = response;
-        this.reader = new SseEventReader(response.body());
+        this.reader = new SseEventReader(response.body(), response.maxEventBytes());
         this.translator = translator;
     }
 

@@ -1,0 +1,217 @@
+package dev.sluice.runtime.io;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ProtocolException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Whole upstream answers read into memory under two bounds (issue 19): one answer is at most
+ * {@code maxAnswerBytes}, and the large answers being handled at the same time together hold at
+ * most {@code budgetBytes}. An answer is counted from its reading to the end of its request (when
+ * it is read within {@link #withinRequest}): its chunks, its copy into one array, and
+ * {@value #PROCESSING_FACTOR} times its size for what parsing, translating and rendering it make of
+ * it. Answers up to {@value #FREE_BYTES} bytes are not counted, so ordinary traffic never meets the
+ * budget. Room is taken in steps as an answer grows, so six hostile 300 MB answers at once fail
+ * their attempts instead of exhausting the heap. Past either bound the read fails with a
+ * {@link ProtocolException} naming the setting; nothing blocks. An answer read alone always gets
+ * its room (the budget is at least one answer).
+ */
+public final class AnswerBuffers {
+
+    /** The step in which room is taken. */
+    static final int STEP = 64 * 1024;
+    /** Answers up to this size are not counted. */
+    static final int FREE_BYTES = 256 * 1024;
+    /** Room held for what handling an answer makes of it, in multiples of its size. */
+    static final int PROCESSING_FACTOR = 4;
+    /** The releases of the answers read by the request running on this thread, when in {@link #withinRequest}. */
+    private static final ThreadLocal<java.util.List<Runnable>> REQUEST = new ThreadLocal<>();
+
+    /** The defaults: 16 MiB per answer, 4 MiB per event, 64 MiB for all answers being read. */
+    public static final AnswerBuffers DEFAULTS = new AnswerBuffers(16L * 1024 * 1024, 4 * 1024 * 1024, 64L * 1024 * 1024);
+
+    private final long maxAnswerBytes;
+    private final int maxEventBytes;
+    private final long budgetBytes;
+    private final AtomicLong inUse = new AtomicLong();
+
+    /**
+     * @param maxAnswerBytes the most bytes of one answer
+     * @param maxEventBytes the most bytes of one stream event (carried for the readers of streams)
+     * @param budgetBytes the most bytes of all answers being read at once
+     */
+    public AnswerBuffers(long maxAnswerBytes, int maxEventBytes, long budgetBytes) {
+        this.maxAnswerBytes = maxAnswerBytes;
+        this.maxEventBytes = maxEventBytes;
+        this.budgetBytes = budgetBytes;
+    }
+
+    /** @return the most bytes of one stream event */
+    public int maxEventBytes() {
+        return maxEventBytes;
+    }
+
+    /**
+     * Reads an upstream's whole answer, sized by its {@code Content-Length} when it declares one.
+     *
+     * @param response the answer
+     * @return the body
+     * @throws IOException on a read failure, or a {@link ProtocolException} past a bound
+     */
+    public byte[] read(dev.sluice.api.upstream.UpstreamResponse response) throws IOException {
+        long declared = response.head().first("content-length").map(v -> {
+            try {
+                return Long.parseLong(v.strip());
+            } catch (NumberFormatException e) {
+                return -1L;
+            }
+        }).orElse(-1L);
+        return read(response.body(), declared);
+    }
+
+    /** @return bytes of answers being read now (for tests and diagnostics) */
+    public long inUse() {
+        return inUse.get();
+    }
+
+    /**
+     * Reads a whole body.
+     *
+     * @param in the body
+     * @param declaredLength its {@code Content-Length}, or -1
+     * @return the body
+     * @throws IOException on a read failure, or a {@link ProtocolException} past a bound
+     */
+    public byte[] read(InputStream in, long declaredLength) throws IOException {
+        if (declaredLength > maxAnswerBytes) {
+            throw tooLarge();
+        }
+        Read r = new Read();
+        boolean kept = false;
+        try {
+            byte[] body = r.readAll(in, declaredLength);
+            if (body.length > FREE_BYTES) {
+                r.take((long) PROCESSING_FACTOR * body.length);
+            }
+            java.util.List<Runnable> request = REQUEST.get();
+            if (request != null && r.held > 0) {
+                request.add(r::release);
+                kept = true;
+            }
+            return body;
+        } finally {
+            if (!kept) {
+                r.release();
+            }
+        }
+    }
+
+    /**
+     * Runs a request: the room of the answers it reads on this thread is held until it ends (its
+     * answer parsed, translated and written), not only while they are read.
+     *
+     * @param request the request's handling
+     */
+    public static void withinRequest(Runnable request) {
+        java.util.List<Runnable> outer = REQUEST.get();
+        java.util.List<Runnable> releases = new java.util.ArrayList<>(1);
+        REQUEST.set(releases);
+        try {
+            request.run();
+        } finally {
+            REQUEST.set(outer);
+            releases.forEach(Runnable::run);
+        }
+    }
+
+    /** One answer being read: its chunks and the room it holds. */
+    private final class Read {
+        final java.util.List<byte[]> chunks = new java.util.ArrayList<>();
+        long size;
+        long held;
+        private int fill = STEP;
+
+        byte[] readAll(InputStream in, long declaredLength) throws IOException {
+            if (declaredLength >= 0) {
+                // sized by its Content-Length: one array, read to the end so the connection can be pooled
+                if (declaredLength > FREE_BYTES) {
+                    take(declaredLength);
+                }
+                byte[] exact = new byte[(int) declaredLength];
+                int n = in.readNBytes(exact, 0, exact.length);
+                if (n < exact.length) {
+                    return java.util.Arrays.copyOf(exact, n);
+                }
+                int next = in.read();
+                if (next < 0) {
+                    return exact;
+                }
+                chunks.add(exact);
+                size = exact.length;
+                append(new byte[] {(byte) next}, 1);
+            }
+            byte[] buf = new byte[8192];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                append(buf, n);
+            }
+            return whole();
+        }
+
+        void release() {
+            inUse.addAndGet(-held);
+            held = 0;
+        }
+
+        void append(byte[] b, int n) throws ProtocolException {
+            if (size + n > maxAnswerBytes) {
+                throw tooLarge();
+            }
+            for (int off = 0; off < n; ) {
+                if (fill == STEP) {
+                    if (size >= FREE_BYTES) {
+                        take(STEP);
+                    }
+                    chunks.add(new byte[STEP]);
+                    fill = 0;
+                }
+                int k = Math.min(n - off, STEP - fill);
+                System.arraycopy(b, off, chunks.getLast(), fill, k);
+                fill += k;
+                off += k;
+                size += k;
+            }
+        }
+
+        /** The chunks as one array (room for the copy is taken too: both live until it is done). */
+        byte[] whole() throws ProtocolException {
+            if (size > FREE_BYTES) {
+                take(size);
+            }
+            byte[] all = new byte[(int) size];
+            int at = 0;
+            for (byte[] c : chunks) {
+                int k = (int) Math.min(c.length, size - at);
+                System.arraycopy(c, 0, all, at, k);
+                at += k;
+            }
+            return all;
+        }
+
+        /** Takes room from the budget; an answer read alone always gets it (the budget is at least one answer). */
+        void take(long bytes) throws ProtocolException {
+            long now = inUse.addAndGet(bytes);
+            if (now > budgetBytes && now - held - bytes > 0) {
+                inUse.addAndGet(-bytes);
+                throw new ProtocolException("Sluice is reading too many large upstream answers at once (upstream.answerBufferBytes "
+                        + budgetBytes + " bytes); this answer was not buffered");
+            }
+            held += bytes;
+        }
+    }
+
+    private ProtocolException tooLarge() {
+        return new ProtocolException("upstream answer exceeds upstream.maxAnswerBytes (" + maxAnswerBytes + " bytes)");
+    }
+}
