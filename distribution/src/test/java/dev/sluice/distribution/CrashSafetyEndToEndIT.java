@@ -30,8 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Crash safety (issue 19): {@code kill -9} during bursts of admin writes (connections, keys,
- * combos, settings) and traffic; after the restart every acknowledged write is there, the database
- * passes {@code bin/sluice doctor} ({@code PRAGMA integrity_check}), and nothing runs or waits.
+ * combos, settings), exclusive leases taken and released, and traffic; after the restart every
+ * acknowledged write is there (the last acknowledged lease still active, a released one not
+ * back), the database passes {@code bin/sluice doctor} ({@code PRAGMA integrity_check}), and
+ * nothing runs or waits.
  */
 class CrashSafetyEndToEndIT {
 
@@ -70,13 +72,17 @@ class CrashSafetyEndToEndIT {
         SluiceClient c = new SluiceClient(first);
         String base = c.createConnection(adminKey, "alpha", "sk-base-0123456789", upstream.baseUrl() + "/v1");
         String clientKey = c.createKey(adminKey, "traffic");
+        String leaseKey = c.expect(c.post("/api/keys", adminKey, Map.of("name", "leases", "scopes", List.of("lease:exclusive"),
+                "allowedConnections", List.of(base))), 201).get("key").asText();
+        // the last acknowledged lease operation: {owner, generation, "acquired" | "released"}
+        java.util.concurrent.atomic.AtomicReference<String[]> lastLease = new java.util.concurrent.atomic.AtomicReference<>();
         Set<String> connections = ConcurrentHashMap.newKeySet();
         Set<String> keys = ConcurrentHashMap.newKeySet();
         Set<String> combos = ConcurrentHashMap.newKeySet();
         Map<String, String> lastAlias = new ConcurrentHashMap<>();
         AtomicInteger acknowledged = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(6);
-        for (int t = 0; t < 6; t++) {
+        ExecutorService pool = Executors.newFixedThreadPool(7);
+        for (int t = 0; t < 7; t++) {
             int kind = t;
             pool.submit(() -> {
                 for (int i = 0; !Thread.currentThread().isInterrupted(); i++) {
@@ -108,6 +114,20 @@ class CrashSafetyEndToEndIT {
                                 HttpResponse<String> r = c.patch("/api/settings", adminKey, Map.of("modelAliases", Map.of("crash", target)));
                                 if (r.statusCode() == 200) {
                                     lastAlias.put("crash", target);
+                                }
+                            }
+                            case 6 -> {
+                                String owner = "vlo_" + java.util.Base64.getUrlEncoder().withoutPadding()
+                                        .encodeToString(java.nio.ByteBuffer.allocate(32).putInt(i).putLong(System.nanoTime()).array());
+                                HttpResponse<String> r = c.lease(leaseKey, owner, Map.of("action", "acquire", "model", "alpha/m",
+                                        "ttlMs", 1_800_000));
+                                if (r.statusCode() == 200) {
+                                    String generation = SluiceClient.JSON.readTree(r.body()).get("generation").asText();
+                                    lastLease.set(new String[] {owner, generation, "acquired"});
+                                    if (i % 2 == 0 && c.lease(leaseKey, owner, Map.of("action", "release",
+                                            "generation", Long.parseLong(generation))).statusCode() == 200) {
+                                        lastLease.set(new String[] {owner, generation, "released"});
+                                    }
                                 }
                             }
                             default -> c.post("/v1/chat/completions", clientKey, SluiceClient.chat("alpha/m", kind == 4));
@@ -149,6 +169,15 @@ class CrashSafetyEndToEndIT {
             int acked = Integer.parseInt(lastAlias.get("crash").substring(7));
             int stored = Integer.parseInt(settings.at("/modelAliases/crash").asText().substring(7));
             assertThat(stored).isGreaterThanOrEqualTo(acked);
+        }
+        String[] lease = lastLease.get();
+        assertThat(lease).as("a lease was acknowledged before the kill").isNotNull();
+        HttpResponse<String> renewed = second.lease(leaseKey, lease[0], Map.of("action", "renew", "generation", Long.parseLong(lease[1])));
+        if (lease[2].equals("acquired")) {
+            assertThat(renewed.statusCode()).as("the acknowledged lease survived: " + renewed.body()).isEqualTo(200);
+            assertThat(SluiceClient.JSON.readTree(renewed.body()).get("state").asText()).isEqualTo("ACTIVE");
+        } else {
+            assertThat(renewed.statusCode()).as("a released lease does not come back: " + renewed.body()).isEqualTo(409);
         }
         for (JsonNode row : second.expect(second.get("/api/rate-limits", adminKey), 200).get("data")) {
             assertThat(row.get("running").asInt() + row.get("queued").asInt()).isZero();

@@ -60,6 +60,15 @@ final class SluiceClient {
                 .build());
     }
 
+    /** A call of the exclusive-lease API ({@code POST /api/v1/session-leases}) by an owner. */
+    HttpResponse<String> lease(String bearer, String owner, Object body) {
+        return send(request("/api/v1/session-leases", bearer)
+                .header("Content-Type", "application/json")
+                .header("X-Sluice-Lease-Owner", owner)
+                .POST(HttpRequest.BodyPublishers.ofString(toJson(body)))
+                .build());
+    }
+
     HttpResponse<String> patch(String path, String bearer, Object body) {
         return send(request(path, bearer)
                 .header("Content-Type", "application/json")
