@@ -48,6 +48,9 @@ import java.util.Map;
  * @param idleConnectionTimeout {@code server.idleConnectionTimeoutMs}: a client connection with no
  *     request in progress — idle keep-alive, or headers or a body that stopped arriving — is closed
  *     after this long (issue 19)
+ * @param database {@code SLUICE_DATABASE_URL} (or {@code database.url}) with its credentials: the
+ *     PostgreSQL database several instances share (NF-6), or {@link DatabaseSettings#SQLITE}, the
+ *     data folder's SQLite file (the default)
  */
 public record SluiceConfig(
         String host,
@@ -69,7 +72,8 @@ public record SluiceConfig(
         Map<String, String> modelAliases,
         long sessionAffinityTtlMs,
         Observability observability,
-        Duration idleConnectionTimeout) {
+        Duration idleConnectionTimeout,
+        DatabaseSettings database) {
 
     /**
      * Who may scrape the metrics, and where the access log goes.
@@ -241,11 +245,58 @@ public record SluiceConfig(
     }
 
     /** The longest session affinity TTL: one day (as OmniRoute). */
+    /**
+     * With the embedded SQLite database.
+     *
+     * @param host listen address
+     * @param port listen port
+     * @param dataDir data folder
+     * @param pluginsDir plugin folder
+     * @param strictPlugins strict plugin loading
+     * @param adminKey admin key, or null
+     * @param secretKey credential key, or null
+     * @param maxBodyBytes body limit
+     * @param connectTimeout upstream connect timeout
+     * @param headersTimeout upstream response-headers timeout
+     * @param pluginSettings per plugin name, its settings
+     * @param resilience the {@code resilience:} subtree of the config file
+     * @param resilienceEnv the resilience environment variables that are set
+     * @param egressProbeUrl the egress probe URL, or null
+     * @param egressLockProviders the egress-bucketing override, or null
+     * @param emergencyFallback the emergency fallback model, or null
+     * @param modelAliases the config file's model aliases
+     * @param sessionAffinityTtlMs the session affinity TTL, ms
+     * @param observability metrics access and access log
+     * @param idleConnectionTimeout idle client connection timeout
+     */
+    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
+            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
+            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
+            URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases,
+            long sessionAffinityTtlMs, Observability observability, Duration idleConnectionTimeout) {
+        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
+                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
+                sessionAffinityTtlMs, observability, idleConnectionTimeout, DatabaseSettings.SQLITE);
+    }
+
+    /**
+     * The same configuration on another database.
+     *
+     * @param target where the durable records live
+     * @return a copy
+     */
+    public SluiceConfig withDatabase(DatabaseSettings target) {
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
+                headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, target);
+    }
+
     public static final long MAX_SESSION_AFFINITY_TTL_MS = 86_400_000L;
 
     /** Validates and copies. */
     public SluiceConfig {
         idleConnectionTimeout = idleConnectionTimeout == null ? DEFAULT_IDLE_CONNECTION_TIMEOUT : idleConnectionTimeout;
+        database = database == null ? DatabaseSettings.SQLITE : database;
         if (idleConnectionTimeout.isNegative() || idleConnectionTimeout.isZero()) {
             throw new IllegalArgumentException("idleConnectionTimeout must be positive");
         }
@@ -396,6 +447,6 @@ public record SluiceConfig(
         return "SluiceConfig[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", pluginsDir=" + pluginsDir
                 + ", strictPlugins=" + strictPlugins + ", adminKey=" + (adminKey == null ? "generated" : "***")
                 + ", maxBodyBytes=" + maxBodyBytes + ", egressProbeUrl=" + (egressProbeUrl == null ? null : "set")
-                + ", resilience=" + resilience + ", resilienceEnv=" + resilienceEnv.keySet() + "]";
+                + ", database=" + database + ", resilience=" + resilience + ", resilienceEnv=" + resilienceEnv.keySet() + "]";
     }
 }
