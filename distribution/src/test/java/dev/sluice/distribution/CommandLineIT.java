@@ -294,7 +294,7 @@ class CommandLineIT {
 
         Run healthy = sluice(Map.of("SLUICE_DATA_DIR", data.toString()), "doctor");
         assertThat(healthy.exit()).as(healthy::toString).isZero();
-        assertThat(healthy.out()).contains("ok   database: " + db + ": integrity ok, schema version ");
+        assertThat(healthy.out()).contains("ok   database: sqlite " + db + ": integrity ok, schema version ");
 
         Files.write(db, "this is not an SQLite database, whatever its name says".getBytes(StandardCharsets.UTF_8));
         Run corrupted = sluice(Map.of("SLUICE_DATA_DIR", data.toString()), "doctor");
