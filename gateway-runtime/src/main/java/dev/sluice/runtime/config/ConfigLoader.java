@@ -2,6 +2,7 @@ package dev.sluice.runtime.config;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
+import dev.sluice.runtime.store.DatabaseSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;

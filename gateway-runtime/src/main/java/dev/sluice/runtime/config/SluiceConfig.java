@@ -2,6 +2,7 @@ package dev.sluice.runtime.config;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.runtime.store.DatabaseSettings;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

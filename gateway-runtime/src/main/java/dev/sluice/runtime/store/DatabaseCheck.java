@@ -2,7 +2,7 @@ package dev.sluice.runtime.store;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.sluice.runtime.config.DatabaseSettings;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -2,7 +2,7 @@ package dev.sluice.runtime.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.runtime.config.DatabaseSettings;
+import dev.sluice.runtime.store.DatabaseSettings;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.JdbcLeaseStore;
 import dev.sluice.runtime.store.SharedPostgres;

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboTarget;
-import dev.sluice.runtime.config.DatabaseSettings;
+
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.testkit.TestClock;
 import java.sql.PreparedStatement;

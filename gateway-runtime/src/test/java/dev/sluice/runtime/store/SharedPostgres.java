@@ -1,6 +1,6 @@
 package dev.sluice.runtime.store;
 
-import dev.sluice.runtime.config.DatabaseSettings;
+
 import dev.sluice.testkit.TestPostgres;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;

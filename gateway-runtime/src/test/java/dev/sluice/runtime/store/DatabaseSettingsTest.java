@@ -1,4 +1,6 @@
-package dev.sluice.runtime.config;
+package dev.sluice.runtime.store;
+
+import dev.sluice.runtime.config.ConfigLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.sluice.runtime.config;
+package dev.sluice.runtime.store;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
