@@ -21,6 +21,9 @@ module sluice.runtime {
     // bin/sluice doctor quiets the plugin loader's log while it reports the same facts itself
     requires java.logging;
     requires org.xerial.sqlitejdbc;
+    // SLUICE_DATABASE_URL: PostgreSQL (pgjdbc is an automatic module) behind HikariCP's pool
+    requires org.postgresql.jdbc;
+    requires com.zaxxer.hikari;
     // GET /metrics: Micrometer's Prometheus registry (automatic modules) and the JVM binders' MXBeans
     requires micrometer.core;
     requires micrometer.registry.prometheus;

@@ -4,5 +4,7 @@
  * {@link dev.sluice.testkit.TestClock}, a clock tests advance by hand.
  */
 module sluice.testkit {
+    // TestPostgres creates its databases over JDBC (the driver comes from the test's module path)
+    requires java.sql;
     exports dev.sluice.testkit;
 }

@@ -97,7 +97,7 @@ class ArchitectureIT {
     @Test
     void onlyTheStoreTalksToTheDatabase_SH3() {
         noClasses().that().resideOutsideOfPackage("dev.sluice.runtime.store..")
-                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "org.sqlite..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "org.sqlite..", "org.postgresql..", "com.zaxxer.hikari..")
                 .check(shipped);
     }
 

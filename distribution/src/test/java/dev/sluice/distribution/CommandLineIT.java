@@ -274,7 +274,7 @@ class CommandLineIT {
                 .anyMatch(l -> l.startsWith("ok   java: " + Runtime.version().feature()))
                 .anyMatch(l -> l.startsWith("ok   config: " + home.resolve("conf/sluice.yaml") + " read"))
                 .anyMatch(l -> l.equals("ok   data dir: " + data + " does not exist yet: the server creates it on first start"))
-                .anyMatch(l -> l.equals("ok   database: " + data.resolve("sluice.db") + " does not exist yet: it will be created on first start"))
+                .anyMatch(l -> l.equals("ok   database: sqlite " + data.resolve("sluice.db") + " does not exist yet: it will be created on first start"))
                 .anyMatch(l -> l.startsWith("ok   plugin agentrouter: sluice-plugin-agentrouter-"))
                 .anyMatch(l -> l.startsWith("ok   plugin opencode: "))
                 .anyMatch(l -> l.startsWith("ok   plugin claude: "))
@@ -294,12 +294,12 @@ class CommandLineIT {
 
         Run healthy = sluice(Map.of("SLUICE_DATA_DIR", data.toString()), "doctor");
         assertThat(healthy.exit()).as(healthy::toString).isZero();
-        assertThat(healthy.out()).contains("ok   database: " + db + ": integrity ok, schema version ");
+        assertThat(healthy.out()).contains("ok   database: sqlite " + db + ": integrity ok, schema version ");
 
         Files.write(db, "this is not an SQLite database, whatever its name says".getBytes(StandardCharsets.UTF_8));
         Run corrupted = sluice(Map.of("SLUICE_DATA_DIR", data.toString()), "doctor");
         assertThat(corrupted.exit()).as(corrupted::toString).isEqualTo(1);
-        assertThat(corrupted.out()).containsPattern("(?m)^FAIL database: " + Pattern.quote(db.toString()) + ": .+$")
+        assertThat(corrupted.out()).containsPattern("(?m)^FAIL database: sqlite " + Pattern.quote(db.toString()) + ": .+$")
                 .contains("doctor: 8 checks, 1 failed, 0 warnings");
     }
 

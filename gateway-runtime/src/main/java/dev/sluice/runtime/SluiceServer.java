@@ -49,8 +49,8 @@ import dev.sluice.runtime.session.Leases;
 import dev.sluice.runtime.session.RoutedLeaseCandidates;
 import dev.sluice.runtime.session.SessionPins;
 import dev.sluice.runtime.session.Sessions;
-import dev.sluice.runtime.store.SqliteLeaseStore;
-import dev.sluice.runtime.store.SqliteSessionPinStore;
+import dev.sluice.runtime.store.JdbcLeaseStore;
+import dev.sluice.runtime.store.JdbcSessionPinStore;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.security.AdminKeys;
@@ -59,17 +59,19 @@ import dev.sluice.runtime.settings.ResilienceSettingsLayers;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.ConnectionStore;
+import dev.sluice.runtime.store.ChangeFeed;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.ProxyLogStore;
 import dev.sluice.runtime.store.OAuthTokens;
 import dev.sluice.runtime.store.ProxyLogWriter;
-import dev.sluice.runtime.store.SqliteApiKeyStore;
-import dev.sluice.runtime.store.SqliteBreakerStore;
-import dev.sluice.runtime.store.SqliteComboStore;
-import dev.sluice.runtime.store.SqliteConnectionStore;
-import dev.sluice.runtime.store.SqliteProxyLogStore;
-import dev.sluice.runtime.store.SqliteSettingsStore;
-import dev.sluice.runtime.store.SqliteUsageStore;
+import dev.sluice.runtime.store.JdbcApiKeyStore;
+import dev.sluice.runtime.store.JdbcBreakerStore;
+import dev.sluice.runtime.store.JdbcComboStore;
+import dev.sluice.runtime.store.JdbcConnectionStore;
+import dev.sluice.runtime.store.SealedCredentials;
+import dev.sluice.runtime.store.JdbcProxyLogStore;
+import dev.sluice.runtime.store.JdbcSettingsStore;
+import dev.sluice.runtime.store.JdbcUsageStore;
 import dev.sluice.runtime.store.UsageWriter;
 import dev.sluice.runtime.telemetry.AccessLog;
 import dev.sluice.runtime.telemetry.SluiceMetrics;
@@ -101,6 +103,7 @@ public final class SluiceServer implements AutoCloseable {
 
     private final WebServer web;
     private final Database database;
+    private final ChangeFeed feed;
     private final ProxyLogWriter logWriter;
     private final ConnectionStore connections;
     private final ProxyLogStore proxyLogs;
@@ -111,9 +114,10 @@ public final class SluiceServer implements AutoCloseable {
     private final Telemetry telemetry;
     private final RouteTable routes;
 
-    private SluiceServer(WebServer web, Database database, ProxyLogWriter logWriter, ConnectionStore connections,
+    private SluiceServer(WebServer web, Database database, ChangeFeed feed, ProxyLogWriter logWriter, ConnectionStore connections,
             ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher, Telemetry telemetry,
             RouteTable routes) {
+        this.feed = feed;
         this.telemetry = telemetry;
         this.routes = routes;
         this.dispatcher = dispatcher;
@@ -136,7 +140,7 @@ public final class SluiceServer implements AutoCloseable {
      * @return the running server
      */
     public static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console) {
-        Database db = Database.open(config.dataDir());
+        Database db = Database.open(config.dataDir(), config.database());
         try {
             return start(config, clock, pluginParent, console, db);
         } catch (RuntimeException e) {
@@ -148,11 +152,17 @@ public final class SluiceServer implements AutoCloseable {
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
             Database db) {
         ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-        SecretBox box = SecretBox.open(config.secretKey(), config.dataDir(), !SqliteConnectionStore.hasSealedCredentials(db));
-        SqliteConnectionStore connections = new SqliteConnectionStore(db, box, clock);
-        SqliteApiKeyStore keys = new SqliteApiKeyStore(db, clock);
-        SqliteSettingsStore settings = new SqliteSettingsStore(db, clock);
-        SqliteProxyLogStore proxyLogs = new SqliteProxyLogStore(db);
+        if (db.shared() && config.secretKey() == null && !java.nio.file.Files.exists(config.dataDir().resolve("secret.key"))) {
+            // every instance must open the credentials the others sealed: one key, given to all
+            throw new IllegalStateException("with SLUICE_DATABASE_URL every instance must use the same credential key: set"
+                    + " SLUICE_SECRET_KEY (base64 of 32 bytes) on every instance, or copy one instance's secret.key into "
+                    + config.dataDir());
+        }
+        SecretBox box = SecretBox.open(config.secretKey(), config.dataDir(), !SealedCredentials.present(db));
+        JdbcConnectionStore connections = new JdbcConnectionStore(db, box, clock);
+        JdbcApiKeyStore keys = new JdbcApiKeyStore(db, clock);
+        JdbcSettingsStore settings = new JdbcSettingsStore(db, clock);
+        JdbcProxyLogStore proxyLogs = new JdbcProxyLogStore(db);
         String adminHash = AdminKeys.resolveHash(config.adminKey(), settings, console);
 
         // every executor sends through the egress routes: a connection's localAddress / proxyUrl (§16.3)
@@ -170,8 +180,8 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
-            Database db, ObjectMapper mapper, SecretBox box, SqliteConnectionStore connections, SqliteApiKeyStore keys,
-            SqliteSettingsStore settings, SqliteProxyLogStore proxyLogs, String adminHash, EgressRoutes http) {
+            Database db, ObjectMapper mapper, SecretBox box, JdbcConnectionStore connections, JdbcApiKeyStore keys,
+            JdbcSettingsStore settings, JdbcProxyLogStore proxyLogs, String adminHash, EgressRoutes http) {
         OpenAiCodec codec = new OpenAiCodec();
         OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
         Map<String, ProviderExecutor> builtinExecutors = Map.of(HostContext.OPENAI_COMPATIBLE, openAi,
@@ -209,7 +219,7 @@ public final class SluiceServer implements AutoCloseable {
         ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
         ResilienceSettingsService resilienceSettings = new ResilienceSettingsService(
                 ResilienceSettingsLayers.configured(config.resilience(), config.resilienceEnv()), settings);
-        Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new SqliteBreakerStore(db)),
+        Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new JdbcBreakerStore(db)),
                 new ConnectionCooldowns(connections, clock, resilienceSettings), new ModelLockouts(clock, resilienceSettings),
                 new ProviderCooldowns(clock, resilienceSettings));
         GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases(),
@@ -236,8 +246,8 @@ public final class SluiceServer implements AutoCloseable {
                 new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), connections, proxyLogs,
                         resilience.cooldowns(), clock), quotas);
         // §10: session pins and exclusive leases, both durable in SQLite
-        Sessions sessions = new Sessions(new SessionPins(new SqliteSessionPinStore(db), clock, generalSettings::sessionAffinityTtlMs),
-                new Leases(new SqliteLeaseStore(db), clock));
+        Sessions sessions = new Sessions(new SessionPins(new JdbcSessionPinStore(db), clock, generalSettings::sessionAffinityTtlMs),
+                new Leases(new JdbcLeaseStore(db), clock));
         ConnectionSelector selector = new ConnectionSelector(connections, clock, engine, sessions);
         // §12, §14: caps and the request queue in front of each connection
         AdmissionPolicy admissionPolicy = new AdmissionPolicy(resilienceSettings,
@@ -248,7 +258,7 @@ public final class SluiceServer implements AutoCloseable {
         ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos));
         SluiceMetrics metrics = new SluiceMetrics(connections, resilience.breakers(), resilience.lockouts(), gates, clock);
         metricsRef[0] = metrics;
-        SqliteUsageStore usageStore = new SqliteUsageStore(db);
+        JdbcUsageStore usageStore = new JdbcUsageStore(db);
         Telemetry telemetry = new Telemetry(metrics, AccessLog.open(config.observability().accessLog(), console),
                 new UsageWriter(usageStore, clock, UsageWriter.QUEUE_CAPACITY), clock, System::nanoTime);
         // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
@@ -264,12 +274,15 @@ public final class SluiceServer implements AutoCloseable {
                 LOG.log(System.Logger.Level.WARNING, "combo strategy skipped: " + e.getMessage());
             }
         }
-        SqliteComboStore combos = new SqliteComboStore(db, mapper, clock);
+        JdbcComboStore combos = new JdbcComboStore(db, mapper, clock);
         ModelResolver resolver = new ModelResolver(catalog);
         ComboStrategies strategyRegistry = strategies;
         // CO-3: a wait sleeps the request's virtual thread, never a platform thread
         ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep,
                 generalSettings::emergencyFallback, quotas);
+        // this server's id among the instances sharing a database: random per start, logged, shown by the health view
+        String instanceId = java.util.UUID.randomUUID().toString().substring(0, 8);
+        ChangeFeed feed = ChangeFollowers.start(db, connections, keys, combos, resilienceSettings, generalSettings, sessions);
         RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(),
                 () -> streamRules(resilienceSettings.get().streamRecovery()), model -> generalSettings.modelAliases().resolve(model));
 
@@ -278,7 +291,7 @@ public final class SluiceServer implements AutoCloseable {
                         () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
                 sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
-                telemetry, usageStore, config.observability().metricsPublic());
+                telemetry, usageStore, config.observability().metricsPublic(), instanceId);
         RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()
                 .host(config.host())
@@ -299,14 +312,16 @@ public final class SluiceServer implements AutoCloseable {
                 .start();
         if (!web.isRunning() || web.port() < 1) {
             web.stop();
+            feed.close();
             telemetry.close();
             throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
                     + " (address in use or not available; see the log above)");
         }
         String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+        LOG.log(System.Logger.Level.INFO, "instance " + instanceId + ", database " + db.dialect().kind() + " " + db.url());
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
-        return new SluiceServer(web, db, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry, routes);
+        return new SluiceServer(web, db, feed, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry, routes);
     }
 
     /** How often idle connections are looked for: a tenth of the timeout, between 100 ms and 10 s. */
@@ -397,6 +412,7 @@ public final class SluiceServer implements AutoCloseable {
         dispatcher.close();
         egress.close();
         logWriter.close();
+        feed.close();
         telemetry.close();
         database.close();
     }

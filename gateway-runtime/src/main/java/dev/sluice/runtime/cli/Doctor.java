@@ -115,7 +115,7 @@ final class Doctor {
         sink.accept(new Check(Status.OK, "config", (Files.isRegularFile(file) ? file + " read" : file + " absent: built-in defaults apply")
                 + " (listen " + config.host() + ":" + config.port() + ", data " + config.dataDir() + ", plugins " + config.pluginsDir() + ")"));
         sink.accept(dataDir(config.dataDir()));
-        sink.accept(database(config.dataDir()));
+        sink.accept(config.database().postgres() ? database(DatabaseCheck.inspect(config.database())) : database(config.dataDir()));
         plugins(config.pluginsDir(), config.strictPlugins(), pluginParent).forEach(sink);
     }
 
@@ -146,14 +146,28 @@ final class Doctor {
 
     static Check database(Path dataDir) {
         return switch (DatabaseCheck.inspect(dataDir)) {
-            case DatabaseCheck.Result.Absent a -> new Check(Status.OK, "database", a.file() + " does not exist yet: it will be created on first start");
+            case DatabaseCheck.Result.Absent a -> new Check(Status.OK, "database", "sqlite " + a.file()
+                    + " does not exist yet: it will be created on first start");
             case DatabaseCheck.Result.Healthy h when h.schemaVersion() > h.knownVersion() -> new Check(Status.FAIL, "database",
-                    h.file() + ": integrity ok, but schema version " + h.schemaVersion() + " is newer than this release knows ("
+                    "sqlite " + h.file() + ": integrity ok, but schema version " + h.schemaVersion() + " is newer than this release knows ("
                             + h.knownVersion() + "): it was written by a newer Sluice");
-            case DatabaseCheck.Result.Healthy h -> new Check(Status.OK, "database", h.file() + ": integrity ok, schema version "
+            case DatabaseCheck.Result.Healthy h -> new Check(Status.OK, "database", "sqlite " + h.file() + ": integrity ok, schema version "
                     + h.schemaVersion() + (h.schemaVersion() < h.knownVersion() ? " (migrated to " + h.knownVersion() + " on next start)" : ""));
-            case DatabaseCheck.Result.Damaged d -> new Check(Status.FAIL, "database", d.file() + ": " + d.problem());
+            case DatabaseCheck.Result.Damaged d -> new Check(Status.FAIL, "database", "sqlite " + d.file() + ": " + d.problem());
         };
+    }
+
+    /** SLUICE_DATABASE_URL: the PostgreSQL database shared by several instances (its URL never shows a password). */
+    static Check database(DatabaseCheck.Remote r) {
+        if (!r.reachable()) {
+            return new Check(Status.FAIL, "database", "postgresql " + r.url() + ": unreachable (" + r.problem() + ")");
+        }
+        if (r.schemaVersion() > r.knownVersion()) {
+            return new Check(Status.FAIL, "database", "postgresql " + r.url() + ": reachable, but schema version " + r.schemaVersion()
+                    + " is newer than this release knows (" + r.knownVersion() + "): it was written by a newer Sluice");
+        }
+        return new Check(Status.OK, "database", "postgresql " + r.url() + ": reachable, schema version " + r.schemaVersion()
+                + (r.schemaVersion() < r.knownVersion() ? " (migrated to " + r.knownVersion() + " on next start)" : ""));
     }
 
     static List<Check> plugins(Path dir, boolean strict, ModuleLayer parent) {

@@ -4,7 +4,7 @@ import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.Database;
-import dev.sluice.runtime.store.SqliteConnectionStore;
+import dev.sluice.runtime.store.SealedCredentials;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -84,7 +84,7 @@ final class KeyRotation {
             }
             int n;
             try (Database db = Database.open(config.dataDir())) {
-                n = SqliteConnectionStore.reseal(db, from, to);
+                n = SealedCredentials.reseal(db, from, to);
             }
             if (fromFile) {
                 Files.move(pending, keyFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

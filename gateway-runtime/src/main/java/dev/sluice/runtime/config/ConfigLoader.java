@@ -2,6 +2,7 @@ package dev.sluice.runtime.config;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
+import dev.sluice.runtime.store.DatabaseSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -50,6 +51,12 @@ public final class ConfigLoader {
     /** Where the access log goes: {@code stdout}, {@code off} or a file path. */
     public static final String ENV_ACCESS_LOG = "SLUICE_ACCESS_LOG";
     public static final String ENV_EGRESS_IP_LOCK_PROVIDERS = "SLUICE_EGRESS_IP_LOCK_PROVIDERS";
+    /** The PostgreSQL JDBC URL of the shared durable store (NF-6); unset = the data folder's SQLite. */
+    public static final String ENV_DATABASE_URL = "SLUICE_DATABASE_URL";
+    /** The PostgreSQL user (beats one in the URL). */
+    public static final String ENV_DATABASE_USER = "SLUICE_DATABASE_USER";
+    /** The PostgreSQL password (beats one in the URL). */
+    public static final String ENV_DATABASE_PASSWORD = "SLUICE_DATABASE_PASSWORD";
 
     private ConfigLoader() {
     }
@@ -150,7 +157,17 @@ public final class ConfigLoader {
                 pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback,
                 aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog),
                 positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT),
-                upstreamLimits(file));
+                upstreamLimits(file), database(env, file));
+    }
+
+    /** {@code SLUICE_DATABASE_URL|USER|PASSWORD}, else {@code database.url|user|password} of the file. */
+    private static DatabaseSettings database(Map<String, String> env, Config file) {
+        String url = blankToNull(pick(env, ENV_DATABASE_URL, file.get("database.url"), null));
+        String user = blankToNull(pick(env, ENV_DATABASE_USER, file.get("database.user"), null));
+        String password = env.get(ENV_DATABASE_PASSWORD) != null && !env.get(ENV_DATABASE_PASSWORD).isEmpty()
+                ? env.get(ENV_DATABASE_PASSWORD) : file.get("database.password").asString().orElse(null);
+        String name = env.get(ENV_DATABASE_URL) != null && !env.get(ENV_DATABASE_URL).isBlank() ? ENV_DATABASE_URL : "database.url";
+        return DatabaseSettings.of(url, user, password == null || password.isEmpty() ? null : password, name);
     }
 
     /** {@code stdout}, {@code off}, or a file path (relative to the installation folder); unset = the data folder's file. */

@@ -2,6 +2,7 @@ package dev.sluice.runtime.config;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.runtime.store.DatabaseSettings;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,6 +51,9 @@ import java.util.Map;
  *     after this long (issue 19)
  * @param upstreamLimits {@code upstream.maxAnswerBytes}, {@code upstream.maxEventBytes},
  *     {@code upstream.answerBufferBytes}: what an upstream can make Sluice buffer (issue 19)
+ * @param database {@code SLUICE_DATABASE_URL} (or {@code database.url}) with its credentials: the
+ *     PostgreSQL database several instances share (NF-6), or {@link DatabaseSettings#SQLITE}, the
+ *     data folder's SQLite file (the default)
  */
 public record SluiceConfig(
         String host,
@@ -72,7 +76,8 @@ public record SluiceConfig(
         long sessionAffinityTtlMs,
         Observability observability,
         Duration idleConnectionTimeout,
-        UpstreamLimits upstreamLimits) {
+        UpstreamLimits upstreamLimits,
+        DatabaseSettings database) {
 
     /**
      * Who may scrape the metrics, and where the access log goes.
@@ -274,7 +279,7 @@ public record SluiceConfig(
             long sessionAffinityTtlMs, Observability observability, Duration idleConnectionTimeout) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
                 pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
-                sessionAffinityTtlMs, observability, idleConnectionTimeout, UpstreamLimits.DEFAULTS);
+                sessionAffinityTtlMs, observability, idleConnectionTimeout, UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE);
     }
 
     /**
@@ -286,7 +291,19 @@ public record SluiceConfig(
     public SluiceConfig withUpstreamLimits(UpstreamLimits limits) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits, database);
+    }
+
+    /**
+     * The same configuration on another database.
+     *
+     * @param target where the durable records live
+     * @return a copy
+     */
+    public SluiceConfig withDatabase(DatabaseSettings target) {
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
+                headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, target);
     }
 
     /** The longest session affinity TTL: one day (as OmniRoute). */
@@ -296,6 +313,7 @@ public record SluiceConfig(
     public SluiceConfig {
         upstreamLimits = upstreamLimits == null ? UpstreamLimits.DEFAULTS : upstreamLimits;
         idleConnectionTimeout = idleConnectionTimeout == null ? DEFAULT_IDLE_CONNECTION_TIMEOUT : idleConnectionTimeout;
+        database = database == null ? DatabaseSettings.SQLITE : database;
         if (idleConnectionTimeout.isNegative() || idleConnectionTimeout.isZero()) {
             throw new IllegalArgumentException("idleConnectionTimeout must be positive");
         }
@@ -446,6 +464,6 @@ public record SluiceConfig(
         return "SluiceConfig[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", pluginsDir=" + pluginsDir
                 + ", strictPlugins=" + strictPlugins + ", adminKey=" + (adminKey == null ? "generated" : "***")
                 + ", maxBodyBytes=" + maxBodyBytes + ", egressProbeUrl=" + (egressProbeUrl == null ? null : "set")
-                + ", resilience=" + resilience + ", resilienceEnv=" + resilienceEnv.keySet() + "]";
+                + ", database=" + database + ", resilience=" + resilience + ", resilienceEnv=" + resilienceEnv.keySet() + "]";
     }
 }

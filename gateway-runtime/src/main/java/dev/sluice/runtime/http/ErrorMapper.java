@@ -39,6 +39,17 @@ final class ErrorMapper {
         // SH-2: the provider's plugin was refused at start-up; the message names it and why
         routing.error(dev.sluice.runtime.plugin.RefusedProviderException.class, (req, res, e) -> api(req, res,
                 new ApiException(503, "server_error", "provider_unavailable", e.getMessage(), null, Map.of())));
+        // NF-6: a shared database that cannot be reached fails the write, says so, and changes nothing
+        routing.error(dev.sluice.runtime.store.StoreException.class, (req, res, e) -> {
+            if (!e.unavailable()) {
+                unexpected(req, res, e);
+                return;
+            }
+            LOG.log(System.Logger.Level.WARNING, "database unreachable on " + req.prologue().method().text() + " " + req.path().path()
+                    + ": " + e.getMessage());
+            api(req, res, new ApiException(503, "server_error", "store_unavailable",
+                    "The database cannot be reached; nothing was changed. Try again when it is back.", null, Map.of("Retry-After", "5")));
+        });
         routing.error(Throwable.class, this::unexpected);
     }
 

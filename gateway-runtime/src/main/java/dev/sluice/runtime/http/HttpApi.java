@@ -69,6 +69,7 @@ public final class HttpApi {
      * @param telemetry metrics, access log and usage rows, fed once per request
      * @param usage the usage table ({@code GET /api/usage})
      * @param metricsPublic whether {@code GET /metrics} answers without the admin key
+     * @param instanceId this server's id among the instances sharing a database (the health view shows it)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
@@ -76,7 +77,8 @@ public final class HttpApi {
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
-            Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageStore usage, boolean metricsPublic) {
+            Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageStore usage, boolean metricsPublic,
+            String instanceId) {
     }
 
     /** What a connection's executor keeps about it; a misbehaving executor shows nothing rather than failing the view. */
@@ -139,7 +141,7 @@ public final class HttpApi {
         routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),
-                d.streams(), d.sessions(), c -> pluginState(d, c));
+                d.streams(), d.sessions(), c -> pluginState(d, c), new Deployment(d.instanceId(), d.database()));
         routes.register(routing, "/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
         routes.register(routing, "/api/resilience", resilience.resilience());
         routes.register(routing, "/api/monitoring", resilience.monitoring());

@@ -46,13 +46,16 @@ final class ResilienceAdminService {
     private final InstantSource clock;
 
     private final StreamCounters streams;
+    private final Deployment deployment;
     private final dev.sluice.runtime.session.Sessions sessions;
     /** What a connection's executor keeps about it (e.g. a provider's slower lane), for operators. */
     private final java.util.function.Function<Connection, Map<String, Object>> pluginState;
 
     ResilienceAdminService(Json json, Authenticator auth, ConnectionStore connections, CircuitBreakers breakers, ConnectionCooldowns cooldowns,
             ModelLockouts lockouts, ProviderCooldowns providerCooldowns, ConnectionGates gates, InstantSource clock, StreamCounters streams,
-            dev.sluice.runtime.session.Sessions sessions, java.util.function.Function<Connection, Map<String, Object>> pluginState) {
+            dev.sluice.runtime.session.Sessions sessions, java.util.function.Function<Connection, Map<String, Object>> pluginState,
+            Deployment deployment) {
+        this.deployment = deployment;
         this.pluginState = pluginState;
         this.sessions = sessions;
         this.streams = streams;
@@ -115,6 +118,7 @@ final class ResilienceAdminService {
         int locked = lockouts.activeCount();
         degraded |= cooling > 0 || terminal > 0 || locked > 0;
         root.put("status", degraded ? "degraded" : "healthy");
+        deployment.describe(root);
         root.set("providerBreakers", list);
         root.putObject("connections").put("cooling", cooling).put("terminal", terminal).put("total", connections.list().size());
         root.put("lockouts", locked);

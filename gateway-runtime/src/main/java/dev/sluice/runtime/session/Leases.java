@@ -1,16 +1,14 @@
 package dev.sluice.runtime.session;
 
 import dev.sluice.runtime.store.LeaseRow;
-import dev.sluice.runtime.store.SqliteLeaseStore;
+import dev.sluice.runtime.store.JdbcLeaseStore;
 import dev.sluice.runtime.store.StoreException;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Exclusive managed-session leases (SPEC SL-1…SL-6): an owner holds one connection, fenced by a
@@ -81,10 +79,9 @@ public final class Leases {
     public record Ineligible(LeaseCandidates.NoneEligible pick) implements Result {
     }
 
-    private final SqliteLeaseStore store;
+    private final JdbcLeaseStore store;
     private final InstantSource clock;
-    private final Map<String, LeaseRow> byOwner = new ConcurrentHashMap<>();
-    private final Map<String, LeaseRow> byConnection = new ConcurrentHashMap<>();
+    private final LeaseMirror mirror = new LeaseMirror();
 
     /**
      * Loads the active leases.
@@ -92,13 +89,38 @@ public final class Leases {
      * @param store the table
      * @param clock the clock
      */
-    public Leases(SqliteLeaseStore store, InstantSource clock) {
+    public Leases(JdbcLeaseStore store, InstantSource clock) {
         this.store = store;
         this.clock = clock;
-        for (LeaseRow r : store.active()) {
-            byOwner.put(r.ownerHash(), r);
-            byConnection.put(r.connectionId(), r);
-        }
+        mirror.replaceAll(store.active());
+    }
+
+    /**
+     * Re-reads the active leases whenever another instance announces a lease change, so the hot
+     * path's checks follow within about a second.
+     *
+     * @param feed the change notifications
+     */
+    public void follow(dev.sluice.runtime.store.ChangeFeed feed) {
+        feed.subscribe(JdbcLeaseStore.TOPIC, id -> reload());
+    }
+
+    private synchronized void reload() {
+        mirror.replaceAll(store.active());
+    }
+
+    /**
+     * Makes one lease decision. In a database shared by several instances the decision is made
+     * under the database's lease lock, on the leases as stored (re-read first): no two instances
+     * decide at once, and none decides on a stale mirror. In SQLite this object's monitor suffices.
+     */
+    private <T> T decide(java.util.function.Supplier<T> decision) {
+        return store.serialized(() -> {
+            if (store.shared()) {
+                mirror.replaceAll(store.active());
+            }
+            return decision.get();
+        });
     }
 
     /**
@@ -124,28 +146,30 @@ public final class Leases {
      */
     public synchronized Result acquire(String ownerHash, String keyId, Set<String> allowed, String model, long ttlMs,
             LeaseCandidates candidates) {
-        long now = clock.millis();
-        expireDue(now);
-        LeaseRow active = byOwner.get(ownerHash);
-        if (active != null) {
-            if (!active.keyId().equals(keyId)) {
-                return new Stale("This lease owner holds a lease acquired with another key; release it with that key first.");
+        return decide(() -> {
+            long now = clock.millis();
+            expireDue(now);
+            LeaseRow active = mirror.owned(ownerHash);
+            if (active != null) {
+                if (!active.keyId().equals(keyId)) {
+                    return new Stale("This lease owner holds a lease acquired with another key; release it with that key first.");
+                }
+                // SL-2: the same owner and key reuse the generation; the TTL starts again
+                LeaseRow renewed = active.renewed(ttlMs, now);
+                write(List.of(renewed));
+                return new Held(renewed, true, false);
             }
-            // SL-2: the same owner and key reuse the generation; the TTL starts again
-            LeaseRow renewed = active.renewed(ttlMs, now);
-            write(List.of(renewed));
-            return new Held(renewed, true, false);
-        }
-        return switch (candidates.pick(model, keyId, allowed, ownerHash, null)) {
-            case LeaseCandidates.Free f -> {
-                long generation = store.latest(ownerHash).map(r -> r.generation() + 1).orElse(1L);
-                LeaseRow row = new LeaseRow(UUID.randomUUID().toString(), ownerHash, keyId, f.connectionId(), model, generation,
-                        State.ACTIVE.name(), null, ttlMs, now, now + ttlMs, now);
-                yield write(List.of(row)) ? new Held(row, false, false) : capacity(List.of(f.connectionId()), now);
-            }
-            case LeaseCandidates.AllLeased a -> capacity(a.leased(), now);
-            case LeaseCandidates.NoneEligible n -> new Ineligible(n);
-        };
+            return switch (candidates.pick(model, keyId, allowed, ownerHash, null)) {
+                case LeaseCandidates.Free f -> {
+                    long generation = store.latest(ownerHash).map(r -> r.generation() + 1).orElse(1L);
+                    LeaseRow row = new LeaseRow(UUID.randomUUID().toString(), ownerHash, keyId, f.connectionId(), model, generation,
+                            State.ACTIVE.name(), null, ttlMs, now, now + ttlMs, now);
+                    yield write(List.of(row)) ? new Held(row, false, false) : capacity(List.of(f.connectionId()), now);
+                }
+                case LeaseCandidates.AllLeased a -> capacity(a.leased(), now);
+                case LeaseCandidates.NoneEligible n -> new Ineligible(n);
+            };
+        });
     }
 
     /**
@@ -158,16 +182,18 @@ public final class Leases {
      * @return held or stale
      */
     public synchronized Result renew(String ownerHash, String keyId, long generation, long ttlMs) {
-        long now = clock.millis();
-        expireDue(now);
-        LeaseRow active = byOwner.get(ownerHash);
-        Stale stale = fence(active, keyId, generation);
-        if (stale != null) {
-            return stale;
-        }
-        LeaseRow renewed = active.renewed(ttlMs, now);
-        write(List.of(renewed));
-        return new Held(renewed, false, false);
+        return decide(() -> {
+            long now = clock.millis();
+            expireDue(now);
+            LeaseRow active = mirror.owned(ownerHash);
+            Stale stale = fence(active, keyId, generation);
+            if (stale != null) {
+                return stale;
+            }
+            LeaseRow renewed = active.renewed(ttlMs, now);
+            write(List.of(renewed));
+            return new Held(renewed, false, false);
+        });
     }
 
     /**
@@ -181,18 +207,20 @@ public final class Leases {
      * @return ended or stale
      */
     public synchronized Result release(String ownerHash, String keyId, long generation, String reason) {
-        long now = clock.millis();
-        expireDue(now);
-        Optional<LeaseRow> row = store.find(ownerHash, generation);
-        if (row.isEmpty() || !row.get().keyId().equals(keyId)) {
-            return new Stale("No lease of generation " + generation + " for this owner and key.");
-        }
-        if (!State.ACTIVE.name().equals(row.get().state())) {
-            return new Ended(row.get());
-        }
-        LeaseRow ended = row.get().ended(State.RELEASED.name(), reason, now);
-        write(List.of(ended));
-        return new Ended(ended);
+        return decide(() -> {
+            long now = clock.millis();
+            expireDue(now);
+            Optional<LeaseRow> row = store.find(ownerHash, generation);
+            if (row.isEmpty() || !row.get().keyId().equals(keyId)) {
+                return new Stale("No lease of generation " + generation + " for this owner and key.");
+            }
+            if (!State.ACTIVE.name().equals(row.get().state())) {
+                return new Ended(row.get());
+            }
+            LeaseRow ended = row.get().ended(State.RELEASED.name(), reason, now);
+            write(List.of(ended));
+            return new Ended(ended);
+        });
     }
 
     /**
@@ -205,10 +233,12 @@ public final class Leases {
      * @return held or stale
      */
     public synchronized Result claim(String ownerHash, String keyId, long generation) {
-        expireDue(clock.millis());
-        LeaseRow active = byOwner.get(ownerHash);
-        Stale stale = fence(active, keyId, generation);
-        return stale != null ? stale : new Held(active, false, false);
+        return decide(() -> {
+            expireDue(clock.millis());
+            LeaseRow active = mirror.owned(ownerHash);
+            Stale stale = fence(active, keyId, generation);
+            return stale != null ? stale : new Held(active, false, false);
+        });
     }
 
     /**
@@ -223,28 +253,30 @@ public final class Leases {
      * @return held (moved or not), capacity, or ineligible (then the request gets the routing error on its lease)
      */
     public synchronized Result keepServable(LeaseRow lease, String model, Set<String> allowed, LeaseCandidates candidates) {
-        if (candidates.pick(model, lease.keyId(), allowed, lease.ownerHash(), lease.connectionId()) instanceof LeaseCandidates.Free) {
-            return new Held(lease, false, false);
-        }
-        long now = clock.millis();
-        LeaseRow active = byOwner.get(lease.ownerHash());
-        if (active == null || active.generation() != lease.generation()) {
-            return new Stale("The lease changed meanwhile; acquire it again.");
-        }
-        return switch (candidates.pick(model, lease.keyId(), allowed, lease.ownerHash(), null)) {
-            case LeaseCandidates.Free f -> {
-                LeaseRow moved = new LeaseRow(UUID.randomUUID().toString(), lease.ownerHash(), lease.keyId(), f.connectionId(), model,
-                        lease.generation() + 1, State.ACTIVE.name(), null, lease.ttlMs(), now, now + lease.ttlMs(), now);
-                if (!write(List.of(lease.ended(State.INVALIDATED.name(), "CONNECTION_INELIGIBLE", now), moved))) {
-                    yield capacity(List.of(f.connectionId()), now);
-                }
-                LOG.log(System.Logger.Level.INFO, "lease generation " + lease.generation() + " moved from connection "
-                        + lease.connectionId() + " to " + f.connectionId() + " (generation " + moved.generation() + ")");
-                yield new Held(moved, false, true);
+        return decide(() -> {
+            if (candidates.pick(model, lease.keyId(), allowed, lease.ownerHash(), lease.connectionId()) instanceof LeaseCandidates.Free) {
+                return new Held(lease, false, false);
             }
-            case LeaseCandidates.AllLeased a -> capacity(a.leased(), now);
-            case LeaseCandidates.NoneEligible n -> new Ineligible(n);
-        };
+            long now = clock.millis();
+            LeaseRow active = mirror.owned(lease.ownerHash());
+            if (active == null || active.generation() != lease.generation()) {
+                return new Stale("The lease changed meanwhile; acquire it again.");
+            }
+            return switch (candidates.pick(model, lease.keyId(), allowed, lease.ownerHash(), null)) {
+                case LeaseCandidates.Free f -> {
+                    LeaseRow moved = new LeaseRow(UUID.randomUUID().toString(), lease.ownerHash(), lease.keyId(), f.connectionId(), model,
+                            lease.generation() + 1, State.ACTIVE.name(), null, lease.ttlMs(), now, now + lease.ttlMs(), now);
+                    if (!write(List.of(lease.ended(State.INVALIDATED.name(), "CONNECTION_INELIGIBLE", now), moved))) {
+                        yield capacity(List.of(f.connectionId()), now);
+                    }
+                    LOG.log(System.Logger.Level.INFO, "lease generation " + lease.generation() + " moved from connection "
+                            + lease.connectionId() + " to " + f.connectionId() + " (generation " + moved.generation() + ")");
+                    yield new Held(moved, false, true);
+                }
+                case LeaseCandidates.AllLeased a -> capacity(a.leased(), now);
+                case LeaseCandidates.NoneEligible n -> new Ineligible(n);
+            };
+        });
     }
 
     /**
@@ -255,7 +287,7 @@ public final class Leases {
      * @return true when held by someone else
      */
     public boolean heldByOther(String connectionId, String ownerHash) {
-        LeaseRow r = byConnection.get(connectionId);
+        LeaseRow r = mirror.onConnection(connectionId);
         return r != null && r.expiresAt() > clock.millis() && !r.ownerHash().equals(ownerHash);
     }
 
@@ -269,17 +301,19 @@ public final class Leases {
      * @return true when the owner's active lease matches all four
      */
     public boolean fenceHolds(String ownerHash, long generation, String keyId, String connectionId) {
-        LeaseRow r = byOwner.get(ownerHash);
+        LeaseRow r = mirror.owned(ownerHash);
         return r != null && r.generation() == generation && r.keyId().equals(keyId) && r.connectionId().equals(connectionId)
                 && r.expiresAt() > clock.millis();
     }
 
     /** @return the active leases (expired ones ended first) */
     public synchronized List<LeaseRow> active() {
-        expireDue(clock.millis());
-        List<LeaseRow> out = new ArrayList<>(byOwner.values());
-        out.sort(java.util.Comparator.comparingLong(LeaseRow::createdAt));
-        return out;
+        return decide(() -> {
+            expireDue(clock.millis());
+            List<LeaseRow> out = new ArrayList<>(mirror.all());
+            out.sort(java.util.Comparator.comparingLong(LeaseRow::createdAt));
+            return out;
+        });
     }
 
     /**
@@ -289,15 +323,17 @@ public final class Leases {
      * @return the ended lease, or empty when no active lease has this id
      */
     public synchronized Optional<LeaseRow> adminRelease(String id) {
-        expireDue(clock.millis());
-        for (LeaseRow r : byOwner.values()) {
-            if (r.id().equals(id)) {
-                LeaseRow ended = r.ended(State.RELEASED.name(), "ADMIN_RELEASED", clock.millis());
-                write(List.of(ended));
-                return Optional.of(ended);
+        return decide(() -> {
+            expireDue(clock.millis());
+            for (LeaseRow r : mirror.all()) {
+                if (r.id().equals(id)) {
+                    LeaseRow ended = r.ended(State.RELEASED.name(), "ADMIN_RELEASED", clock.millis());
+                    write(List.of(ended));
+                    return Optional.of(ended);
+                }
             }
-        }
-        return Optional.empty();
+            return Optional.empty();
+        });
     }
 
     /**
@@ -307,23 +343,25 @@ public final class Leases {
      * @return how many ended
      */
     public synchronized int revokeKey(String keyId) {
-        long now = clock.millis();
-        List<LeaseRow> ended = new ArrayList<>();
-        for (LeaseRow r : byOwner.values()) {
-            if (r.keyId().equals(keyId)) {
-                ended.add(r.ended(State.RELEASED.name(), "MANAGED_KEY_REVOKED", now));
+        return decide(() -> {
+            long now = clock.millis();
+            List<LeaseRow> ended = new ArrayList<>();
+            for (LeaseRow r : mirror.all()) {
+                if (r.keyId().equals(keyId)) {
+                    ended.add(r.ended(State.RELEASED.name(), "MANAGED_KEY_REVOKED", now));
+                }
             }
-        }
-        if (!ended.isEmpty()) {
-            write(ended);
-        }
-        return ended.size();
+            if (!ended.isEmpty()) {
+                write(ended);
+            }
+            return ended.size();
+        });
     }
 
     /** @return how many leases are active */
     public int activeCount() {
         long now = clock.millis();
-        return (int) byOwner.values().stream().filter(r -> r.expiresAt() > now).count();
+        return (int) mirror.all().stream().filter(r -> r.expiresAt() > now).count();
     }
 
     private static Stale fence(LeaseRow active, String keyId, long generation) {
@@ -343,7 +381,7 @@ public final class Leases {
     private Capacity capacity(List<String> leased, long now) {
         long soonest = Long.MAX_VALUE;
         for (String id : leased) {
-            LeaseRow r = byConnection.get(id);
+            LeaseRow r = mirror.onConnection(id);
             if (r != null) {
                 soonest = Math.min(soonest, r.expiresAt() - now);
             }
@@ -355,7 +393,7 @@ public final class Leases {
     /** Lazy expiry: every active lease whose TTL ran out ends {@code EXPIRED} ({@code TTL_EXPIRED}). */
     private void expireDue(long now) {
         List<LeaseRow> due = new ArrayList<>();
-        for (LeaseRow r : byOwner.values()) {
+        for (LeaseRow r : mirror.all()) {
             if (r.expiresAt() <= now) {
                 due.add(r.ended(State.EXPIRED.name(), "TTL_EXPIRED", now));
             }
@@ -376,21 +414,7 @@ public final class Leases {
             LOG.log(System.Logger.Level.WARNING, "lease write refused: " + e.getMessage());
             return false;
         }
-        for (LeaseRow r : rows) {
-            if (State.ACTIVE.name().equals(r.state())) {
-                byOwner.put(r.ownerHash(), r);
-                byConnection.put(r.connectionId(), r);
-            } else {
-                LeaseRow owned = byOwner.get(r.ownerHash());
-                if (owned != null && owned.id().equals(r.id())) {
-                    byOwner.remove(r.ownerHash());
-                }
-                LeaseRow onConnection = byConnection.get(r.connectionId());
-                if (onConnection != null && onConnection.id().equals(r.id())) {
-                    byConnection.remove(r.connectionId());
-                }
-            }
-        }
+        mirror.apply(rows);
         return true;
     }
 }

@@ -1,7 +1,8 @@
 package dev.sluice.runtime.session;
 
-import dev.sluice.runtime.store.SqliteSessionPinStore;
-import dev.sluice.runtime.store.SqliteSessionPinStore.PinRow;
+import dev.sluice.runtime.store.ChangeFeed;
+import dev.sluice.runtime.store.JdbcSessionPinStore;
+import dev.sluice.runtime.store.JdbcSessionPinStore.PinRow;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -36,7 +37,7 @@ public final class SessionPins {
     public record Pin(String sessionKey, String provider, String connectionId, long createdAt, long lastSeenAt) {
     }
 
-    private final SqliteSessionPinStore store;
+    private final JdbcSessionPinStore store;
     private final InstantSource clock;
     private final LongSupplier ttlMs;
     private final Map<String, Pin> pins = new ConcurrentHashMap<>();
@@ -51,7 +52,7 @@ public final class SessionPins {
      * @param clock the clock
      * @param ttlMs the live {@code sessionAffinityTtlMs} (0 = off)
      */
-    public SessionPins(SqliteSessionPinStore store, InstantSource clock, LongSupplier ttlMs) {
+    public SessionPins(JdbcSessionPinStore store, InstantSource clock, LongSupplier ttlMs) {
         this.store = store;
         this.clock = clock;
         this.ttlMs = ttlMs;
@@ -60,6 +61,45 @@ public final class SessionPins {
             pins.put(key(p.sessionKey(), p.provider()), p);
             written.put(key(p.sessionKey(), p.provider()), p.lastSeenAt());
         }
+    }
+
+    /**
+     * Follows the pins other instances write: a pin announced is re-read, the pins of a
+     * connection announced as removed leave memory, and after a reconnection everything is
+     * re-read. A pin this instance saw more recently than the row says keeps its newer last-seen time.
+     *
+     * @param feed the change notifications
+     */
+    public void follow(ChangeFeed feed) {
+        feed.subscribe(JdbcSessionPinStore.TOPIC, id -> {
+            int space = id == null ? -1 : id.lastIndexOf(' ');
+            if (space < 0) {
+                return;
+            }
+            String sessionKey = id.substring(0, space);
+            String provider = id.substring(space + 1);
+            String k = key(sessionKey, provider);
+            store.find(sessionKey, provider).ifPresentOrElse(r -> pins.compute(k, (key, mine) -> mine != null
+                    && mine.connectionId().equals(r.connectionId()) && mine.lastSeenAt() >= r.lastSeenAt() ? mine : pin(r)),
+                    () -> pins.remove(k));
+        });
+        feed.subscribe(JdbcSessionPinStore.TOPIC_CONNECTION, connectionId -> {
+            if (connectionId != null) {
+                remove(connectionId);
+                return;
+            }
+            Map<String, Pin> stored = new java.util.HashMap<>();
+            for (PinRow r : store.loadAll()) {
+                stored.put(key(r.sessionKey(), r.provider()), pin(r));
+            }
+            pins.keySet().retainAll(stored.keySet());
+            stored.forEach((k, p) -> pins.merge(k, p, (mine, row) -> mine.connectionId().equals(row.connectionId())
+                    && mine.lastSeenAt() >= row.lastSeenAt() ? mine : row));
+        });
+    }
+
+    private static Pin pin(PinRow r) {
+        return new Pin(r.sessionKey(), r.provider(), r.connectionId(), r.createdAt(), r.lastSeenAt());
     }
 
     private static String key(String sessionKey, String provider) {

@@ -101,30 +101,53 @@ public final class GeneralSettingsService {
         this.store = store;
         this.emergencyFallbackFromEnv = emergencyFallbackFromEnv == null || emergencyFallbackFromEnv.isBlank() ? null
                 : emergencyFallbackFromEnv.strip();
-        List<ErrorRule> rules = List.of();
-        String fallback = null;
-        String stored = store.get(STORE_KEY).orElse(null);
-        if (stored != null) {
-            try {
-                JsonNode tree = MAPPER.readTree(stored);
-                rules = OperatorErrorRules.read(tree.get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES);
-                fallback = model(tree.path(FEATURE_FLAGS).get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
-                JsonNode storedTtl = tree.get(SESSION_AFFINITY_TTL_MS);
-                if (storedTtl != null && !storedTtl.isNull()) {
-                    this.affinityTtlMs = ttl(storedTtl);
+        reload();
+    }
+
+    /**
+     * Reads the stored settings (at start, and when another instance sharing the database changed
+     * them); an unreadable stored value is ignored with a warning, and what is not stored falls back
+     * to the configured value.
+     */
+    public void reload() {
+        synchronized (writeLock) {
+            List<ErrorRule> rules = List.of();
+            String fallback = null;
+            Long ttl = null;
+            ModelPrices storedPrices = ModelPrices.NONE;
+            ModelAliases storedAliases = configuredAliases;
+            boolean patched = false;
+            String stored = store.get(STORE_KEY).orElse(null);
+            if (stored != null) {
+                try {
+                    JsonNode tree = MAPPER.readTree(stored);
+                    rules = OperatorErrorRules.read(tree.get(PROVIDER_ERROR_RULES), PROVIDER_ERROR_RULES);
+                    fallback = model(tree.path(FEATURE_FLAGS).get(EMERGENCY_FALLBACK), FEATURE_FLAGS + "." + EMERGENCY_FALLBACK);
+                    JsonNode storedTtl = tree.get(SESSION_AFFINITY_TTL_MS);
+                    ttl = storedTtl != null && !storedTtl.isNull() ? ttl(storedTtl) : null;
+                    storedPrices = ModelPrices.read(tree.get(MODEL_PRICES), MODEL_PRICES);
+                    JsonNode aliasNode = tree.get(MODEL_ALIASES);
+                    if (aliasNode != null && !aliasNode.isNull()) {
+                        storedAliases = ModelAliases.read(aliasNode, MODEL_ALIASES);
+                        patched = true;
+                    }
+                } catch (IOException | SettingsException e) {
+                    LOG.log(System.Logger.Level.WARNING, "stored settings ignored (" + e.getMessage() + ")");
+                    rules = List.of();
+                    fallback = null;
+                    ttl = null;
+                    storedPrices = ModelPrices.NONE;
+                    storedAliases = configuredAliases;
+                    patched = false;
                 }
-                this.prices = ModelPrices.read(tree.get(MODEL_PRICES), MODEL_PRICES);
-                JsonNode storedAliases = tree.get(MODEL_ALIASES);
-                if (storedAliases != null && !storedAliases.isNull()) {
-                    this.aliases = ModelAliases.read(storedAliases, MODEL_ALIASES);
-                    this.aliasesPatched = true;
-                }
-            } catch (IOException | SettingsException e) {
-                LOG.log(System.Logger.Level.WARNING, "stored settings ignored (" + e.getMessage() + ")");
             }
+            this.errorRules = rules;
+            this.emergencyFallback = fallback;
+            this.affinityTtlMs = ttl;
+            this.prices = storedPrices;
+            this.aliases = storedAliases;
+            this.aliasesPatched = patched;
         }
-        this.errorRules = rules;
-        this.emergencyFallback = fallback;
     }
 
     /**

@@ -54,13 +54,30 @@ public final class ResilienceSettingsService implements Supplier<ResilienceSetti
         this.configured = ResilienceSettingsCodec.toJson(requireNonNull(configured, "configured is null"));
         this.store = requireNonNull(store, "store is null");
         this.warn = warn;
+        this.state = load();
+    }
+
+    private State load() {
         ObjectNode accumulated = Schema.NODES.objectNode();
         readPersisted().ifPresent(p -> ResilienceSettingsCodec.mergeLenient(accumulated, p, path -> "persisted setting " + path, warn));
         ObjectNode tree = this.configured.deepCopy();
         JsonMerge.overlay(tree, accumulated);
         ResilienceSettingsCodec.clampRules(tree, warn);
         ObjectNode valid = ResilienceSettingsCodec.validate(tree);
-        this.state = new State(ResilienceSettingsCodec.read(valid), valid, accumulated);
+        return new State(ResilienceSettingsCodec.read(valid), valid, accumulated);
+    }
+
+    /**
+     * Re-reads the persisted PATCH document (another instance sharing the database changed it)
+     * and swaps the settings atomically, like a PATCH.
+     */
+    public void reload() {
+        patches.lock();
+        try {
+            state = load();
+        } finally {
+            patches.unlock();
+        }
     }
 
     private Optional<JsonNode> readPersisted() {

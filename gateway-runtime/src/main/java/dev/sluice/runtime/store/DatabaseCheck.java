@@ -2,6 +2,7 @@ package dev.sluice.runtime.store;
 
 import static java.util.Objects.requireNonNull;
 
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -107,6 +108,42 @@ public final class DatabaseCheck {
             return new Result.Healthy(file, schemaVersion(s), Migrations.latestVersion());
         } catch (SQLException e) {
             return new Result.Damaged(file, e.getMessage());
+        }
+    }
+
+    /**
+     * What {@link #inspect(DatabaseSettings)} found about a PostgreSQL database.
+     *
+     * @param url the URL, without credentials
+     * @param reachable whether it answered
+     * @param schemaVersion the highest applied migration (0 when none was)
+     * @param knownVersion the highest migration this runtime knows
+     * @param problem why it did not answer, or null
+     */
+    public record Remote(String url, boolean reachable, int schemaVersion, int knownVersion, String problem) {
+    }
+
+    /**
+     * Connects to a PostgreSQL database and reads its schema version; creates nothing, migrates
+     * nothing. The driver's message is shown (pgjdbc names no password).
+     *
+     * @param target the configured database
+     * @return what was found
+     */
+    public static Remote inspect(DatabaseSettings target) {
+        int known = Migrations.latestVersion(Database.Dialect.POSTGRESQL);
+        try (Connection c = Database.dataSource(target, 10).getConnection(); Statement s = c.createStatement()) {
+            int version = 0;
+            try (ResultSet t = s.executeQuery("SELECT to_regclass('schema_migrations') IS NOT NULL")) {
+                if (t.next() && t.getBoolean(1)) {
+                    try (ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")) {
+                        version = rs.next() ? rs.getInt(1) : 0;
+                    }
+                }
+            }
+            return new Remote(target.url(), true, version, known, null);
+        } catch (SQLException e) {
+            return new Remote(target.url(), false, 0, known, e.getMessage());
         }
     }
 

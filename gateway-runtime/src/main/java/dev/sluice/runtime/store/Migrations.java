@@ -1,6 +1,7 @@
 package dev.sluice.runtime.store;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.List;
 
@@ -13,6 +14,7 @@ final class Migrations {
     record Migration(int version, String description, List<String> statements) {
     }
 
+    /** The SQLite migrations. */
     static final List<Migration> ALL = List.of(
             new Migration(1, "connections, api keys, settings, proxy logs", List.of(
                     """
@@ -155,34 +157,80 @@ final class Migrations {
                     )""",
                     "CREATE INDEX idx_usage_ts ON usage(ts)")));
 
+    /** The key of the advisory lock under which one PostgreSQL instance migrates while the others wait. */
+    static final long MIGRATION_LOCK = 0x5_11CE_0001L;
+
     private Migrations() {
     }
 
+    /** The migrations of a dialect. */
+    static List<Migration> of(Database.Dialect dialect) {
+        return dialect == Database.Dialect.POSTGRESQL ? PostgresMigrations.ALL : ALL;
+    }
+
+    /**
+     * Applies the migrations the database lacks, each in its own transaction. On PostgreSQL the
+     * whole run holds an advisory lock, so that of two instances started together one migrates
+     * and the other then finds nothing left to do.
+     */
     static void apply(Database db) {
         db.withConnection(c -> {
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+            boolean pg = db.dialect() == Database.Dialect.POSTGRESQL;
+            if (pg) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_lock(?)")) {
+                    ps.setLong(1, MIGRATION_LOCK);
+                    ps.execute();
+                }
+            }
+            try {
+                applyAll(c, db.dialect());
+            } finally {
+                if (pg) {
+                    try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+                        ps.setLong(1, MIGRATION_LOCK);
+                        ps.execute();
+                    }
+                }
             }
             return null;
         });
-        int current = db.schemaVersion();
-        for (Migration m : ALL) {
+    }
+
+    private static void applyAll(java.sql.Connection c, Database.Dialect dialect) throws java.sql.SQLException {
+        boolean pg = dialect == Database.Dialect.POSTGRESQL;
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at "
+                    + (pg ? "BIGINT" : "INTEGER") + " NOT NULL)");
+        }
+        int current;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")) {
+            current = rs.next() ? rs.getInt(1) : 0;
+        }
+        String now = pg ? "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)" : "strftime('%s','now')*1000";
+        for (Migration m : of(dialect)) {
             if (m.version() <= current) {
                 continue;
             }
-            db.inTransaction(c -> {
+            c.setAutoCommit(false);
+            try {
                 try (Statement s = c.createStatement()) {
                     for (String sql : m.statements()) {
                         s.execute(sql);
                     }
                 }
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO schema_migrations(version, description, applied_at) VALUES (?,?,strftime('%s','now')*1000)")) {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO schema_migrations(version, description, applied_at) VALUES (?,?,"
+                        + now + ")")) {
                     ps.setInt(1, m.version());
                     ps.setString(2, m.description());
                     ps.executeUpdate();
                 }
-                return null;
-            });
+                c.commit();
+            } catch (java.sql.SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
         }
     }
 
@@ -190,4 +238,8 @@ final class Migrations {
         return ALL.get(ALL.size() - 1).version();
     }
 
+    static int latestVersion(Database.Dialect dialect) {
+        List<Migration> list = of(dialect);
+        return list.get(list.size() - 1).version();
+    }
 }

@@ -32,16 +32,22 @@ public interface UsageStore extends RetainedRowWriter.Table<UsageRow> {
         /** The upstream model (as {@code provider/model}). */
         MODEL("provider || '/' || model"),
         /** The UTC day, {@code YYYY-MM-DD}. */
-        DAY("strftime('%Y-%m-%d', ts / 1000, 'unixepoch')");
+        DAY("strftime('%Y-%m-%d', ts / 1000, 'unixepoch')", "to_char(to_timestamp(ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')");
 
         private final String sql;
+        private final String postgres;
 
         GroupBy(String sql) {
-            this.sql = sql;
+            this(sql, sql);
         }
 
-        String sql() {
-            return sql;
+        GroupBy(String sql, String postgres) {
+            this.sql = sql;
+            this.postgres = postgres;
+        }
+
+        String sql(Database.Dialect dialect) {
+            return dialect == Database.Dialect.POSTGRESQL ? postgres : sql;
         }
     }
 

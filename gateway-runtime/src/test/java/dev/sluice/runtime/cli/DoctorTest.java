@@ -55,7 +55,7 @@ class DoctorTest {
         assertThat(line("config")).startsWith("ok   config: " + home.resolve("conf/sluice.yaml") + " absent: built-in defaults apply")
                 .contains("listen 127.0.0.1:20128");
         assertThat(line("data dir")).isEqualTo("ok   data dir: " + home.resolve("data") + " does not exist yet: the server creates it on first start");
-        assertThat(line("database")).isEqualTo("ok   database: " + home.resolve("data/sluice.db")
+        assertThat(line("database")).isEqualTo("ok   database: sqlite " + home.resolve("data/sluice.db")
                 + " does not exist yet: it will be created on first start");
         assertThat(line("plugins")).isEqualTo("ok   plugins: no plugins folder at " + home.resolve("plugins") + ": built-in providers only");
         assertThat(lines().getLast()).isEqualTo("doctor: 5 checks, 0 failed, 0 warnings");
@@ -73,7 +73,7 @@ class DoctorTest {
         assertThat(doctor()).as(lines().toString()).isEqualTo(Cli.OK);
 
         assertThat(line("data dir")).isEqualTo("ok   data dir: " + data + " exists and is writable");
-        assertThat(line("database")).startsWith("ok   database: " + data.resolve("sluice.db") + ": integrity ok, schema version ");
+        assertThat(line("database")).startsWith("ok   database: sqlite " + data.resolve("sluice.db") + ": integrity ok, schema version ");
         assertThat(digests(data)).isEqualTo(before);
     }
 
@@ -84,7 +84,7 @@ class DoctorTest {
 
         assertThat(doctor()).isEqualTo(Cli.FAILED);
 
-        assertThat(line("database")).startsWith("FAIL database: " + data.resolve("sluice.db") + ": ").contains("not a database");
+        assertThat(line("database")).startsWith("FAIL database: sqlite " + data.resolve("sluice.db") + ": ").contains("not a database");
         assertThat(lines().getLast()).isEqualTo("doctor: 5 checks, 1 failed, 0 warnings");
     }
 
@@ -105,7 +105,7 @@ class DoctorTest {
 
         assertThat(doctor()).isEqualTo(Cli.FAILED);
 
-        assertThat(line("database")).startsWith("FAIL database: " + db + ": ");
+        assertThat(line("database")).startsWith("FAIL database: sqlite " + db + ": ");
     }
 
     @Test

@@ -7,7 +7,7 @@ import dev.sluice.api.ProviderClass;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.NewConnection;
-import dev.sluice.runtime.store.SqliteConnectionStore;
+import dev.sluice.runtime.store.JdbcConnectionStore;
 import dev.sluice.testkit.TestClock;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -34,7 +34,7 @@ class KeyRotationTest {
 
     private String connection(SecretBox box) {
         try (Database db = Database.open(home.resolve("data"))) {
-            return new SqliteConnectionStore(db, box, TestClock.create()).create(new NewConnection("alpha", "a", ProviderClass.APIKEY,
+            return new JdbcConnectionStore(db, box, TestClock.create()).create(new NewConnection("alpha", "a", ProviderClass.APIKEY,
                     "sk-rotate-me-0123456789", null, "http://u:pw-rotate@127.0.0.1:1/v1", 1, true, null, null, false, null, null, null)).id();
         }
     }
@@ -54,10 +54,10 @@ class KeyRotationTest {
         assertThat(newKey).isNotEqualTo(oldKey);
         assertThat(data.resolve("secret.key.new")).doesNotExist();
         try (Database db = Database.open(data)) {
-            var c = new SqliteConnectionStore(db, SecretBox.fromBase64(newKey), TestClock.create()).find(id).orElseThrow();
+            var c = new JdbcConnectionStore(db, SecretBox.fromBase64(newKey), TestClock.create()).find(id).orElseThrow();
             assertThat(c.apiKey()).isEqualTo("sk-rotate-me-0123456789");
             assertThat(c.baseUrl()).isEqualTo("http://u:pw-rotate@127.0.0.1:1/v1");
-            assertThatThrownBy(() -> new SqliteConnectionStore(db, old, TestClock.create())).as("the old key opens nothing any more")
+            assertThatThrownBy(() -> new JdbcConnectionStore(db, old, TestClock.create())).as("the old key opens nothing any more")
                     .isInstanceOf(RuntimeException.class);
         }
     }
@@ -76,7 +76,7 @@ class KeyRotationTest {
         withNew.put("SLUICE_NEW_SECRET_KEY", newKey);
         assertThat(rotate(withNew)).as(err.toString()).isZero();
         try (Database db = Database.open(home.resolve("data"))) {
-            assertThat(new SqliteConnectionStore(db, SecretBox.fromBase64(newKey), TestClock.create()).find(id).orElseThrow().apiKey())
+            assertThat(new JdbcConnectionStore(db, SecretBox.fromBase64(newKey), TestClock.create()).find(id).orElseThrow().apiKey())
                     .isEqualTo("sk-rotate-me-0123456789");
         }
         assertThat(rotate(withNew)).as("the old key no longer opens the values: nothing changes").isEqualTo(Cli.FAILED);

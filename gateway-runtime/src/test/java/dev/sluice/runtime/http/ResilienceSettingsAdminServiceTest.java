@@ -9,8 +9,8 @@ import dev.sluice.runtime.security.KeyHasher;
 import dev.sluice.runtime.settings.ResilienceSettingsCodec;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.store.Database;
-import dev.sluice.runtime.store.SqliteApiKeyStore;
-import dev.sluice.runtime.store.SqliteSettingsStore;
+import dev.sluice.runtime.store.JdbcApiKeyStore;
+import dev.sluice.runtime.store.JdbcSettingsStore;
 import dev.sluice.testkit.TestClock;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.HttpRouting;
@@ -38,15 +38,15 @@ class ResilienceSettingsAdminServiceTest {
     private final TestClock clock = TestClock.create();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private Database db;
-    private SqliteApiKeyStore keys;
+    private JdbcApiKeyStore keys;
     private ResilienceSettingsService settings;
     private WebServer server;
 
     @BeforeEach
     void start() {
         db = Database.open(dir);
-        keys = new SqliteApiKeyStore(db, clock);
-        settings = new ResilienceSettingsService(ResilienceSettings.DEFAULTS, new SqliteSettingsStore(db, clock));
+        keys = new JdbcApiKeyStore(db, clock);
+        settings = new ResilienceSettingsService(ResilienceSettings.DEFAULTS, new JdbcSettingsStore(db, clock));
         Json json = new Json(MAPPER, 1 << 20);
         Authenticator auth = new Authenticator(keys, KeyHasher.hash(ADMIN_KEY));
         HttpRouting.Builder routing = HttpRouting.builder();

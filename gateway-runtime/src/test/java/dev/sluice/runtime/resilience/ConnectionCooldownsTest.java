@@ -12,7 +12,7 @@ import dev.sluice.runtime.store.ConnectionState;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.NewConnection;
 import dev.sluice.runtime.store.OAuthTokens;
-import dev.sluice.runtime.store.SqliteConnectionStore;
+import dev.sluice.runtime.store.JdbcConnectionStore;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,13 +39,13 @@ class ConnectionCooldownsTest {
     private final TestClock clock = TestClock.at(Instant.parse("2026-01-01T00:00:00Z"));
     private final AtomicReference<ResilienceSettings> settings = new AtomicReference<>(ResilienceSettings.DEFAULTS);
     private Database db;
-    private SqliteConnectionStore store;
+    private JdbcConnectionStore store;
     private ConnectionCooldowns cooldowns;
 
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
+        store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         cooldowns = new ConnectionCooldowns(store, clock, settings::get);
     }
 

@@ -12,8 +12,8 @@ import dev.sluice.runtime.store.ConnectionState;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.NewConnection;
 import dev.sluice.runtime.store.ProxyLogRow;
-import dev.sluice.runtime.store.SqliteConnectionStore;
-import dev.sluice.runtime.store.SqliteProxyLogStore;
+import dev.sluice.runtime.store.JdbcConnectionStore;
+import dev.sluice.runtime.store.JdbcProxyLogStore;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,16 +46,16 @@ class EgressLocksTest {
     Path dir;
     private final TestClock clock = TestClock.at(Instant.parse("2026-01-01T00:00:00Z"));
     private Database db;
-    private SqliteConnectionStore store;
-    private SqliteProxyLogStore logs;
+    private JdbcConnectionStore store;
+    private JdbcProxyLogStore logs;
     private ConnectionCooldowns cooldowns;
     private EgressLocks locks;
 
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
-        logs = new SqliteProxyLogStore(db);
+        store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
+        logs = new JdbcProxyLogStore(db);
         cooldowns = new ConnectionCooldowns(store, clock, () -> ResilienceSettings.DEFAULTS);
         locks = new EgressLocks(EgressLocks.family(List.of(OPENCODE), null), store, logs, cooldowns, clock);
     }

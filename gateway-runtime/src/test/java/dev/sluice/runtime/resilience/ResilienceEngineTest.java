@@ -16,7 +16,7 @@ import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.NewConnection;
-import dev.sluice.runtime.store.SqliteConnectionStore;
+import dev.sluice.runtime.store.JdbcConnectionStore;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -37,7 +37,7 @@ class ResilienceEngineTest {
     private final TestClock clock = TestClock.at(Instant.parse("2026-01-01T00:00:00Z"));
     private final AtomicReference<ResilienceSettings> settings = new AtomicReference<>(ResilienceSettings.DEFAULTS);
     private Database db;
-    private SqliteConnectionStore store;
+    private JdbcConnectionStore store;
     private CircuitBreakers breakers;
     private ModelLockouts lockouts;
     private ResilienceEngine engine;
@@ -46,7 +46,7 @@ class ResilienceEngineTest {
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
+        store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none());
         lockouts = new ModelLockouts(clock, settings::get);
         engine = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),

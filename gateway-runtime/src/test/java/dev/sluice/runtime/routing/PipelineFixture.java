@@ -29,7 +29,7 @@ import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.NewConnection;
 import dev.sluice.runtime.store.ProxyLogRow;
-import dev.sluice.runtime.store.SqliteBreakerStore;
+import dev.sluice.runtime.store.JdbcBreakerStore;
 import dev.sluice.runtime.stream.StreamRules;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import java.nio.file.Path;
@@ -66,7 +66,7 @@ final class PipelineFixture implements AutoCloseable {
 
     PipelineFixture(Path dir, Duration attemptTimeout) {
         store = new RoutingFixture(dir);
-        breakers = new CircuitBreakers(store.clock, settings::get, new SqliteBreakerStore(store.db));
+        breakers = new CircuitBreakers(store.clock, settings::get, new JdbcBreakerStore(store.db));
         cooldowns = new ConnectionCooldowns(store.store, store.clock, settings::get);
         lockouts = new ModelLockouts(store.clock, settings::get);
         ProviderCooldowns providerCooldowns = new ProviderCooldowns(store.clock, settings::get);

@@ -6,7 +6,7 @@ import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.NewConnection;
-import dev.sluice.runtime.store.SqliteConnectionStore;
+import dev.sluice.runtime.store.JdbcConnectionStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,11 +22,11 @@ final class RoutingFixture implements AutoCloseable {
     private final AtomicLong now = new AtomicLong(T0);
     final InstantSource clock = () -> Instant.ofEpochMilli(now.get());
     final Database db;
-    final SqliteConnectionStore store;
+    final JdbcConnectionStore store;
 
     RoutingFixture(Path dir) {
         db = Database.open(dir);
-        store = new SqliteConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
+        store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
     }
 
     long now() {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.LeaseRow;
-import dev.sluice.runtime.store.SqliteLeaseStore;
+import dev.sluice.runtime.store.JdbcLeaseStore;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +46,7 @@ class LeasesTest {
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        leases = new Leases(new SqliteLeaseStore(db), clock);
+        leases = new Leases(new JdbcLeaseStore(db), clock);
     }
 
     @AfterEach
@@ -95,8 +95,8 @@ class LeasesTest {
         clock.advance(Duration.ofMillis(Leases.DEFAULT_TTL_MS));
         assertThat(leases.heldByOther("c1", "B")).as("an expired lease holds nothing").isFalse();
         assertThat(leases.claim("A", "key1", a.generation())).isInstanceOf(Leases.Stale.class);
-        assertThat(new SqliteLeaseStore(db).find("A", 1).orElseThrow().state()).isEqualTo("EXPIRED");
-        assertThat(new SqliteLeaseStore(db).find("A", 1).orElseThrow().endReason()).isEqualTo("TTL_EXPIRED");
+        assertThat(new JdbcLeaseStore(db).find("A", 1).orElseThrow().state()).isEqualTo("EXPIRED");
+        assertThat(new JdbcLeaseStore(db).find("A", 1).orElseThrow().endReason()).isEqualTo("TTL_EXPIRED");
         assertThat(held(acquire("A")).generation()).as("a new lease, the next generation").isEqualTo(2);
     }
 
@@ -123,7 +123,7 @@ class LeasesTest {
         assertThat(moved.moved()).isTrue();
         assertThat(moved.lease().connectionId()).isEqualTo("c2");
         assertThat(moved.lease().generation()).isEqualTo(2);
-        assertThat(new SqliteLeaseStore(db).find("A", 1).orElseThrow().state()).isEqualTo("INVALIDATED");
+        assertThat(new JdbcLeaseStore(db).find("A", 1).orElseThrow().state()).isEqualTo("INVALIDATED");
         assertThat(leases.fenceHolds("A", 1, "key1", "c1")).isFalse();
         assertThat(leases.fenceHolds("A", 2, "key1", "c2")).isTrue();
         assertThat(leases.heldByOther("c1", "B")).isFalse();
@@ -132,7 +132,7 @@ class LeasesTest {
     @Test
     void activeLeasesSurviveARestart() {
         held(acquire("A"));
-        Leases reopened = new Leases(new SqliteLeaseStore(db), clock);
+        Leases reopened = new Leases(new JdbcLeaseStore(db), clock);
         assertThat(reopened.fenceHolds("A", 1, "key1", "c1")).isTrue();
         assertThat(reopened.activeCount()).isEqualTo(1);
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.runtime.store.Database;
-import dev.sluice.runtime.store.SqliteSettingsStore;
+import dev.sluice.runtime.store.JdbcSettingsStore;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;
 import java.util.Map;
@@ -38,12 +38,12 @@ class ConfiguredModelAliasesTest {
     private GeneralSettingsService restart(Map<String, String> configured) {
         db.close();
         db = Database.open(dir);
-        return new GeneralSettingsService(new SqliteSettingsStore(db, clock), null, configured);
+        return new GeneralSettingsService(new JdbcSettingsStore(db, clock), null, configured);
     }
 
     @Test
     void theFileAliasesApplyUntilPatchedAndComeBackOnNull_API1() throws Exception {
-        GeneralSettingsService s = new GeneralSettingsService(new SqliteSettingsStore(db, clock), null, FILE);
+        GeneralSettingsService s = new GeneralSettingsService(new JdbcSettingsStore(db, clock), null, FILE);
         assertThat(s.modelAliases().resolve("claude-sonnet-4-5")).isEqualTo("glm/glm-4.6");
         assertThat(s.modelAliases().resolve("gpt-4.1")).isEqualTo("gemini/gemini-2.5-pro");
         assertThat(s.tree().get("modelAliases").size()).isEqualTo(2);
@@ -72,7 +72,7 @@ class ConfiguredModelAliasesTest {
 
     @Test
     void anInvalidFileAliasIsIgnoredNotFatal() {
-        GeneralSettingsService s = new GeneralSettingsService(new SqliteSettingsStore(db, clock), null, Map.of("*", "glm/glm-4.6"));
+        GeneralSettingsService s = new GeneralSettingsService(new JdbcSettingsStore(db, clock), null, Map.of("*", "glm/glm-4.6"));
         assertThat(s.modelAliases()).isEqualTo(ModelAliases.NONE);
     }
 }

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.SettingsStore;
-import dev.sluice.runtime.store.SqliteSettingsStore;
+import dev.sluice.runtime.store.JdbcSettingsStore;
 import dev.sluice.runtime.store.StoreException;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;
@@ -43,7 +43,7 @@ class ResilienceSettingsServiceTest {
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteSettingsStore(db, clock);
+        store = new JdbcSettingsStore(db, clock);
     }
 
     @AfterEach
@@ -63,7 +63,7 @@ class ResilienceSettingsServiceTest {
     private ResilienceSettingsService restart(ResilienceSettings configured) {
         db.close();
         db = Database.open(dir);
-        store = new SqliteSettingsStore(db, clock);
+        store = new JdbcSettingsStore(db, clock);
         return service(configured);
     }
 

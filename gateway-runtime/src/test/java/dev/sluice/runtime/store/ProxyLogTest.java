@@ -31,12 +31,12 @@ class ProxyLogTest {
     Path dir;
 
     private Database db;
-    private SqliteProxyLogStore store;
+    private JdbcProxyLogStore store;
 
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteProxyLogStore(db);
+        store = new JdbcProxyLogStore(db);
     }
 
     @AfterEach

@@ -11,12 +11,18 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Exclusive session leases on SQLite, table {@code exclusive_connection_leases} (SPEC SL-4): the
- * partial unique indexes allow one {@code ACTIVE} row per owner and one per connection, so no
- * interleaving of writes can double-book; every change is one transaction, so a crash keeps each
- * lease whole.
+ * Exclusive session leases on SQLite or PostgreSQL, table {@code exclusive_connection_leases} (SPEC
+ * SL-4): the partial unique indexes allow one {@code ACTIVE} row per owner and one per connection,
+ * so no interleaving of writes can double-book; every change is one transaction, so a crash keeps
+ * each lease whole. With PostgreSQL, decisions of several instances are serialised by an advisory
+ * lock ({@link #serialized}) and every write is announced ({@value #TOPIC}).
  */
-public final class SqliteLeaseStore {
+public final class JdbcLeaseStore {
+
+    /** What the change notifications of this store name. */
+    public static final String TOPIC = "leases";
+    /** The advisory lock under which one instance at a time decides about leases. */
+    static final long LEASE_LOCK = 0x5_11CE_0002L;
 
     private static final String COLUMNS = "id, owner_hash, key_id, connection_id, model, generation, state, end_reason, ttl_ms,"
             + " created_at, expires_at, updated_at";
@@ -28,8 +34,35 @@ public final class SqliteLeaseStore {
      *
      * @param db the database
      */
-    public SqliteLeaseStore(Database db) {
+    public JdbcLeaseStore(Database db) {
         this.db = requireNonNull(db, "db is null");
+    }
+
+    /** @return true when several instances share the table (PostgreSQL) */
+    public boolean shared() {
+        return db.shared();
+    }
+
+    /**
+     * Runs a lease decision alone across every instance: in PostgreSQL inside a transaction that
+     * holds the lease lock until it ends ({@code pg_advisory_xact_lock}, released even when the
+     * instance dies); in SQLite, which one process owns, as it is.
+     *
+     * @param decision reads and writes through this store
+     * @param <T> the result
+     * @return the decision's result
+     */
+    public <T> T serialized(java.util.function.Supplier<T> decision) {
+        if (!db.shared()) {
+            return decision.get();
+        }
+        return db.inTransaction(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+                ps.setLong(1, LEASE_LOCK);
+                ps.execute();
+            }
+            return decision.get();
+        });
     }
 
     /** @return every active lease */
@@ -78,6 +111,7 @@ public final class SqliteLeaseStore {
             for (LeaseRow r : rows) {
                 upsert(c, r);
             }
+            db.announce(c, TOPIC);
             return null;
         });
     }

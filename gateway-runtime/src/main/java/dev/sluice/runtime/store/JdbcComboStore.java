@@ -20,11 +20,15 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@link ComboStore} on SQLite (SPEC DM-3 {@code combos}): strategy options and targets are JSON
+ * {@link ComboStore} on SQLite or PostgreSQL (SPEC DM-3 {@code combos}): strategy options and targets are JSON
  * columns. Reads come from an immutable snapshot, ordered by name, that every write refreshes
- * under the database lock (so snapshots are published in write order).
+ * (snapshots are published in write order) and that change notifications of other instances refresh
+ * ({@link #follow}).
  */
-public final class SqliteComboStore implements ComboStore {
+public final class JdbcComboStore implements ComboStore {
+
+    /** What the change notifications of this store name. */
+    static final String TOPIC = "combos";
 
     private static final String COLUMNS = "name, strategy, strategy_options, targets, created_at, updated_at";
     private static final TypeReference<LinkedHashMap<String, Object>> OPTIONS = new TypeReference<>() {
@@ -34,6 +38,7 @@ public final class SqliteComboStore implements ComboStore {
     private final ObjectMapper mapper;
     private final InstantSource clock;
     private volatile Snapshot snapshot;
+    private final java.util.concurrent.locks.ReentrantLock publishing = new java.util.concurrent.locks.ReentrantLock();
 
     /** The combos in name order, and by name. */
     private record Snapshot(List<Combo> list, Map<String, Combo> byName) {
@@ -46,14 +51,32 @@ public final class SqliteComboStore implements ComboStore {
      * @param mapper the JSON mapper (options and targets columns)
      * @param clock the clock (created/updated timestamps)
      */
-    public SqliteComboStore(Database db, ObjectMapper mapper, InstantSource clock) {
+    public JdbcComboStore(Database db, ObjectMapper mapper, InstantSource clock) {
         this.db = db;
         this.mapper = mapper;
         this.clock = clock;
-        db.withConnection(c -> {
-            reload(c);
-            return null;
-        });
+        reload();
+    }
+
+    /**
+     * Re-reads the combos whenever another instance announces a change.
+     *
+     * @param feed the change notifications
+     */
+    public void follow(ChangeFeed feed) {
+        feed.subscribe(TOPIC, name -> reload());
+    }
+
+    private void reload() {
+        publishing.lock();
+        try {
+            db.withConnection(c -> {
+                reload(c);
+                return null;
+            });
+        } finally {
+            publishing.unlock();
+        }
     }
 
     @Override
@@ -115,12 +138,20 @@ public final class SqliteComboStore implements ComboStore {
         return n > 0;
     }
 
+    /** Writes and announces in one transaction, then publishes the new snapshot (in write order). */
     private <T> T writeAndReload(Database.Work<T> work) {
-        return db.withConnection(c -> {
-            T result = work.run(c);
-            reload(c);
+        publishing.lock();
+        try {
+            T result = db.inTransaction(c -> {
+                T r = work.run(c);
+                db.announce(c, TOPIC);
+                return r;
+            });
+            reload();
             return result;
-        });
+        } finally {
+            publishing.unlock();
+        }
     }
 
     private void reload(java.sql.Connection c) throws SQLException {

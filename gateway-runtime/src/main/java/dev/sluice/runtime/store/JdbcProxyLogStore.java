@@ -8,8 +8,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.List;
 
-/** {@link ProxyLogStore} on SQLite. */
-public final class SqliteProxyLogStore implements ProxyLogStore {
+/** {@link ProxyLogStore} on SQLite or PostgreSQL. */
+public final class JdbcProxyLogStore implements ProxyLogStore {
 
     private final Database db;
 
@@ -18,7 +18,7 @@ public final class SqliteProxyLogStore implements ProxyLogStore {
      *
      * @param db the database
      */
-    public SqliteProxyLogStore(Database db) {
+    public JdbcProxyLogStore(Database db) {
         this.db = db;
     }
 

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Combos on SQLite (SPEC DM-3 {@code combos}, CO-1, DM-4). */
-class SqliteComboStoreTest {
+class JdbcComboStoreTest {
 
     @TempDir
     Path dir;
@@ -26,12 +26,12 @@ class SqliteComboStoreTest {
     private final TestClock clock = TestClock.create();
     private final ObjectMapper mapper = new ObjectMapper();
     private Database db;
-    private SqliteComboStore store;
+    private JdbcComboStore store;
 
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteComboStore(db, mapper, clock);
+        store = new JdbcComboStore(db, mapper, clock);
     }
 
     @AfterEach
@@ -126,7 +126,7 @@ class SqliteComboStoreTest {
         db.close();
 
         db = Database.open(dir);
-        SqliteComboStore reopened = new SqliteComboStore(db, mapper, clock);
+        JdbcComboStore reopened = new JdbcComboStore(db, mapper, clock);
         assertThat(reopened.list()).containsExactly(b);
         assertThat(b.createdAt()).isEqualTo(a.createdAt());
         assertThat(reopened.find("a").orElseThrow().targets()).containsExactly(FULL);
@@ -144,7 +144,7 @@ class SqliteComboStoreTest {
             }
         });
         assertThat(targets).isEqualTo("[{\"model\":\"glm/glm-4.6\"}]");
-        assertThat(new SqliteComboStore(db, mapper, clock).find("n").orElseThrow().targets()).containsExactly(BARE);
+        assertThat(new JdbcComboStore(db, mapper, clock).find("n").orElseThrow().targets()).containsExactly(BARE);
     }
 
     @Test
@@ -163,6 +163,6 @@ class SqliteComboStoreTest {
 
         db = Database.open(dir);
         assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion());
-        assertThat(new SqliteComboStore(db, mapper, clock).create(combo("x", "priority", Map.of(), BARE))).isPresent();
+        assertThat(new JdbcComboStore(db, mapper, clock).create(combo("x", "priority", Map.of(), BARE))).isPresent();
     }
 }

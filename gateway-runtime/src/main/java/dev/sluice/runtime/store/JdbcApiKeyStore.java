@@ -10,14 +10,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
 
-/** {@link ApiKeyStore} on SQLite with an in-memory index by hash. */
-public final class SqliteApiKeyStore implements ApiKeyStore {
+/**
+ * {@link ApiKeyStore} on SQLite or PostgreSQL with an in-memory index by hash; writes are announced
+ * ({@value #TOPIC}) so that other instances re-read theirs ({@link #follow}).
+ */
+public final class JdbcApiKeyStore implements ApiKeyStore {
+
+    /** What the change notifications of this store name. */
+    static final String TOPIC = "keys";
 
     private final Database db;
     private final InstantSource clock;
     private volatile List<ApiKey> snapshot;
     private volatile Map<String, ApiKey> byHash;
+    private final ReentrantLock publishing = new ReentrantLock();
 
     /**
      * Creates the store and loads the snapshot.
@@ -25,7 +33,7 @@ public final class SqliteApiKeyStore implements ApiKeyStore {
      * @param db the database
      * @param clock the clock
      */
-    public SqliteApiKeyStore(Database db, InstantSource clock) {
+    public JdbcApiKeyStore(Database db, InstantSource clock) {
         this.db = db;
         this.clock = clock;
         reload();
@@ -44,7 +52,7 @@ public final class SqliteApiKeyStore implements ApiKeyStore {
     @Override
     public ApiKey create(String name, String keyHash, String keyPreview, List<String> scopes, List<String> allowedConnections) {
         String id = UUID.randomUUID().toString();
-        db.withConnection(c -> {
+        write(c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO api_keys (id, name, key_hash, key_preview, scopes,"
                     + " allowed_connections, created_at) VALUES (?,?,?,?,?,?,?)")) {
                 ps.setString(1, id);
@@ -56,7 +64,6 @@ public final class SqliteApiKeyStore implements ApiKeyStore {
                 ps.setLong(7, clock.millis());
                 ps.executeUpdate();
             }
-            reload();
             return null;
         });
         return snapshot.stream().filter(k -> k.id().equals(id)).findFirst().orElseThrow();
@@ -64,22 +71,56 @@ public final class SqliteApiKeyStore implements ApiKeyStore {
 
     @Override
     public boolean delete(String id) {
-        int n = db.withConnection(c -> {
+        int n = write(c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM api_keys WHERE id=?")) {
                 ps.setString(1, id);
-                int deleted = ps.executeUpdate();
-                reload();
-                return deleted;
+                return ps.executeUpdate();
             }
         });
         return n > 0;
     }
 
+    /**
+     * Re-reads the keys whenever another instance announces a change.
+     *
+     * @param feed the change notifications
+     */
+    public void follow(ChangeFeed feed) {
+        feed.subscribe(TOPIC, id -> reload());
+    }
+
+    /** Writes and announces in one transaction, then publishes the new snapshot (in write order). */
+    private <T> T write(Database.Work<T> work) {
+        publishing.lock();
+        try {
+            T result = db.inTransaction(c -> {
+                T r = work.run(c);
+                db.announce(c, TOPIC);
+                return r;
+            });
+            reload();
+            return result;
+        } finally {
+            publishing.unlock();
+        }
+    }
+
     private void reload() {
+        publishing.lock();
+        try {
+            publish();
+        } finally {
+            publishing.unlock();
+        }
+    }
+
+    private void publish() {
+        // creation order: SQLite's rowid, PostgreSQL's identity column
+        String order = db.dialect() == Database.Dialect.POSTGRESQL ? "seq" : "rowid";
         List<ApiKey> all = db.withConnection(c -> {
             List<ApiKey> keys = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT id, name, key_hash, key_preview, scopes, allowed_connections,"
-                    + " created_at FROM api_keys ORDER BY rowid");
+                    + " created_at FROM api_keys ORDER BY " + order);
                     ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     keys.add(new ApiKey(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),

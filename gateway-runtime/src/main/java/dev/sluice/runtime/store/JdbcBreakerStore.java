@@ -11,11 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@link BreakerRowStore} on SQLite, table {@code domain_circuit_breakers} (SPEC DM-3, CB-7): one
+ * {@link BreakerRowStore} on SQLite or PostgreSQL, table {@code domain_circuit_breakers} (SPEC DM-3, CB-7): one
  * row per breaker, keyed by {@code provider@host}. Rows are returned as stored; the breakers skip
  * one that no longer makes sense (an unknown state or class) when they restore.
  */
-public final class SqliteBreakerStore implements BreakerRowStore {
+public final class JdbcBreakerStore implements BreakerRowStore {
 
     private final Database db;
 
@@ -24,7 +24,7 @@ public final class SqliteBreakerStore implements BreakerRowStore {
      *
      * @param db the database
      */
-    public SqliteBreakerStore(Database db) {
+    public JdbcBreakerStore(Database db) {
         this.db = requireNonNull(db, "db is null");
     }
 

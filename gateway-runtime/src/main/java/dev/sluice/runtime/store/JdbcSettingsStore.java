@@ -5,8 +5,14 @@ import java.sql.ResultSet;
 import java.time.InstantSource;
 import java.util.Optional;
 
-/** {@link SettingsStore} on SQLite. */
-public final class SqliteSettingsStore implements SettingsStore {
+/**
+ * {@link SettingsStore} on SQLite or PostgreSQL; a write is announced as {@value #TOPIC}{@code :key},
+ * for the services that keep the setting in memory.
+ */
+public final class JdbcSettingsStore implements SettingsStore {
+
+    /** What the change notifications of this store name. */
+    public static final String TOPIC = "settings";
 
     private final Database db;
     private final InstantSource clock;
@@ -17,7 +23,7 @@ public final class SqliteSettingsStore implements SettingsStore {
      * @param db the database
      * @param clock the clock
      */
-    public SqliteSettingsStore(Database db, InstantSource clock) {
+    public JdbcSettingsStore(Database db, InstantSource clock) {
         this.db = db;
         this.clock = clock;
     }
@@ -36,7 +42,7 @@ public final class SqliteSettingsStore implements SettingsStore {
 
     @Override
     public void put(String key, String json) {
-        db.withConnection(c -> {
+        db.inTransaction(c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO settings(key, value, updated_at) VALUES (?,?,?)"
                     + " ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at")) {
                 ps.setString(1, key);
@@ -44,6 +50,7 @@ public final class SqliteSettingsStore implements SettingsStore {
                 ps.setLong(3, clock.millis());
                 ps.executeUpdate();
             }
+            db.announce(c, TOPIC + ":" + key);
             return null;
         });
     }

@@ -10,9 +10,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
 
-/** {@link ConnectionStore} on SQLite, credentials sealed by a {@link CredentialSealer}. */
-public final class SqliteConnectionStore implements ConnectionStore {
+/**
+ * {@link ConnectionStore} on SQLite or PostgreSQL, credentials sealed by a {@link CredentialSealer}.
+ * Every write is announced ({@value #TOPIC}, or {@value #TOPIC}{@code :id} for one row) in its own
+ * transaction, so other instances sharing the database re-read their snapshot ({@link #follow}).
+ */
+public final class JdbcConnectionStore implements ConnectionStore {
+
+    /** What the change notifications of this store name. */
+    static final String TOPIC = "connections";
 
     private static final String COLUMNS = "id, seq, provider, name, auth_type, api_key_enc, oauth_access_enc, oauth_refresh_enc,"
             + " oauth_expires_at, base_url, priority, enabled, max_concurrent, rate_limit_overrides, rate_limit_protection,"
@@ -23,6 +31,8 @@ public final class SqliteConnectionStore implements ConnectionStore {
     private final CredentialSealer box;
     private final InstantSource clock;
     private volatile List<Connection> snapshot;
+    /** Held while a snapshot is rebuilt, so snapshots are published in the order their reads saw the database. */
+    private final ReentrantLock publishing = new ReentrantLock();
 
     /**
      * Creates the store and loads the snapshot.
@@ -31,7 +41,7 @@ public final class SqliteConnectionStore implements ConnectionStore {
      * @param box credential sealing
      * @param clock the clock
      */
-    public SqliteConnectionStore(Database db, CredentialSealer box, InstantSource clock) {
+    public JdbcConnectionStore(Database db, CredentialSealer box, InstantSource clock) {
         this.db = db;
         this.box = box;
         this.clock = clock;
@@ -59,67 +69,6 @@ public final class SqliteConnectionStore implements ConnectionStore {
                 }
             }
             return null;
-        });
-    }
-
-    /**
-     * Whether any connection holds sealed credentials (then a missing key file must not be
-     * replaced by a new key: the stored credentials could never be read again).
-     *
-     * @param db the database
-     * @return true when credentials are stored
-     */
-    public static boolean hasSealedCredentials(Database db) {
-        return db.withConnection(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM provider_connections"
-                    + " WHERE api_key_enc IS NOT NULL OR oauth_access_enc IS NOT NULL OR base_url LIKE 'v1:%'"
-                    + " OR proxy_url LIKE 'v1:%' LIMIT 1");
-                    ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
-        });
-    }
-
-    /**
-     * Re-encrypts every sealed value (credentials, and URLs with a password) from one key to
-     * another, in one transaction: all or nothing (SEC-3 key rotation; run with the server stopped).
-     *
-     * @param db the database
-     * @param from the current key
-     * @param to the new key
-     * @return how many values were re-encrypted
-     * @throws IllegalStateException when a value does not open with the current key (nothing changed)
-     */
-    public static int reseal(Database db, CredentialSealer from, CredentialSealer to) {
-        String[] columns = {"api_key_enc", "oauth_access_enc", "oauth_refresh_enc", "base_url", "proxy_url"};
-        return db.inTransaction(c -> {
-            int n = 0;
-            List<String[]> rows = new java.util.ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT id, " + String.join(", ", columns) + " FROM provider_connections");
-                    ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    String[] r = new String[columns.length + 1];
-                    for (int i = 0; i < r.length; i++) {
-                        r[i] = rs.getString(i + 1);
-                    }
-                    rows.add(r);
-                }
-            }
-            for (String[] r : rows) {
-                for (int i = 0; i < columns.length; i++) {
-                    String v = r[i + 1];
-                    if (v == null || !v.startsWith("v1:")) {
-                        continue;
-                    }
-                    try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET " + columns[i] + "=? WHERE id=?")) {
-                        ps.setString(1, to.seal(from.open(v)));
-                        ps.setString(2, r[0]);
-                        ps.executeUpdate();
-                    }
-                    n++;
-                }
-            }
-            return n;
         });
     }
 
@@ -252,43 +201,89 @@ public final class SqliteConnectionStore implements ConnectionStore {
     }
 
     /**
-     * Writes and refreshes the snapshot under the same database lock, so that concurrent writes
-     * publish their snapshots in write order (an older reload never overwrites a newer one).
+     * Re-reads the snapshot whenever another instance announces a change of connections.
+     *
+     * @param feed the change notifications
+     */
+    public void follow(ChangeFeed feed) {
+        feed.subscribe(TOPIC, id -> {
+            if (id == null) {
+                reload();
+            } else {
+                reloadOne(id);
+            }
+        });
+    }
+
+    /**
+     * Writes and announces in one transaction, then refreshes the snapshot; holding the publishing
+     * lock, so that concurrent writes publish their snapshots in write order.
      */
     private <T> T writeAndReload(Database.Work<T> work) {
-        return db.withConnection(c -> {
-            T result = work.run(c);
+        publishing.lock();
+        try {
+            T result = db.inTransaction(c -> {
+                T r = work.run(c);
+                db.announce(c, TOPIC);
+                return r;
+            });
             reload();
             return result;
-        });
+        } finally {
+            publishing.unlock();
+        }
     }
 
     /**
      * Like {@link #writeAndReload} for a write to one row: only that row is read back (and
      * decrypted) and replaced in a copy of the snapshot, so a cooldown write costs O(1) reads
-     * however many connections there are.
+     * however many connections there are — here and on the instances that follow the change.
      */
     private <T> T writeAndReloadOne(String id, Database.Work<T> work) {
-        return db.withConnection(c -> {
-            T result = work.run(c);
-            Connection fresh;
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections WHERE id=?")) {
-                ps.setString(1, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    fresh = rs.next() ? read(rs) : null;
+        publishing.lock();
+        try {
+            T result = db.inTransaction(c -> {
+                T r = work.run(c);
+                db.announce(c, TOPIC + ":" + id);
+                return r;
+            });
+            reloadOne(id);
+            return result;
+        } finally {
+            publishing.unlock();
+        }
+    }
+
+    /** Re-reads one row into a copy of the snapshot (removing it when it is gone). */
+    private void reloadOne(String id) {
+        publishing.lock();
+        try {
+            Connection fresh = db.withConnection(c -> {
+                try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections WHERE id=?")) {
+                    ps.setString(1, id);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        return rs.next() ? read(rs) : null;
+                    }
                 }
-            }
-            List<Connection> next = new ArrayList<>(snapshot.size());
+            });
+            List<Connection> next = new ArrayList<>(snapshot.size() + 1);
+            boolean replaced = false;
             for (Connection old : snapshot) {
                 if (!old.id().equals(id)) {
                     next.add(old);
                 } else if (fresh != null) {
                     next.add(fresh);
+                    replaced = true;
                 }
             }
+            if (fresh != null && !replaced) {
+                next.add(fresh);
+                next.sort(java.util.Comparator.comparingLong(Connection::seq));
+            }
             snapshot = List.copyOf(next);
-            return result;
-        });
+        } finally {
+            publishing.unlock();
+        }
     }
 
     private int bindFields(PreparedStatement ps, int start, NewConnection f) throws SQLException {
@@ -344,16 +339,21 @@ public final class SqliteConnectionStore implements ConnectionStore {
     }
 
     private void reload() {
-        snapshot = db.withConnection(c -> {
-            List<Connection> all = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections ORDER BY seq");
-                    ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    all.add(read(rs));
+        publishing.lock();
+        try {
+            snapshot = db.withConnection(c -> {
+                List<Connection> all = new ArrayList<>();
+                try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections ORDER BY seq, id");
+                        ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        all.add(read(rs));
+                    }
                 }
-            }
-            return List.copyOf(all);
-        });
+                return List.copyOf(all);
+            });
+        } finally {
+            publishing.unlock();
+        }
     }
 
     private Connection read(ResultSet rs) throws SQLException {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Breaker state in {@code domain_circuit_breakers} survives restarts (SPEC DM-3, CB-7): rows as
  * stored, and the breakers restored from them.
  */
-class SqliteBreakerStoreTest {
+class JdbcBreakerStoreTest {
 
     private static final BreakerKey GLM = new BreakerKey("glm", "open.bigmodel.cn:443");
     private static final BreakerKey ZAI = new BreakerKey("glm", "api.z.ai:443");
@@ -34,12 +34,12 @@ class SqliteBreakerStoreTest {
 
     private final TestClock clock = TestClock.create();
     private Database db;
-    private SqliteBreakerStore store;
+    private JdbcBreakerStore store;
 
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteBreakerStore(db);
+        store = new JdbcBreakerStore(db);
     }
 
     @AfterEach
@@ -50,7 +50,7 @@ class SqliteBreakerStoreTest {
     private void reopen() {
         db.close();
         db = Database.open(dir);
-        store = new SqliteBreakerStore(db);
+        store = new JdbcBreakerStore(db);
     }
 
     private static BreakerRow row(BreakerKey k, ProviderClass cls, BreakerState state, int failures, int cycles, Long openedAt,

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Gateway API keys stored as hashes (SPEC SEC-1, AD-1). */
-class SqliteApiKeyStoreTest {
+class JdbcApiKeyStoreTest {
 
     private static final long T0 = Instant.parse("2026-01-01T00:00:00Z").toEpochMilli();
 
@@ -24,12 +24,12 @@ class SqliteApiKeyStoreTest {
     private final AtomicLong now = new AtomicLong(T0);
     private final InstantSource clock = () -> Instant.ofEpochMilli(now.get());
     private Database db;
-    private SqliteApiKeyStore store;
+    private JdbcApiKeyStore store;
 
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteApiKeyStore(db, clock);
+        store = new JdbcApiKeyStore(db, clock);
     }
 
     @AfterEach
@@ -77,7 +77,7 @@ class SqliteApiKeyStoreTest {
         db.close();
 
         db = Database.open(dir);
-        SqliteApiKeyStore reopened = new SqliteApiKeyStore(db, clock);
+        JdbcApiKeyStore reopened = new JdbcApiKeyStore(db, clock);
 
         assertThat(reopened.findByHash("h")).contains(k);
         assertThat(reopened.list()).containsExactly(k);

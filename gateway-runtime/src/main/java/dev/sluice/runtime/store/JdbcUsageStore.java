@@ -6,8 +6,8 @@ import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@link UsageStore} on SQLite. */
-public final class SqliteUsageStore implements UsageStore {
+/** {@link UsageStore} on SQLite or PostgreSQL. */
+public final class JdbcUsageStore implements UsageStore {
 
     private final Database db;
 
@@ -16,7 +16,7 @@ public final class SqliteUsageStore implements UsageStore {
      *
      * @param db the database
      */
-    public SqliteUsageStore(Database db) {
+    public JdbcUsageStore(Database db) {
         this.db = db;
     }
 
@@ -79,7 +79,7 @@ public final class SqliteUsageStore implements UsageStore {
     @Override
     public List<Sums> totals(long from, long to, GroupBy groupBy) {
         // the group expression comes from the enum, never from the request
-        String sql = "SELECT " + groupBy.sql() + " AS grp, provider, model, COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END),"
+        String sql = "SELECT " + groupBy.sql(db.dialect()) + " AS grp, provider, model, COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END),"
                 + " COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(cached_tokens), 0),"
                 + " COALESCE(SUM(reasoning_tokens), 0), SUM(latency_ms), SUM(attempts)"
                 + " FROM usage WHERE ts >= ? AND ts < ? GROUP BY grp, provider, model ORDER BY grp, provider, model";

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Key/value settings as JSON (SPEC DM-3 {@code settings}, SE-1). */
-class SqliteSettingsStoreTest {
+class JdbcSettingsStoreTest {
 
     @TempDir
     Path dir;
@@ -22,12 +22,12 @@ class SqliteSettingsStoreTest {
     private final AtomicLong now = new AtomicLong(1_000);
     private final InstantSource clock = () -> Instant.ofEpochMilli(now.get());
     private Database db;
-    private SqliteSettingsStore store;
+    private JdbcSettingsStore store;
 
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteSettingsStore(db, clock);
+        store = new JdbcSettingsStore(db, clock);
     }
 
     @AfterEach
@@ -73,6 +73,6 @@ class SqliteSettingsStoreTest {
         db.close();
 
         db = Database.open(dir);
-        assertThat(new SqliteSettingsStore(db, clock).get("k")).contains("\"v\"");
+        assertThat(new JdbcSettingsStore(db, clock).get("k")).contains("\"v\"");
     }
 }

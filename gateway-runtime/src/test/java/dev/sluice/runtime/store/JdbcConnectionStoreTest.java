@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Provider connections on SQLite, credentials sealed at rest (SPEC DM-1, SEC-2, SEC-3, RQ-9). */
-class SqliteConnectionStoreTest {
+class JdbcConnectionStoreTest {
 
     static final String KEY = Base64.getEncoder().encodeToString(new byte[32]);
     static final String OTHER_KEY = Base64.getEncoder().encodeToString("0123456789abcdef0123456789abcdef".getBytes());
@@ -36,12 +36,12 @@ class SqliteConnectionStoreTest {
     private final AtomicLong now = new AtomicLong(T0);
     private final InstantSource clock = () -> Instant.ofEpochMilli(now.get());
     private Database db;
-    private SqliteConnectionStore store;
+    private JdbcConnectionStore store;
 
     @BeforeEach
     void open() {
         db = Database.open(dir);
-        store = new SqliteConnectionStore(db, SecretBox.fromBase64(KEY), clock);
+        store = new JdbcConnectionStore(db, SecretBox.fromBase64(KEY), clock);
     }
 
     @AfterEach
@@ -82,15 +82,15 @@ class SqliteConnectionStoreTest {
                 }
             }
         }
-        SqliteConnectionStore reopened = new SqliteConnectionStore(db, SecretBox.fromBase64(KEY), clock);
+        JdbcConnectionStore reopened = new JdbcConnectionStore(db, SecretBox.fromBase64(KEY), clock);
         assertThat(reopened.find(proxied.id()).orElseThrow().proxyUrl()).isEqualTo("http://user:pw@proxy:3128");
         assertThat(reopened.find(basic.id()).orElseThrow().baseUrl()).isEqualTo("https://user:base-SECRET@api.example/v1");
-        assertThat(SqliteConnectionStore.hasSealedCredentials(db)).isTrue();
+        assertThat(SealedCredentials.present(db)).isTrue();
 
         // a row an older release wrote in plaintext is sealed when the store opens
         db.withConnection(c -> c.createStatement().executeUpdate("UPDATE provider_connections SET proxy_url='http://old:plain-SECRET@p:1'"
                 + " WHERE id='" + proxied.id() + "'"));
-        SqliteConnectionStore again = new SqliteConnectionStore(db, SecretBox.fromBase64(KEY), clock);
+        JdbcConnectionStore again = new JdbcConnectionStore(db, SecretBox.fromBase64(KEY), clock);
         assertThat(again.find(proxied.id()).orElseThrow().proxyUrl()).isEqualTo("http://old:plain-SECRET@p:1");
         String raw = db.withConnection(c -> {
             try (ResultSet rs = c.createStatement().executeQuery("SELECT proxy_url FROM provider_connections WHERE id='" + proxied.id() + "'")) {
@@ -295,7 +295,7 @@ class SqliteConnectionStoreTest {
         db.close();
 
         db = Database.open(dir);
-        SqliteConnectionStore reopened = new SqliteConnectionStore(db, SecretBox.fromBase64(KEY), clock);
+        JdbcConnectionStore reopened = new JdbcConnectionStore(db, SecretBox.fromBase64(KEY), clock);
 
         assertThat(reopened.list()).containsExactly(before);
     }
@@ -304,7 +304,7 @@ class SqliteConnectionStoreTest {
     void aDifferentKeyCannotReadTheStoredSecretsAndSaysSoWithoutThem_SEC2() {
         store.create(apiKey("openai", "n", "sk-plaintext-API-KEY", 1));
 
-        assertThatThrownBy(() -> new SqliteConnectionStore(db, SecretBox.fromBase64(OTHER_KEY), clock))
+        assertThatThrownBy(() -> new JdbcConnectionStore(db, SecretBox.fromBase64(OTHER_KEY), clock))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageNotContaining("sk-plaintext-API-KEY")
                 .hasMessageContaining("wrong SLUICE_SECRET_KEY");
