@@ -117,19 +117,29 @@ public final class ClientConnections implements ServerConnectionSelector {
      */
     static void register(io.helidon.webserver.http.HttpRouting.Builder routing) {
         routing.addFilter((chain, req, res) -> {
-            if (!req.headers().containsToken(io.helidon.http.HeaderValues.CONNECTION_CLOSE)) {
-                chain.proceed();
-                return;
-            }
             try {
                 chain.proceed();
             } finally {
-                Watched w = CURRENT.get();
-                if (w != null && w.childSocketId().equals(req.socketId())) {
-                    w.closeNext = true;
-                }
+                answered(req, res);
             }
         });
+    }
+
+    /**
+     * Ends the connection after this answer when the request asked for it. Only once the answer is
+     * sent: an answer the error mapper still has to write (the handler threw) calls this itself.
+     *
+     * @param req the request
+     * @param res its response
+     */
+    static void answered(ServerRequest req, io.helidon.webserver.http.ServerResponse res) {
+        if (!res.isSent() || !req.headers().containsToken(io.helidon.http.HeaderValues.CONNECTION_CLOSE)) {
+            return;
+        }
+        Watched w = CURRENT.get();
+        if (w != null && w.childSocketId().equals(req.socketId())) {
+            w.closeNext = true;
+        }
     }
 
     @Override
@@ -191,6 +201,12 @@ public final class ClientConnections implements ServerConnectionSelector {
         @Override
         public byte[] get() {
             if (closeNext) {
+                // the answer may still sit in the asynchronous write queue: it goes out before the close
+                try {
+                    ctx.dataWriter().flush();
+                } catch (RuntimeException e) {
+                    // the client is gone: nothing to flush to
+                }
                 return null;
             }
             if (!drained) {

@@ -73,6 +73,7 @@ final class ErrorMapper {
             json.send(res, e.status(), anthropicRoute(req) ? anthropicEnvelope(e) : envelope(e));
         } finally {
             RequestTelemetry.answered(req, res, e.status(), e.code());
+            ClientConnections.answered(req, res);
         }
     }
 

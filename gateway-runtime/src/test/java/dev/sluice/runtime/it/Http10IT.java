@@ -115,4 +115,17 @@ class Http10IT {
         // the idle-connection bound is minutes by default: a close within seconds is the answer's own
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(5_000);
     }
+
+    @Test
+    void anErrorAnswerIsWrittenBeforeTheClose() throws Exception {
+        // the handler throws and the error mapper writes the answer after the filters: it must not be lost
+        upstream.setDefault(MockResponse.status(503, "{\"error\":{\"message\":\"overloaded\"}}"));
+        byte[] body = SluiceHarness.chatBody("alpha/m", false).getBytes(StandardCharsets.UTF_8);
+        for (String version : List.of("HTTP/1.1", "HTTP/1.0")) {
+            String answer = exchange(("POST /v1/chat/completions " + version + "\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer "
+                    + key + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n"
+                    + new String(body, StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8));
+            assertThat(answer).as(version).startsWith(version + " 503 ").contains("overloaded");
+        }
+    }
 }
