@@ -17,7 +17,7 @@ public record UpstreamLimits(long maxAnswerBytes, int maxEventBytes, long answer
     public static final long DEFAULT_MAX_ANSWER_BYTES = 16L * 1024 * 1024;
     /** Default bound on one stream event: 4 MiB. */
     public static final int DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
-    /** Default bound on large whole answers being handled at once: 64 MiB (the default heap is 208 MiB). */
+    /** Default bound on large whole answers being handled at once: 64 MiB (the default heap is 192 MiB). */
     public static final long DEFAULT_ANSWER_BUFFER_BYTES = 64L * 1024 * 1024;
     /** The defaults. */
     public static final UpstreamLimits DEFAULTS = new UpstreamLimits(DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES,
