@@ -104,9 +104,10 @@ public final class SluiceMetrics implements AutoCloseable {
     void request(RequestRecord r, int status) {
         String provider = Labels.provider(r.provider());
         String model = labels.model(r.provider(), r.model());
-        Counter.builder("sluice.requests").description("Client requests by API, provider, upstream model and HTTP status")
+        counters.computeIfAbsent(new MeterKey("sluice.requests", r.api(), provider, model, status), k -> Counter.builder(k.name())
+                .description("Client requests by API, provider, upstream model and HTTP status")
                 .tags("api", r.api(), "provider", provider, "model", model, "status", Integer.toString(status))
-                .register(registry).increment();
+                .register(registry)).increment();
         if (r.firstByteNanos() > 0 && r.provider() != null) {
             timer("sluice.time.to.first.byte", "Time from a request's arrival to the first byte of its served answer", provider)
                     .record(Math.max(0, r.firstByteNanos() - r.startedNanos()), TimeUnit.NANOSECONDS);
@@ -126,8 +127,9 @@ public final class SluiceMetrics implements AutoCloseable {
 
     private void tokens(String provider, String model, String kind, Long n) {
         if (n != null) {
-            Counter.builder("sluice.tokens").description("Tokens the upstreams reported, by kind")
-                    .tags("provider", provider, "model", model, "kind", kind).register(registry).increment(n);
+            counters.computeIfAbsent(new MeterKey("sluice.tokens", kind, provider, model, 0), k -> Counter.builder(k.name())
+                    .description("Tokens the upstreams reported, by kind")
+                    .tags("provider", provider, "model", model, "kind", kind).register(registry)).increment(n);
         }
     }
 
@@ -138,8 +140,10 @@ public final class SluiceMetrics implements AutoCloseable {
      */
     void attempt(ProxyLogRow row) {
         String provider = Labels.provider(row.provider());
-        Counter.builder("sluice.upstream.attempts").description("Upstream attempts by outcome: ok or the failure reason")
-                .tags("provider", provider, "outcome", row.errorType() == null ? "ok" : row.errorType()).register(registry).increment();
+        String outcome = row.errorType() == null ? "ok" : row.errorType();
+        counters.computeIfAbsent(new MeterKey("sluice.upstream.attempts", outcome, provider, null, 0), k -> Counter.builder(k.name())
+                .description("Upstream attempts by outcome: ok or the failure reason")
+                .tags("provider", provider, "outcome", outcome).register(registry)).increment();
         timer("sluice.upstream.latency", "Time an upstream attempt took (a stream: to its first event)", provider)
                 .record(Math.max(0, row.latencyMs()), TimeUnit.MILLISECONDS);
     }
@@ -154,9 +158,20 @@ public final class SluiceMetrics implements AutoCloseable {
     }
 
     private Timer timer(String name, String description, String provider) {
-        return Timer.builder(name).description(description).tags("provider", provider).serviceLevelObjectives(LATENCY_BUCKETS)
-                .register(registry);
+        return timers.computeIfAbsent(new MeterKey(name, null, provider, null, 0), k -> Timer.builder(name).description(description)
+                .tags("provider", provider).serviceLevelObjectives(LATENCY_BUCKETS).register(registry));
     }
+
+    /**
+     * The labels of one per-request meter: looked up in a map of our own instead of through
+     * {@code Builder.register}, which builds and sorts the meter's id on every call (the request
+     * path records five meters per request).
+     */
+    private record MeterKey(String name, String label, String provider, String model, int status) {
+    }
+
+    private final java.util.concurrent.ConcurrentMap<MeterKey, Counter> counters = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentMap<MeterKey, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * The Prometheus text exposition, with the gauges read now.
