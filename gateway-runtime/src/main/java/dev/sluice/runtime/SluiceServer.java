@@ -144,16 +144,19 @@ public final class SluiceServer implements AutoCloseable {
      */
     public static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console) {
         Database db = Database.open(config.dataDir(), config.database());
+        // NF-6: with SLUICE_REDIS_URL the hot state several instances must agree on is shared through Redis
+        SharedState shared = SharedState.open(config.redis());
         try {
-            return start(config, clock, pluginParent, console, db);
+            return start(config, clock, pluginParent, console, db, shared);
         } catch (RuntimeException e) {
+            shared.close();
             db.close();
             throw e;
         }
     }
 
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
-            Database db) {
+            Database db, SharedState shared) {
         ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         if (db.shared() && config.secretKey() == null && !java.nio.file.Files.exists(config.dataDir().resolve("secret.key"))) {
             // every instance must open the credentials the others sealed: one key, given to all
@@ -175,7 +178,8 @@ public final class SluiceServer implements AutoCloseable {
         EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout(), buffers),
                 config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         try {
-            return start(config, clock, pluginParent, console, db, mapper, box, connections, keys, settings, proxyLogs, adminHash, http);
+            return start(config, clock, pluginParent, console, db, shared, mapper, box, connections, keys, settings, proxyLogs, adminHash,
+                    http);
         } catch (RuntimeException e) {
             http.close();
             throw e;
@@ -183,7 +187,7 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
-            Database db, ObjectMapper mapper, SecretBox box, JdbcConnectionStore connections, JdbcApiKeyStore keys,
+            Database db, SharedState shared, ObjectMapper mapper, SecretBox box, JdbcConnectionStore connections, JdbcApiKeyStore keys,
             JdbcSettingsStore settings, JdbcProxyLogStore proxyLogs, String adminHash, EgressRoutes http) {
         OpenAiCodec codec = new OpenAiCodec();
         OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
@@ -222,8 +226,6 @@ public final class SluiceServer implements AutoCloseable {
         ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
         ResilienceSettingsService resilienceSettings = new ResilienceSettingsService(
                 ResilienceSettingsLayers.configured(config.resilience(), config.resilienceEnv()), settings);
-        // NF-6: with SLUICE_REDIS_URL the hot state several instances must agree on is shared through Redis
-        SharedState shared = SharedState.open(config.redis());
         Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new JdbcBreakerStore(db), shared.breakers()),
                 new ConnectionCooldowns(connections, clock, resilienceSettings, shared.cooldowns()), new ModelLockouts(clock, resilienceSettings),
                 new ProviderCooldowns(clock, resilienceSettings));
@@ -319,7 +321,6 @@ public final class SluiceServer implements AutoCloseable {
             web.stop();
             feed.close();
             telemetry.close();
-            shared.close();
             throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
                     + " (address in use or not available; see the log above)");
         }
