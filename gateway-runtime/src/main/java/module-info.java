@@ -24,6 +24,9 @@ module sluice.runtime {
     // SLUICE_DATABASE_URL: PostgreSQL (pgjdbc is an automatic module) behind HikariCP's pool
     requires org.postgresql.jdbc;
     requires com.zaxxer.hikari;
+    // SLUICE_REDIS_URL: the hot resilience state several instances share (Jedis is an automatic module)
+    requires redis.clients.jedis;
+    requires org.apache.commons.pool2;
     // GET /metrics: Micrometer's Prometheus registry (automatic modules) and the JVM binders' MXBeans
     requires micrometer.core;
     requires micrometer.registry.prometheus;

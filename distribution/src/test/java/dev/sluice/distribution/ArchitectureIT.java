@@ -102,6 +102,14 @@ class ArchitectureIT {
     }
 
     @Test
+    void onlyTheRedisPackageTalksToRedis_NF6() {
+        // issue 20: the resilience core reaches shared state through its own interfaces only
+        noClasses().that().resideOutsideOfPackage("dev.sluice.runtime.redis..")
+                .should().dependOnClassesThat().resideInAnyPackage("redis.clients..")
+                .check(shipped);
+    }
+
+    @Test
     void timeIsReadOnlyThroughTheInjectedClock() {
         noClasses().that().doNotHaveFullyQualifiedName("dev.sluice.runtime.Main")
                 .should().callMethod(System.class, "currentTimeMillis")

@@ -60,6 +60,7 @@ import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.ConnectionStore;
 import dev.sluice.runtime.store.ChangeFeed;
+import dev.sluice.runtime.redis.SharedState;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.ProxyLogStore;
 import dev.sluice.runtime.store.OAuthTokens;
@@ -113,11 +114,13 @@ public final class SluiceServer implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final Telemetry telemetry;
     private final RouteTable routes;
+    private final SharedState shared;
 
     private SluiceServer(WebServer web, Database database, ChangeFeed feed, ProxyLogWriter logWriter, ConnectionStore connections,
             ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher, Telemetry telemetry,
-            RouteTable routes) {
+            RouteTable routes, SharedState shared) {
         this.feed = feed;
+        this.shared = shared;
         this.telemetry = telemetry;
         this.routes = routes;
         this.dispatcher = dispatcher;
@@ -141,16 +144,19 @@ public final class SluiceServer implements AutoCloseable {
      */
     public static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console) {
         Database db = Database.open(config.dataDir(), config.database());
+        // NF-6: with SLUICE_REDIS_URL the hot state several instances must agree on is shared through Redis
+        SharedState shared = SharedState.open(config.redis());
         try {
-            return start(config, clock, pluginParent, console, db);
+            return start(config, clock, pluginParent, console, db, shared);
         } catch (RuntimeException e) {
+            shared.close();
             db.close();
             throw e;
         }
     }
 
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
-            Database db) {
+            Database db, SharedState shared) {
         ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         if (db.shared() && config.secretKey() == null && !java.nio.file.Files.exists(config.dataDir().resolve("secret.key"))) {
             // every instance must open the credentials the others sealed: one key, given to all
@@ -172,7 +178,8 @@ public final class SluiceServer implements AutoCloseable {
         EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout(), buffers),
                 config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         try {
-            return start(config, clock, pluginParent, console, db, mapper, box, connections, keys, settings, proxyLogs, adminHash, http);
+            return start(config, clock, pluginParent, console, db, shared, mapper, box, connections, keys, settings, proxyLogs, adminHash,
+                    http);
         } catch (RuntimeException e) {
             http.close();
             throw e;
@@ -180,7 +187,7 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
-            Database db, ObjectMapper mapper, SecretBox box, JdbcConnectionStore connections, JdbcApiKeyStore keys,
+            Database db, SharedState shared, ObjectMapper mapper, SecretBox box, JdbcConnectionStore connections, JdbcApiKeyStore keys,
             JdbcSettingsStore settings, JdbcProxyLogStore proxyLogs, String adminHash, EgressRoutes http) {
         OpenAiCodec codec = new OpenAiCodec();
         OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
@@ -219,8 +226,8 @@ public final class SluiceServer implements AutoCloseable {
         ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
         ResilienceSettingsService resilienceSettings = new ResilienceSettingsService(
                 ResilienceSettingsLayers.configured(config.resilience(), config.resilienceEnv()), settings);
-        Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new JdbcBreakerStore(db)),
-                new ConnectionCooldowns(connections, clock, resilienceSettings), new ModelLockouts(clock, resilienceSettings),
+        Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new JdbcBreakerStore(db), shared.breakers()),
+                new ConnectionCooldowns(connections, clock, resilienceSettings, shared.cooldowns()), new ModelLockouts(clock, resilienceSettings),
                 new ProviderCooldowns(clock, resilienceSettings));
         GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases(),
                 config.sessionAffinityTtlMs());
@@ -255,7 +262,7 @@ public final class SluiceServer implements AutoCloseable {
                 registry.modelScopedLimits());
         // GET /metrics reads the resilience state at scrape time; the gates report queue waits as they happen
         SluiceMetrics[] metricsRef = new SluiceMetrics[1];
-        ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos));
+        ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos), shared.permits());
         SluiceMetrics metrics = new SluiceMetrics(connections, resilience.breakers(), resilience.lockouts(), gates, clock);
         metricsRef[0] = metrics;
         JdbcUsageStore usageStore = new JdbcUsageStore(db);
@@ -291,7 +298,7 @@ public final class SluiceServer implements AutoCloseable {
                         () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
                 sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
-                telemetry, usageStore, config.observability().metricsPublic(), instanceId);
+                telemetry, usageStore, config.observability().metricsPublic(), instanceId, shared);
         RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()
                 .host(config.host())
@@ -318,10 +325,11 @@ public final class SluiceServer implements AutoCloseable {
                     + " (address in use or not available; see the log above)");
         }
         String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
-        LOG.log(System.Logger.Level.INFO, "instance " + instanceId + ", database " + db.dialect().kind() + " " + db.url());
+        LOG.log(System.Logger.Level.INFO, "instance " + instanceId + ", database " + db.dialect().kind() + " " + db.url()
+                + (shared.configured() ? ", shared state redis " + shared.url() : ""));
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
-        return new SluiceServer(web, db, feed, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry, routes);
+        return new SluiceServer(web, db, feed, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry, routes, shared);
     }
 
     /** How often idle connections are looked for: a tenth of the timeout, between 100 ms and 10 s. */
@@ -414,6 +422,7 @@ public final class SluiceServer implements AutoCloseable {
         logWriter.close();
         feed.close();
         telemetry.close();
+        shared.close();
         database.close();
     }
 }

@@ -9,6 +9,7 @@ import dev.sluice.runtime.plugin.LoadedPlugin;
 import dev.sluice.runtime.plugin.PluginFailure;
 import dev.sluice.runtime.plugin.PluginLoader;
 import dev.sluice.runtime.plugin.PluginRegistry;
+import dev.sluice.runtime.redis.SharedState;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.store.DatabaseCheck;
 import java.io.PrintStream;
@@ -116,6 +117,9 @@ final class Doctor {
                 + " (listen " + config.host() + ":" + config.port() + ", data " + config.dataDir() + ", plugins " + config.pluginsDir() + ")"));
         sink.accept(dataDir(config.dataDir()));
         sink.accept(config.database().postgres() ? database(DatabaseCheck.inspect(config.database())) : database(config.dataDir()));
+        if (config.redis().configured()) {
+            sink.accept(redis(config.redis().url(), SharedState.problem(config.redis())));
+        }
         plugins(config.pluginsDir(), config.strictPlugins(), pluginParent).forEach(sink);
     }
 
@@ -168,6 +172,13 @@ final class Doctor {
         }
         return new Check(Status.OK, "database", "postgresql " + r.url() + ": reachable, schema version " + r.schemaVersion()
                 + (r.schemaVersion() < r.knownVersion() ? " (migrated to " + r.knownVersion() + " on next start)" : ""));
+    }
+
+    /** SLUICE_REDIS_URL: the Redis/Valkey server of the shared hot state (its URL never shows a password). */
+    static Check redis(String url, String problem) {
+        return problem == null ? new Check(Status.OK, "redis", url + ": reachable (shared permits, cooldowns and breakers)")
+                : new Check(Status.FAIL, "redis", url + ": unreachable (" + problem + "); the server would start and fall back to"
+                        + " each instance's own limits until it answers");
     }
 
     static List<Check> plugins(Path dir, boolean strict, ModuleLayer parent) {

@@ -2,6 +2,7 @@ package dev.sluice.runtime.config;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
+import dev.sluice.runtime.redis.RedisSettings;
 import dev.sluice.runtime.store.DatabaseSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -53,6 +54,10 @@ public final class ConfigLoader {
     public static final String ENV_EGRESS_IP_LOCK_PROVIDERS = "SLUICE_EGRESS_IP_LOCK_PROVIDERS";
     /** The PostgreSQL JDBC URL of the shared durable store (NF-6); unset = the data folder's SQLite. */
     public static final String ENV_DATABASE_URL = "SLUICE_DATABASE_URL";
+    /** The Redis/Valkey server of the shared hot resilience state (NF-6; needs {@link #ENV_DATABASE_URL}); unset = in memory. */
+    public static final String ENV_REDIS_URL = "SLUICE_REDIS_URL";
+    /** How long a permit whose instance stopped renewing it holds on, ms (default 30 000). */
+    public static final String ENV_REDIS_PERMIT_TTL_MS = "SLUICE_REDIS_PERMIT_TTL_MS";
     /** The PostgreSQL user (beats one in the URL). */
     public static final String ENV_DATABASE_USER = "SLUICE_DATABASE_USER";
     /** The PostgreSQL password (beats one in the URL). */
@@ -157,7 +162,7 @@ public final class ConfigLoader {
                 pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback,
                 aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog),
                 positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT),
-                upstreamLimits(file), database(env, file));
+                upstreamLimits(file), database(env, file), redis(env, file));
     }
 
     /** {@code SLUICE_DATABASE_URL|USER|PASSWORD}, else {@code database.url|user|password} of the file. */
@@ -168,6 +173,18 @@ public final class ConfigLoader {
                 ? env.get(ENV_DATABASE_PASSWORD) : file.get("database.password").asString().orElse(null);
         String name = env.get(ENV_DATABASE_URL) != null && !env.get(ENV_DATABASE_URL).isBlank() ? ENV_DATABASE_URL : "database.url";
         return DatabaseSettings.of(url, user, password == null || password.isEmpty() ? null : password, name);
+    }
+
+    /** {@code SLUICE_REDIS_URL} / {@code SLUICE_REDIS_PERMIT_TTL_MS}, else {@code redis.url} / {@code redis.permitTtlMs} of the file. */
+    private static RedisSettings redis(Map<String, String> env, Config file) {
+        String url = blankToNull(pick(env, ENV_REDIS_URL, file.get("redis.url"), null));
+        String ttlName = env.get(ENV_REDIS_PERMIT_TTL_MS) != null ? ENV_REDIS_PERMIT_TTL_MS : "redis.permitTtlMs";
+        String ttl = blankToNull(pick(env, ENV_REDIS_PERMIT_TTL_MS, file.get("redis.permitTtlMs"), null));
+        if (url == null && ttl != null) {
+            throw new IllegalArgumentException(ttlName + " is set but SLUICE_REDIS_URL (redis.url) is not: it bounds shared permits only");
+        }
+        String name = env.get(ENV_REDIS_URL) != null && !env.get(ENV_REDIS_URL).isBlank() ? ENV_REDIS_URL : "redis.url";
+        return RedisSettings.of(url, ttl == null ? null : parseLong(ttl, ttlName), name);
     }
 
     /** {@code stdout}, {@code off}, or a file path (relative to the installation folder); unset = the data folder's file. */

@@ -2,6 +2,7 @@ package dev.sluice.runtime.config;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.runtime.redis.RedisSettings;
 import dev.sluice.runtime.store.DatabaseSettings;
 import java.net.URI;
 import java.nio.file.Path;
@@ -54,6 +55,9 @@ import java.util.Map;
  * @param database {@code SLUICE_DATABASE_URL} (or {@code database.url}) with its credentials: the
  *     PostgreSQL database several instances share (NF-6), or {@link DatabaseSettings#SQLITE}, the
  *     data folder's SQLite file (the default)
+ * @param redis {@code SLUICE_REDIS_URL} (or {@code redis.url}): the Redis/Valkey server several
+ *     instances share their hot resilience state through (NF-6; needs {@code database} too), or
+ *     {@link RedisSettings#NONE}
  */
 public record SluiceConfig(
         String host,
@@ -77,7 +81,7 @@ public record SluiceConfig(
         Observability observability,
         Duration idleConnectionTimeout,
         UpstreamLimits upstreamLimits,
-        DatabaseSettings database) {
+        DatabaseSettings database, RedisSettings redis) {
 
     /**
      * Who may scrape the metrics, and where the access log goes.
@@ -279,7 +283,7 @@ public record SluiceConfig(
             long sessionAffinityTtlMs, Observability observability, Duration idleConnectionTimeout) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
                 pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
-                sessionAffinityTtlMs, observability, idleConnectionTimeout, UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE);
+                sessionAffinityTtlMs, observability, idleConnectionTimeout, UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE, RedisSettings.NONE);
     }
 
     /**
@@ -291,7 +295,7 @@ public record SluiceConfig(
     public SluiceConfig withUpstreamLimits(UpstreamLimits limits) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits, database);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits, database, redis);
     }
 
     /**
@@ -303,7 +307,19 @@ public record SluiceConfig(
     public SluiceConfig withDatabase(DatabaseSettings target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, target);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, target, redis);
+    }
+
+    /**
+     * The same configuration sharing its hot resilience state through another Redis server.
+     *
+     * @param target the Redis server, or {@link RedisSettings#NONE}
+     * @return a copy
+     */
+    public SluiceConfig withRedis(RedisSettings target) {
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
+                headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, target);
     }
 
     /** The longest session affinity TTL: one day (as OmniRoute). */
@@ -314,6 +330,13 @@ public record SluiceConfig(
         upstreamLimits = upstreamLimits == null ? UpstreamLimits.DEFAULTS : upstreamLimits;
         idleConnectionTimeout = idleConnectionTimeout == null ? DEFAULT_IDLE_CONNECTION_TIMEOUT : idleConnectionTimeout;
         database = database == null ? DatabaseSettings.SQLITE : database;
+        redis = redis == null ? RedisSettings.NONE : redis;
+        if (redis.configured() && !database.postgres()) {
+            // connection ids and every record differ per instance on SQLite: hot state keyed by them would be shared nonsense
+            throw new IllegalArgumentException("SLUICE_REDIS_URL (redis.url) is set but SLUICE_DATABASE_URL (database.url) is not:"
+                    + " shared hot state needs the shared PostgreSQL database (connection ids differ per SQLite file);"
+                    + " set both, or unset SLUICE_REDIS_URL for a single instance");
+        }
         if (idleConnectionTimeout.isNegative() || idleConnectionTimeout.isZero()) {
             throw new IllegalArgumentException("idleConnectionTimeout must be positive");
         }
@@ -464,6 +487,6 @@ public record SluiceConfig(
         return "SluiceConfig[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", pluginsDir=" + pluginsDir
                 + ", strictPlugins=" + strictPlugins + ", adminKey=" + (adminKey == null ? "generated" : "***")
                 + ", maxBodyBytes=" + maxBodyBytes + ", egressProbeUrl=" + (egressProbeUrl == null ? null : "set")
-                + ", database=" + database + ", resilience=" + resilience + ", resilienceEnv=" + resilienceEnv.keySet() + "]";
+                + ", database=" + database + ", redis=" + redis + ", resilience=" + resilience + ", resilienceEnv=" + resilienceEnv.keySet() + "]";
     }
 }

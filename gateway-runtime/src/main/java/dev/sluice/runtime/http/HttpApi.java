@@ -11,6 +11,7 @@ import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.ProviderCatalog;
 import dev.sluice.runtime.store.ApiKeyStore;
 import dev.sluice.runtime.store.ConnectionStore;
+import dev.sluice.runtime.redis.SharedState;
 import dev.sluice.runtime.store.Database;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
@@ -70,6 +71,7 @@ public final class HttpApi {
      * @param usage the usage table ({@code GET /api/usage})
      * @param metricsPublic whether {@code GET /metrics} answers without the admin key
      * @param instanceId this server's id among the instances sharing a database (the health view shows it)
+     * @param shared the hot resilience state shared through Redis (the health view shows its reachability)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
@@ -78,7 +80,7 @@ public final class HttpApi {
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
             Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageStore usage, boolean metricsPublic,
-            String instanceId) {
+            String instanceId, SharedState shared) {
     }
 
     /** What a connection's executor keeps about it; a misbehaving executor shows nothing rather than failing the view. */
@@ -141,7 +143,7 @@ public final class HttpApi {
         routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),
-                d.streams(), d.sessions(), c -> pluginState(d, c), new Deployment(d.instanceId(), d.database()));
+                d.streams(), d.sessions(), c -> pluginState(d, c), new Deployment(d.instanceId(), d.database(), d.shared()));
         routes.register(routing, "/api/resilience", new ResilienceSettingsAdminService(json, auth, d.resilienceSettings()));
         routes.register(routing, "/api/resilience", resilience.resilience());
         routes.register(routing, "/api/monitoring", resilience.monitoring());

@@ -118,7 +118,10 @@ final class ResilienceAdminService {
         int locked = lockouts.activeCount();
         degraded |= cooling > 0 || terminal > 0 || locked > 0;
         root.put("status", degraded ? "degraded" : "healthy");
-        deployment.describe(root);
+        if (!deployment.describe(root)) {
+            // NF-6: a store other instances share is out of reach (same key: its place in the document is kept)
+            root.put("status", "degraded");
+        }
         root.set("providerBreakers", list);
         root.putObject("connections").put("cooling", cooling).put("terminal", terminal).put("total", connections.list().size());
         root.put("lockouts", locked);

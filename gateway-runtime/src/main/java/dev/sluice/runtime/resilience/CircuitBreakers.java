@@ -61,6 +61,9 @@ public final class CircuitBreakers {
     private final Supplier<ResilienceSettings> settings;
     private final FailureDedupe dedupe = new FailureDedupe();
     private final BreakerRegistry registry;
+    private final BreakerBoard board;
+    /** NF-6: the breakers whose shared half-open probe this instance holds. */
+    private final java.util.concurrent.ConcurrentHashMap<BreakerKey, Boolean> sharedProbes = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Creates the breakers and restores every persisted one (CB-7); a restored {@code HALF_OPEN}
@@ -71,9 +74,22 @@ public final class CircuitBreakers {
      * @param store the persistence
      */
     public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerStore store) {
+        this(clock, settings, store, BreakerBoard.NONE);
+    }
+
+    /**
+     * Creates the breakers, sharing their open state and half-open probe with other instances.
+     *
+     * @param clock the clock
+     * @param settings the live resilience settings, read on every call
+     * @param store the persistence
+     * @param board what several instances share ({@link BreakerBoard#NONE}: nothing)
+     */
+    public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerStore store, BreakerBoard board) {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.registry = new BreakerRegistry(clock, new BreakerPersistence(store), dedupe);
+        this.board = requireNonNull(board, "board is null");
     }
 
     /**
@@ -85,6 +101,18 @@ public final class CircuitBreakers {
      */
     public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerRowStore rows) {
         this(clock, settings, new RowBackedBreakerStore(rows));
+    }
+
+    /**
+     * Creates the breakers over the breaker table, sharing their open state with other instances.
+     *
+     * @param clock the clock
+     * @param settings the live resilience settings, read on every call
+     * @param rows the table
+     * @param board what several instances share ({@link BreakerBoard#NONE}: nothing)
+     */
+    public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerRowStore rows, BreakerBoard board) {
+        this(clock, settings, new RowBackedBreakerStore(rows), board);
     }
 
     /**
@@ -154,6 +182,33 @@ public final class CircuitBreakers {
 
     /** With {@code claim} false a free half-open probe is answered {@link Admission#ADMITTED}, unclaimed. */
     private Admission decide(BreakerKey key, ProviderClass cls, boolean claim) {
+        Admission local = decideLocally(key, cls, claim);
+        if (!local.admitted() || !board.shared()) {
+            return local;
+        }
+        // NF-6: an instance whose breaker opened refuses the host for everyone; one probe over all instances
+        long shared = board.admit(key, claim, probeLeaseMs(profile(cls)));
+        if (shared > 0) {
+            if (local.probe()) {
+                registry.locked(key, null, c -> {
+                    c.releaseIfHeldBy(local, "another instance holds the shared probe");
+                    return null;
+                });
+            }
+            return Admission.REFUSED;
+        }
+        if (shared == BreakerBoard.PROBE && claim) {
+            sharedProbes.put(key, Boolean.TRUE);
+        }
+        return local;
+    }
+
+    /** The shared open period of this breaker, ms, or 0 when no other instance announced one. */
+    private long sharedRetryAfterMs(BreakerKey key, ProviderClass cls) {
+        return board.shared() ? Math.max(0, board.admit(key, false, probeLeaseMs(profile(cls)))) : 0;
+    }
+
+    private Admission decideLocally(BreakerKey key, ProviderClass cls, boolean claim) {
         requireNonNull(cls, "cls is null");
         BreakerCell cell = registry.peek(key);
         if (cell == null) {
@@ -181,6 +236,10 @@ public final class CircuitBreakers {
      */
     public void onSuccess(BreakerKey key, ProviderClass cls, String connectionId) {
         requireNonNull(cls, "cls is null");
+        if (board.shared() && sharedProbes.remove(key) != null) {
+            // the shared probe succeeded: closed on every instance
+            board.closed(key);
+        }
         BreakerCell cell = registry.peek(key);
         if (cell == null) {
             // No cell, no dedupe entry in its window: entries are made with the cell, and forgotten with it.
@@ -220,6 +279,7 @@ public final class CircuitBreakers {
      */
     public void onFailure(BreakerKey key, ProviderClass cls, String connectionId, String kind) {
         requireNonNull(cls, "cls is null");
+        boolean[] opened = {false};
         registry.locked(key, cls, c -> {
             c.cls = cls;
             long now = clock.millis();
@@ -234,8 +294,16 @@ public final class CircuitBreakers {
                 c.dedupeUntil = dedupe.remember(key, connectionId, now);
             }
             c.move(m, cls, now);
+            opened[0] = !(s instanceof BreakerStatus.Open) && c.status() instanceof BreakerStatus.Open;
             return null;
         });
+        boolean sharedProbeFailed = board.shared() && sharedProbes.remove(key) != null;
+        if (board.shared() && (opened[0] || sharedProbeFailed)) {
+            // NF-6: open on every instance; a failed shared probe opens it again for one more cycle (BO-3)
+            BreakerProfile p = profile(cls);
+            long period = opened[0] ? Math.max(1, retryAfterMs(key, cls)) : openPeriodMs(p, 1, kind);
+            board.opened(key, period, probeLeaseMs(p));
+        }
     }
 
     /**
@@ -251,6 +319,9 @@ public final class CircuitBreakers {
      */
     public void onNeutral(BreakerKey key, Admission admission) {
         requireNonNull(admission, "admission is null");
+        if (board.shared() && admission.admitted() && sharedProbes.remove(key) != null) {
+            board.released(key);
+        }
         if (!admission.probe() || registry.peek(key) == null) {
             return;
         }
@@ -314,7 +385,7 @@ public final class CircuitBreakers {
      * @return the wait in ms
      */
     public long retryAfterMs(BreakerKey key, ProviderClass cls) {
-        return view(key, cls).retryAfterMs();
+        return Math.max(view(key, cls).retryAfterMs(), sharedRetryAfterMs(key, cls));
     }
 
     /**

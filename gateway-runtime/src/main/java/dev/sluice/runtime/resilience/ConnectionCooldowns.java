@@ -64,6 +64,7 @@ public final class ConnectionCooldowns {
     private final Supplier<ResilienceSettings> settings;
     private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Streak> rejectedStreaks = new ConcurrentHashMap<>();
+    private final CooldownBoard board;
 
     /**
      * Creates the mechanism.
@@ -73,9 +74,22 @@ public final class ConnectionCooldowns {
      * @param settings the live settings
      */
     public ConnectionCooldowns(ConnectionStore store, InstantSource clock, Supplier<ResilienceSettings> settings) {
+        this(store, clock, settings, CooldownBoard.NONE);
+    }
+
+    /**
+     * Creates the mechanism, announcing cooldowns to other instances.
+     *
+     * @param store the connections (state is written through it)
+     * @param clock the clock
+     * @param settings the live settings
+     * @param board where cooldowns are announced to the other instances ({@link CooldownBoard#NONE}: nowhere)
+     */
+    public ConnectionCooldowns(ConnectionStore store, InstantSource clock, Supplier<ResilienceSettings> settings, CooldownBoard board) {
         this.store = store;
         this.clock = clock;
         this.settings = settings;
+        this.board = java.util.Objects.requireNonNull(board, "board is null");
     }
 
     /**
@@ -132,14 +146,14 @@ public final class ConnectionCooldowns {
             Terminal terminal = terminalStatus(connectionId, verdict, s, now);
             if (terminal != null) {
                 rejectedStreaks.remove(connectionId);
-                store.updateState(connectionId, from.moveTo(terminal).stored(lastError, type, errorCode, s.backoffLevel(),
+                write(connectionId, s, from.moveTo(terminal).stored(lastError, type, errorCode, s.backoffLevel(),
                         s.expiredRetries()));
                 return new Outcome(0, terminal.wireName(), false);
             }
             Step step = step(c, verdict, s, now);
             if (c.disableCooling()) {
                 // CC-9: recorded, never cooled; not a move: the status stays as stored, byte for byte
-                store.updateState(connectionId, new ConnectionState(s.testStatus(), s.rateLimitedUntil(), lastError, type, errorCode,
+                write(connectionId, s, new ConnectionState(s.testStatus(), s.rateLimitedUntil(), lastError, type, errorCode,
                         s.backoffLevel(), step.expiredRetries));
                 return new Outcome(0, s.testStatus(), false);
             }
@@ -148,13 +162,13 @@ public final class ConnectionCooldowns {
                 // CC-3: the burst that set this cooldown already took its backoff step; a declared or
                 // hinted end that lies further out is a fact, not an escalation, and still extends it
                 if (!step.fromFormula && next.until() > current.until()) {
-                    store.updateState(connectionId, from.moveTo(next).stored(lastError, type, errorCode, s.backoffLevel(),
+                    write(connectionId, s, from.moveTo(next).stored(lastError, type, errorCode, s.backoffLevel(),
                             step.expiredRetries));
                     return new Outcome(step.cooldownMs, next.wireName(), false);
                 }
                 return new Outcome(0, s.testStatus(), true);
             }
-            store.updateState(connectionId, from.moveTo(next).stored(lastError, type, errorCode, step.backoffLevel,
+            write(connectionId, s, from.moveTo(next).stored(lastError, type, errorCode, step.backoffLevel,
                     step.expiredRetries));
             return new Outcome(step.cooldownMs, next.wireName(), false);
         } finally {
@@ -258,7 +272,7 @@ public final class ConnectionCooldowns {
                 if (ConnectionStatus.of(s, clock.millis()) instanceof Terminal) {
                     return;
                 }
-                store.updateState(connectionId, new ConnectionState(s.testStatus(), s.rateLimitedUntil(), truncate(message),
+                write(connectionId, s, new ConnectionState(s.testStatus(), s.rateLimitedUntil(), truncate(message),
                         FailureReason.STREAM_STALL.wireName(), STREAM_STALL_CODE, s.backoffLevel(), s.expiredRetries()));
             });
         } finally {
@@ -306,7 +320,7 @@ public final class ConnectionCooldowns {
             if (from instanceof Terminal || (s.rateLimitedUntil() != null && s.rateLimitedUntil() >= until)) {
                 return false;
             }
-            store.updateState(connectionId, from.moveTo(new CoolingDown(until)).stored(truncate(lastError), reason.wireName(), "429",
+            write(connectionId, s, from.moveTo(new CoolingDown(until)).stored(truncate(lastError), reason.wireName(), "429",
                     s.backoffLevel(), s.expiredRetries()));
             return true;
         } finally {
@@ -381,6 +395,43 @@ public final class ConnectionCooldowns {
     /** CC-7, CC-8: back to active with every error field and the backoff cleared. */
     private void reset(String connectionId, ConnectionStatus from) {
         store.updateState(connectionId, from.moveTo(ConnectionStatus.ACTIVE).stored(null, null, null, 0, 0));
+        if (from instanceof CoolingDown) {
+            board.cleared(connectionId);
+        }
+    }
+
+    /**
+     * Writes a connection's state, and announces a cooldown that starts or ends with it to the
+     * other instances (NF-6) right after the durable write.
+     */
+    private void write(String connectionId, ConnectionState before, ConnectionState next) {
+        store.updateState(connectionId, next);
+        if (!board.shared()) {
+            return;
+        }
+        long now = clock.millis();
+        Long until = next.rateLimitedUntil();
+        if (until != null && until > now) {
+            board.cooled(connectionId, until - now);
+        } else if (before.rateLimitedUntil() != null && before.rateLimitedUntil() > now) {
+            board.cleared(connectionId);
+        }
+    }
+
+    /**
+     * How long another instance announced a connection to cool (NF-6), for selection between the
+     * announcement and the re-read of the connection's durable state.
+     *
+     * @param connectionId the connection
+     * @return ms left, 0 when none is announced
+     */
+    public long announcedRemainingMs(String connectionId) {
+        return board.remainingMs(connectionId);
+    }
+
+    /** @return true when cooldowns are announced to other instances */
+    public boolean shared() {
+        return board.shared();
     }
 
     private static String truncate(String s) {

@@ -97,6 +97,22 @@ public final class ConnectionGates {
     public record Pacing(long spacingMs, long untilMs, long limit, long remaining) {
     }
 
+    /** Takes the shared permit of a local one (for {@link SharedTurn}), or releases the local one. */
+    static Permit holding(Permit p, SharedPermits.Held held) {
+        p.shared = held;
+        return p;
+    }
+
+    /** @return the permit's model */
+    static String model(Permit p) {
+        return p.model;
+    }
+
+    /** @return whether the permit counts on its connection's cap (not a QC-3 fail-open) */
+    static boolean countsConnection(Permit p) {
+        return p.countsConnection;
+    }
+
     /** The outcome of {@link #enter}. */
     public sealed interface Entry permits Permit, Refused {
     }
@@ -111,6 +127,8 @@ public final class ConnectionGates {
         private final String model;
         private final boolean countsConnection;
         private final AtomicBoolean released = new AtomicBoolean();
+        /** The permit shared with other instances, once taken (NF-6). */
+        private volatile SharedPermits.Held shared = SharedPermits.Held.LOCAL;
 
         Permit(Gate gate, String model, boolean countsConnection) {
             this.gate = gate;
@@ -130,6 +148,7 @@ public final class ConnectionGates {
         /** Returns the permits this request holds. */
         public void release() {
             if (gate != null && released.compareAndSet(false, true)) {
+                shared.release();
                 gate.release(model, countsConnection);
             }
         }
@@ -146,6 +165,7 @@ public final class ConnectionGates {
 
     private final InstantSource clock;
     private final GateRegistry gates;
+    private final SharedPermits shared;
 
     /**
      * Creates the gates.
@@ -163,9 +183,21 @@ public final class ConnectionGates {
      * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
      */
     public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits) {
+        this(clock, waits, SharedPermits.NONE);
+    }
+
+    /**
+     * Creates the gates, reporting queue waits, whose caps hold over several instances.
+     *
+     * @param clock decides deadlines and pauses
+     * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
+     * @param shared the permits shared with other instances ({@link SharedPermits#NONE}: none)
+     */
+    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared) {
         this.clock = clock;
         this.gates = new GateRegistry(clock);
         this.waits = waits;
+        this.shared = java.util.Objects.requireNonNull(shared, "shared is null");
     }
 
     private final java.util.function.LongConsumer waits;
@@ -197,8 +229,10 @@ public final class ConnectionGates {
             return Permit.NONE;
         }
         long t0 = System.nanoTime();
+        long deadline = clock.millis() + limits.maxWaitMs();
         try {
-            return gate.enter(model, limits, stillWanted);
+            Entry entry = gate.enter(model, limits, stillWanted);
+            return entry instanceof Permit p ? SharedTurn.await(shared, clock, p, connectionId, limits, deadline, stillWanted) : entry;
         } finally {
             waits.accept(System.nanoTime() - t0);
         }
@@ -215,7 +249,11 @@ public final class ConnectionGates {
      */
     public Permit tryEnter(String connectionId, String model, Limits limits) {
         Gate gate = gateToPass(connectionId, limits);
-        return gate == null ? Permit.NONE : gate.tryEnter(model, limits);
+        if (gate == null) {
+            return Permit.NONE;
+        }
+        Permit p = gate.tryEnter(model, limits);
+        return p == null ? null : SharedTurn.once(shared, p, connectionId, limits);
     }
 
     /**
@@ -240,7 +278,8 @@ public final class ConnectionGates {
      * @return the permit, or null when something besides the connection's cap holds the request
      */
     public Permit failOpen(String connectionId, String model, Limits limits) {
-        return gates.of(connectionId).failOpen(model, limits);
+        Permit p = gates.of(connectionId).failOpen(model, limits);
+        return p == null ? null : SharedTurn.once(shared, p, connectionId, limits);
     }
 
     /**

@@ -144,6 +144,13 @@ public final class ResilienceEngine {
         if (until != null && until > now) {
             return out.set(Exclusion.Reason.UNAVAILABLE, until - now, reasonOf(conn.state().lastErrorType()));
         }
+        if (cooldowns.shared()) {
+            // NF-6: another instance may have cooled it a moment ago; its durable state follows within a second
+            long announced = cooldowns.announcedRemainingMs(conn.id());
+            if (announced > 0) {
+                return out.set(Exclusion.Reason.UNAVAILABLE, announced);
+            }
+        }
         long pc = providerCooldowns.connectionRemainingMs(provider, conn.id());
         if (pc > 0) {
             return out.set(Exclusion.Reason.PROVIDER_COOLDOWN, pc);

@@ -49,6 +49,25 @@ class DoctorTest {
     }
 
     @Test
+    void withSluiceRedisUrlDoctorChecksThatRedisAnswersAndShowsNoPassword_NF6() throws Exception {
+        env.put("SLUICE_DATABASE_URL", "jdbc:postgresql://127.0.0.1:1/none");
+        try (dev.sluice.testkit.TestRedis redis = dev.sluice.testkit.TestRedis.startOrSkip(org.junit.jupiter.api.Assumptions::abort)) {
+            env.put("SLUICE_REDIS_URL", redis.url());
+            doctor();
+            assertThat(line("redis")).isEqualTo("ok   redis: " + redis.url() + ": reachable (shared permits, cooldowns and breakers)");
+            out.reset();
+            int port;
+            try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = free.getLocalPort();
+            }
+            env.put("SLUICE_REDIS_URL", "redis://:hunter2-secret@127.0.0.1:" + port + "/0");
+            assertThat(doctor()).isEqualTo(Cli.FAILED);
+            assertThat(line("redis")).startsWith("FAIL redis: redis://127.0.0.1:" + port + "/0: unreachable (");
+            assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("hunter2-secret");
+        }
+    }
+
+    @Test
     void aFreshInstallationPassesAndDoctorCreatesNothing() {
         assertThat(doctor()).as(lines().toString()).isEqualTo(Cli.OK);
         assertThat(line("java")).startsWith("ok   java: " + Runtime.version());

@@ -1,0 +1,255 @@
+package dev.sluice.distribution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.testkit.MockResponse;
+import dev.sluice.testkit.MockUpstream;
+import dev.sluice.testkit.TestPostgres;
+import dev.sluice.testkit.TestRedis;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two instances from the built zip on one PostgreSQL and one Redis ({@code SLUICE_DATABASE_URL} +
+ * {@code SLUICE_REDIS_URL}, SPEC NF-6), reached in turn like a round-robin load balancer: a
+ * cooldown written through A is honoured by B on the next request, a breaker opened through A
+ * short-circuits on B, {@code maxConcurrent: 1} holds over both, the permit of a request on a
+ * killed instance expires, and with Redis stopped both keep answering. Skipped without PostgreSQL
+ * or Redis binaries (failed with {@code SLUICE_REQUIRE_POSTGRES=1} / {@code SLUICE_REQUIRE_REDIS=1}).
+ */
+class SharedStateEndToEndIT {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** The permit expiry of these instances (30 s by default): what a killed instance's permits outlive it by. */
+    private static final long PERMIT_TTL_MS = 2_000;
+
+    @TempDir
+    static Path unpacked;
+    private static Path home;
+    private static TestPostgres postgres;
+    private static int databases;
+
+    @TempDir
+    Path work;
+
+    @RegisterExtension
+    final SluiceServers servers = new SluiceServers();
+
+    private final String adminKey = "sk-admin-" + UUID.randomUUID();
+    private final String secretKey = Base64.getEncoder().encodeToString(UUID.randomUUID().toString().substring(0, 32).getBytes());
+    private final List<MockUpstream> mocks = new ArrayList<>();
+    private final List<SluiceProcess> processes = new ArrayList<>();
+    private TestRedis redis;
+    private String databaseUrl;
+
+    @BeforeAll
+    static void start() {
+        postgres = TestPostgres.startOrSkip(Assumptions::abort);
+        home = Distribution.unpack(unpacked);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @BeforeEach
+    void freshStores() {
+        redis = TestRedis.startOrSkip(Assumptions::abort);
+        String url = postgres.createDatabase("shared_" + (++databases));
+        databaseUrl = url.replace("jdbc:postgresql://", "jdbc:postgresql://" + TestPostgres.USER + ":" + postgres.password() + "@");
+        for (int i = 0; i < 3; i++) {
+            mocks.add(MockUpstream.start().setDefault(MockResponse.completion("from-" + i)));
+        }
+    }
+
+    @AfterEach
+    void stopMocksAndRedis() {
+        mocks.forEach(MockUpstream::close);
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    private List<SluiceClient> twoInstances() {
+        List<SluiceClient> out = new ArrayList<>();
+        for (String name : List.of("a", "b")) {
+            Map<String, String> env = SluiceProcess.env(work.resolve(name), adminKey);
+            env.put("SLUICE_DATABASE_URL", databaseUrl);
+            env.put("SLUICE_REDIS_URL", redis.url());
+            env.put("SLUICE_REDIS_PERMIT_TTL_MS", Long.toString(PERMIT_TTL_MS));
+            env.put("SLUICE_SECRET_KEY", secretKey);
+            SluiceProcess p = servers.start(home, env);
+            processes.add(p);
+            out.add(new SluiceClient(p));
+        }
+        return out;
+    }
+
+    private static HttpResponse<String> chat(SluiceClient c, String key) {
+        HttpRequest r = HttpRequest.newBuilder(c.base().resolve("/v1/chat/completions")).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(SluiceClient.toJson(SluiceClient.chat("alpha/m", false)))).build();
+        try {
+            return HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private String connection(SluiceClient c, MockUpstream upstream, Map<String, Object> extra) {
+        Map<String, Object> body = new java.util.HashMap<>(Map.of("provider", "alpha", "authType", "apikey",
+                "apiKey", "sk-upstream-" + UUID.randomUUID(), "baseUrl", upstream.baseUrl() + "/v1"));
+        body.putAll(extra);
+        return c.expect(c.post("/api/providers", adminKey, body), 201).get("id").asText();
+    }
+
+    /** Waits until B routes to every connection A created (the snapshot's re-read, ≤ 1 s). */
+    private void awaitConnections(SluiceClient b, int n) {
+        await().atMost(Duration.ofSeconds(2)).until(() -> b.expect(b.get("/api/providers", adminKey), 200).path("data").size() == n);
+    }
+
+    @Test
+    void healthShowsSharedModeAndACooldownWrittenThroughAIsHonouredByBOnTheNextRequest_NF6() {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        SluiceClient b = lb.get(1);
+        for (SluiceClient c : lb) {
+            JsonNode health = c.expect(c.get("/api/monitoring/health", adminKey), 200);
+            assertThat(health.get("mode").asText()).isEqualTo("shared");
+            assertThat(health.at("/stores/redis/kind").asText()).isEqualTo("redis");
+            assertThat(health.at("/stores/redis/reachable").asBoolean()).isTrue();
+            assertThat(health.at("/stores/redis/url").asText()).isEqualTo(redis.url());
+        }
+        mocks.get(0).setDefault(MockResponse.json(429, "{\"error\":{\"message\":\"rate limited\",\"type\":\"rate_limit_error\"}}")
+                .header("Retry-After", "60"));
+        connection(a, mocks.get(0), Map.of());
+        connection(a, mocks.get(1), Map.of());
+        awaitConnections(b, 2);
+        // A sends until the limited account answered its 429 once (then it fails over to the other)
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            assertThat(chat(a, adminKey).statusCode()).isEqualTo(200);
+            return mocks.get(0).requestCount() == 1;
+        });
+        // at once, through B: the cooled account is never called
+        for (int i = 0; i < 5; i++) {
+            assertThat(chat(b, adminKey).statusCode()).isEqualTo(200);
+        }
+        assertThat(mocks.get(0).requestCount()).as("calls to the cooled account").isEqualTo(1);
+        assertThat(mocks.get(1).requestCount()).isGreaterThanOrEqualTo(6);
+    }
+
+    @Test
+    void aBreakerOpenedThroughAShortCircuitsOnB_NF6() {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        SluiceClient b = lb.get(1);
+        a.expect(a.patch("/api/resilience", adminKey, Map.of("circuitBreaker", Map.of("apikey",
+                Map.of("degradationThreshold", 1, "failureThreshold", 2, "resetTimeoutMs", 60_000)))), 200);
+        // two accounts on one failing host: one request through A counts two failures and opens its breaker
+        mocks.get(2).setDefault(MockResponse.json(500, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}"));
+        connection(a, mocks.get(2), Map.of("disableCooling", true));
+        connection(a, mocks.get(2), Map.of("disableCooling", true));
+        awaitConnections(b, 2);
+        await().atMost(Duration.ofSeconds(2)).until(() ->
+                b.expect(b.get("/api/resilience", adminKey), 200).at("/circuitBreaker/apikey/failureThreshold").asInt() == 2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            chat(a, adminKey);
+            return a.expect(a.get("/api/monitoring/health", adminKey), 200).path("providerBreakers").findValuesAsText("state")
+                    .contains("OPEN");
+        });
+        int sent = mocks.get(2).requestCount();
+        HttpResponse<String> onB = chat(b, adminKey);
+        JsonNode refused = b.expect(onB, 503);
+        assertThat(refused.at("/error/code").asText()).isEqualTo("all_targets_cooling_down");
+        assertThat(refused.at("/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
+        assertThat(mocks.get(2).requestCount()).as("B sent nothing to the host A's breaker opened on").isEqualTo(sent);
+    }
+
+    @Test
+    void maxConcurrentOneHoldsOverBothInstances_QC1_NF6() throws Exception {
+        List<SluiceClient> lb = twoInstances();
+        mocks.get(0).setDefault(MockResponse.delayed(Duration.ofMillis(100), MockResponse.completion("slow")));
+        connection(lb.get(0), mocks.get(0), Map.of("maxConcurrent", 1));
+        awaitConnections(lb.get(1), 1);
+        List<Future<Integer>> answers = new ArrayList<>();
+        try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 10; i++) {
+                SluiceClient via = lb.get(i % 2);
+                answers.add(clients.submit(() -> chat(via, adminKey).statusCode()));
+            }
+            for (Future<Integer> f : answers) {
+                assertThat(f.get()).isEqualTo(200);
+            }
+        }
+        assertThat(mocks.get(0).requestCount()).isEqualTo(10);
+        assertThat(mocks.get(0).maxConcurrentRequests()).as("in flight at once upstream").isEqualTo(1);
+    }
+
+    @Test
+    void thePermitOfARequestOnAKilledInstanceExpiresAndBServesAfterIt_NF6() throws Exception {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        SluiceClient b = lb.get(1);
+        mocks.get(0).enqueue(MockResponse.hang());
+        connection(a, mocks.get(0), Map.of("maxConcurrent", 1));
+        awaitConnections(b, 1);
+        CompletableFuture.runAsync(() -> chat(a, adminKey));
+        assertThat(mocks.get(0).takeRequest(Duration.ofSeconds(10))).as("A holds the only permit").isNotNull();
+        processes.get(0).kill();
+        long t0 = System.nanoTime();
+        HttpResponse<String> onB = chat(b, adminKey);
+        Duration waited = Duration.ofNanos(System.nanoTime() - t0);
+        assertThat(onB.statusCode()).as(() -> b.describe(onB)).isEqualTo(200);
+        assertThat(waited).as("B waited for the dead request's permit to expire, no longer")
+                .isGreaterThan(Duration.ofMillis(PERMIT_TTL_MS / 4)).isLessThan(Duration.ofMillis(PERMIT_TTL_MS + 3_000));
+    }
+
+    @Test
+    void withRedisStoppedBothInstancesKeepAnsweringAndHealthSaysDegraded_NF6() {
+        List<SluiceClient> lb = twoInstances();
+        connection(lb.get(0), mocks.get(0), Map.of("maxConcurrent", 1));
+        awaitConnections(lb.get(1), 1);
+        redis.stop();
+        for (int i = 0; i < 6; i++) {
+            SluiceClient via = lb.get(i % 2);
+            long t0 = System.nanoTime();
+            assertThat(chat(via, adminKey).statusCode()).isEqualTo(200);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
+        }
+        for (SluiceClient c : lb) {
+            JsonNode health = c.expect(c.get("/api/monitoring/health", adminKey), 200);
+            assertThat(health.at("/stores/redis/reachable").asBoolean()).isFalse();
+            assertThat(health.get("status").asText()).isEqualTo("degraded");
+            assertThat(health.at("/stores/redis/permitsFailedOpen").asLong()).isPositive();
+            assertThat(c.serverOutput()).contains("unreachable").doesNotContain(postgres.password());
+        }
+    }
+}

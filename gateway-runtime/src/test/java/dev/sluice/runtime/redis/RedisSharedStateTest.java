@@ -1,0 +1,165 @@
+package dev.sluice.runtime.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.runtime.resilience.BreakerBoard;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.SharedPermits;
+import dev.sluice.testkit.TestRedis;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The Redis implementations of the shared hot state against a real redis-server (NF-6). */
+class RedisSharedStateTest {
+
+    private TestRedis server;
+    private final List<SharedState> instances = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        server = TestRedis.startOrSkip(Assumptions::abort);
+    }
+
+    @AfterEach
+    void stop() {
+        instances.forEach(SharedState::close);
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private SharedState instance(long permitTtlMs) {
+        SharedState s = SharedState.open(RedisSettings.of(server.url(), permitTtlMs, "test"));
+        instances.add(s);
+        return s;
+    }
+
+    @Test
+    void aPermitTakenOnOneInstanceCountsOnTheOther_NF6() {
+        SharedState a = instance(30_000);
+        SharedState b = instance(30_000);
+        SharedPermits.Held held = a.permits().tryAcquire("c1", "m", 1, 0);
+        assertThat(held).isNotNull().isNotSameAs(SharedPermits.Held.LOCAL);
+        assertThat(b.permits().tryAcquire("c1", "m", 1, 0)).isNull();
+        assertThat(b.permits().tryAcquire("c2", "m", 1, 0)).isNotNull();
+        held.release();
+        held.release();
+        assertThat(b.permits().tryAcquire("c1", "m", 1, 0)).isNotNull();
+    }
+
+    @Test
+    void aModelCapHoldsAcrossInstancesWhileOtherModelsStart_NF6() {
+        SharedState a = instance(30_000);
+        SharedState b = instance(30_000);
+        assertThat(a.permits().tryAcquire("c1", "m1", 5, 1)).isNotNull();
+        assertThat(b.permits().tryAcquire("c1", "m1", 5, 1)).isNull();
+        assertThat(b.permits().tryAcquire("c1", "m2", 5, 1)).isNotNull();
+    }
+
+    @Test
+    void permitsOfAnInstanceThatStoppedRenewingExpire_NF6() {
+        SharedState dead = instance(1_000);
+        SharedState b = instance(1_000);
+        assertThat(dead.permits().tryAcquire("c1", "m", 1, 0)).isNotNull();
+        // the heartbeat keeps a live permit past its expiry
+        long start = System.nanoTime();
+        await().pollDelay(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(3))
+                .until(() -> b.permits().tryAcquire("c1", "m", 1, 0) == null);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(1_400));
+        // kill -9 as far as Redis can tell: the heartbeat stops, the permit is never released
+        dead.close();
+        instances.remove(dead);
+        await().atMost(Duration.ofSeconds(3)).until(() -> b.permits().tryAcquire("c1", "m", 1, 0) != null);
+    }
+
+    @Test
+    void maxConcurrentOneHoldsOverTwoInstancesOfGates_NF6() throws Exception {
+        SharedState a = instance(30_000);
+        SharedState b = instance(30_000);
+        List<ConnectionGates> gates = List.of(new ConnectionGates(InstantSource.system(), n -> { }, a.permits()),
+                new ConnectionGates(InstantSource.system(), n -> { }, b.permits()));
+        ConnectionGates.Limits limits = new ConnectionGates.Limits(1, 0, false, 20_000, 0);
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger served = new AtomicInteger();
+        List<Callable<Void>> clients = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            ConnectionGates g = gates.get(i % 2);
+            clients.add(() -> {
+                ConnectionGates.Entry e = g.enter("conn", "m", limits, null);
+                assertThat(e).isInstanceOf(ConnectionGates.Permit.class);
+                try {
+                    most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                    Thread.sleep(20); // the upstream's work while the permit is held
+                    served.incrementAndGet();
+                } finally {
+                    inFlight.decrementAndGet();
+                    ((ConnectionGates.Permit) e).release();
+                }
+                return null;
+            });
+        }
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Future<Void> f : pool.invokeAll(clients)) {
+                f.get();
+            }
+        }
+        assertThat(served).hasValue(10);
+        assertThat(most).hasValue(1);
+    }
+
+    @Test
+    void aBreakerOpenedOnOneInstanceRefusesOnTheOtherThenLetsOneProbeThrough_NF6() {
+        SharedState a = instance(30_000);
+        SharedState b = instance(30_000);
+        BreakerKey key = new BreakerKey("openai", "api.example:443");
+        assertThat(b.breakers().admit(key, true, 5_000)).isEqualTo(BreakerBoard.ADMITTED);
+        a.breakers().opened(key, 300, 5_000);
+        assertThat(b.breakers().admit(key, true, 5_000)).isBetween(1L, 300L);
+        await().atMost(Duration.ofSeconds(2)).until(() -> b.breakers().admit(key, false, 5_000) == BreakerBoard.PROBE);
+        assertThat(b.breakers().admit(key, true, 5_000)).isEqualTo(BreakerBoard.PROBE);
+        assertThat(a.breakers().admit(key, true, 5_000)).isGreaterThan(0);
+        b.breakers().released(key);
+        assertThat(a.breakers().admit(key, true, 5_000)).isEqualTo(BreakerBoard.PROBE);
+        a.breakers().closed(key);
+        assertThat(b.breakers().admit(key, true, 5_000)).isEqualTo(BreakerBoard.ADMITTED);
+    }
+
+    @Test
+    void aCooldownAnnouncedOnOneInstanceIsSeenOnTheOtherUntilCleared_NF6() {
+        SharedState a = instance(30_000);
+        SharedState b = instance(30_000);
+        assertThat(b.cooldowns().remainingMs("c1")).isZero();
+        a.cooldowns().cooled("c1", 60_000);
+        assertThat(b.cooldowns().remainingMs("c1")).isBetween(59_000L, 60_000L);
+        a.cooldowns().cleared("c1");
+        assertThat(b.cooldowns().remainingMs("c1")).isZero();
+    }
+
+    @Test
+    void redisDownFailsOpenWithinTheTimeoutAndHealthSaysSo_NF6() {
+        SharedState a = instance(30_000);
+        assertThat(a.reachable()).isTrue();
+        server.stop();
+        long t0 = System.nanoTime();
+        assertThat(a.permits().tryAcquire("c1", "m", 1, 0)).isSameAs(SharedPermits.Held.LOCAL);
+        assertThat(a.breakers().admit(new BreakerKey("p", "h:1"), true, 1_000)).isEqualTo(BreakerBoard.ADMITTED);
+        assertThat(a.cooldowns().remainingMs("c1")).isZero();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+        assertThat(a.reachable()).isFalse();
+        assertThat(a.permitsFailedOpen()).isEqualTo(1);
+    }
+}
