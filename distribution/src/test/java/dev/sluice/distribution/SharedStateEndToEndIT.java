@@ -194,6 +194,61 @@ class SharedStateEndToEndIT {
     }
 
     @Test
+    void aModelLockoutSetThroughAIsHonouredByBOnTheNextRequest_NF6_ML4() {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        SluiceClient b = lb.get(1);
+        a.expect(a.patch("/api/resilience", adminKey, Map.of("modelLockout", Map.of("enabled", true))), 200);
+        // the first account does not know the model: a 404 locks the model on it, not the account
+        mocks.get(0).setDefault(MockResponse.json(404,
+                "{\"error\":{\"message\":\"The model `m` does not exist\",\"type\":\"invalid_request_error\",\"code\":\"model_not_found\"}}"));
+        String locked = connection(a, mocks.get(0), Map.of());
+        connection(a, mocks.get(1), Map.of());
+        awaitConnections(b, 2);
+        await().atMost(Duration.ofSeconds(2)).until(() ->
+                b.expect(b.get("/api/resilience", adminKey), 200).at("/modelLockout/enabled").asBoolean());
+        // A sends until the first account answered its 404 once (that request ends with the 404: not retried)
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            chat(a, adminKey);
+            return mocks.get(0).requestCount() == 1;
+        });
+        JsonNode onA = a.expect(a.get("/api/resilience/model-cooldowns", adminKey), 200).get("data");
+        assertThat(onA).hasSize(1);
+        assertThat(onA.get(0).get("connectionId").asText()).isEqualTo(locked);
+        // at once, through B: the model is never sent to the locked account
+        for (int i = 0; i < 5; i++) {
+            assertThat(chat(b, adminKey).statusCode()).isEqualTo(200);
+        }
+        assertThat(mocks.get(0).requestCount()).as("calls for the locked model on that account").isEqualTo(1);
+        // an operator's clear through B withdraws the shared lock: B tries the account again
+        b.expect(b.post("/api/resilience/cooldowns", adminKey, Map.of("connectionIds", List.of(locked))), 200);
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            chat(b, adminKey);
+            return mocks.get(0).requestCount() > 1;
+        });
+    }
+
+    @Test
+    void aProviderCooldownWindowCrossedThroughAHoldsTheProviderOnB_NF6_PC2() {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        SluiceClient b = lb.get(1);
+        a.expect(a.patch("/api/resilience", adminKey, Map.of("providerCooldown", Map.of("enabled", true,
+                "apikey", Map.of("failureThreshold", 1, "failureWindowMs", 60_000, "cooldownMs", 60_000)))), 200);
+        mocks.get(2).setDefault(MockResponse.json(500, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}"));
+        connection(a, mocks.get(2), Map.of("disableCooling", true));
+        awaitConnections(b, 1);
+        await().atMost(Duration.ofSeconds(2)).until(() ->
+                b.expect(b.get("/api/resilience", adminKey), 200).at("/providerCooldown/enabled").asBoolean());
+        chat(a, adminKey);
+        int sent = mocks.get(2).requestCount();
+        assertThat(sent).isPositive();
+        JsonNode refused = b.expect(chat(b, adminKey), 503);
+        assertThat(refused.toString()).contains("provider_cooldown");
+        assertThat(mocks.get(2).requestCount()).as("B sent nothing to the provider A's window holds").isEqualTo(sent);
+    }
+
+    @Test
     void maxConcurrentOneHoldsOverBothInstances_QC1_NF6() throws Exception {
         List<SluiceClient> lb = twoInstances();
         mocks.get(0).setDefault(MockResponse.delayed(Duration.ofMillis(100), MockResponse.completion("slow")));

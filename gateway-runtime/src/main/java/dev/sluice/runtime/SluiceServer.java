@@ -227,8 +227,8 @@ public final class SluiceServer implements AutoCloseable {
         ResilienceSettingsService resilienceSettings = new ResilienceSettingsService(
                 ResilienceSettingsLayers.configured(config.resilience(), config.resilienceEnv()), settings);
         Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new JdbcBreakerStore(db), shared.breakers()),
-                new ConnectionCooldowns(connections, clock, resilienceSettings, shared.cooldowns()), new ModelLockouts(clock, resilienceSettings),
-                new ProviderCooldowns(clock, resilienceSettings));
+                new ConnectionCooldowns(connections, clock, resilienceSettings, shared.cooldowns()), new ModelLockouts(clock, resilienceSettings, shared.lockouts()),
+                new ProviderCooldowns(clock, resilienceSettings, shared.windows()));
         GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases(),
                 config.sessionAffinityTtlMs());
         QuotaObservations quotas = new QuotaObservations(clock);

@@ -2,11 +2,14 @@ package dev.sluice.runtime.redis;
 
 import dev.sluice.runtime.resilience.BreakerBoard;
 import dev.sluice.runtime.resilience.CooldownBoard;
+import dev.sluice.runtime.resilience.LockoutBoard;
 import dev.sluice.runtime.resilience.SharedPermits;
+import dev.sluice.runtime.resilience.WindowBoard;
 
 /**
  * The hot resilience state an instance shares with the others (NF-6): with
- * {@code SLUICE_REDIS_URL}, permits, cooldown announcements and breakers' open state and probe in
+ * {@code SLUICE_REDIS_URL}, permits, the announcements of cooldowns, model lockouts and provider
+ * cooldown windows, and breakers' open state and probe in
  * Redis; without it, nothing shared (each mechanism's {@code NONE}). {@link #close()} stops the
  * permit heartbeat and the pool.
  */
@@ -16,12 +19,16 @@ public final class SharedState implements AutoCloseable {
     private final RedisPermits permits;
     private final CooldownBoard cooldowns;
     private final BreakerBoard breakers;
+    private final LockoutBoard lockouts;
+    private final WindowBoard windows;
 
     private SharedState(RedisClient redis) {
         this.redis = redis;
         this.permits = redis == null ? null : new RedisPermits(redis);
         this.cooldowns = redis == null ? CooldownBoard.NONE : new RedisCooldownBoard(redis);
         this.breakers = redis == null ? BreakerBoard.NONE : new RedisBreakerBoard(redis);
+        this.lockouts = redis == null ? LockoutBoard.NONE : new RedisLockoutBoard(redis);
+        this.windows = redis == null ? WindowBoard.NONE : new RedisWindowBoard(redis);
     }
 
     /**
@@ -85,6 +92,16 @@ public final class SharedState implements AutoCloseable {
     /** @return the breakers' shared part */
     public BreakerBoard breakers() {
         return breakers;
+    }
+
+    /** @return the model lockout announcements */
+    public LockoutBoard lockouts() {
+        return lockouts;
+    }
+
+    /** @return the provider cooldown window announcements */
+    public WindowBoard windows() {
+        return windows;
     }
 
     @Override

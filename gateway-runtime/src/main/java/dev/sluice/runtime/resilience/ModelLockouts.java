@@ -47,16 +47,29 @@ public final class ModelLockouts {
     private final LockoutTable table = new LockoutTable();
     private final LockoutSweeper sweeper = new LockoutSweeper(table);
     private final RetryInfoLocks retryInfo;
+    private final LockoutBoard board;
+
+    /**
+     * Creates an empty lockout table that shares nothing.
+     *
+     * @param clock the clock
+     * @param settings the current settings, read on every call
+     */
+    public ModelLockouts(InstantSource clock, Supplier<ResilienceSettings> settings) {
+        this(clock, settings, LockoutBoard.NONE);
+    }
 
     /**
      * Creates an empty lockout table.
      *
      * @param clock the clock
      * @param settings the current settings, read on every call
+     * @param board where locks are announced to the other instances ({@link LockoutBoard#NONE}: nowhere)
      */
-    public ModelLockouts(InstantSource clock, Supplier<ResilienceSettings> settings) {
+    public ModelLockouts(InstantSource clock, Supplier<ResilienceSettings> settings, LockoutBoard board) {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
+        this.board = requireNonNull(board, "board is null");
         this.retryInfo = new RetryInfoLocks(table, clock);
     }
 
@@ -96,6 +109,7 @@ public final class ModelLockouts {
         ModelLockout locked = table.update(table.getOrCreate(f.provider()), key.kind(), key.model(), f.connectionId(),
                 prev -> LockoutPolicy.next(prev, s, f, key.model(), key.scope(), now));
         sweeper.afterWrite(now, s.baseCooldownMs());
+        announce(key.kind(), locked, now);
         return locked;
     }
 
@@ -113,7 +127,27 @@ public final class ModelLockouts {
      * @return the lockout in force
      */
     public ModelLockout lockForRetryInfo(String provider, String connectionId, String model, FailureReason reason, long delayMs) {
-        return retryInfo.lock(provider, connectionId, model, reason, delayMs);
+        ModelLockout locked = retryInfo.lock(provider, connectionId, model, reason, delayMs);
+        announce(LockoutKind.RETRY_INFO, locked, clock.millis());
+        return locked;
+    }
+
+    /** NF-6: tells the other instances of a lock in force (a no-op with {@link LockoutBoard#NONE}). */
+    private void announce(LockoutKind kind, ModelLockout locked, long now) {
+        if (locked != null && board.shared() && locked.expiresAt() > now) {
+            board.locked(locked.connectionId(), slot(kind, locked.model()),
+                    new LockoutBoard.Lock(locked.model(), locked.scope(), locked.reason(), locked.expiresAt() - now));
+        }
+    }
+
+    /** The board's name of a key model in one namespace. */
+    static String slot(LockoutKind kind, String keyModel) {
+        return switch (kind) {
+            case FAMILY -> "family:";
+            case MODEL -> "model:";
+            case EXACT -> "exact:";
+            case RETRY_INFO -> "retry:";
+        } + keyModel;
     }
 
     /**
@@ -129,6 +163,21 @@ public final class ModelLockouts {
      * @return the query
      */
     public Query query(String provider, String model, String family) {
+        Query local = localQuery(provider, model, family);
+        if (!board.shared()) {
+            return local;
+        }
+        String exactKey = model.toLowerCase(Locale.ROOT);
+        List<String> slots = !settings.get().modelLockout().enabled()
+                ? List.of(slot(LockoutKind.RETRY_INFO, exactKey))
+                : family == null
+                        ? List.of(slot(LockoutKind.MODEL, model), slot(LockoutKind.EXACT, exactKey), slot(LockoutKind.RETRY_INFO, exactKey))
+                        : List.of(slot(LockoutKind.FAMILY, family), slot(LockoutKind.MODEL, model), slot(LockoutKind.EXACT, exactKey),
+                                slot(LockoutKind.RETRY_INFO, exactKey));
+        return new SharedLockoutQuery(local, board, clock, provider, slots);
+    }
+
+    private Query localQuery(String provider, String model, String family) {
         ProviderLocks p = table.get(provider);
         if (p == null) {
             return LockoutQuery.NONE;
@@ -155,7 +204,7 @@ public final class ModelLockouts {
      * connection, and may be shared by the threads of one request. A lock recorded after it was
      * made may be missed by this one request, never by later ones.
      */
-    public sealed interface Query permits LockoutQuery {
+    public sealed interface Query permits LockoutQuery, SharedLockoutQuery {
         /** The shared empty query: nothing of the model is locked (or lockout is off). */
         Query NONE = LockoutQuery.NONE;
 
@@ -236,12 +285,16 @@ public final class ModelLockouts {
      * @return true when an unexpired lockout was removed
      */
     public boolean clear(String provider, String connectionId, String model) {
+        String exactKey = model.toLowerCase(Locale.ROOT);
+        if (board.shared()) {
+            board.cleared(connectionId, List.of(slot(LockoutKind.FAMILY, model), slot(LockoutKind.MODEL, model),
+                    slot(LockoutKind.EXACT, exactKey), slot(LockoutKind.RETRY_INFO, exactKey)));
+        }
         ProviderLocks p = table.get(provider);
         if (p == null) {
             return false;
         }
         long now = clock.millis();
-        String exactKey = model.toLowerCase(Locale.ROOT);
         int removed = table.remove(p, LockoutKind.FAMILY, model, connectionId, now)
                 + table.remove(p, LockoutKind.MODEL, model, connectionId, now)
                 + table.remove(p, LockoutKind.EXACT, exactKey, connectionId, now)
@@ -257,6 +310,9 @@ public final class ModelLockouts {
      * @return the number of unexpired lockouts removed
      */
     public int clearConnection(String connectionId) {
+        if (board.shared()) {
+            board.clearedConnection(connectionId);
+        }
         return table.removeConnection(connectionId, clock.millis());
     }
 

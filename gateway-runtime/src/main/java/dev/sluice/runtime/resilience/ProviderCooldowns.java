@@ -60,16 +60,30 @@ public final class ProviderCooldowns {
     private final ConcurrentHashMap<String, ProviderWindow> providers = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ConnectionEntry> connections = new ConcurrentHashMap<>();
     private final AtomicLong lastSweep = new AtomicLong();
+    private final WindowBoard board;
+
+    /**
+     * Creates an empty tracker that shares nothing.
+     *
+     * @param clock the clock
+     * @param settings the current settings, read on every call
+     */
+    public ProviderCooldowns(InstantSource clock, Supplier<ResilienceSettings> settings) {
+        this(clock, settings, WindowBoard.NONE);
+    }
 
     /**
      * Creates an empty tracker.
      *
      * @param clock the clock
      * @param settings the current settings, read on every call
+     * @param board where provider-level cooldowns are announced to the other instances
+     *     ({@link WindowBoard#NONE}: nowhere)
      */
-    public ProviderCooldowns(InstantSource clock, Supplier<ResilienceSettings> settings) {
+    public ProviderCooldowns(InstantSource clock, Supplier<ResilienceSettings> settings, WindowBoard board) {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
+        this.board = requireNonNull(board, "board is null");
     }
 
     /**
@@ -89,7 +103,11 @@ public final class ProviderCooldowns {
         requireNonNull(cls, "cls is null");
         long now = clock.millis();
         WindowProfile profile = s.forClass(cls);
-        providers.compute(provider, (k, w) -> ProviderWindow.next(w, cls, profile, now));
+        ProviderWindow w = providers.compute(provider, (k, prev) -> ProviderWindow.next(prev, cls, profile, now));
+        if (w.crossedAt == now && board.shared()) {
+            // NF-6: this failure started a cooldown; the other instances hold the provider until it ends
+            board.cooling(provider, w.remainingMs(profile, now));
+        }
         if (connectionId != null) {
             long retention = connectionRetentionMs(s);
             connections.compute(connectionId, (k, e) -> {
@@ -110,7 +128,10 @@ public final class ProviderCooldowns {
      */
     public void recordSuccess(String provider, String connectionId) {
         if (!providers.isEmpty()) {
-            providers.remove(provider);
+            ProviderWindow w = providers.remove(provider);
+            if (w != null && w.crossedAt != NONE && board.shared()) {
+                board.cleared(provider); // the success ended the cooldown this instance announced
+            }
         }
         if (connectionId != null && !connections.isEmpty()) {
             ConnectionEntry e = connections.get(connectionId);
@@ -129,14 +150,15 @@ public final class ProviderCooldowns {
      */
     public long providerRemainingMs(String provider, ProviderClass cls) {
         ProviderWindow w = providers.get(provider);
-        if (w == null || w.crossedAt == NONE) {
+        if ((w == null || w.crossedAt == NONE) && !board.shared()) {
             return 0;
         }
         ProviderCooldownSettings s = settings.get().providerCooldown();
         if (!s.enabled()) {
             return 0;
         }
-        return w.remainingMs(s.forClass(cls == null ? w.cls : cls), clock.millis());
+        long own = w == null || w.crossedAt == NONE ? 0 : w.remainingMs(s.forClass(cls == null ? w.cls : cls), clock.millis());
+        return own > 0 || !board.shared() ? own : board.remainingMs(provider);
     }
 
     /**

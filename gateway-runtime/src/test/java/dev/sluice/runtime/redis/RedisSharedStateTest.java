@@ -5,7 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.runtime.resilience.BreakerBoard;
 import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.LockoutBoard;
 import dev.sluice.runtime.resilience.SharedPermits;
 import dev.sluice.testkit.TestRedis;
 import java.time.Duration;
@@ -150,6 +153,58 @@ class RedisSharedStateTest {
     }
 
     @Test
+    void aModelLockoutAnnouncedOnOneInstanceIsSeenOnTheOtherUntilCleared_NF6_ML4() {
+        SharedState a = instance(30_000);
+        SharedState b = instance(30_000);
+        List<String> slots = List.of("family:gpt-5", "model:gpt-5.1", "exact:gpt-5.1", "retry:gpt-5.1");
+        assertThat(b.lockouts().find("c1", slots)).isNull();
+        a.lockouts().locked("c1", "exact:gpt-5.1", new LockoutBoard.Lock("gpt-5.1", LockScope.EXACT, FailureReason.SERVER_ERROR, 30_000));
+        a.lockouts().locked("c1", "family:gpt-5", new LockoutBoard.Lock("gpt-5", LockScope.MODEL, FailureReason.QUOTA_EXHAUSTED, 60_000));
+        LockoutBoard.Lock seen = b.lockouts().find("c1", slots);
+        assertThat(seen.model()).isEqualTo("gpt-5");
+        assertThat(seen.scope()).isEqualTo(LockScope.MODEL);
+        assertThat(seen.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
+        assertThat(seen.remainingMs()).as("the lock that ends last").isBetween(59_000L, 60_000L);
+        assertThat(b.lockouts().find("c2", slots)).isNull();
+        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+            assertThat((long) raw.call(j -> j.pttl("sluice:lockouts:c1"))).as("the index expires with its last lock").isBetween(59_000L, 60_000L);
+        }
+
+        b.lockouts().cleared("c1", List.of("family:gpt-5"));
+        assertThat(a.lockouts().find("c1", slots).model()).isEqualTo("gpt-5.1");
+        b.lockouts().clearedConnection("c1");
+        assertThat(a.lockouts().find("c1", slots)).isNull();
+        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+            assertThat((java.util.Set<String>) raw.call(j -> j.keys("sluice:lockout*"))).isEmpty();
+        }
+    }
+
+    @Test
+    void anAnnouncedLockoutAndWindowExpireWithTheirTime_NF6() {
+        SharedState a = instance(30_000);
+        a.lockouts().locked("c1", "model:m", new LockoutBoard.Lock("m", LockScope.MODEL, FailureReason.NOT_FOUND, 300));
+        a.windows().cooling("glm", 300);
+        assertThat(a.lockouts().find("c1", List.of("model:m"))).isNotNull();
+        assertThat(a.windows().remainingMs("glm")).isBetween(1L, 300L);
+        await().atMost(Duration.ofSeconds(3)).until(() -> a.lockouts().find("c1", List.of("model:m")) == null
+                && a.windows().remainingMs("glm") == 0);
+        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+            assertThat((java.util.Set<String>) raw.call(j -> j.keys("sluice:*"))).as("nothing outlives its expiry").isEmpty();
+        }
+    }
+
+    @Test
+    void aProviderWindowAnnouncedOnOneInstanceIsSeenOnTheOtherUntilCleared_NF6_PC2() {
+        SharedState a = instance(30_000);
+        SharedState b = instance(30_000);
+        assertThat(b.windows().remainingMs("glm")).isZero();
+        a.windows().cooling("glm", 60_000);
+        assertThat(b.windows().remainingMs("glm")).isBetween(59_000L, 60_000L);
+        b.windows().cleared("glm");
+        assertThat(a.windows().remainingMs("glm")).isZero();
+    }
+
+    @Test
     void redisDownFailsOpenWithinTheTimeoutAndHealthSaysSo_NF6() {
         SharedState a = instance(30_000);
         assertThat(a.reachable()).isTrue();
@@ -159,6 +214,14 @@ class RedisSharedStateTest {
         assertThat(a.breakers().admit(new BreakerKey("p", "h:1"), true, 1_000)).isEqualTo(BreakerBoard.ADMITTED);
         assertThat(a.cooldowns().remainingMs("c1")).isZero();
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+        // lockouts and windows: this instance's own state only, each call bounded
+        long t1 = System.nanoTime();
+        a.lockouts().locked("c1", "model:m", new LockoutBoard.Lock("m", LockScope.MODEL, FailureReason.NOT_FOUND, 1_000));
+        assertThat(a.lockouts().find("c1", List.of("model:m"))).isNull();
+        a.lockouts().clearedConnection("c1");
+        a.windows().cooling("glm", 1_000);
+        assertThat(a.windows().remainingMs("glm")).isZero();
+        assertThat(Duration.ofNanos(System.nanoTime() - t1)).isLessThan(Duration.ofSeconds(2));
         assertThat(a.reachable()).isFalse();
         assertThat(a.permitsFailedOpen()).isEqualTo(1);
     }
