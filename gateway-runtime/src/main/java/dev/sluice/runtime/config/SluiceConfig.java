@@ -127,164 +127,8 @@ public record SluiceConfig(
     /** Default upstream response-headers timeout. */
     public static final Duration DEFAULT_HEADERS_TIMEOUT = Duration.ofSeconds(110);
 
-    /**
-     * Without model aliases in the file.
-     *
-     * @param host listen address
-     * @param port listen port
-     * @param dataDir data folder
-     * @param pluginsDir plugins folder
-     * @param strictPlugins stop start-up when a plugin fails to load
-     * @param adminKey the admin key, or null
-     * @param secretKey the secret key, or null
-     * @param maxBodyBytes client request body limit
-     * @param connectTimeout upstream connect timeout
-     * @param headersTimeout upstream response-headers timeout
-     * @param pluginSettings per plugin name, its settings
-     * @param resilience the {@code resilience:} subtree of the config file
-     * @param resilienceEnv the resilience environment variables that are set
-     * @param egressProbeUrl the egress probe URL, or null
-     * @param egressLockProviders the egress-bucketing override, or null
-     * @param emergencyFallback the emergency fallback model, or null
-     */
-    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
-            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
-            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
-            URI egressProbeUrl, String egressLockProviders, String emergencyFallback) {
-        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, Map.of());
-    }
-
-    /**
-     * Without a configured session affinity TTL (off).
-     *
-     * @param host listen address
-     * @param port listen port
-     * @param dataDir data folder
-     * @param pluginsDir plugins folder
-     * @param strictPlugins stop start-up when a plugin fails to load
-     * @param adminKey the admin key, or null
-     * @param secretKey the secret key, or null
-     * @param maxBodyBytes client request body limit
-     * @param connectTimeout upstream connect timeout
-     * @param headersTimeout upstream response-headers timeout
-     * @param pluginSettings per plugin name, its settings
-     * @param resilience the {@code resilience:} subtree of the config file
-     * @param resilienceEnv the resilience environment variables that are set
-     * @param egressProbeUrl the egress probe URL, or null
-     * @param egressLockProviders the egress-bucketing override, or null
-     * @param emergencyFallback the emergency fallback model, or null
-     * @param modelAliases the config file's model aliases
-     */
-    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
-            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
-            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
-            URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases) {
-        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases, 0);
-    }
-
-    /**
-     * With the default {@link Observability}.
-     *
-     * @param host listen address
-     * @param port listen port
-     * @param dataDir data folder
-     * @param pluginsDir plugins folder
-     * @param strictPlugins stop start-up when a plugin fails to load
-     * @param adminKey the admin key, or null
-     * @param secretKey the secret key, or null
-     * @param maxBodyBytes client request body limit
-     * @param connectTimeout upstream connect timeout
-     * @param headersTimeout upstream response-headers timeout
-     * @param pluginSettings per plugin name, its settings
-     * @param resilience the {@code resilience:} subtree of the config file
-     * @param resilienceEnv the resilience environment variables that are set
-     * @param egressProbeUrl the egress probe URL, or null
-     * @param egressLockProviders the egress-bucketing override, or null
-     * @param emergencyFallback the emergency fallback model, or null
-     * @param modelAliases the config file's model aliases
-     * @param sessionAffinityTtlMs the session affinity TTL, ms
-     */
-    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
-            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
-            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
-            URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases,
-            long sessionAffinityTtlMs) {
-        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
-                sessionAffinityTtlMs, Observability.defaults(dataDir), DEFAULT_IDLE_CONNECTION_TIMEOUT);
-    }
-
     /** Default idle client connection timeout. */
     public static final Duration DEFAULT_IDLE_CONNECTION_TIMEOUT = Duration.ofSeconds(60);
-
-    /**
-     * With the default idle connection timeout.
-     *
-     * @param host listen address
-     * @param port listen port
-     * @param dataDir data folder
-     * @param pluginsDir plugins folder
-     * @param strictPlugins stop start-up when a plugin fails to load
-     * @param adminKey the admin key, or null
-     * @param secretKey the secret key, or null
-     * @param maxBodyBytes client request body limit
-     * @param connectTimeout upstream connect timeout
-     * @param headersTimeout upstream response-headers timeout
-     * @param pluginSettings per plugin name, its settings
-     * @param resilience the {@code resilience:} subtree of the config file
-     * @param resilienceEnv the resilience environment variables that are set
-     * @param egressProbeUrl the egress probe URL, or null
-     * @param egressLockProviders the egress-bucketing override, or null
-     * @param emergencyFallback the emergency fallback model, or null
-     * @param modelAliases the config file's model aliases
-     * @param sessionAffinityTtlMs the session affinity TTL, ms
-     * @param observability metrics access and the access log
-     */
-    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
-            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
-            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
-            URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases,
-            long sessionAffinityTtlMs, Observability observability) {
-        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
-                sessionAffinityTtlMs, observability, DEFAULT_IDLE_CONNECTION_TIMEOUT);
-    }
-
-    /**
-     * With the default {@link UpstreamLimits}.
-     *
-     * @param host listen address
-     * @param port listen port
-     * @param dataDir data folder
-     * @param pluginsDir plugins folder
-     * @param strictPlugins stop start-up when a plugin fails to load
-     * @param adminKey the admin key, or null
-     * @param secretKey the secret key, or null
-     * @param maxBodyBytes client request body limit
-     * @param connectTimeout upstream connect timeout
-     * @param headersTimeout upstream response-headers timeout
-     * @param pluginSettings per plugin name, its settings
-     * @param resilience the {@code resilience:} subtree of the config file
-     * @param resilienceEnv the resilience environment variables that are set
-     * @param egressProbeUrl the egress probe URL, or null
-     * @param egressLockProviders the egress-bucketing override, or null
-     * @param emergencyFallback the emergency fallback model, or null
-     * @param modelAliases the config file's model aliases
-     * @param sessionAffinityTtlMs the session affinity TTL, ms
-     * @param observability metrics access and the access log
-     * @param idleConnectionTimeout the idle client connection timeout
-     */
-    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
-            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
-            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
-            URI egressProbeUrl, String egressLockProviders, String emergencyFallback, Map<String, String> modelAliases,
-            long sessionAffinityTtlMs, Observability observability, Duration idleConnectionTimeout) {
-        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback, modelAliases,
-                sessionAffinityTtlMs, observability, idleConnectionTimeout, UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE, RedisSettings.NONE);
-    }
 
     /**
      * This configuration with other upstream memory bounds.
@@ -362,84 +206,7 @@ public record SluiceConfig(
     }
 
     /**
-     * Without an emergency fallback.
-     *
-     * @param host listen address
-     * @param port listen port; 0 picks a free port
-     * @param dataDir data folder
-     * @param pluginsDir plugins folder
-     * @param strictPlugins stop start-up when a plugin fails to load
-     * @param adminKey the admin key, or null
-     * @param secretKey base64 AES key, or null
-     * @param maxBodyBytes client request body limit
-     * @param connectTimeout upstream connect timeout
-     * @param headersTimeout upstream response-headers timeout
-     * @param pluginSettings per plugin name, its settings
-     * @param resilience the {@code resilience:} subtree of the config file
-     * @param resilienceEnv the resilience environment variables that are set
-     * @param egressProbeUrl the egress probe URL, or null
-     * @param egressLockProviders the egress-bucketing override, or null
-     */
-    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
-            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
-            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
-            URI egressProbeUrl, String egressLockProviders) {
-        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, null);
-    }
-
-    /**
-     * Without an egress-bucketing override (the plugins' declared family).
-     *
-     * @param host listen address
-     * @param port listen port; 0 picks a free port
-     * @param dataDir data folder
-     * @param pluginsDir plugins folder
-     * @param strictPlugins stop start-up when a plugin fails to load
-     * @param adminKey the admin key, or null
-     * @param secretKey base64 AES key, or null
-     * @param maxBodyBytes client request body limit
-     * @param connectTimeout upstream connect timeout
-     * @param headersTimeout upstream response-headers timeout
-     * @param pluginSettings per plugin name, its settings
-     * @param resilience the {@code resilience:} subtree of the config file
-     * @param resilienceEnv the resilience environment variables that are set
-     * @param egressProbeUrl the egress probe URL, or null
-     */
-    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
-            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
-            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv,
-            URI egressProbeUrl) {
-        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, egressProbeUrl, null, null);
-    }
-
-    /**
-     * Without an egress probe URL.
-     *
-     * @param host listen address
-     * @param port listen port; 0 picks a free port
-     * @param dataDir data folder
-     * @param pluginsDir plugins folder
-     * @param strictPlugins stop start-up when a plugin fails to load
-     * @param adminKey the admin key, or null
-     * @param secretKey base64 AES key, or null
-     * @param maxBodyBytes client request body limit
-     * @param connectTimeout upstream connect timeout
-     * @param headersTimeout upstream response-headers timeout
-     * @param pluginSettings per plugin name, its settings
-     * @param resilience the {@code resilience:} subtree of the config file
-     * @param resilienceEnv the resilience environment variables that are set
-     */
-    public SluiceConfig(String host, int port, Path dataDir, Path pluginsDir, boolean strictPlugins, String adminKey,
-            String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
-            Map<String, Map<String, String>> pluginSettings, Map<String, Object> resilience, Map<String, String> resilienceEnv) {
-        this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, resilience, resilienceEnv, null, null, null);
-    }
-
-    /**
-     * Without resilience settings from the file or the environment (every resilience default).
+     * The essentials; every other setting takes its default (change one with a {@code with…} copy).
      *
      * @param host listen address
      * @param port listen port; 0 picks a free port
@@ -457,7 +224,32 @@ public record SluiceConfig(
             String secretKey, long maxBodyBytes, Duration connectTimeout, Duration headersTimeout,
             Map<String, Map<String, String>> pluginSettings) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
-                pluginSettings, Map.of(), Map.of());
+                pluginSettings, Map.of(), Map.of(), null, null, null, Map.of(), 0, null, DEFAULT_IDLE_CONNECTION_TIMEOUT,
+                UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE, RedisSettings.NONE);
+    }
+
+    /**
+     * This configuration with other metrics and access-log settings.
+     *
+     * @param target the settings
+     * @return the copy
+     */
+    public SluiceConfig withObservability(Observability target) {
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
+                headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
+                modelAliases, sessionAffinityTtlMs, target, idleConnectionTimeout, upstreamLimits, database, redis);
+    }
+
+    /**
+     * This configuration with another idle client connection timeout.
+     *
+     * @param target the timeout
+     * @return the copy
+     */
+    public SluiceConfig withIdleConnectionTimeout(Duration target) {
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
+                headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
+                modelAliases, sessionAffinityTtlMs, observability, target, upstreamLimits, database, redis);
     }
 
     /** A deep, unmodifiable copy of a YAML subtree (maps and lists copied at every level, order kept). */

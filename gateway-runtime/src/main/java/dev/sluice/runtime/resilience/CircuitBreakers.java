@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  *
  * <p>There is no timer (CB-6): every call first applies the transitions that time alone makes
  * ({@code OPEN → HALF_OPEN} once the open period passed, a stale {@code DEGRADED → CLOSED}, the
- * release of a half-open probe that never reported, after {@link #probeLeaseMs}). Thresholds and
+ * release of a half-open probe that never reported, after {@link BreakerPeriods#probeLeaseMs}). Thresholds and
  * periods are read from the live settings on every call, for the class the caller names.
  *
  * <p>Each breaker has its own lock ({@link BreakerCell}). The common case (a {@code CLOSED}
@@ -51,7 +51,7 @@ public final class CircuitBreakers {
     /** Registry cap: when reached, idle {@code CLOSED} breakers with no failures are evicted first. */
     public static final int MAX_BREAKERS = BreakerRegistry.MAX_BREAKERS;
 
-    /** Least time a claimed half-open probe keeps its claim when it never reports (CB-1, {@link #probeLeaseMs}). */
+    /** Least time a claimed half-open probe keeps its claim when it never reports (CB-1, {@link BreakerPeriods#probeLeaseMs}). */
     public static final long PROBE_LEASE_MS = BreakerPeriods.PROBE_LEASE_MS;
 
     /** The class whose profile applies to a breaker no caller has named yet (e.g. restored without one). */
@@ -61,9 +61,7 @@ public final class CircuitBreakers {
     private final Supplier<ResilienceSettings> settings;
     private final FailureDedupe dedupe = new FailureDedupe();
     private final BreakerRegistry registry;
-    private final BreakerBoard board;
-    /** NF-6: the breakers whose shared half-open probe this instance holds. */
-    private final java.util.concurrent.ConcurrentHashMap<BreakerKey, Boolean> sharedProbes = new java.util.concurrent.ConcurrentHashMap<>();
+    private final SharedBreakerProbes shared;
 
     /**
      * Creates the breakers and restores every persisted one (CB-7); a restored {@code HALF_OPEN}
@@ -89,7 +87,7 @@ public final class CircuitBreakers {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.registry = new BreakerRegistry(clock, new BreakerPersistence(store), dedupe);
-        this.board = requireNonNull(board, "board is null");
+        this.shared = new SharedBreakerProbes(board);
     }
 
     /**
@@ -116,45 +114,10 @@ public final class CircuitBreakers {
     }
 
     /**
-     * The open period of a breaker (CB-4), see {@link BreakerPeriods#openPeriodMs}.
-     *
-     * @param p the profile
-     * @param openCycles completed open cycles (0 on the first open)
-     * @param kind the last failure kind, or null
-     * @return the period in ms
-     */
-    public static long openPeriodMs(BreakerProfile p, int openCycles, String kind) {
-        return BreakerPeriods.openPeriodMs(p, openCycles, kind);
-    }
-
-    /**
-     * How long a {@code DEGRADED} breaker waits without a new failure before it is {@code CLOSED}
-     * again (CB-5), see {@link BreakerPeriods#degradedExpiryMs}.
-     *
-     * @param p the profile
-     * @param kind the last failure kind, or null
-     * @return the period in ms
-     */
-    public static long degradedExpiryMs(BreakerProfile p, String kind) {
-        return BreakerPeriods.degradedExpiryMs(p, kind);
-    }
-
-    /**
-     * How long a claimed half-open probe that never reports keeps its claim (CB-1): the larger of
-     * {@link #PROBE_LEASE_MS} and {@code resetTimeoutMs}.
-     *
-     * @param p the profile
-     * @return the lease in ms
-     */
-    public static long probeLeaseMs(BreakerProfile p) {
-        return BreakerPeriods.probeLeaseMs(p);
-    }
-
-    /**
      * May this attempt go upstream? {@code CLOSED} and {@code DEGRADED}: {@link Admission#ADMITTED}.
      * {@code OPEN}: {@link Admission#REFUSED}. {@code HALF_OPEN}: a fresh probe token (see
      * {@link Admission#probe()}) for exactly one caller, until an outcome is reported or
-     * {@link #probeLeaseMs} passed since it was claimed (a safety lease for probes that never
+     * {@link BreakerPeriods#probeLeaseMs} passed since it was claimed (a safety lease for probes that never
      * report); {@link Admission#REFUSED} for everyone else.
      *
      * <p>The caller keeps the answer for the attempt and hands it to
@@ -183,12 +146,11 @@ public final class CircuitBreakers {
     /** With {@code claim} false a free half-open probe is answered {@link Admission#ADMITTED}, unclaimed. */
     private Admission decide(BreakerKey key, ProviderClass cls, boolean claim) {
         Admission local = decideLocally(key, cls, claim);
-        if (!local.admitted() || !board.shared()) {
+        if (!local.admitted() || !shared.shared()) {
             return local;
         }
         // NF-6: an instance whose breaker opened refuses the host for everyone; one probe over all instances
-        long shared = board.admit(key, claim, probeLeaseMs(profile(cls)));
-        if (shared > 0) {
+        if (shared.admit(key, claim, BreakerPeriods.probeLeaseMs(profile(cls))) > 0) {
             if (local.probe()) {
                 registry.locked(key, null, c -> {
                     c.releaseIfHeldBy(local, "another instance holds the shared probe");
@@ -197,15 +159,12 @@ public final class CircuitBreakers {
             }
             return Admission.REFUSED;
         }
-        if (shared == BreakerBoard.PROBE && claim) {
-            sharedProbes.put(key, Boolean.TRUE);
-        }
         return local;
     }
 
     /** The shared open period of this breaker, ms, or 0 when no other instance announced one. */
     private long sharedRetryAfterMs(BreakerKey key, ProviderClass cls) {
-        return board.shared() ? Math.max(0, board.admit(key, false, probeLeaseMs(profile(cls)))) : 0;
+        return shared.shared() ? Math.max(0, shared.admit(key, false, BreakerPeriods.probeLeaseMs(profile(cls)))) : 0;
     }
 
     private Admission decideLocally(BreakerKey key, ProviderClass cls, boolean claim) {
@@ -236,10 +195,7 @@ public final class CircuitBreakers {
      */
     public void onSuccess(BreakerKey key, ProviderClass cls, String connectionId) {
         requireNonNull(cls, "cls is null");
-        if (board.shared() && sharedProbes.remove(key) != null) {
-            // the shared probe succeeded: closed on every instance
-            board.closed(key);
-        }
+        shared.probeSucceeded(key);
         BreakerCell cell = registry.peek(key);
         if (cell == null) {
             // No cell, no dedupe entry in its window: entries are made with the cell, and forgotten with it.
@@ -297,12 +253,12 @@ public final class CircuitBreakers {
             opened[0] = !(s instanceof BreakerStatus.Open) && c.status() instanceof BreakerStatus.Open;
             return null;
         });
-        boolean sharedProbeFailed = board.shared() && sharedProbes.remove(key) != null;
-        if (board.shared() && (opened[0] || sharedProbeFailed)) {
+        boolean sharedProbeFailed = shared.probeEnded(key);
+        if (shared.shared() && (opened[0] || sharedProbeFailed)) {
             // NF-6: open on every instance; a failed shared probe opens it again for one more cycle (BO-3)
             BreakerProfile p = profile(cls);
-            long period = opened[0] ? Math.max(1, retryAfterMs(key, cls)) : openPeriodMs(p, 1, kind);
-            board.opened(key, period, probeLeaseMs(p));
+            long period = opened[0] ? Math.max(1, retryAfterMs(key, cls)) : BreakerPeriods.openPeriodMs(p, 1, kind);
+            shared.opened(key, period, BreakerPeriods.probeLeaseMs(p));
         }
     }
 
@@ -319,8 +275,8 @@ public final class CircuitBreakers {
      */
     public void onNeutral(BreakerKey key, Admission admission) {
         requireNonNull(admission, "admission is null");
-        if (board.shared() && admission.admitted() && sharedProbes.remove(key) != null) {
-            board.released(key);
+        if (admission.admitted()) {
+            shared.probeReleased(key);
         }
         if (!admission.probe() || registry.peek(key) == null) {
             return;

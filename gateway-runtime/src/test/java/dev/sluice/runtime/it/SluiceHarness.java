@@ -57,8 +57,8 @@ final class SluiceHarness implements AutoCloseable {
     /** A server whose idle client connections are closed after {@code idleTimeout}. */
     static SluiceHarness withIdleTimeout(Path dir, Duration idleTimeout) {
         return new SluiceHarness(new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY, null,
-                SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of(), Map.of(), Map.of(), null, null,
-                null, Map.of(), 0, SluiceConfig.Observability.defaults(dir.resolve("data")), idleTimeout));
+                SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of())
+                .withIdleConnectionTimeout(idleTimeout));
     }
 
     /** A server with these upstream memory bounds and upstream headers timeout. */
@@ -74,8 +74,8 @@ final class SluiceHarness implements AutoCloseable {
     /** With these metrics and access-log settings. */
     SluiceHarness(Path dir, SluiceConfig.Observability observability) {
         SluiceConfig config = new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY,
-                null, SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of(), Map.of(), Map.of(),
-                null, null, null, Map.of(), 0, observability);
+                null, SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of())
+                .withObservability(observability);
         server = SluiceServer.start(config, clock, ModuleLayer.boot(), new PrintStream(console, true, StandardCharsets.UTF_8));
     }
 

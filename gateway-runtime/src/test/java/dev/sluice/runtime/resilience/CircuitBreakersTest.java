@@ -172,9 +172,9 @@ class CircuitBreakersTest {
         List<Long> oauth = new ArrayList<>();
         List<Long> local = new ArrayList<>();
         for (int cycles = 0; cycles <= 9; cycles++) {
-            apikey.add(CircuitBreakers.openPeriodMs(cb.apikey(), cycles, SERVER_ERROR));
-            oauth.add(CircuitBreakers.openPeriodMs(cb.oauth(), cycles, SERVER_ERROR));
-            local.add(CircuitBreakers.openPeriodMs(cb.local(), cycles, null));
+            apikey.add(BreakerPeriods.openPeriodMs(cb.apikey(), cycles, SERVER_ERROR));
+            oauth.add(BreakerPeriods.openPeriodMs(cb.oauth(), cycles, SERVER_ERROR));
+            local.add(BreakerPeriods.openPeriodMs(cb.local(), cycles, null));
         }
         assertThat(apikey).containsExactly(30_000L, 30_000L, 30_000L, 30_000L, 60_000L, 120_000L, 120_000L, 120_000L,
                 120_000L, 120_000L);
@@ -182,7 +182,7 @@ class CircuitBreakersTest {
                 480_000L, 480_000L);
         assertThat(local).containsExactly(15_000L, 15_000L, 15_000L, 15_000L, 30_000L, 60_000L, 120_000L, 240_000L,
                 240_000L, 240_000L);
-        assertThat(CircuitBreakers.openPeriodMs(cb.apikey(), Integer.MAX_VALUE, null)).isEqualTo(120_000);
+        assertThat(BreakerPeriods.openPeriodMs(cb.apikey(), Integer.MAX_VALUE, null)).isEqualTo(120_000);
     }
 
     @Test
@@ -221,10 +221,10 @@ class CircuitBreakersTest {
     void cooldownByKindSetsTheOpenPeriodWithoutEscalation_CB4() {
         apikeyProfile(new BreakerProfile(7, 12, 30_000, 4, 3, Map.of("timeout", 90_000L)));
         BreakerProfile p = settings.get().circuitBreaker().apikey();
-        assertThat(CircuitBreakers.openPeriodMs(p, 0, "timeout")).isEqualTo(90_000);
-        assertThat(CircuitBreakers.openPeriodMs(p, 6, "timeout")).isEqualTo(90_000);
-        assertThat(CircuitBreakers.openPeriodMs(p, 6, SERVER_ERROR)).isEqualTo(120_000);
-        assertThat(CircuitBreakers.openPeriodMs(p, 0, null)).isEqualTo(30_000);
+        assertThat(BreakerPeriods.openPeriodMs(p, 0, "timeout")).isEqualTo(90_000);
+        assertThat(BreakerPeriods.openPeriodMs(p, 6, "timeout")).isEqualTo(90_000);
+        assertThat(BreakerPeriods.openPeriodMs(p, 6, SERVER_ERROR)).isEqualTo(120_000);
+        assertThat(BreakerPeriods.openPeriodMs(p, 0, null)).isEqualTo(30_000);
 
         fail(KEY, APIKEY, 12, "timeout");
         assertThat(breakers.retryAfterMs(KEY, APIKEY)).isEqualTo(90_000);
@@ -322,8 +322,8 @@ class CircuitBreakersTest {
     @Test
     void probeLeaseIsTheResetTimeoutWhenThatIsLonger_CB1() {
         BreakerProfile slow = new BreakerProfile(7, 12, 600_000, 4, 3, Map.of());
-        assertThat(CircuitBreakers.probeLeaseMs(slow)).isEqualTo(600_000);
-        assertThat(CircuitBreakers.probeLeaseMs(ResilienceSettings.DEFAULTS.circuitBreaker().oauth())).isEqualTo(300_000);
+        assertThat(BreakerPeriods.probeLeaseMs(slow)).isEqualTo(600_000);
+        assertThat(BreakerPeriods.probeLeaseMs(ResilienceSettings.DEFAULTS.circuitBreaker().oauth())).isEqualTo(300_000);
         apikeyProfile(slow);
         fail(12);
         advance(600_000);
@@ -486,9 +486,9 @@ class CircuitBreakersTest {
     void staleDegradedUsesTheKindsCooldownTimesTheMultiplier_CB5() {
         apikeyProfile(new BreakerProfile(7, 12, 30_000, 4, 3, Map.of("timeout", 10_000L)));
         BreakerProfile p = settings.get().circuitBreaker().apikey();
-        assertThat(CircuitBreakers.degradedExpiryMs(p, "timeout")).isEqualTo(40_000);
-        assertThat(CircuitBreakers.degradedExpiryMs(p, SERVER_ERROR)).isEqualTo(120_000);
-        assertThat(CircuitBreakers.degradedExpiryMs(new BreakerProfile(1, 2, 15_000, 0, 3, Map.of()), null))
+        assertThat(BreakerPeriods.degradedExpiryMs(p, "timeout")).isEqualTo(40_000);
+        assertThat(BreakerPeriods.degradedExpiryMs(p, SERVER_ERROR)).isEqualTo(120_000);
+        assertThat(BreakerPeriods.degradedExpiryMs(new BreakerProfile(1, 2, 15_000, 0, 3, Map.of()), null))
                 .as("at least one period").isEqualTo(15_000);
 
         fail(KEY, APIKEY, 7, "timeout");
