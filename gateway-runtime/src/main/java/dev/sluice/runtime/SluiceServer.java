@@ -24,6 +24,7 @@ import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.AdmissionPolicy;
 import dev.sluice.runtime.resilience.FailureClassifier;
 import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.ClusterSync;
 import dev.sluice.runtime.resilience.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.ModelLockouts;
 import dev.sluice.runtime.resilience.ProviderCooldowns;
@@ -271,7 +272,9 @@ public final class SluiceServer implements AutoCloseable {
         // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
         Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(logWriter::record), clock, psd, http, gates,
-                admissionPolicy, config.headersTimeout(), sessions);
+                admissionPolicy, config.headersTimeout(), sessions, shared.events());
+        // NF-6: pauses, learned pacing, resets and clears announced by the other instances apply here too
+        ClusterSync.start(shared.events(), clock, gates, resilience);
         // SPEC §13: built-in strategies, then the plugins' (a clash already refused the plugin at load; kept as a guard)
         ComboStrategies strategies = ComboStrategies.builtIn();
         for (ComboStrategy contributed : registry.comboStrategies()) {
@@ -288,7 +291,7 @@ public final class SluiceServer implements AutoCloseable {
         ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep,
                 generalSettings::emergencyFallback, quotas);
         // this server's id among the instances sharing a database: random per start, logged, shown by the health view
-        String instanceId = java.util.UUID.randomUUID().toString().substring(0, 8);
+        String instanceId = shared.instanceId();
         ChangeFeed feed = ChangeFollowers.start(db, connections, keys, combos, resilienceSettings, generalSettings, sessions);
         RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(),
                 () -> streamRules(resilienceSettings.get().streamRecovery()), model -> generalSettings.modelAliases().resolve(model));

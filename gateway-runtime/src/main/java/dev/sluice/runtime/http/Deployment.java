@@ -46,7 +46,9 @@ record Deployment(String instanceId, Database database, SharedState shared) {
                 .put("kind", "redis")
                 .put("reachable", redisUp)
                 .put("url", shared.url())
-                .put("permitsFailedOpen", shared.permitsFailedOpen());
+                .put("permitsFailedOpen", shared.permitsFailedOpen())
+                // whether this instance hears the others' pauses, learned pacing, resets and clears
+                .put("eventsSubscribed", shared.eventsSubscribed());
         return dbUp && redisUp;
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.runtime.resilience.BreakerState;
 import dev.sluice.runtime.resilience.BreakerView;
 import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.ModelLockout;
@@ -176,6 +177,8 @@ final class ResilienceAdminService {
         if (provider == null) {
             providerCooldowns.clear();
         }
+        // NF-6: every other instance resets its own breakers (and windows) too
+        deployment.shared().events().publish(new ClusterEvent.BreakersReset(provider));
         ObjectNode out = json.object();
         if (provider == null) {
             out.putNull("provider");
@@ -279,6 +282,8 @@ final class ResilienceAdminService {
             }
             lockoutsCleared += lockouts.clearConnection(id);
             providerCooldowns.clearConnection(id);
+            // NF-6: the lockouts and provider-cooldown entries other instances recorded go too
+            deployment.shared().events().publish(new ClusterEvent.ConnectionCleared(id));
         }
         out.put("lockoutsCleared", lockoutsCleared);
         ArrayNode nf = out.putArray("notFound");
@@ -311,6 +316,8 @@ final class ResilienceAdminService {
             throw ApiException.badRequest("connection", "'connection' (the connection id) is required.");
         }
         String model = requiredString(body, "model");
+        // NF-6: the instance that recorded the lock may be another one: it clears its own too
+        deployment.shared().events().publish(new ClusterEvent.ModelCleared(provider, connection, model));
         if (!lockouts.clear(provider, connection, model)) {
             throw ApiException.notFound("not_found", "No active model lockout for " + provider + " / " + connection + " / " + model + ".");
         }

@@ -86,6 +86,15 @@ final class RedisBreakerBoard implements BreakerBoard {
     }
 
     @Override
+    public void reset(String provider) {
+        try {
+            redis.deleteMatching(provider == null ? "sluice:breaker:*" : "sluice:breaker:" + RedisClient.globLiteral(provider) + ":*");
+        } catch (RedisClient.Unavailable e) {
+            // the open periods end on their own
+        }
+    }
+
+    @Override
     public void released(BreakerKey key) {
         try {
             redis.eval(RELEASE, List.of(key(key)), List.of());

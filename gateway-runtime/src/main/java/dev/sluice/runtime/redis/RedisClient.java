@@ -12,6 +12,8 @@ import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * The one Redis connection pool of an instance (Jedis), with the rules every caller needs: each
@@ -83,6 +85,46 @@ final class RedisClient implements AutoCloseable {
                 return j.evalsha(again, keys, args);
             }
         });
+    }
+
+    /**
+     * Deletes every key matching a pattern ({@code SCAN}, not {@code KEYS}: the server is never
+     * blocked for long). For an operator's reset, never the hot path.
+     *
+     * @param pattern a {@code MATCH} pattern
+     * @return the keys deleted
+     */
+    long deleteMatching(String pattern) {
+        return call(j -> {
+            long n = 0;
+            ScanParams params = new ScanParams().match(pattern).count(500);
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> page = j.scan(cursor, params);
+                if (!page.getResult().isEmpty()) {
+                    n += j.del(page.getResult().toArray(String[]::new));
+                }
+                cursor = page.getCursor();
+            } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
+            return n;
+        });
+    }
+
+    /**
+     * A literal for a {@code MATCH} pattern: glob characters are escaped.
+     *
+     * @param s the literal
+     * @return the escaped text
+     */
+    static String globLiteral(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (char c : s.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                b.append('\\');
+            }
+            b.append(c);
+        }
+        return b.toString();
     }
 
     /** @return true when the server answers a PING within the timeout */

@@ -45,6 +45,15 @@ final class RedisWindowBoard implements WindowBoard {
     }
 
     @Override
+    public void clearedAll() {
+        try {
+            redis.deleteMatching("sluice:window:*");
+        } catch (RedisClient.Unavailable e) {
+            // they expire on their own
+        }
+    }
+
+    @Override
     public long remainingMs(String provider) {
         try {
             long ttl = redis.call(j -> j.pttl(key(provider)));

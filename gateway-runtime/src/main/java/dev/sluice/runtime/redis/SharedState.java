@@ -1,6 +1,7 @@
 package dev.sluice.runtime.redis;
 
 import dev.sluice.runtime.resilience.BreakerBoard;
+import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.CooldownBoard;
 import dev.sluice.runtime.resilience.LockoutBoard;
 import dev.sluice.runtime.resilience.SharedPermits;
@@ -10,8 +11,9 @@ import dev.sluice.runtime.resilience.WindowBoard;
  * The hot resilience state an instance shares with the others (NF-6): with
  * {@code SLUICE_REDIS_URL}, permits, the announcements of cooldowns, model lockouts and provider
  * cooldown windows, and breakers' open state and probe in
- * Redis; without it, nothing shared (each mechanism's {@code NONE}). {@link #close()} stops the
- * permit heartbeat and the pool.
+ * Redis, and the event channel on which instances announce the changes they keep in memory (queue
+ * pauses, learned pacing, resets and clears); without it, nothing shared (each mechanism's
+ * {@code NONE}). {@link #close()} stops the event subscription, the permit heartbeat and the pool.
  */
 public final class SharedState implements AutoCloseable {
 
@@ -21,9 +23,13 @@ public final class SharedState implements AutoCloseable {
     private final BreakerBoard breakers;
     private final LockoutBoard lockouts;
     private final WindowBoard windows;
+    private final RedisClusterEvents events;
+    private final String instanceId;
 
-    private SharedState(RedisClient redis) {
+    private SharedState(RedisClient redis, String instanceId) {
         this.redis = redis;
+        this.instanceId = instanceId;
+        this.events = redis == null ? null : new RedisClusterEvents(redis, instanceId);
         this.permits = redis == null ? null : new RedisPermits(redis);
         this.cooldowns = redis == null ? CooldownBoard.NONE : new RedisCooldownBoard(redis);
         this.breakers = redis == null ? BreakerBoard.NONE : new RedisBreakerBoard(redis);
@@ -38,7 +44,23 @@ public final class SharedState implements AutoCloseable {
      * @return the shared state
      */
     public static SharedState open(RedisSettings settings) {
-        return new SharedState(settings.configured() ? new RedisClient(settings) : null);
+        return new SharedState(settings.configured() ? new RedisClient(settings) : null,
+                java.util.UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    /** @return this instance's id among those sharing the stores: random per start, carried by its events */
+    public String instanceId() {
+        return instanceId;
+    }
+
+    /** @return the channel of change announcements between instances ({@link ClusterEvents#NONE} without Redis) */
+    public ClusterEvents events() {
+        return events == null ? ClusterEvents.NONE : events;
+    }
+
+    /** @return true while this instance receives the other instances' announcements */
+    public boolean eventsSubscribed() {
+        return events != null && events.subscribed();
     }
 
     /**
@@ -106,6 +128,9 @@ public final class SharedState implements AutoCloseable {
 
     @Override
     public void close() {
+        if (events != null) {
+            events.close();
+        }
         if (permits != null) {
             permits.close();
         }

@@ -25,6 +25,19 @@ public final class AttemptSettlement {
     private final ConnectionGates gates;
     private final AdmissionPolicy policy;
     private final InstantSource clock;
+    private final ClusterEvents events;
+
+    /**
+     * Creates the failure path of a single instance.
+     *
+     * @param engine the resilience engine
+     * @param gates the connections' queues (RQ-4 pauses them)
+     * @param policy what limits a request on a connection (which providers limit per model)
+     * @param clock the clock
+     */
+    public AttemptSettlement(ResilienceEngine engine, ConnectionGates gates, AdmissionPolicy policy, InstantSource clock) {
+        this(engine, gates, policy, clock, ClusterEvents.NONE);
+    }
 
     /**
      * Creates the failure path.
@@ -33,12 +46,15 @@ public final class AttemptSettlement {
      * @param gates the connections' queues (RQ-4 pauses them)
      * @param policy what limits a request on a connection (which providers limit per model)
      * @param clock the clock
+     * @param events where pauses and learned pacing are announced to the other instances (NF-6)
      */
-    public AttemptSettlement(ResilienceEngine engine, ConnectionGates gates, AdmissionPolicy policy, InstantSource clock) {
+    public AttemptSettlement(ResilienceEngine engine, ConnectionGates gates, AdmissionPolicy policy, InstantSource clock,
+            ClusterEvents events) {
         this.engine = engine;
         this.gates = gates;
         this.policy = policy;
         this.clock = clock;
+        this.events = java.util.Objects.requireNonNull(events, "events is null");
     }
 
     /**
@@ -90,7 +106,7 @@ public final class AttemptSettlement {
     public void served(Candidate candidate, ResponseHead head, ConnectionGates.Limits limits) {
         bookkeeping(() -> engine.afterSuccess(candidate, head));
         if (limits.protectedQueue() && head != null) {
-            bookkeeping(() -> LearnedRateLimits.apply(gates, candidate.connection().id(), head, clock.millis()));
+            bookkeeping(() -> LearnedRateLimits.apply(gates, events, candidate.connection().id(), head, clock.millis()));
         }
     }
 
@@ -123,12 +139,15 @@ public final class AttemptSettlement {
             }
             return true;
         }
-        long until = clock.millis() + Math.min(hint, ModelLockouts.RETRY_INFO_MAX_MS);
+        long pause = Math.min(hint, ModelLockouts.RETRY_INFO_MAX_MS);
+        long until = clock.millis() + pause;
         if (perModel) {
             gates.pause(c.id(), candidate.model(), until);
         } else {
             gates.pause(c.id(), until);
         }
+        // NF-6: the same connection's queue on every other instance waits too
+        events.publish(new ClusterEvent.Paused(c.id(), perModel ? candidate.model() : null, pause));
         // within the queue time the queue waits it out (no cooldown besides); a longer pause is also a cooldown
         return hint <= limits.maxWaitMs();
     }

@@ -70,6 +70,15 @@ public interface BreakerBoard {
      */
     void released(BreakerKey key);
 
+    /**
+     * An operator reset breakers ({@code POST /api/resilience/reset}): their shared open state and
+     * probe claims are forgotten, so no instance refuses their hosts any longer.
+     *
+     * @param provider the provider whose breakers were reset, or null for every breaker
+     */
+    default void reset(String provider) {
+    }
+
     /** @return true when breakers are shared with other instances */
     default boolean shared() {
         return this != NONE;

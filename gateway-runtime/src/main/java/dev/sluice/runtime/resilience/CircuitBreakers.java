@@ -345,23 +345,33 @@ public final class CircuitBreakers {
     }
 
     /**
-     * Forgets every breaker (they are {@code CLOSED} with no history) and deletes their rows.
+     * Forgets every breaker (they are {@code CLOSED} with no history), deletes their rows and their
+     * shared open state (NF-6: no instance refuses their hosts any longer).
      *
-     * @return how many breakers were reset
+     * @return how many breakers were reset here
      */
     public int reset() {
+        shared.reset(null);
         return registry.reset();
     }
 
     /**
-     * Forgets every breaker of one provider, on all its hosts, and deletes their rows.
+     * Forgets every breaker of one provider, on all its hosts, deletes their rows and their shared
+     * open state.
      *
      * @param provider the provider id
-     * @return how many breakers were reset
+     * @return how many breakers were reset here
      */
     public int reset(String provider) {
         requireNonNull(provider, "provider is null");
+        shared.reset(provider);
         return registry.reset(provider);
+    }
+
+    /** A reset another instance made (NF-6): this instance's breakers only; the shared state is gone already. */
+    int resetHere(String provider) {
+        shared.forget(provider);
+        return provider == null ? registry.reset() : registry.reset(provider);
     }
 
     /** @return breakers held in memory (for tests of the registry cap) */

@@ -382,6 +382,16 @@ public final class ConnectionCooldowns {
         }
     }
 
+    /**
+     * {@link #clear} as another instance made it (NF-6): the row and the shared key are already
+     * written and arrive on their own; only the streak this instance counted is forgotten.
+     *
+     * @param connectionId the connection
+     */
+    void forgetStreak(String connectionId) {
+        rejectedStreaks.remove(connectionId);
+    }
+
     /** The result of clearing one connection (CC-8). */
     public enum ClearResult {
         /** Its cooldown and error fields were cleared. */

@@ -70,14 +70,33 @@ final class LearnedRateLimits {
      * @param nowMillis now
      */
     public static void apply(ConnectionGates gates, String connectionId, ResponseHead head, long nowMillis) {
+        apply(gates, ClusterEvents.NONE, connectionId, head, nowMillis);
+    }
+
+    /**
+     * Applies an answer's announcement to a connection's gate, and announces it to the other
+     * instances (NF-6): what one instance learned of an account paces it on all of them.
+     *
+     * @param gates the gates
+     * @param events the channel to the other instances
+     * @param connectionId the connection that answered
+     * @param head the answer's head (null: nothing)
+     * @param nowMillis now
+     */
+    static void apply(ConnectionGates gates, ClusterEvents events, String connectionId, ResponseHead head, long nowMillis) {
         if (!QuotaObservations.announcesLimits(head)) {
             return;
         }
         switch (read(head, nowMillis)) {
-            case Low low -> gates.learn(connectionId, low.pacing());
+            case Low low -> {
+                ConnectionGates.Pacing p = low.pacing();
+                gates.learn(connectionId, p);
+                events.publish(new ClusterEvent.PacingLearned(connectionId, p.spacingMs(), p.untilMs() - nowMillis, p.limit(), p.remaining()));
+            }
             case Healthy h -> {
                 if (gates.learned(connectionId) != null) {
                     gates.learn(connectionId, null);
+                    events.publish(new ClusterEvent.PacingEnded(connectionId));
                 }
             }
             case Silent s -> {

@@ -108,19 +108,22 @@ final class LockoutTable {
      * @param kind the key's kind
      * @param key the key model
      * @param connectionId the connection
+     * @return the entry the decay deleted, or null when it deleted none
      */
-    void decay(ProviderLocks p, LockoutKind kind, String key, String connectionId) {
+    ModelLockout decay(ProviderLocks p, LockoutKind kind, String key, String connectionId) {
         ConcurrentHashMap<String, ConcurrentHashMap<String, ModelLockout>> map = p.map(kind);
         ConcurrentHashMap<String, ModelLockout> seen = map.get(key);
         if (seen == null || !seen.containsKey(connectionId)) {
-            return; // the common case after a success: nothing to decay, nothing allocated
+            return null; // the common case after a success: nothing to decay, nothing allocated
         }
+        ModelLockout[] deleted = new ModelLockout[1];
         map.computeIfPresent(key, (k, conns) -> {
             ModelLockout e = conns.get(connectionId);
             if (e != null) {
                 ModelLockout decayed = LockoutPolicy.decayed(e);
                 if (decayed == null) {
                     removeEntry(conns, connectionId, e);
+                    deleted[0] = e;
                 } else {
                     // replace only if still e: a read may have dropped it as stale meanwhile
                     conns.replace(connectionId, e, decayed);
@@ -128,6 +131,7 @@ final class LockoutTable {
             }
             return conns.isEmpty() ? null : conns;
         });
+        return deleted[0];
     }
 
     /**

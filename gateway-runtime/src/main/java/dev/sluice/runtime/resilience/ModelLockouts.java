@@ -256,11 +256,19 @@ public final class ModelLockouts {
         if (p == null) {
             return;
         }
+        long now = clock.millis();
         if (family != null) {
-            table.decay(p, LockoutKind.FAMILY, family, connectionId);
+            withdraw(connectionId, LockoutKind.FAMILY, table.decay(p, LockoutKind.FAMILY, family, connectionId), now);
         }
-        table.decay(p, LockoutKind.MODEL, model, connectionId);
-        table.decay(p, LockoutKind.EXACT, model.toLowerCase(Locale.ROOT), connectionId);
+        withdraw(connectionId, LockoutKind.MODEL, table.decay(p, LockoutKind.MODEL, model, connectionId), now);
+        withdraw(connectionId, LockoutKind.EXACT, table.decay(p, LockoutKind.EXACT, model.toLowerCase(Locale.ROOT), connectionId), now);
+    }
+
+    /** NF-6: a lock the decay ended before its timer no longer blocks the other instances either. */
+    private void withdraw(String connectionId, LockoutKind kind, ModelLockout ended, long now) {
+        if (ended != null && board.shared() && ended.expiresAt() > now) {
+            board.cleared(connectionId, List.of(slot(kind, ended.model())));
+        }
     }
 
     /**
@@ -290,6 +298,15 @@ public final class ModelLockouts {
             board.cleared(connectionId, List.of(slot(LockoutKind.FAMILY, model), slot(LockoutKind.MODEL, model),
                     slot(LockoutKind.EXACT, exactKey), slot(LockoutKind.RETRY_INFO, exactKey)));
         }
+        return clearHere(provider, connectionId, model);
+    }
+
+    /**
+     * {@link #clear} on this instance's table only: another instance cleared the model and the
+     * shared keys already (NF-6).
+     */
+    boolean clearHere(String provider, String connectionId, String model) {
+        String exactKey = model.toLowerCase(Locale.ROOT);
         ProviderLocks p = table.get(provider);
         if (p == null) {
             return false;
@@ -313,6 +330,11 @@ public final class ModelLockouts {
         if (board.shared()) {
             board.clearedConnection(connectionId);
         }
+        return clearConnectionHere(connectionId);
+    }
+
+    /** {@link #clearConnection} on this instance's table only (another instance cleared the shared keys, NF-6). */
+    int clearConnectionHere(String connectionId) {
         return table.removeConnection(connectionId, clock.millis());
     }
 

@@ -212,8 +212,14 @@ public final class ProviderCooldowns {
         return List.copyOf(out);
     }
 
-    /** Forgets every entry. */
+    /** Forgets every entry, and every provider cooldown announced to the other instances (NF-6). */
     public void clear() {
+        board.clearedAll();
+        clearHere();
+    }
+
+    /** Forgets every entry of this instance (another instance cleared the shared ones, NF-6). */
+    void clearHere() {
         providers.clear();
         connections.clear();
     }

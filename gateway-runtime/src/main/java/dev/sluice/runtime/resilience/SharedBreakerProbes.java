@@ -56,6 +56,22 @@ final class SharedBreakerProbes {
         }
     }
 
+    /**
+     * An operator's reset here: the shared open state and probe of the breakers are deleted for
+     * every instance, and this instance holds none of their probes any longer.
+     *
+     * @param provider the provider, or null for every breaker
+     */
+    void reset(String provider) {
+        forget(provider);
+        board.reset(provider);
+    }
+
+    /** The probes this instance held of reset breakers are forgotten (the shared keys are gone already). */
+    void forget(String provider) {
+        held.keySet().removeIf(k -> provider == null || k.provider().equals(provider));
+    }
+
     /** @return whether this instance held the breaker's shared probe (forgotten now) */
     boolean probeEnded(BreakerKey key) {
         return board.shared() && held.remove(key) != null;

@@ -44,6 +44,12 @@ public interface WindowBoard {
     void cleared(String provider);
 
     /**
+     * Every provider's cooldown ended early (an operator's reset of every breaker and window).
+     */
+    default void clearedAll() {
+    }
+
+    /**
      * How long a provider is announced to cool still.
      *
      * @param provider the provider id

@@ -5,6 +5,7 @@ import dev.sluice.runtime.resilience.AdmissionPolicy;
 import dev.sluice.runtime.resilience.AttemptFailure;
 import dev.sluice.runtime.resilience.AttemptSettlement;
 import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.FailedAttempt;
 import dev.sluice.runtime.resilience.FailureDecision;
@@ -75,13 +76,34 @@ public final class Dispatcher implements AutoCloseable {
     public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
             Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
             AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions) {
+        this(selector, engine, recorder, clock, jsonObjectParser, egress, gates, admissionPolicy, attemptTimeout, sessions, ClusterEvents.NONE);
+    }
+
+    /**
+     * Creates the dispatcher of one of several instances (NF-6).
+     *
+     * @param selector connection selection
+     * @param engine the resilience engine
+     * @param recorder attempt log
+     * @param clock the clock
+     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     * @param egress the outbound routes
+     * @param gates the caps and request queue in front of each connection
+     * @param admissionPolicy what limits a request on a connection
+     * @param attemptTimeout the executors' own start timeout
+     * @param sessions session pins (moved on success, evicted on failover) and the lease fence
+     * @param events where queue pauses and learned pacing are announced to the other instances
+     */
+    public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
+            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
+            AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions, ClusterEvents events) {
         this.sessions = sessions;
         this.engine = engine;
         this.recorder = recorder;
         this.clock = clock;
         this.admission = new ConnectionAdmission(selector, engine, gates, admissionPolicy, clock);
         this.runner = new AttemptRunner(egress, watchdog, admissionPolicy, attemptTimeout.toMillis(), jsonObjectParser);
-        this.settlement = new AttemptSettlement(engine, gates, admissionPolicy, clock);
+        this.settlement = new AttemptSettlement(engine, gates, admissionPolicy, clock, events);
     }
 
     /**

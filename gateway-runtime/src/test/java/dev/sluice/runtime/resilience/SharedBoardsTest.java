@@ -95,6 +95,11 @@ class SharedBoardsTest {
         }
 
         @Override
+        public void reset(String provider) {
+            breakers.keySet().removeIf(k -> provider == null || k.provider().equals(provider));
+        }
+
+        @Override
         public void released(BreakerKey key) {
             long[] b = breakers.get(key);
             if (b != null) {
@@ -172,6 +177,22 @@ class SharedBoardsTest {
         assertThat(boards.breakers).doesNotContainKey(KEY);
         assertThat(b.admit(KEY, ProviderClass.APIKEY).admitted()).isTrue();
         assertThat(a.admit(KEY, ProviderClass.APIKEY).admitted()).as("A's own half-open probe").isTrue();
+    }
+
+    @Test
+    void aResetOnAnyInstanceDeletesTheSharedOpenStateOfItsBreakers_NF6_CB7() {
+        CircuitBreakers a = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
+        CircuitBreakers b = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
+        BreakerKey other = new BreakerKey("openai", "api.openai.com:443");
+        boards.opened(KEY, 60_000, CircuitBreakers.PROBE_LEASE_MS);
+        boards.opened(other, 60_000, CircuitBreakers.PROBE_LEASE_MS);
+        assertThat(a.admit(KEY, ProviderClass.APIKEY).admitted()).isFalse();
+
+        b.reset("glm");
+        assertThat(a.admit(KEY, ProviderClass.APIKEY).admitted()).isTrue();
+        assertThat(a.admit(other, ProviderClass.APIKEY).admitted()).as("another provider's").isFalse();
+        b.reset();
+        assertThat(a.admit(other, ProviderClass.APIKEY).admitted()).isTrue();
     }
 
     @Test

@@ -91,6 +91,11 @@ class SharedLockoutBoardsTest {
         public long remainingMs(String provider) {
             return Math.max(0, windowUntil.getOrDefault(provider, 0L) - clock.millis());
         }
+
+        @Override
+        public void clearedAll() {
+            windowUntil.clear();
+        }
     }
 
     private static LockoutFailure quota(String conn, String model) {
@@ -170,6 +175,31 @@ class SharedLockoutBoardsTest {
         settings.set(with(LOCKOUT_ON, new ProviderCooldownSettings(false, D.minRetryCooldownMs(), D.maxRetryCooldownMs(),
                 D.oauth(), D.apikey(), D.local())));
         assertThat(b.providerRemainingMs("glm", ProviderClass.APIKEY)).isZero();
+    }
+
+    @Test
+    void aSuccessWhoseDecayEndsTheLockWithdrawsTheAnnouncement_NF6_ML3() {
+        ModelLockouts a = new ModelLockouts(clock, settings::get, boards);
+        ModelLockouts b = new ModelLockouts(clock, settings::get, boards);
+        a.recordFailure(LockoutFailure.builder("codex", "c1", "o3").failure(FailureReason.SERVER_ERROR, 502).build());
+        assertThat(b.blocking("codex", "c1", "o3", null)).isNotNull();
+        // one failure: one success halves the count to 0, which ends the lock before its timer
+        a.onSuccess("codex", "c1", "o3", null);
+        assertThat(a.blocking("codex", "c1", "o3", null)).isNull();
+        assertThat(b.blocking("codex", "c1", "o3", null)).as("the shared lock went with it").isNull();
+    }
+
+    @Test
+    void aResetOfEveryWindowWithdrawsEveryAnnouncedProviderCooldown_NF6_PC2() {
+        ProviderCooldowns a = new ProviderCooldowns(clock, settings::get, boards);
+        ProviderCooldowns b = new ProviderCooldowns(clock, settings::get, boards);
+        for (int i = 0; i < WINDOW_ON.apikey().failureThreshold(); i++) {
+            a.recordFailure("glm", ProviderClass.APIKEY, null);
+        }
+        assertThat(b.providerRemainingMs("glm", ProviderClass.APIKEY)).isPositive();
+        b.clear();
+        assertThat(a.providerRemainingMs("glm", ProviderClass.APIKEY)).as("A's own window is A's (the event channel clears it)").isPositive();
+        assertThat(boards.windowUntil).isEmpty();
     }
 
     @Test

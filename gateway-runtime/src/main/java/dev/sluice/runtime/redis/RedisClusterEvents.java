@@ -1,0 +1,194 @@
+package dev.sluice.runtime.redis;
+
+import dev.sluice.runtime.resilience.ClusterEvent;
+import dev.sluice.runtime.resilience.ClusterEvents;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisPubSub;
+
+/**
+ * The instances' event channel over Redis pub/sub (NF-6): {@code PUBLISH sluice:events:<db>}
+ * through the pool (bounded by the call timeout, never throwing: Redis down, the change stays
+ * local), and one {@code SUBSCRIBE} on a connection of its own held by a daemon thread,
+ * {@code sluice-redis-events}. A lost subscription is logged once, retried after 100 ms doubling to
+ * 5 s, and logged again when it is back; events published meanwhile are lost to this instance (the
+ * shared keys of breakers, cooldowns, lockouts and windows still hold what they hold). Each message
+ * carries its sender's instance id, and an instance ignores its own.
+ */
+final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(RedisClusterEvents.class.getName());
+    static final long FIRST_RETRY_MS = 100;
+    static final long LAST_RETRY_MS = 5_000;
+
+    private final RedisClient redis;
+    private final String instanceId;
+    private final String channel;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean subscribed = new AtomicBoolean();
+    private final AtomicLong received = new AtomicLong();
+    private volatile boolean closed;
+    private volatile Thread thread;
+    private volatile Connection connection;
+    private volatile JedisPubSub pubSub;
+
+    RedisClusterEvents(RedisClient redis, String instanceId) {
+        this.redis = redis;
+        this.instanceId = instanceId;
+        this.channel = "sluice:events:" + redis.settings().database();
+    }
+
+    @Override
+    public void publish(ClusterEvent event) {
+        String message = event.encode(instanceId);
+        if (closed || message == null) {
+            return;
+        }
+        try {
+            redis.call(j -> j.publish(channel, message));
+        } catch (RuntimeException e) {
+            // Redis down: the change holds on this instance only (RedisClient logged the outage)
+        }
+    }
+
+    @Override
+    public void subscribe(Consumer<ClusterEvent> receiver) {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("already subscribed");
+        }
+        Thread t = new Thread(() -> follow(receiver), "sluice-redis-events");
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    /** Subscribes, and again after every loss, until closed. */
+    private void follow(Consumer<ClusterEvent> receiver) {
+        long retryMs = FIRST_RETRY_MS;
+        boolean outage = false;
+        while (!closed) {
+            boolean[] wasUp = {false};
+            boolean[] outageNow = {outage};
+            String problem;
+            try (Connection c = new Connection(new HostAndPort(redis.settings().host(), redis.settings().port()), config())) {
+                connection = c;
+                JedisPubSub ps = new JedisPubSub() {
+                    @Override
+                    public void onSubscribe(String ch, int count) {
+                        subscribed.set(true);
+                        wasUp[0] = true;
+                        if (outageNow[0]) {
+                            outageNow[0] = false;
+                            LOG.log(System.Logger.Level.WARNING, "redis events: subscribed again to " + channel);
+                        }
+                    }
+
+                    @Override
+                    public void onMessage(String ch, String message) {
+                        deliver(message, receiver);
+                    }
+                };
+                pubSub = ps;
+                if (closed) {
+                    break;
+                }
+                ps.proceed(c, channel); // returns when unsubscribed; throws when the connection is lost
+                problem = "unsubscribed";
+            } catch (RuntimeException e) {
+                problem = e.getClass().getSimpleName() + ": " + e.getMessage();
+            } finally {
+                subscribed.set(false);
+                connection = null;
+            }
+            outage = outageNow[0];
+            if (closed) {
+                break;
+            }
+            if (wasUp[0]) {
+                retryMs = FIRST_RETRY_MS;
+            }
+            if (!outage) {
+                outage = true;
+                LOG.log(System.Logger.Level.WARNING, "redis events: not subscribed to " + channel + " (" + problem
+                        + "): changes other instances announce (pauses, learned pacing, resets, clears) do not reach this one until it is back;"
+                        + " retrying");
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(retryMs);
+            } catch (InterruptedException e) {
+                break; // closed
+            }
+            retryMs = Math.min(retryMs * 2, LAST_RETRY_MS);
+        }
+    }
+
+    private void deliver(String message, Consumer<ClusterEvent> receiver) {
+        ClusterEvent.Received r = ClusterEvent.decode(message);
+        if (r == null || instanceId.equals(r.sender())) {
+            return; // another version's format, or this instance's own
+        }
+        received.incrementAndGet();
+        try {
+            receiver.accept(r.event());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "redis events: could not apply " + r.event() + ": " + e);
+        }
+    }
+
+    private DefaultJedisClientConfig config() {
+        RedisSettings s = redis.settings();
+        int ms = (int) s.timeout().toMillis();
+        // the subscription reads with no timeout (it waits for events); connecting is bounded
+        DefaultJedisClientConfig.Builder b = DefaultJedisClientConfig.builder().connectionTimeoutMillis(ms).socketTimeoutMillis(ms)
+                .database(s.database()).clientName("sluice-events");
+        if (s.password() != null) {
+            b.password(s.password());
+        }
+        return b.build();
+    }
+
+    /** @return true while the subscription is in force */
+    boolean subscribed() {
+        return subscribed.get();
+    }
+
+    /** @return other instances' events received since start */
+    long received() {
+        return received.get();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        JedisPubSub ps = pubSub;
+        if (ps != null && ps.isSubscribed()) {
+            try {
+                ps.unsubscribe();
+            } catch (RuntimeException e) {
+                // the connection is closed below anyway
+            }
+        }
+        Connection c = connection;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                // closing
+            }
+        }
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(1_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package dev.sluice.runtime.resilience;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A change to an instance's in-memory resilience state that every other instance must make too
+ * (SPEC NF-6): a queue's pause (RQ-4), learned pacing (RQ-10), an operator's reset or clear. Times
+ * travel as the milliseconds left, never as epoch times, because the instances' clocks may differ:
+ * a receiver adds them to its own clock. An event names connections, providers and models only —
+ * never a secret.
+ *
+ * <p>On the wire ({@link #encode}) an event is one line per field, the first the format, the second
+ * the sender's instance id, the third the kind; a field holds no line break (ids and model names
+ * never do; an event that would need one is not sent).
+ */
+public sealed interface ClusterEvent {
+
+    /** The format of {@link #encode}; a receiver ignores events of another format. */
+    String FORMAT = "sluice-event-1";
+
+    /**
+     * RQ-4: nothing starts on a connection (or, with a model, nothing for that model) for {@code remainingMs}.
+     *
+     * @param connectionId the connection
+     * @param model the upstream model when the provider's limits are per model, else null
+     * @param remainingMs how long from now
+     */
+    record Paused(String connectionId, String model, long remainingMs) implements ClusterEvent {
+        /** Checks the fields. */
+        public Paused {
+            requireNonNull(connectionId, "connectionId is null");
+        }
+    }
+
+    /**
+     * RQ-10: a connection is paced until its announced reset, {@code remainingMs} from now.
+     *
+     * @param connectionId the connection
+     * @param spacingMs the least time between two starts
+     * @param remainingMs how long from now the pacing lasts
+     * @param limit the announced request limit
+     * @param remaining the announced requests left
+     */
+    record PacingLearned(String connectionId, long spacingMs, long remainingMs, long limit, long remaining) implements ClusterEvent {
+        /** Checks the fields. */
+        public PacingLearned {
+            requireNonNull(connectionId, "connectionId is null");
+        }
+    }
+
+    /**
+     * RQ-10: a connection's upstream announced a healthy window again: its learned pacing ends.
+     *
+     * @param connectionId the connection
+     */
+    record PacingEnded(String connectionId) implements ClusterEvent {
+        /** Checks the fields. */
+        public PacingEnded {
+            requireNonNull(connectionId, "connectionId is null");
+        }
+    }
+
+    /**
+     * {@code POST /api/resilience/reset}: every breaker (and the provider cooldown windows), or one
+     * provider's breakers.
+     *
+     * @param provider the provider, or null for all
+     */
+    record BreakersReset(String provider) implements ClusterEvent {
+    }
+
+    /**
+     * CC-8 ({@code POST /api/resilience/cooldowns}): a connection's cooldown was cleared, with its
+     * model lockouts and its provider-cooldown entry.
+     *
+     * @param connectionId the connection
+     */
+    record ConnectionCleared(String connectionId) implements ClusterEvent {
+        /** Checks the fields. */
+        public ConnectionCleared {
+            requireNonNull(connectionId, "connectionId is null");
+        }
+    }
+
+    /**
+     * ML-5 ({@code DELETE /api/resilience/model-cooldowns}): one key model re-enabled on a connection.
+     *
+     * @param provider the provider
+     * @param connectionId the connection
+     * @param model the key model
+     */
+    record ModelCleared(String provider, String connectionId, String model) implements ClusterEvent {
+        /** Checks the fields. */
+        public ModelCleared {
+            requireNonNull(provider, "provider is null");
+            requireNonNull(connectionId, "connectionId is null");
+            requireNonNull(model, "model is null");
+        }
+    }
+
+    /**
+     * The event as sent.
+     *
+     * @param sender the sending instance's id
+     * @return the message, or null when a field holds a line break (not sendable)
+     */
+    default String encode(String sender) {
+        List<String> f = new ArrayList<>(List.of(FORMAT, sender));
+        switch (this) {
+            case Paused p -> f.addAll(List.of("paused", p.connectionId(), p.model() == null ? "" : p.model(), Long.toString(p.remainingMs())));
+            case PacingLearned l -> f.addAll(List.of("learned", l.connectionId(), Long.toString(l.spacingMs()), Long.toString(l.remainingMs()),
+                    Long.toString(l.limit()), Long.toString(l.remaining())));
+            case PacingEnded e -> f.addAll(List.of("unlearned", e.connectionId()));
+            case BreakersReset r -> f.addAll(List.of("reset", r.provider() == null ? "" : r.provider()));
+            case ConnectionCleared c -> f.addAll(List.of("connection-cleared", c.connectionId()));
+            case ModelCleared m -> f.addAll(List.of("model-cleared", m.provider(), m.connectionId(), m.model()));
+        }
+        for (String s : f) {
+            if (s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
+                return null;
+            }
+        }
+        return String.join("\n", f);
+    }
+
+    /**
+     * A received message.
+     *
+     * @param message as sent
+     * @return the sender and the event, or null when the message is not one this version reads
+     */
+    static Received decode(String message) {
+        String[] f = message.split("\n", -1);
+        if (f.length < 3 || !FORMAT.equals(f[0])) {
+            return null;
+        }
+        try {
+            ClusterEvent e = switch (f[2]) {
+                case "paused" -> f.length == 6 ? new Paused(f[3], f[4].isEmpty() ? null : f[4], Long.parseLong(f[5])) : null;
+                case "learned" -> f.length == 8
+                        ? new PacingLearned(f[3], Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]))
+                        : null;
+                case "unlearned" -> f.length == 4 ? new PacingEnded(f[3]) : null;
+                case "reset" -> f.length == 4 ? new BreakersReset(f[3].isEmpty() ? null : f[3]) : null;
+                case "connection-cleared" -> f.length == 4 ? new ConnectionCleared(f[3]) : null;
+                case "model-cleared" -> f.length == 6 ? new ModelCleared(f[3], f[4], f[5]) : null;
+                default -> null;
+            };
+            return e == null ? null : new Received(f[1], e);
+        } catch (NumberFormatException ex) {
+            return null;
+        }
+    }
+
+    /**
+     * A decoded message.
+     *
+     * @param sender the sending instance's id
+     * @param event the event
+     */
+    record Received(String sender, ClusterEvent event) {
+    }
+}
