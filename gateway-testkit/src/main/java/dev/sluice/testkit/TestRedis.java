@@ -91,8 +91,26 @@ public final class TestRedis implements AutoCloseable {
      */
     public static TestRedis start(Path binary) {
         try {
+            return start(binary, freePort());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A restart as clients see it: this server is killed (its folder deleted) and a fresh one, empty,
+     * answers on the same port.
+     *
+     * @return the new server
+     */
+    public TestRedis restart() {
+        close();
+        return start(binary().orElseThrow(), port);
+    }
+
+    private static TestRedis start(Path binary, int port) {
+        try {
             Path dir = Files.createTempDirectory("sluice-redis");
-            int port = freePort();
             Process p = new ProcessBuilder(binary.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
                     "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "yes")
                     .redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();

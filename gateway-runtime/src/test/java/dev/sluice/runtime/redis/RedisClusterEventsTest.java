@@ -1,0 +1,111 @@
+package dev.sluice.runtime.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.ClusterEvent;
+import dev.sluice.testkit.TestRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The instances' event channel over a real redis-server's pub/sub (NF-6). */
+class RedisClusterEventsTest {
+
+    private TestRedis server;
+    private final List<SharedState> instances = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        server = TestRedis.startOrSkip(Assumptions::abort);
+    }
+
+    @AfterEach
+    void stop() {
+        instances.forEach(SharedState::close);
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** An instance whose received events are collected. */
+    private SharedState instance(List<ClusterEvent> received) {
+        SharedState s = SharedState.open(RedisSettings.of(server.url(), 30_000L, "test"));
+        instances.add(s);
+        s.events().subscribe(received::add);
+        await().atMost(Duration.ofSeconds(2)).until(s::eventsSubscribed);
+        return s;
+    }
+
+    @Test
+    void anEventPublishedByOneInstanceArrivesOnTheOtherWithinASecondAndNotBackOnItself_NF6() {
+        List<ClusterEvent> onA = new CopyOnWriteArrayList<>();
+        List<ClusterEvent> onB = new CopyOnWriteArrayList<>();
+        SharedState a = instance(onA);
+        SharedState b = instance(onB);
+        assertThat(a.instanceId()).isNotEqualTo(b.instanceId());
+
+        ClusterEvent pause = new ClusterEvent.Paused("c1", "gemini-2.5-pro", 3_000);
+        a.events().publish(pause);
+        a.events().publish(new ClusterEvent.PacingLearned("c1", 10_000, 30_000, 100, 2));
+        await().atMost(Duration.ofSeconds(1)).until(() -> onB.size() == 2);
+        assertThat(onB).containsExactly(pause, new ClusterEvent.PacingLearned("c1", 10_000, 30_000, 100, 2));
+
+        b.events().publish(new ClusterEvent.BreakersReset(null));
+        await().atMost(Duration.ofSeconds(1)).until(() -> onA.size() == 1);
+        assertThat(onA).containsExactly(new ClusterEvent.BreakersReset(null));
+        assertThat(onB).as("its own event is not delivered back").hasSize(2);
+    }
+
+    @Test
+    void afterARestartOfRedisTheSubscriberSubscribesAgain_NF6() {
+        List<ClusterEvent> onB = new CopyOnWriteArrayList<>();
+        SharedState a = instance(new CopyOnWriteArrayList<>());
+        SharedState b = instance(onB);
+        server.stop();
+        await().atMost(Duration.ofSeconds(2)).until(() -> !b.eventsSubscribed());
+        // Redis down: publishing is dropped within the call timeout, never thrown
+        long t0 = System.nanoTime();
+        a.events().publish(new ClusterEvent.PacingEnded("lost"));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+
+        server = server.restart();
+        await().atMost(Duration.ofSeconds(10)).until(b::eventsSubscribed);
+        a.events().publish(new ClusterEvent.ConnectionCleared("c1"));
+        await().atMost(Duration.ofSeconds(1)).until(() -> onB.contains(new ClusterEvent.ConnectionCleared("c1")));
+        assertThat(onB).doesNotContain(new ClusterEvent.PacingEnded("lost"));
+    }
+
+    @Test
+    void aResetDeletesTheSharedBreakersAndWindowsOfItsScopeOnly_NF6_CB7() {
+        SharedState a = instance(new CopyOnWriteArrayList<>());
+        SharedState b = instance(new CopyOnWriteArrayList<>());
+        BreakerKey glm = new BreakerKey("glm", "open.bigmodel.cn:443");
+        BreakerKey star = new BreakerKey("g*m", "h:1");
+        BreakerKey openai = new BreakerKey("openai", "api.openai.com:443");
+        for (BreakerKey k : List.of(glm, star, openai)) {
+            a.breakers().opened(k, 60_000, 60_000);
+        }
+        a.windows().cooling("glm", 60_000);
+        a.windows().cooling("openai", 60_000);
+
+        b.breakers().reset("g*m");
+        assertThat(a.breakers().admit(star, false, 1_000)).isZero();
+        assertThat(a.breakers().admit(glm, false, 1_000)).as("a pattern in a provider id is a literal").isPositive();
+        b.breakers().reset("glm");
+        assertThat(a.breakers().admit(glm, false, 1_000)).isZero();
+        assertThat(a.breakers().admit(openai, false, 1_000)).isPositive();
+        b.breakers().reset(null);
+        assertThat(a.breakers().admit(openai, false, 1_000)).isZero();
+
+        b.windows().clearedAll();
+        assertThat(a.windows().remainingMs("glm")).isZero();
+        assertThat(a.windows().remainingMs("openai")).isZero();
+    }
+}
