@@ -307,4 +307,83 @@ class SharedStateEndToEndIT {
             assertThat(c.serverOutput()).contains("unreachable").doesNotContain(postgres.password());
         }
     }
+
+    @Test
+    void aPauseFromA429ThroughAHoldsTheSameConnectionsQueueOnBUntilItEnds_RQ4_NF6() throws Exception {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        SluiceClient b = lb.get(1);
+        // an API-key connection is protected by the request queue (RQ-7); a body-declared wait within its queue time pauses it (RQ-4)
+        mocks.get(0).enqueue(MockResponse.json(429,
+                "{\"error\":{\"message\":\"Rate limit reached for requests. Please try again in 3s.\",\"type\":\"rate_limit_error\"}}"));
+        mocks.get(0).setDefault(MockResponse.completion("after the pause"));
+        connection(a, mocks.get(0), Map.of());
+        awaitConnections(b, 1);
+        long t0 = System.nanoTime();
+        chat(a, adminKey);
+        assertThat(mocks.get(0).takeRequest(Duration.ofSeconds(5))).as("the 429").isNotNull();
+        await().atMost(Duration.ofSeconds(1)).until(() ->
+                !b.expect(b.get("/api/rate-limits", adminKey), 200).at("/data/0/pausedUntil").isNull());
+
+        CompletableFuture<HttpResponse<String>> onB = CompletableFuture.supplyAsync(() -> chat(b, adminKey));
+        assertThat(mocks.get(0).takeRequest(Duration.ofSeconds(10))).as("B's request, once the pause ended").isNotNull();
+        long reachedMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(reachedMs).as("B's request did not reach the account before A's pause ended").isGreaterThanOrEqualTo(3_000);
+        assertThat(b.expect(onB.get(), 200).at("/choices/0/message/content").asText()).isEqualTo("after the pause");
+    }
+
+    @Test
+    void limitsLearnedThroughAAreInForceOnBAndShownInItsHealthWithinASecond_RQ10_NF6() {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        SluiceClient b = lb.get(1);
+        mocks.get(0).setDefault(MockResponse.completion("low").header("x-ratelimit-limit-requests", "100")
+                .header("x-ratelimit-remaining-requests", "2").header("x-ratelimit-reset-requests", "30s"));
+        String id = connection(a, mocks.get(0), Map.of());
+        awaitConnections(b, 1);
+        assertThat(b.expect(b.get("/api/monitoring/health", adminKey), 200).get("learnedLimits")).isEmpty();
+
+        assertThat(chat(a, adminKey).statusCode()).isEqualTo(200);
+        long answered = System.nanoTime();
+        await().atMost(Duration.ofSeconds(1)).until(() -> b.expect(b.get("/api/monitoring/health", adminKey), 200).get("learnedLimits").size() == 1);
+        assertThat(Duration.ofNanos(System.nanoTime() - answered)).isLessThan(Duration.ofSeconds(1));
+        JsonNode health = b.expect(b.get("/api/monitoring/health", adminKey), 200);
+        JsonNode learned = health.get("learnedLimits").get(0);
+        assertThat(learned.get("connectionId").asText()).isEqualTo(id);
+        assertThat(learned.get("limit").asLong()).isEqualTo(100);
+        assertThat(learned.get("remaining").asLong()).isEqualTo(2);
+        assertThat(learned.get("spacingMs").asLong()).as("the 2 left spread over 30 s").isEqualTo(10_000);
+        assertThat(health.at("/stores/redis/eventsSubscribed").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aResetThroughBEndsTheBreakerAOpenedSoTheNextRequestThroughACallsTheUpstream_NF6_CB7() {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        SluiceClient b = lb.get(1);
+        a.expect(a.patch("/api/resilience", adminKey, Map.of("circuitBreaker", Map.of("apikey",
+                Map.of("degradationThreshold", 1, "failureThreshold", 2, "resetTimeoutMs", 600_000)))), 200);
+        mocks.get(2).setDefault(MockResponse.json(500, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}"));
+        connection(a, mocks.get(2), Map.of("disableCooling", true));
+        connection(a, mocks.get(2), Map.of("disableCooling", true));
+        awaitConnections(b, 2);
+        await().atMost(Duration.ofSeconds(2)).until(() ->
+                b.expect(b.get("/api/resilience", adminKey), 200).at("/circuitBreaker/apikey/failureThreshold").asInt() == 2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            chat(a, adminKey);
+            return a.expect(a.get("/api/monitoring/health", adminKey), 200).path("providerBreakers").findValuesAsText("state")
+                    .contains("OPEN");
+        });
+        int sent = mocks.get(2).requestCount();
+        assertThat(a.expect(chat(a, adminKey), 503).at("/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
+        assertThat(mocks.get(2).requestCount()).isEqualTo(sent);
+        mocks.get(2).setDefault(MockResponse.completion("healed"));
+
+        b.expect(b.post("/api/resilience/reset", adminKey, Map.of()), 200);
+        await().atMost(Duration.ofSeconds(1)).until(() -> !a.expect(a.get("/api/monitoring/health", adminKey), 200)
+                .path("providerBreakers").findValuesAsText("state").contains("OPEN"));
+        HttpResponse<String> onA = chat(a, adminKey);
+        assertThat(a.expect(onA, 200).at("/choices/0/message/content").asText()).isEqualTo("healed");
+        assertThat(mocks.get(2).requestCount()).as("A called the upstream again").isEqualTo(sent + 1);
+    }
 }
