@@ -4,22 +4,41 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.BreakerStore;
+import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ClusterEvent;
+import dev.sluice.runtime.resilience.ClusterSync;
+import dev.sluice.runtime.resilience.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.ModelLockouts;
+import dev.sluice.runtime.resilience.ProviderCooldowns;
+import dev.sluice.runtime.resilience.Resilience;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.security.SecretBox;
+import dev.sluice.runtime.store.Database;
+import dev.sluice.runtime.store.JdbcConnectionStore;
 import dev.sluice.testkit.TestRedis;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The instances' event channel over a real redis-server's pub/sub (NF-6). */
 class RedisClusterEventsTest {
 
+    @TempDir
+    Path dir;
     private TestRedis server;
     private final List<SharedState> instances = new ArrayList<>();
+    private final List<Database> dbs = new ArrayList<>();
 
     @BeforeEach
     void start() {
@@ -29,6 +48,7 @@ class RedisClusterEventsTest {
     @AfterEach
     void stop() {
         instances.forEach(SharedState::close);
+        dbs.forEach(Database::close);
         if (server != null) {
             server.close();
         }
@@ -61,6 +81,37 @@ class RedisClusterEventsTest {
         await().atMost(Duration.ofSeconds(1)).until(() -> onA.size() == 1);
         assertThat(onA).containsExactly(new ClusterEvent.BreakersReset(null));
         assertThat(onB).as("its own event is not delivered back").hasSize(2);
+    }
+
+    @Test
+    void twoInstancesComponentsOnOneRedisApplyEachOthersPausesAndPacingWithinASecond_RQ4_RQ10_NF6() {
+        List<ConnectionGates> gates = new ArrayList<>();
+        List<SharedState> states = new ArrayList<>();
+        for (String name : List.of("a", "b")) {
+            SharedState s = SharedState.open(RedisSettings.of(server.url(), 30_000L, "test"));
+            instances.add(s);
+            Database db = Database.open(dir.resolve(name));
+            dbs.add(db);
+            JdbcConnectionStore store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])),
+                    InstantSource.system());
+            ConnectionGates g = new ConnectionGates(InstantSource.system());
+            Resilience r = new Resilience(new CircuitBreakers(InstantSource.system(), () -> ResilienceSettings.DEFAULTS, BreakerStore.none()),
+                    new ConnectionCooldowns(store, InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
+                    new ModelLockouts(InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
+                    new ProviderCooldowns(InstantSource.system(), () -> ResilienceSettings.DEFAULTS));
+            ClusterSync.start(s.events(), InstantSource.system(), g, r);
+            await().atMost(Duration.ofSeconds(2)).until(s::eventsSubscribed);
+            gates.add(g);
+            states.add(s);
+        }
+        states.get(0).events().publish(new ClusterEvent.Paused("c1", null, 60_000));
+        states.get(0).events().publish(new ClusterEvent.PacingLearned("c1", 10_000, 30_000, 100, 2));
+        await().atMost(Duration.ofSeconds(1)).until(() -> gates.get(1).pausedUntil("c1") > 0 && gates.get(1).learned("c1") != null);
+        assertThat(gates.get(1).learned("c1").spacingMs()).isEqualTo(10_000);
+        assertThat(gates.get(0).pausedUntil("c1")).as("the sender's own event is not applied again").isZero();
+
+        states.get(0).events().publish(new ClusterEvent.PacingEnded("c1"));
+        await().atMost(Duration.ofSeconds(1)).until(() -> gates.get(1).learned("c1") == null);
     }
 
     @Test
