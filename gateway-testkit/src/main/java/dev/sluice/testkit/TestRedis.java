@@ -163,6 +163,33 @@ public final class TestRedis implements AutoCloseable {
         return "redis://127.0.0.1:" + port + "/0";
     }
 
+    /**
+     * Freezes the server ({@code SIGSTOP}): connections stay open and new ones are accepted by the
+     * kernel, but nothing answers — a partition as a client sees it, with no reset to notice.
+     */
+    public void freeze() {
+        signal("-STOP");
+    }
+
+    /** Lets a {@link #freeze() frozen} server run again ({@code SIGCONT}). */
+    public void thaw() {
+        signal("-CONT");
+    }
+
+    private void signal(String sig) {
+        try {
+            Process kill = new ProcessBuilder("kill", sig, Long.toString(process.pid())).redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + sig + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Kills the server at once (an outage); idempotent. */
     public void stop() {
         process.destroyForcibly();

@@ -2,6 +2,8 @@ package dev.sluice.runtime.redis;
 
 import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,14 +19,19 @@ import redis.clients.jedis.JedisPubSub;
  * local), and one {@code SUBSCRIBE} on a connection of its own held by a daemon thread,
  * {@code sluice-redis-events}. A lost subscription is logged once, retried after 100 ms doubling to
  * 5 s, and logged again when it is back; events published meanwhile are lost to this instance (the
- * shared keys of breakers, cooldowns, lockouts and windows still hold what they hold). Each message
- * carries its sender's instance id, and an instance ignores its own.
+ * shared keys of breakers, cooldowns, lockouts and windows still hold what they hold). A subscription
+ * that went silent — a partition or a frozen server that sends no reset — is found by a
+ * {@code PING} on it every {@link #PING_EVERY_MS}: with nothing heard for three of them the
+ * connection is dropped and subscribed again. Each message carries its sender's instance id, and an
+ * instance ignores its own.
  */
 final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(RedisClusterEvents.class.getName());
     static final long FIRST_RETRY_MS = 100;
     static final long LAST_RETRY_MS = 5_000;
+    /** How often the subscription is pinged; silent for three times this, it is dropped. */
+    static final long PING_EVERY_MS = 5_000;
 
     private final RedisClient redis;
     private final String instanceId;
@@ -32,13 +39,21 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private final AtomicLong received = new AtomicLong();
+    private final long pingEveryMs;
+    private volatile long lastHeardNanos;
+    private volatile ScheduledExecutorService pinger;
     private volatile boolean closed;
     private volatile Thread thread;
     private volatile Connection connection;
     private volatile JedisPubSub pubSub;
 
     RedisClusterEvents(RedisClient redis, String instanceId) {
+        this(redis, instanceId, PING_EVERY_MS);
+    }
+
+    RedisClusterEvents(RedisClient redis, String instanceId, long pingEveryMs) {
         this.redis = redis;
+        this.pingEveryMs = pingEveryMs;
         this.instanceId = instanceId;
         this.channel = "sluice:events:" + redis.settings().database();
     }
@@ -65,6 +80,35 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
         t.setDaemon(true);
         thread = t;
         t.start();
+        ScheduledExecutorService p = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread pt = new Thread(r, "sluice-redis-events-ping");
+            pt.setDaemon(true);
+            return pt;
+        });
+        pinger = p;
+        p.scheduleWithFixedDelay(this::ping, pingEveryMs, pingEveryMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Pings the subscription; drops it when it has been silent too long (the subscriber then subscribes again). */
+    private void ping() {
+        JedisPubSub ps = pubSub;
+        Connection c = connection;
+        if (ps == null || c == null || !ps.isSubscribed()) {
+            return;
+        }
+        try {
+            if (System.nanoTime() - lastHeardNanos > TimeUnit.MILLISECONDS.toNanos(3 * pingEveryMs)) {
+                c.close();
+            } else {
+                ps.ping();
+            }
+        } catch (RuntimeException e) {
+            try {
+                c.close();
+            } catch (RuntimeException ignored) {
+                // already closed
+            }
+        }
     }
 
     /** Subscribes, and again after every loss, until closed. */
@@ -80,6 +124,7 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
                 JedisPubSub ps = new JedisPubSub() {
                     @Override
                     public void onSubscribe(String ch, int count) {
+                        lastHeardNanos = System.nanoTime();
                         subscribed.set(true);
                         wasUp[0] = true;
                         if (outageNow[0]) {
@@ -90,7 +135,13 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
 
                     @Override
                     public void onMessage(String ch, String message) {
+                        lastHeardNanos = System.nanoTime();
                         deliver(message, receiver);
+                    }
+
+                    @Override
+                    public void onPong(String pattern) {
+                        lastHeardNanos = System.nanoTime();
                     }
                 };
                 pubSub = ps;
@@ -165,6 +216,10 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        ScheduledExecutorService p = pinger;
+        if (p != null) {
+            p.shutdownNow();
+        }
         JedisPubSub ps = pubSub;
         if (ps != null && ps.isSubscribed()) {
             try {

@@ -134,6 +134,27 @@ class RedisClusterEventsTest {
     }
 
     @Test
+    void aSubscriptionThatWentSilentIsDroppedAndSubscribedAgain_NF6() {
+        RedisClient client = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"));
+        List<ClusterEvent> got = new CopyOnWriteArrayList<>();
+        RedisClusterEvents listener = new RedisClusterEvents(client, "listener", 200);
+        try (client; listener) {
+            listener.subscribe(got::add);
+            await().atMost(Duration.ofSeconds(2)).until(listener::subscribed);
+            server.freeze();
+            try {
+                await().atMost(Duration.ofSeconds(3)).until(() -> !listener.subscribed());
+            } finally {
+                server.thaw();
+            }
+            await().atMost(Duration.ofSeconds(10)).until(listener::subscribed);
+            SharedState a = instance(new CopyOnWriteArrayList<>());
+            a.events().publish(new ClusterEvent.ConnectionCleared("c9"));
+            await().atMost(Duration.ofSeconds(1)).until(() -> got.contains(new ClusterEvent.ConnectionCleared("c9")));
+        }
+    }
+
+    @Test
     void aResetDeletesTheSharedBreakersAndWindowsOfItsScopeOnly_NF6_CB7() {
         SharedState a = instance(new CopyOnWriteArrayList<>());
         SharedState b = instance(new CopyOnWriteArrayList<>());
