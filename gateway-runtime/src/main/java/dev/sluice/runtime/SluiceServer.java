@@ -229,7 +229,7 @@ public final class SluiceServer implements AutoCloseable {
                 ResilienceSettingsLayers.configured(config.resilience(), config.resilienceEnv()), settings);
         Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new JdbcBreakerStore(db), shared.breakers()),
                 new ConnectionCooldowns(connections, clock, resilienceSettings, shared.cooldowns()), new ModelLockouts(clock, resilienceSettings, shared.lockouts()),
-                new ProviderCooldowns(clock, resilienceSettings, shared.windows()));
+                new ProviderCooldowns(clock, resilienceSettings, shared.windows(), shared.events()));
         GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases(),
                 config.sessionAffinityTtlMs());
         QuotaObservations quotas = new QuotaObservations(clock);

@@ -73,6 +73,18 @@ public sealed interface ClusterEvent {
     }
 
     /**
+     * PC-2: a success ended a provider's cooldown window on the instance that had crossed it.
+     *
+     * @param provider the provider
+     */
+    record WindowEnded(String provider) implements ClusterEvent {
+        /** Checks the fields. */
+        public WindowEnded {
+            requireNonNull(provider, "provider is null");
+        }
+    }
+
+    /**
      * CC-8 ({@code POST /api/resilience/cooldowns}): a connection's cooldown was cleared, with its
      * model lockouts and its provider-cooldown entry.
      *
@@ -115,6 +127,7 @@ public sealed interface ClusterEvent {
                     Long.toString(l.limit()), Long.toString(l.remaining())));
             case PacingEnded e -> f.addAll(List.of("unlearned", e.connectionId()));
             case BreakersReset r -> f.addAll(List.of("reset", r.provider() == null ? "" : r.provider()));
+            case WindowEnded w -> f.addAll(List.of("window-ended", w.provider()));
             case ConnectionCleared c -> f.addAll(List.of("connection-cleared", c.connectionId()));
             case ModelCleared m -> f.addAll(List.of("model-cleared", m.provider(), m.connectionId(), m.model()));
         }
@@ -145,6 +158,7 @@ public sealed interface ClusterEvent {
                         : null;
                 case "unlearned" -> f.length == 4 ? new PacingEnded(f[3]) : null;
                 case "reset" -> f.length == 4 ? new BreakersReset(f[3].isEmpty() ? null : f[3]) : null;
+                case "window-ended" -> f.length == 4 ? new WindowEnded(f[3]) : null;
                 case "connection-cleared" -> f.length == 4 ? new ConnectionCleared(f[3]) : null;
                 case "model-cleared" -> f.length == 6 ? new ModelCleared(f[3], f[4], f[5]) : null;
                 default -> null;

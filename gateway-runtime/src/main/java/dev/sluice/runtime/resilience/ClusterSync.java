@@ -8,14 +8,15 @@ import dev.sluice.runtime.resilience.ClusterEvent.ModelCleared;
 import dev.sluice.runtime.resilience.ClusterEvent.PacingEnded;
 import dev.sluice.runtime.resilience.ClusterEvent.PacingLearned;
 import dev.sluice.runtime.resilience.ClusterEvent.Paused;
+import dev.sluice.runtime.resilience.ClusterEvent.WindowEnded;
 import java.time.InstantSource;
 
 /**
  * Applies what other instances announced on the {@link ClusterEvents} channel to this instance's
  * in-memory resilience state (SPEC NF-6), as the instance that made the change applied it to its
  * own: a pause of a connection's queue or of one model's share of it (RQ-4), learned pacing and
- * its end (RQ-10), a reset of breakers and provider windows, the clear of a connection or of one
- * model lockout. Applying publishes nothing (no echo, no loop), and leaves the shared keys alone:
+ * its end (RQ-10), a reset of breakers and provider windows, a provider window a success ended
+ * (PC-2), the clear of a connection or of one model lockout. Applying publishes nothing (no echo, no loop), and leaves the shared keys alone:
  * the instance that made the change already wrote them. Times arrive as the milliseconds left and
  * are added to this instance's own clock.
  */
@@ -82,6 +83,7 @@ public final class ClusterSync {
                         resilience.providerCooldowns().clearHere();
                     }
                 }
+                case WindowEnded w -> resilience.providerCooldowns().endHere(w.provider());
                 case ConnectionCleared c -> {
                     resilience.cooldowns().forgetStreak(c.connectionId());
                     resilience.lockouts().clearConnectionHere(c.connectionId());

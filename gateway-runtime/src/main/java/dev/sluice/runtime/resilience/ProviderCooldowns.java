@@ -61,6 +61,7 @@ public final class ProviderCooldowns {
     private final ConcurrentHashMap<String, ConnectionEntry> connections = new ConcurrentHashMap<>();
     private final AtomicLong lastSweep = new AtomicLong();
     private final WindowBoard board;
+    private final ClusterEvents events;
 
     /**
      * Creates an empty tracker that shares nothing.
@@ -81,9 +82,23 @@ public final class ProviderCooldowns {
      *     ({@link WindowBoard#NONE}: nowhere)
      */
     public ProviderCooldowns(InstantSource clock, Supplier<ResilienceSettings> settings, WindowBoard board) {
+        this(clock, settings, board, ClusterEvents.NONE);
+    }
+
+    /**
+     * Creates an empty tracker of one of several instances.
+     *
+     * @param clock the clock
+     * @param settings the current settings, read on every call
+     * @param board where provider-level cooldowns are announced to the other instances
+     * @param events where a success that ends a cooldown is announced, so that the other instances
+     *     end their own windows of the provider too (NF-6)
+     */
+    public ProviderCooldowns(InstantSource clock, Supplier<ResilienceSettings> settings, WindowBoard board, ClusterEvents events) {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.board = requireNonNull(board, "board is null");
+        this.events = requireNonNull(events, "events is null");
     }
 
     /**
@@ -129,8 +144,10 @@ public final class ProviderCooldowns {
     public void recordSuccess(String provider, String connectionId) {
         if (!providers.isEmpty()) {
             ProviderWindow w = providers.remove(provider);
-            if (w != null && w.crossedAt != NONE && board.shared()) {
-                board.cleared(provider); // the success ended the cooldown this instance announced
+            if (w != null && w.crossedAt != NONE) {
+                // NF-6: the success ended the cooldown this instance announced; the provider answers for every instance
+                board.cleared(provider);
+                events.publish(new ClusterEvent.WindowEnded(provider));
             }
         }
         if (connectionId != null && !connections.isEmpty()) {
@@ -216,6 +233,11 @@ public final class ProviderCooldowns {
     public void clear() {
         board.clearedAll();
         clearHere();
+    }
+
+    /** A success on another instance ended the provider's window there (NF-6): this instance's ends too. */
+    void endHere(String provider) {
+        providers.remove(provider);
     }
 
     /** Forgets every entry of this instance (another instance cleared the shared ones, NF-6). */

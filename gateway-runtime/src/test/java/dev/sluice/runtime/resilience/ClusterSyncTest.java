@@ -81,14 +81,14 @@ class ClusterSyncTest {
 
     private Instance instance(Instant at, String name) {
         TestClock clock = TestClock.at(at);
+        ClusterEvents events = bus.channel();
         Database db = Database.open(dir.resolve(name));
         dbs.add(db);
         JdbcConnectionStore store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         Resilience r = new Resilience(new CircuitBreakers(clock, () -> SETTINGS, new InMemoryBreakerStore()),
                 new ConnectionCooldowns(store, clock, () -> SETTINGS), new ModelLockouts(clock, () -> SETTINGS),
-                new ProviderCooldowns(clock, () -> SETTINGS));
+                new ProviderCooldowns(clock, () -> SETTINGS, WindowBoard.NONE, events));
         ConnectionGates gates = new ConnectionGates(clock);
-        ClusterEvents events = bus.channel();
         ClusterSync.start(events, clock, gates, r);
         return new Instance(clock, gates, r, events);
     }
@@ -184,6 +184,24 @@ class ClusterSyncTest {
     }
 
     @Test
+    void aSuccessThatEndsAProviderWindowOnOneInstanceEndsTheOthersWindowToo_NF6_PC2() {
+        Instance c = instance(Instant.parse("2026-12-01T10:00:00Z"), "c");
+        int threshold = WINDOW_ON.apikey().failureThreshold();
+        for (Instance i : List.of(a, b)) {
+            for (int n = 0; n < threshold; n++) {
+                i.resilience().providerCooldowns().recordFailure("glm", ProviderClass.APIKEY, null);
+            }
+            assertThat(i.resilience().providerCooldowns().providerRemainingMs("glm", ProviderClass.APIKEY)).isPositive();
+        }
+        c.resilience().providerCooldowns().recordSuccess("glm", null);
+        assertThat(bus.sent).as("C had no window of its own to end").isEmpty();
+
+        a.resilience().providerCooldowns().recordSuccess("glm", null);
+        assertThat(bus.sent).containsExactly(new ClusterEvent.WindowEnded("glm"));
+        assertThat(b.resilience().providerCooldowns().providerRemainingMs("glm", ProviderClass.APIKEY)).isZero();
+    }
+
+    @Test
     void clearsOnOneInstanceRemoveTheLockoutsTheOtherRecorded_NF6_ML5_CC8() {
         b.resilience().lockouts().recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
                 .failure(FailureReason.QUOTA_EXHAUSTED, 429).build());
@@ -214,7 +232,8 @@ class ClusterSyncTest {
     void theWireFormatCarriesEveryEventAndRefusesWhatItCannotCarry_NF6() {
         List<ClusterEvent> all = List.of(new ClusterEvent.Paused("c1", null, 3_000), new ClusterEvent.Paused("c1", "m", 1),
                 new ClusterEvent.PacingLearned("c1", 10, 20, 30, 40), new ClusterEvent.PacingEnded("c1"),
-                new ClusterEvent.BreakersReset(null), new ClusterEvent.BreakersReset("glm"), new ClusterEvent.ConnectionCleared("c1"),
+                new ClusterEvent.BreakersReset(null), new ClusterEvent.BreakersReset("glm"), new ClusterEvent.WindowEnded("glm"),
+                new ClusterEvent.ConnectionCleared("c1"),
                 new ClusterEvent.ModelCleared("glm", "c1", "glm-4.6"));
         for (ClusterEvent e : all) {
             assertThat(ClusterEvent.decode(e.encode("i1"))).isEqualTo(new ClusterEvent.Received("i1", e));
