@@ -386,4 +386,36 @@ class SharedStateEndToEndIT {
         assertThat(a.expect(onA, 200).at("/choices/0/message/content").asText()).isEqualTo("healed");
         assertThat(mocks.get(2).requestCount()).as("A called the upstream again").isEqualTo(sent + 1);
     }
+
+    @Test
+    void aClaudeLaneAcceptedThroughAIsRiddenByBWithoutItsOwnLimit429_NF6_CL2() throws InterruptedException {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        SluiceClient b = lb.get(1);
+        MockUpstream anthropic = mocks.get(0);
+        String p = "anthropic-ratelimit-unified-";
+        String answer = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\","
+                + "\"content\":[{\"type\":\"text\",\"text\":\"served\"}],\"stop_reason\":\"end_turn\",\"stop_sequence\":null,"
+                + "\"usage\":{\"input_tokens\":5,\"output_tokens\":2}}";
+        anthropic.setDefault(MockResponse.json(200, answer).header(p + "slow-status", "active"));
+        anthropic.enqueue(MockResponse.json(429, "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"usage limit\"}}")
+                .header(p + "status", "rejected").header(p + "slow-offer", "treatment")
+                .header(p + "reset", String.valueOf(java.time.Instant.now().plus(Duration.ofHours(2)).getEpochSecond())));
+        String id = a.expect(a.post("/api/providers", adminKey, Map.of("provider", "claude", "authType", "oauth",
+                "oauth", Map.of("accessToken", "sk-ant-oat01-" + UUID.randomUUID()), "baseUrl", anthropic.baseUrl(),
+                "providerSpecificData", Map.of("lowPriorityMode", true))), 201).get("id").asText();
+        awaitConnections(b, 1);
+        Map<String, Object> body = SluiceClient.chat("claude/claude-sonnet-4-5", false);
+
+        assertThat(a.expect(a.post("/v1/chat/completions", adminKey, body), 200).at("/choices/0/message/content").asText()).isEqualTo("served");
+        assertThat(anthropic.requestCount()).as("the limit 429, then the lane").isEqualTo(2);
+        assertThat(b.expect(b.post("/v1/chat/completions", adminKey, body), 200).at("/choices/0/message/content").asText()).isEqualTo("served");
+
+        assertThat(anthropic.requestCount()).as("B rode the lane at once: no limit 429 of its own").isEqualTo(3);
+        assertThat(anthropic.takeRequest(Duration.ofSeconds(2)).header("anthropic-usage-limit")).isNull();
+        assertThat(anthropic.takeRequest(Duration.ofSeconds(2)).header("anthropic-usage-limit")).isEqualTo("slow");
+        assertThat(anthropic.takeRequest(Duration.ofSeconds(2)).header("anthropic-usage-limit")).as("B's request").isEqualTo("slow");
+        JsonNode onB = b.expect(b.get("/api/resilience/cooldowns", adminKey), 200).get("data");
+        assertThat(onB.findValuesAsText("lowPriorityLane")).as("B's view of " + id).containsExactly("active");
+    }
 }

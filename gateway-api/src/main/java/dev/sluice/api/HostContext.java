@@ -86,4 +86,14 @@ public interface HostContext {
     default Optional<CredentialUpdates> credentialUpdates() {
         return Optional.empty();
     }
+
+    /**
+     * Notes this plugin shares with the other instances of a cluster (NF-6), when the host runs
+     * several instances sharing state; empty on a single instance (and on hosts that cannot share).
+     *
+     * @return the shared notes, or empty
+     */
+    default Optional<SharedNotes> sharedNotes() {
+        return Optional.empty();
+    }
 }

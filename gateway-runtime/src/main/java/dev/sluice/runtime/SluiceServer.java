@@ -207,7 +207,7 @@ public final class SluiceServer implements AutoCloseable {
                             refresh != null ? refresh : c.oauth() == null ? null : c.oauth().refreshToken(), expiresAt)))
                     .isPresent();
             return new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
-                    builtinExecutors, updates);
+                    builtinExecutors, updates, shared.notes(p.name()).orElse(null));
         }, config.strictPlugins());
 
         List<Provider> providers = new ArrayList<>();

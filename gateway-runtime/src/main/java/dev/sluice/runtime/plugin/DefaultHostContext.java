@@ -5,6 +5,7 @@ import dev.sluice.api.ExecutorCustomizer;
 import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
 import dev.sluice.api.HostContext;
 import dev.sluice.api.PluginSettings;
+import dev.sluice.api.SharedNotes;
 import dev.sluice.api.ProviderExecutor;
 import dev.sluice.api.upstream.UpstreamHttp;
 import java.time.InstantSource;
@@ -24,6 +25,7 @@ public final class DefaultHostContext implements HostContext {
     private final System.Logger logger;
     private final Map<String, ProviderExecutor> builtins;
     private final CredentialUpdates credentialUpdates;
+    private final SharedNotes sharedNotes;
 
     /**
      * Creates the context of one plugin.
@@ -37,6 +39,22 @@ public final class DefaultHostContext implements HostContext {
      */
     public DefaultHostContext(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,
             Map<String, ProviderExecutor> builtins, CredentialUpdates credentialUpdates) {
+        this(pluginName, http, clock, settings, builtins, credentialUpdates, null);
+    }
+
+    /**
+     * Creates the context of one plugin of an instance that shares state with others.
+     *
+     * @param pluginName the plugin name
+     * @param http the upstream client
+     * @param clock the clock
+     * @param settings the plugin's settings
+     * @param builtins built-in executors by name
+     * @param credentialUpdates where this plugin's executors persist renewed credentials
+     * @param sharedNotes the plugin's notes shared with the other instances, or null on a single instance
+     */
+    public DefaultHostContext(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,
+            Map<String, ProviderExecutor> builtins, CredentialUpdates credentialUpdates, SharedNotes sharedNotes) {
         this.http = http;
         this.clock = clock;
         Map<String, String> copy = Map.copyOf(settings);
@@ -54,6 +72,12 @@ public final class DefaultHostContext implements HostContext {
         this.logger = System.getLogger("sluice.plugin." + pluginName);
         this.builtins = Map.copyOf(builtins);
         this.credentialUpdates = credentialUpdates;
+        this.sharedNotes = sharedNotes;
+    }
+
+    @Override
+    public Optional<SharedNotes> sharedNotes() {
+        return Optional.ofNullable(sharedNotes);
     }
 
     @Override

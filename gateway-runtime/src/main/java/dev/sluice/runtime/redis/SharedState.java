@@ -121,6 +121,16 @@ public final class SharedState implements AutoCloseable {
         return lockouts;
     }
 
+    /**
+     * The notes one plugin shares with the other instances ({@code HostContext.sharedNotes()}).
+     *
+     * @param plugin the plugin's name
+     * @return the notes, or empty without Redis
+     */
+    public java.util.Optional<dev.sluice.api.SharedNotes> notes(String plugin) {
+        return redis == null ? java.util.Optional.empty() : java.util.Optional.of(new RedisSharedNotes(redis, plugin));
+    }
+
     /** @return the provider cooldown window announcements */
     public WindowBoard windows() {
         return windows;

@@ -71,13 +71,18 @@ final class ClaudeExecutor implements ProviderExecutor {
 
     ClaudeExecutor(UpstreamHttp http, InstantSource clock, AnthropicHeaders headers, MessagesRequestWriter writer,
             OAuthRefresher refresher) {
+        this(http, clock, headers, writer, refresher, null);
+    }
+
+    ClaudeExecutor(UpstreamHttp http, InstantSource clock, AnthropicHeaders headers, MessagesRequestWriter writer,
+            OAuthRefresher refresher, dev.sluice.api.SharedNotes notes) {
         this.http = http;
         this.clock = clock;
         this.headers = headers;
         this.writer = writer;
         this.reader = new MessagesResponseReader(clock);
         this.refresher = refresher;
-        this.lane = new LowPriorityLane(clock, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+        this.lane = new LowPriorityLane(clock, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(), notes);
         this.resets = new LimitReset(http, clock, headers);
     }
 
@@ -101,7 +106,7 @@ final class ClaudeExecutor implements ProviderExecutor {
         }
         String id = call.target().connectionId();
         UnifiedLimits u = UnifiedLimits.of(e.head());
-        if (lane.active(id)) {
+        if (lane.active(id, laneOn)) {
             return lane.whileActive(id, e.head().status(), u, call);
         }
         if (!u.wall(e.head().status())) {
@@ -254,7 +259,7 @@ final class ClaudeExecutor implements ProviderExecutor {
     private UpstreamResponse send(UpstreamTarget target, URI uri, byte[] body, boolean stream, Map<String, String> clientHeaders,
             Duration timeout) throws IOException {
         Map<String, String> h = headers.build(target, stream, clientHeaders);
-        if (lane.active(target.connectionId())) {
+        if (lane.active(target.connectionId(), Boolean.TRUE.equals(target.providerSpecificData().get("lowPriorityMode")))) {
             // CL-2: every request of an account riding the low-priority lane says so
             h = new java.util.LinkedHashMap<>(h);
             h.put(LowPriorityLane.HEADER, LowPriorityLane.SLOW);

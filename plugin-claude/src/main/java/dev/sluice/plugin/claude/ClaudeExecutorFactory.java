@@ -52,7 +52,7 @@ final class ClaudeExecutorFactory implements ExecutorFactory {
         OAuthRefresher refresher = new OAuthRefresher(host.http(), host.clock(), tokenUrl(host), clientId(host),
                 refreshSkewMs(host), host.credentialUpdates().orElse(null), host.logger());
         return new ClaudeExecutor(host.http(), host.clock(), new AnthropicHeaders(deniedBetas(host)),
-                new MessagesRequestWriter(defaultMaxTokens(host)), refresher);
+                new MessagesRequestWriter(defaultMaxTokens(host)), refresher, host.sharedNotes().orElse(null));
     }
 
     private static URI tokenUrl(HostContext host) {

@@ -2,6 +2,7 @@ package dev.sluice.plugin.claude;
 
 import dev.sluice.api.Recovery;
 import dev.sluice.api.RecoveryCall;
+import dev.sluice.api.SharedNotes;
 import dev.sluice.api.upstream.ResponseHead;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -17,6 +18,13 @@ import java.util.function.DoubleSupplier;
  * {@code slot_busy} and {@code 529} are waited out (the server's retry-after, ±30 % jitter) up to
  * the max wait; an ending verdict hands the answer on to the normal cooldown path. State in memory
  * per connection, at most {@value #MAX_CONNECTIONS} connections (oldest first out).
+ *
+ * <p>Several instances (NF-6): with the host's {@link SharedNotes}, every transition is also written
+ * as a note (epoch times, as the upstream's reset is), and an instance re-reads an opted-in
+ * connection's note at most once every {@value #SYNC_MS} ms, and always before accepting the lane.
+ * So an instance joins a lane another one accepted without its own limit 429 (at most
+ * {@value #SYNC_MS} ms late), and honours the others' cool-off and spent budget. Without notes, or
+ * while they cannot be read, each instance keeps its own state (CL-6).
  */
 final class LowPriorityLane {
 
@@ -35,6 +43,8 @@ final class LowPriorityLane {
     static final long MAX_BUDGET_MEMORY_MS = 8L * 24 * 3_600_000;
     static final double JITTER = 0.30;
     static final int MAX_CONNECTIONS = 10_000;
+    /** How often an instance re-reads a connection's shared note, at most. */
+    static final long SYNC_MS = 1_000;
     /** Verdicts that end the lane (CL-4). */
     static final Set<String> ENDING = Set.of("weekly_limit", "budget_exhausted", "off", "ineligible");
 
@@ -51,6 +61,30 @@ final class LowPriorityLane {
      */
     record State(long activeUntil, long resetAt, long coolOffUntil, long budgetExhaustedUntil, String last) {
         static final State NONE = new State(0, 0, 0, 0, null);
+
+        /** The note's text: the four times and the last transition. */
+        String note() {
+            return activeUntil + "," + resetAt + "," + coolOffUntil + "," + budgetExhaustedUntil + "," + (last == null ? "" : last);
+        }
+
+        /** Reads a note; empty when it is not one of ours. */
+        static java.util.Optional<State> ofNote(String note) {
+            String[] f = note.split(",", 5);
+            if (f.length != 5) {
+                return java.util.Optional.empty();
+            }
+            try {
+                return java.util.Optional.of(new State(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]),
+                        Long.parseLong(f[3]), f[4].isEmpty() ? null : f[4]));
+            } catch (NumberFormatException e) {
+                return java.util.Optional.empty();
+            }
+        }
+
+        /** The latest time this state speaks about. */
+        long horizon() {
+            return Math.max(Math.max(activeUntil, coolOffUntil), budgetExhaustedUntil);
+        }
     }
 
     private final InstantSource clock;
@@ -62,22 +96,91 @@ final class LowPriorityLane {
         }
     };
 
+    private final SharedNotes notes;
+    /** When each connection's note was last read or written (epoch ms). */
+    private final Map<String, Long> synced = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > MAX_CONNECTIONS;
+        }
+    };
+
     LowPriorityLane(InstantSource clock, DoubleSupplier random) {
+        this(clock, random, null);
+    }
+
+    /**
+     * @param notes the notes shared with the other instances, or null (one instance)
+     */
+    LowPriorityLane(InstantSource clock, DoubleSupplier random, SharedNotes notes) {
         this.clock = clock;
         this.random = random;
+        this.notes = notes;
     }
 
     private synchronized State state(String connectionId) {
         return states.getOrDefault(connectionId, State.NONE);
     }
 
-    private synchronized void put(String connectionId, State s) {
-        states.put(connectionId, s);
+    /** Records a transition, and tells the other instances. */
+    private void put(String connectionId, State s) {
+        State before;
+        long now = clock.millis();
+        synchronized (this) {
+            before = states.put(connectionId, s);
+            synced.put(connectionId, now);
+        }
+        if (notes != null) {
+            // outlast the lane this transition may end, so that no instance keeps riding it
+            long until = Math.max(Math.max(s.horizon(), before == null ? 0 : before.horizon()), now + GRACE_MS);
+            try {
+                notes.put(connectionId, s.note(), Duration.ofMillis(Math.min(until - now, SharedNotes.MAX_TTL.toMillis())));
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "claude lane note not shared: " + e.getMessage());
+            }
+        }
+    }
+
+    /** Takes what another instance wrote about a connection, when it is time to look (or {@code now}). */
+    private void sync(String connectionId, boolean now) {
+        if (notes == null) {
+            return;
+        }
+        long at = clock.millis();
+        synchronized (this) {
+            Long last = synced.get(connectionId);
+            if (!now && last != null && at - last < SYNC_MS) {
+                return;
+            }
+            synced.put(connectionId, at);
+        }
+        java.util.Optional<State> shared;
+        try {
+            shared = notes.get(connectionId).flatMap(State::ofNote);
+        } catch (RuntimeException e) {
+            return;
+        }
+        shared.ifPresent(s -> {
+            synchronized (this) {
+                states.put(connectionId, s);
+            }
+        });
     }
 
     /** Whether the connection rides the lane now: every request carries {@link #HEADER}. */
     boolean active(String connectionId) {
         return state(connectionId).activeUntil() > clock.millis();
+    }
+
+    /**
+     * Whether the connection rides the lane now, looking at the other instances' note first when
+     * the connection opted in (at most once every {@value #SYNC_MS} ms).
+     */
+    boolean active(String connectionId, boolean optedIn) {
+        if (optedIn) {
+            sync(connectionId, false);
+        }
+        return active(connectionId);
     }
 
     /**
@@ -87,6 +190,7 @@ final class LowPriorityLane {
      * @return true when the lane is now active (retry at once with the slow header)
      */
     boolean accept(String connectionId, UnifiedLimits u) {
+        sync(connectionId, true);
         long now = clock.millis();
         State s = state(connectionId);
         if (!"treatment".equalsIgnoreCase(u.slowOffer()) || u.resetAtMs() <= now || s.coolOffUntil() > now

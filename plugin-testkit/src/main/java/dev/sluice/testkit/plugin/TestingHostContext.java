@@ -7,6 +7,7 @@ import dev.sluice.api.ExecutorCustomizer;
 import dev.sluice.api.HostContext;
 import dev.sluice.api.PluginSettings;
 import dev.sluice.api.ProviderExecutor;
+import dev.sluice.api.SharedNotes;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
@@ -115,6 +116,11 @@ public final class TestingHostContext implements HostContext {
         return delegate.credentialUpdates();
     }
 
+    @Override
+    public Optional<SharedNotes> sharedNotes() {
+        return delegate.sharedNotes();
+    }
+
     /**
      * The credential renewals executors reported, in order.
      *
@@ -135,6 +141,7 @@ public final class TestingHostContext implements HostContext {
         private boolean recordUpdates = true;
         private CredentialUpdates updates;
         private Duration timeout = Duration.ofSeconds(10);
+        private SharedNotes notes;
 
         private Builder(String pluginName) {
             this.pluginName = pluginName;
@@ -212,6 +219,18 @@ public final class TestingHostContext implements HostContext {
         }
 
         /**
+         * Notes shared with "other instances" (default: none, as on a single instance): e.g. one
+         * {@link MemorySharedNotes} given to two contexts.
+         *
+         * @param value the notes, or null for none
+         * @return this builder
+         */
+        public Builder sharedNotes(SharedNotes value) {
+            notes = value;
+            return this;
+        }
+
+        /**
          * @return the context
          */
         public TestingHostContext build() {
@@ -225,7 +244,7 @@ public final class TestingHostContext implements HostContext {
                 return true;
             };
             return new TestingHostContext(new DefaultHostContext(pluginName, client, clock, settings, builtins,
-                    recordUpdates ? recorder : updates), clock, renewals);
+                    recordUpdates ? recorder : updates, notes), clock, renewals);
         }
 
         private static final String HOST_OPENAI_COMPATIBLE = HostContext.OPENAI_COMPATIBLE;
