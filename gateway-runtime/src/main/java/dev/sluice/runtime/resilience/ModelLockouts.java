@@ -290,15 +290,19 @@ public final class ModelLockouts {
      * @param provider the provider id
      * @param connectionId the connection id
      * @param model the key model as listed by {@link #active()}
-     * @return true when an unexpired lockout was removed
+     * @return true when an unexpired lockout was removed, here or from the shared board (another
+     *     instance's)
      */
     public boolean clear(String provider, String connectionId, String model) {
         String exactKey = model.toLowerCase(Locale.ROOT);
+        boolean shared = false;
         if (board.shared()) {
-            board.cleared(connectionId, List.of(slot(LockoutKind.FAMILY, model), slot(LockoutKind.MODEL, model),
-                    slot(LockoutKind.EXACT, exactKey), slot(LockoutKind.RETRY_INFO, exactKey)));
+            List<String> slots = List.of(slot(LockoutKind.FAMILY, model), slot(LockoutKind.MODEL, model),
+                    slot(LockoutKind.EXACT, exactKey), slot(LockoutKind.RETRY_INFO, exactKey));
+            shared = board.find(connectionId, slots) != null;
+            board.cleared(connectionId, slots);
         }
-        return clearHere(provider, connectionId, model);
+        return clearHere(provider, connectionId, model) | shared;
     }
 
     /**

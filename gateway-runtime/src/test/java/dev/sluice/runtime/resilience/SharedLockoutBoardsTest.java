@@ -141,8 +141,9 @@ class SharedLockoutBoardsTest {
         ModelLockouts a = new ModelLockouts(clock, settings::get, boards);
         ModelLockouts b = new ModelLockouts(clock, settings::get, boards);
         a.recordFailure(quota("c1", "gpt-5.1"));
-        assertThat(b.clear("codex", "c1", "gpt-5")).as("B held nothing of its own").isFalse();
+        assertThat(b.clear("codex", "c1", "gpt-5")).as("B held nothing of its own, but A's lock was announced: removed").isTrue();
         assertThat(b.blocking("codex", "c1", "gpt-5.1", "gpt-5")).isNull();
+        assertThat(b.clear("codex", "c1", "gpt-5")).as("nothing left to clear anywhere").isFalse();
 
         a.recordFailure(quota("c1", "gpt-5.1"));
         a.recordFailure(LockoutFailure.builder("codex", "c1", "o3").failure(FailureReason.SERVER_ERROR, 502).build());
