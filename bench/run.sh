@@ -1075,7 +1075,7 @@ if [[ $SHARED == 1 ]]; then
                 [[ $k == "$class".* ]] || continue
                 ((REDIS_CALLS[$k] > 0)) || continue
                 printf '%s %s\n' "${k#"$class".}" "${REDIS_CALLS[$k]}"
-            done | sort -k2,2nr | awk -v n="$n" '{ printf "%s%s %.2f", (NR > 1 ? ", " : ""), toupper($1), $2 / (n > 0 ? n : 1) }')
+            done | sort -k2,2nr | awk -v n="$n" '$2 / (n > 0 ? n : 1) >= 0.005 { printf "%s%s %.2f", (shown++ ? ", " : ""), toupper($1), $2 / (n > 0 ? n : 1) }')
             REDIS_TEXT+="${REDIS_TEXT:+; }${class/N/$HIGH_C} $per per request (${detail:-none})"
         done
     fi
