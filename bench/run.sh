@@ -31,14 +31,28 @@
 #                               seconds for the machine to be quiet (other processes < 10 % CPU
 #                               over 3 s); the report shows the CPU other processes used during
 #                               every measurement either way
+#   BENCH_SHARED [0]            1 adds a fourth target, "sluice-shared" (issue 20): a second Sluice
+#                               from the same distribution in shared mode, on a throwaway PostgreSQL
+#                               (initdb + pg_ctl, as user postgres when run as root) and a
+#                               redis-server (no persistence), both started here on free loopback
+#                               ports and stopped at the end; it is measured in every round beside
+#                               the others (both Sluice processes run during the whole run and share
+#                               the CPUs), and the report adds its rows and the issue-20 target
+#                               (shared added p50 at c1 minus single-instance added p50 < 0.5 ms).
+#                               Debian's postgresql / redis-server are installed with apt-get when
+#                               missing (as root), else the run stops with status 2
+#   BENCH_POSTGRES_BIN []       folder of initdb and pg_ctl (default: the newest
+#                               /usr/lib/postgresql/*/bin, else the PATH); only with BENCH_SHARED=1
+#   BENCH_REDIS_SERVER [redis-server]  the redis-server binary; only with BENCH_SHARED=1
 #
 # Output: a Markdown report on stdout and in BENCH_RESULTS, ending with the issue-12 targets as
-# PASS/FAIL lines; wrk/curl raw output and the logs of Sluice, nginx and the mocks in the .log file
+# PASS/FAIL lines (with BENCH_SHARED=1 also the issue-20 target and a shared-mode section); wrk/curl raw output and the logs of Sluice, nginx and the mocks in the .log file
 # next to it.
 #
 # Exit status: 0 = valid run (targets may still be missed: read the report), 3 = invalid run
 # (wrk saw errors or non-2xx answers, or a streaming request failed), 2 = setup failure or a
-# mock/Sluice exited during the run (then the report file says the run did not complete).
+# mock/Sluice (with BENCH_SHARED=1 also PostgreSQL or Redis) exited during the run (then the report
+# file says the run did not complete).
 # -E: the ERR trap below also reports a command failing inside a function (else errexit would
 # end the run there without a word)
 set -Eeuo pipefail
@@ -67,6 +81,10 @@ RESULTS=${BENCH_RESULTS:-$BENCH_DIR/results/latest.md}
 START_TIMEOUT=${BENCH_START_TIMEOUT:-60}
 KEEP_TMP=${BENCH_KEEP_TMP:-0}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-0}
+SHARED=${BENCH_SHARED:-0}
+POSTGRES_BIN=${BENCH_POSTGRES_BIN:-}
+REDIS_SERVER=${BENCH_REDIS_SERVER:-redis-server}
+[[ $SHARED == 0 || $SHARED == 1 ]] || { echo "BENCH_SHARED must be 0 or 1, not '$SHARED'" >&2; exit 2; }
 
 HOST=127.0.0.1 # loopback only, everywhere
 
@@ -80,6 +98,19 @@ PIDS=()
 NGINX_PID=    # the nginx master (the control proxy), once started
 NGINX_PIDS=() # its master and worker: stopped by stop_nginx, counted as our CPU
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench.XXXXXX")
+PG_DIR=       # BENCH_SHARED=1: the throwaway PostgreSQL's folder, once initialised
+PG_PID=       # its postmaster, once started (pg_ctl daemonises it: not in PIDS)
+PG_AS=()      # the prefix that runs its binaries (runuser -u postgres -- when run as root)
+
+# Stops the throwaway PostgreSQL (BENCH_SHARED=1): immediately, its data is thrown away anyway.
+stop_postgres() {
+    [[ -n $PG_DIR && -f $PG_DIR/data/postmaster.pid ]] || return 0
+    "${PG_AS[@]}" "$POSTGRES_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate -w -t 20 stop >/dev/null 2>&1 || {
+        log "pg_ctl stop failed: killing the postmaster"
+        if [[ -n $PG_PID ]]; then kill -KILL "$PG_PID" 2>/dev/null || true; fi
+    }
+    PG_PID=
+}
 
 # Stops the nginx control: TERM to the master (a fast shutdown that also stops its worker), then
 # KILL to whatever of master and worker is left, so that no worker outlives the run as an orphan.
@@ -126,6 +157,7 @@ cleanup() {
         fi
     done
     wait 2>/dev/null || true
+    stop_postgres
     if [[ $KEEP_TMP == 1 ]]; then
         log "kept temporary directory $TMP"
     else
@@ -190,13 +222,17 @@ find_java_pid() {
 
 # CPU accounting, to tell how much other processes on the machine disturbed a measurement.
 # cpu_mark: remembers /proc/stat's user+nice+system, steal and total ticks, and the CPU ticks of
-# our processes (the mocks, nginx and Sluice, alive; wrk, curl and the rest, reaped: `times`).
+# our processes (the mocks, nginx and Sluice, PostgreSQL and Redis with BENCH_SHARED=1, alive; wrk, curl and the rest, reaped: `times`).
 # cpu_since LABEL: sets R[LABEL.foreign_pct] (user+system CPU of other processes, % of all CPUs)
 # and R[LABEL.steal_pct] (CPU taken by the hypervisor). IRQ/softirq time (loopback) is left out.
 CLK_TCK=$(getconf CLK_TCK)
 cpu_ticks() { # prints "busy steal total ours"
-    local pid ours=0 t
-    for pid in "${PIDS[@]}" "${NGINX_PIDS[@]}"; do
+    local pid ours=0 t pg_pids=()
+    if [[ -n $PG_PID ]]; then # the postmaster and its (long-lived: pooled) backends count as ours
+        # shellcheck disable=SC2207 # a list of pids
+        pg_pids=("$PG_PID" $(cat "/proc/$PG_PID/task/$PG_PID/children" 2>/dev/null))
+    fi
+    for pid in "${PIDS[@]}" "${NGINX_PIDS[@]}" "${pg_pids[@]}"; do
         t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
         ours=$((ours + ${t:-0}))
     done
@@ -241,22 +277,67 @@ command -v curl >/dev/null 2>&1 || die "curl is required"
 # The control proxy. The package must not start Debian's own nginx (port 80 on every interface):
 # where no policy-rc.d forbids starting services already (containers have one), one is put in
 # place for the install and removed afterwards.
-install_nginx() {
-    local policy=/usr/sbin/policy-rc.d added_policy=0 rc=0
-    log "nginx is missing: installing Debian's nginx-light (the control proxy)"
-    [[ $EUID -eq 0 ]] || die "nginx is missing and installing it needs root: apt-get install nginx-light (or set BENCH_NGINX)"
+# install_debian NOT_ROOT_MESSAGE PACKAGE...: apt-get install without starting any service
+# (the same holds for postgresql and redis-server: their packages start servers on fixed ports)
+install_debian() {
+    local why=$1 policy=/usr/sbin/policy-rc.d added_policy=0 rc=0
+    shift
+    [[ $EUID -eq 0 ]] || die "$why"
     if [[ ! -e $policy ]]; then
         printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && added_policy=1
     fi
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light; } >&2 || rc=$?
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; } >&2 || rc=$?
     if ((added_policy)); then rm -f "$policy"; fi
-    ((rc == 0)) || die "apt-get install nginx-light failed (status $rc)"
+    ((rc == 0)) || die "apt-get install $* failed (status $rc)"
+}
+install_nginx() {
+    log "nginx is missing: installing Debian's nginx-light (the control proxy)"
+    install_debian "nginx is missing and installing it needs root: apt-get install nginx-light (or set BENCH_NGINX)" nginx-light
 }
 if ! command -v "$NGINX" >/dev/null 2>&1; then
     install_nginx
     NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 fi
 [[ -x $(command -v "$NGINX") ]] || die "no nginx at $NGINX"
+
+# BENCH_SHARED=1: PostgreSQL (initdb, pg_ctl) and redis-server for the shared-mode Sluice
+find_postgres_bin() { # prints the folder of initdb and pg_ctl, or fails
+    local dir
+    if [[ -n $POSTGRES_BIN ]]; then
+        [[ -x $POSTGRES_BIN/initdb && -x $POSTGRES_BIN/pg_ctl ]] && echo "$POSTGRES_BIN"
+        return
+    fi
+    # the newest /usr/lib/postgresql/<version>/bin (Debian), else the PATH
+    dir=$(find /usr/lib/postgresql -mindepth 3 -maxdepth 3 -path '*/bin/initdb' -type f 2>/dev/null | sort -V | tail -n 1)
+    if [[ -n $dir && -x ${dir%/initdb}/pg_ctl ]]; then
+        echo "${dir%/initdb}"
+        return 0
+    fi
+    dir=$(command -v initdb 2>/dev/null) || return 1
+    [[ -x ${dir%/initdb}/pg_ctl ]] && echo "${dir%/initdb}"
+}
+REDIS_CLI=
+if [[ $SHARED == 1 ]]; then
+    if ! POSTGRES_BIN=$(find_postgres_bin); then
+        [[ -z ${BENCH_POSTGRES_BIN:-} ]] || die "BENCH_POSTGRES_BIN=$BENCH_POSTGRES_BIN has no initdb and pg_ctl"
+        log "PostgreSQL is missing: installing Debian's postgresql (BENCH_SHARED=1)"
+        install_debian "BENCH_SHARED=1 needs PostgreSQL (initdb, pg_ctl) and installing it needs root: apt-get install postgresql (or set BENCH_POSTGRES_BIN)" postgresql
+        POSTGRES_BIN=$(find_postgres_bin) || die "no initdb and pg_ctl after installing postgresql"
+    fi
+    if ! command -v "$REDIS_SERVER" >/dev/null 2>&1; then
+        [[ $REDIS_SERVER == redis-server ]] || die "no redis-server at BENCH_REDIS_SERVER=$REDIS_SERVER"
+        log "redis-server is missing: installing Debian's redis-server (BENCH_SHARED=1)"
+        install_debian "BENCH_SHARED=1 needs redis-server and installing it needs root: apt-get install redis-server (or set BENCH_REDIS_SERVER)" redis-server
+        command -v redis-server >/dev/null 2>&1 || die "no redis-server after installing it"
+    fi
+    if [[ $EUID -eq 0 ]]; then # initdb refuses to run as root
+        id -u postgres >/dev/null 2>&1 || die "BENCH_SHARED=1 as root runs PostgreSQL as user postgres, and there is none"
+        command -v runuser >/dev/null 2>&1 || die "BENCH_SHARED=1 as root needs runuser (util-linux) to run PostgreSQL as postgres"
+        PG_AS=(runuser -u postgres --)
+    fi
+    # (optional: counts the Redis calls per request)
+    REDIS_CLI=$(command -v redis-cli 2>/dev/null || true)
+fi
 [[ -f $TESTKIT_JAR ]] || die "no mock upstream jar at $TESTKIT_JAR: build first (mvn -B -DskipTests package)"
 
 if [[ -z $SLUICE_HOME_DIR ]]; then
@@ -427,20 +508,136 @@ WATCHED[$NGINX_PID]="nginx (control)"
 NGINX_VERSION=$("$NGINX" -v 2>&1 | sed 's#^nginx version: ##')
 log "nginx $NGINX_VERSION on port $NGINX_PORT (master pid $NGINX_PID, worker $NGINX_WORKERS)"
 
-ADMIN_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-mkdir -p "$TMP/data"
-SLUICE_PORT=0 SLUICE_HOST=$HOST SLUICE_DATA_DIR="$TMP/data" SLUICE_ADMIN_KEY=$ADMIN_KEY \
-    "$SLUICE_HOME_DIR/bin/sluice" >"$TMP/sluice.log" 2>&1 &
-SLUICE_LAUNCHER_PID=$!
-PIDS+=("$SLUICE_LAUNCHER_PID")
-wait_for_port "$TMP/sluice.log" 's#^.*Sluice listening on http://[^ ]*:\([0-9][0-9]*\).*#\1#p' "$SLUICE_LAUNCHER_PID" Sluice
-SLUICE_PORT=$WAITED_PORT
-SLUICE_PID=$(find_java_pid "$SLUICE_LAUNCHER_PID") || die "cannot find the Sluice JVM under pid $SLUICE_LAUNCHER_PID"
-if [[ $SLUICE_PID != "$SLUICE_LAUNCHER_PID" ]]; then
-    PIDS+=("$SLUICE_PID")
+# ---------------------------------------------------------------------------------------------
+# BENCH_SHARED=1: a throwaway PostgreSQL and a redis-server for the shared-mode Sluice
+# ---------------------------------------------------------------------------------------------
+declare -A WATCHED_LOG # pid -> log file to show when it exits (else by name, in check_alive)
+
+# initdb + pg_ctl in $TMP/pg (as postgres when run as root, like gateway-testkit's TestPostgres),
+# on a free loopback port, no Unix socket, password auth; sets PG_PORT, PG_PID, PG_USER, PG_PASSWORD.
+# PostgreSQL's own defaults otherwise (fsync on: the durability a deployment would have).
+start_postgres() {
+    local attempt port
+    PG_DIR=$TMP/pg
+    PG_USER=sluice
+    PG_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+    mkdir -p "$PG_DIR"
+    chmod 711 "$TMP" # postgres must pass through to its folder
+    (umask 077 && printf '%s' "$PG_PASSWORD" >"$PG_DIR/pw")
+    if ((${#PG_AS[@]})); then chown -R postgres: "$PG_DIR"; fi
+    (cd "$PG_DIR" && "${PG_AS[@]}" "$POSTGRES_BIN/initdb" -D "$PG_DIR/data" -U "$PG_USER" --pwfile="$PG_DIR/pw" \
+        --auth=scram-sha-256 -E UTF8 --locale=C --no-sync >"$PG_DIR/initdb.log" 2>&1) ||
+        { cat "$PG_DIR/initdb.log" >&2; die "initdb failed (PostgreSQL binaries at $POSTGRES_BIN)"; }
+    rm -f "$PG_DIR/pw"
+    printf "\ninclude_if_exists = 'bench.conf'\n" >>"$PG_DIR/data/postgresql.conf"
+    for attempt in 1 2 3 4 5; do
+        port=$(free_loopback_port) || die "no free loopback port for PostgreSQL"
+        printf "listen_addresses = '%s'\nport = %s\nunix_socket_directories = ''\n" "$HOST" "$port" >"$PG_DIR/data/bench.conf"
+        chmod 644 "$PG_DIR/data/bench.conf"
+        if (cd "$PG_DIR" && "${PG_AS[@]}" "$POSTGRES_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w -t "$START_TIMEOUT" start) \
+            >"$PG_DIR/pg_ctl.log" 2>&1; then
+            PG_PORT=$port
+            PG_PID=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+            return 0
+        fi
+        if grep -q 'already in use' "$PG_DIR/log" 2>/dev/null; then
+            log "PostgreSQL: port $port was taken meanwhile (attempt $attempt): drawing another"
+            continue
+        fi
+        cat "$PG_DIR/pg_ctl.log" "$PG_DIR/log" >&2 || true
+        die "PostgreSQL did not start (folder $PG_DIR)"
+    done
+    die "PostgreSQL found no free port in 5 attempts"
+}
+
+# redis-server on a free loopback port, no persistence; sets REDIS_PORT, REDIS_PID.
+start_redis() {
+    local attempt port deadline
+    mkdir -p "$TMP/redis"
+    for attempt in 1 2 3 4 5; do
+        port=$(free_loopback_port) || die "no free loopback port for Redis"
+        "$REDIS_SERVER" --bind "$HOST" --port "$port" --save '' --appendonly no --daemonize no \
+            --dir "$TMP/redis" --logfile '' >"$TMP/redis.log" 2>&1 &
+        REDIS_PID=$!
+        PIDS+=("$REDIS_PID")
+        deadline=$((SECONDS + START_TIMEOUT))
+        while ((SECONDS < deadline)); do
+            if grep -q 'Ready to accept connections' "$TMP/redis.log" 2>/dev/null; then
+                REDIS_PORT=$port
+                return 0
+            fi
+            kill -0 "$REDIS_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -TERM "$REDIS_PID" 2>/dev/null || true
+        wait "$REDIS_PID" 2>/dev/null || true
+        if grep -q 'already in use' "$TMP/redis.log" 2>/dev/null; then
+            log "Redis: port $port was taken meanwhile (attempt $attempt): drawing another"
+            continue
+        fi
+        cat "$TMP/redis.log" >&2 || true
+        die "redis-server did not start"
+    done
+    die "redis-server found no free port in 5 attempts"
+}
+
+if [[ $SHARED == 1 ]]; then
+    start_postgres
+    WATCHED[$PG_PID]=PostgreSQL
+    WATCHED_LOG[$PG_PID]=$PG_DIR/log
+    PG_VERSION=$("$POSTGRES_BIN/postgres" --version 2>/dev/null | awk '{ print $3 }' || true)
+    PG_VERSION=${PG_VERSION:-?}
+    log "PostgreSQL $PG_VERSION on port $PG_PORT (postmaster pid $PG_PID, folder $PG_DIR)"
+    start_redis
+    WATCHED[$REDIS_PID]=Redis
+    WATCHED_LOG[$REDIS_PID]=$TMP/redis.log
+    REDIS_VERSION=$("$REDIS_SERVER" --version 2>/dev/null | sed -n 's/.* v=\([^ ]*\).*/\1/p')
+    log "redis-server ${REDIS_VERSION:-?} on port $REDIS_PORT (pid $REDIS_PID)"
 fi
+
+# start_sluice NAME LOG DATA_DIR [ENV_ARG...]: starts bin/sluice of the distribution on port 0 with
+# the ENV_ARGs (for env(1): -u NAME or NAME=VALUE); sets STARTED_PORT and STARTED_PID (the JVM)
+start_sluice() {
+    local name=$1 logfile=$2 data=$3 launcher
+    shift 3
+    mkdir -p "$data"
+    env "$@" SLUICE_PORT=0 SLUICE_HOST="$HOST" SLUICE_DATA_DIR="$data" SLUICE_ADMIN_KEY="$ADMIN_KEY" \
+        "$SLUICE_HOME_DIR/bin/sluice" >"$logfile" 2>&1 &
+    launcher=$!
+    PIDS+=("$launcher")
+    wait_for_port "$logfile" 's#^.*Sluice listening on http://[^ ]*:\([0-9][0-9]*\).*#\1#p' "$launcher" "$name"
+    STARTED_PORT=$WAITED_PORT
+    STARTED_PID=$(find_java_pid "$launcher") || die "cannot find the $name JVM under pid $launcher"
+    if [[ $STARTED_PID != "$launcher" ]]; then
+        PIDS+=("$STARTED_PID")
+    fi
+}
+
+ADMIN_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+SINGLE_ENV=()
+if [[ $SHARED == 1 ]]; then # the single instance stays on SQLite whatever the caller exported
+    SINGLE_ENV=(-u SLUICE_DATABASE_URL -u SLUICE_DATABASE_USER -u SLUICE_DATABASE_PASSWORD -u SLUICE_REDIS_URL)
+fi
+start_sluice Sluice "$TMP/sluice.log" "$TMP/data" "${SINGLE_ENV[@]}"
+SLUICE_PORT=$STARTED_PORT
+SLUICE_PID=$STARTED_PID
 SLUICE=http://$HOST:$SLUICE_PORT
 WATCHED[$SLUICE_PID]=Sluice
+
+if [[ $SHARED == 1 ]]; then
+    # the same distribution in shared mode: every durable record in PostgreSQL, the hot state in Redis
+    start_sluice "Sluice (shared)" "$TMP/sluice-shared.log" "$TMP/data-shared" \
+        SLUICE_DATABASE_URL="jdbc:postgresql://$HOST:$PG_PORT/postgres" SLUICE_DATABASE_USER="$PG_USER" \
+        SLUICE_DATABASE_PASSWORD="$PG_PASSWORD" SLUICE_REDIS_URL="redis://$HOST:$REDIS_PORT" \
+        SLUICE_SECRET_KEY="$(head -c 32 /dev/urandom | base64)"
+    SLUICE_SHARED_PORT=$STARTED_PORT
+    SLUICE_SHARED_PID=$STARTED_PID
+    SLUICE_SHARED=http://$HOST:$SLUICE_SHARED_PORT
+    WATCHED[$SLUICE_SHARED_PID]="Sluice (shared)"
+    WATCHED_LOG[$SLUICE_SHARED_PID]=$TMP/sluice-shared.log
+    grep -q 'database postgresql.*shared state redis' "$TMP/sluice-shared.log" ||
+        die "the shared Sluice did not log 'database postgresql …, shared state redis …': $(grep -o 'database .*' "$TMP/sluice-shared.log")"
+fi
 
 # Fails the run if a mock or Sluice has exited (crashed or killed): its numbers would be garbage.
 check_alive() {
@@ -448,7 +645,9 @@ check_alive() {
     for pid in "${!WATCHED[@]}"; do
         if ! kill -0 "$pid" 2>/dev/null; then
             log "${WATCHED[$pid]} (pid $pid) exited during $1; the last lines of its output:"
+            [[ -n ${WATCHED_LOG[$pid]:-} ]] && tail -n 30 "${WATCHED_LOG[$pid]}" >&2
             case ${WATCHED[$pid]} in
+                "Sluice (shared)" | PostgreSQL | Redis) ;;
                 Sluice) tail -n 30 "$TMP/sluice.log" >&2 ;;
                 nginx*) tail -n 30 "$TMP/nginx/error.log" >&2 ;;
                 *echo*) tail -n 30 "$TMP/plain.log" >&2 ;;
@@ -459,25 +658,37 @@ check_alive() {
     done
 }
 log "Sluice on port $SLUICE_PORT (JVM pid $SLUICE_PID)"
+if [[ $SHARED == 1 ]]; then
+    log "Sluice (shared) on port $SLUICE_SHARED_PORT (JVM pid $SLUICE_SHARED_PID): $(grep -o 'database postgresql.*' "$TMP/sluice-shared.log" | head -n 1)"
+fi
 
-# admin POST PATH BODY: prints the response body, fails unless the status is 201
+# admin POST BASE PATH BODY: prints the response body, fails unless the status is 201
 admin_post() {
     local out status
-    out=$(curl -sS --max-time 10 -w '\n%{http_code}' -X POST "$SLUICE$1" \
-        -H "Authorization: Bearer $ADMIN_KEY" -H 'Content-Type: application/json' --data-binary "$2")
+    out=$(curl -sS --max-time 10 -w '\n%{http_code}' -X POST "$1$2" \
+        -H "Authorization: Bearer $ADMIN_KEY" -H 'Content-Type: application/json' --data-binary "$3")
     status=${out##*$'\n'}
     out=${out%$'\n'*}
-    [[ $status == 201 ]] || die "POST $1 answered $status: $out"
+    [[ $status == 201 ]] || die "POST $2 answered $status: $out"
     printf '%s' "$out"
 }
 json_string() { sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\([^\"]*\)\".*/\1/p" | head -n 1; }
 
-admin_post /api/providers \
-    "{\"provider\":\"bench\",\"authType\":\"apikey\",\"apiKey\":\"sk-bench\",\"baseUrl\":\"http://$HOST:$MOCK_PLAIN_PORT/v1\"}" >/dev/null
-admin_post /api/providers \
-    "{\"provider\":\"benchstream\",\"authType\":\"apikey\",\"apiKey\":\"sk-bench\",\"baseUrl\":\"http://$HOST:$MOCK_STREAM_PORT/v1\"}" >/dev/null
-CLIENT_KEY=$(admin_post /api/keys '{"name":"bench"}' | json_string key)
-[[ -n $CLIENT_KEY ]] || die "POST /api/keys returned no \"key\""
+# provision BASE: the two mock providers and a client key, printed
+provision() {
+    local key
+    admin_post "$1" /api/providers \
+        "{\"provider\":\"bench\",\"authType\":\"apikey\",\"apiKey\":\"sk-bench\",\"baseUrl\":\"http://$HOST:$MOCK_PLAIN_PORT/v1\"}" >/dev/null
+    admin_post "$1" /api/providers \
+        "{\"provider\":\"benchstream\",\"authType\":\"apikey\",\"apiKey\":\"sk-bench\",\"baseUrl\":\"http://$HOST:$MOCK_STREAM_PORT/v1\"}" >/dev/null
+    key=$(admin_post "$1" /api/keys '{"name":"bench"}' | json_string key)
+    [[ -n $key ]] || die "POST /api/keys returned no \"key\""
+    printf '%s' "$key"
+}
+CLIENT_KEY=$(provision "$SLUICE")
+if [[ $SHARED == 1 ]]; then
+    SHARED_CLIENT_KEY=$(provision "$SLUICE_SHARED")
+fi
 
 body() { # body MODEL STREAM
     printf '{"model":"%s","stream":%s,"messages":[{"role":"user","content":"hi"}]}' "$1" "$2"
@@ -487,6 +698,9 @@ DIRECT_STREAM_URL=http://$HOST:$MOCK_STREAM_PORT/v1/chat/completions
 NGINX_URL=http://$HOST:$NGINX_PORT/plain/v1/chat/completions
 NGINX_STREAM_URL=http://$HOST:$NGINX_PORT/stream/v1/chat/completions
 SLUICE_URL=$SLUICE/v1/chat/completions
+if [[ $SHARED == 1 ]]; then
+    SLUICE_SHARED_URL=$SLUICE_SHARED/v1/chat/completions
+fi
 
 # Sanity: one request of each kind must succeed before anything is measured.
 check() { # check NAME URL KEY BODY MUST_CONTAIN
@@ -503,6 +717,10 @@ check "sluice" "$SLUICE_URL" "$CLIENT_KEY" "$(body bench/mock-model false)" '"ch
 check "direct stream" "$DIRECT_STREAM_URL" "" "$(body mock-model true)" '[DONE]'
 check "nginx stream" "$NGINX_STREAM_URL" "" "$(body mock-model true)" '[DONE]'
 check "sluice stream" "$SLUICE_URL" "$CLIENT_KEY" "$(body benchstream/mock-model true)" '[DONE]'
+if [[ $SHARED == 1 ]]; then
+    check "sluice-shared" "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" "$(body bench/mock-model false)" '"chat.completion"'
+    check "sluice-shared stream" "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" "$(body benchstream/mock-model true)" '[DONE]'
+fi
 
 # ---------------------------------------------------------------------------------------------
 # Idle RSS: after start-up and the requests above, then IDLE_SECONDS without traffic
@@ -510,6 +728,10 @@ check "sluice stream" "$SLUICE_URL" "$CLIENT_KEY" "$(body benchstream/mock-model
 sleep "$IDLE_SECONDS"
 RSS_IDLE_KIB=$(rss_kib "$SLUICE_PID")
 log "Sluice idle RSS $(mib "$RSS_IDLE_KIB") MiB"
+if [[ $SHARED == 1 ]]; then
+    RSS_IDLE_SHARED_KIB=$(rss_kib "$SLUICE_SHARED_PID")
+    log "Sluice (shared) idle RSS $(mib "$RSS_IDLE_SHARED_KIB") MiB"
+fi
 
 # ---------------------------------------------------------------------------------------------
 # wrk runs
@@ -544,10 +766,12 @@ run_wrk() {
     local out line kv errors
     [[ -n $measure ]] && wait_quiet
     log "wrk $label: -t$threads -c$conc -d$dur $url"
+    if [[ -n $measure && $label == sluice_shared_* && -n $REDIS_CLI ]]; then redis_stats >"$TMP/redis.before"; fi
     cpu_mark
     out=$(BENCH_BODY=$(body "$model" false) BENCH_AUTH=$key \
         wrk -t"$threads" -c"$conc" -d"$dur" --timeout 5s -s "$TMP/bench.lua" "$url" 2>&1)
     cpu_since "$label"
+    if [[ -n $measure && $label == sluice_shared_* && -n $REDIS_CLI ]]; then redis_stats >"$TMP/redis.after"; fi
     check_alive "wrk $label"
     printf '### %s (-t%s -c%s -d%s)\n%s\n\n' "$label" "$threads" "$conc" "$dur" "$out" >>"$RAW_LOG"
     line=$(grep '^BENCH_RESULT ' <<<"$out" | tail -n 1) || die "wrk $label printed no result: $out"
@@ -562,19 +786,48 @@ run_wrk() {
     fi
     [[ -n $measure ]] && log "  $label: ${R[$label.rps]} req/s, p50 ${R[$label.p50_ms]} ms, p99 ${R[$label.p99_ms]} ms" \
         "(other processes ${R[$label.foreign_pct]} % CPU, steal ${R[$label.steal_pct]} %)"
+    if [[ -n $measure && $label == sluice_shared_* && -n $REDIS_CLI ]]; then redis_count "$label"; fi
     return 0
+}
+
+# BENCH_SHARED=1 with redis-cli: Redis's own count of the commands it ran (INFO commandstats)
+# around every measured sluice-shared run; REDIS_CALLS[c1|cN.COMMAND] sums the calls and
+# REDIS_CALLS[c1|cN] all of them (background work during the run, if any, is counted too).
+declare -A REDIS_CALLS
+redis_stats() { # prints "command calls" lines
+    "$REDIS_CLI" -h "$HOST" -p "$REDIS_PORT" INFO commandstats |
+        sed -n 's/^cmdstat_\([^:]*\):calls=\([0-9]*\),.*/\1 \2/p'
+}
+redis_count() { # redis_count LABEL: adds the difference of redis.before and redis.after
+    local class=${1#sluice_shared_} cmd n
+    class=${class%_r*}
+    while read -r cmd n; do
+        ((n > 0)) || continue
+        REDIS_CALLS[$class.$cmd]=$((${REDIS_CALLS[$class.$cmd]:-0} + n))
+        REDIS_CALLS[$class]=$((${REDIS_CALLS[$class]:-0} + n))
+    done < <(awk 'NR == FNR { before[$1] = $2; next } { print $1, $2 - before[$1] }' "$TMP/redis.before" "$TMP/redis.after")
+    # the INFO command itself is one call (the "after" one)
+    REDIS_CALLS[$class.info]=$((${REDIS_CALLS[$class.info]:-0} - 1))
+    REDIS_CALLS[$class]=$((${REDIS_CALLS[$class]:-0} - 1))
 }
 
 run_wrk warmup_direct "$DIRECT_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$WARMUP"
 run_wrk warmup_nginx "$NGINX_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$WARMUP"
 run_wrk warmup_sluice "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$WARMUP"
+if [[ $SHARED == 1 ]]; then
+    run_wrk warmup_sluice_shared "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$WARMUP"
+fi
 
 # Sluice's RSS, sampled every 0.5 s through all rounds: its maximum is reached under load
 (
-    max=0
+    max=0 max_shared=0
     while kill -0 "$SLUICE_PID" 2>/dev/null; do
         kib=$(rss_kib "$SLUICE_PID" 2>/dev/null || echo 0)
         if ((kib > max)); then max=$kib; echo "$max" >"$TMP/rss_max"; fi
+        if [[ $SHARED == 1 ]]; then
+            kib=$(rss_kib "$SLUICE_SHARED_PID" 2>/dev/null || echo 0)
+            if ((kib > max_shared)); then max_shared=$kib; echo "$max_shared" >"$TMP/rss_max_shared"; fi
+        fi
         sleep 0.5
     done
 ) &
@@ -590,14 +843,24 @@ for ((round = 1; round <= ROUNDS; round++)); do
     run_wrk "direct_c1_r$round" "$DIRECT_URL" "" mock-model 1 1 "$DURATION" measure
     run_wrk "nginx_c1_r$round" "$NGINX_URL" "" mock-model 1 1 "$DURATION" measure
     run_wrk "sluice_c1_r$round" "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model 1 1 "$DURATION" measure
+    if [[ $SHARED == 1 ]]; then
+        run_wrk "sluice_shared_c1_r$round" "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" bench/mock-model 1 1 "$DURATION" measure
+    fi
     run_wrk "direct_cN_r$round" "$DIRECT_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
     run_wrk "nginx_cN_r$round" "$NGINX_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
     run_wrk "sluice_cN_r$round" "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
+    if [[ $SHARED == 1 ]]; then
+        run_wrk "sluice_shared_cN_r$round" "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
+    fi
 done
 kill -TERM "$SAMPLER_PID" 2>/dev/null || true
 wait "$SAMPLER_PID" 2>/dev/null || true
 RSS_LOAD_KIB=$(cat "$TMP/rss_max" 2>/dev/null || echo 0)
 log "Sluice max RSS under load $(mib "$RSS_LOAD_KIB") MiB"
+if [[ $SHARED == 1 ]]; then
+    RSS_LOAD_SHARED_KIB=$(cat "$TMP/rss_max_shared" 2>/dev/null || echo 0)
+    log "Sluice (shared) max RSS under load $(mib "$RSS_LOAD_SHARED_KIB") MiB"
+fi
 
 # median V...: the middle value (the mean of the two middle ones for an even count)
 median() {
@@ -652,6 +915,15 @@ per_round added_c1.nginx added:nginx_c1:direct_c1
 per_round added_c1.sluice added:sluice_c1:direct_c1
 per_round ratio_cN.nginx ratio:nginx_cN:direct_cN
 per_round ratio_cN.sluice ratio:sluice_cN:direct_cN
+if [[ $SHARED == 1 ]]; then
+    summarize sluice_shared_c1
+    summarize sluice_shared_cN
+    per_round added_c1.sluice_shared added:sluice_shared_c1:direct_c1
+    per_round ratio_cN.sluice_shared ratio:sluice_shared_cN:direct_cN
+    # issue 20: what shared mode adds on top of the single instance, within each round
+    per_round shared_minus_single_c1 added:sluice_shared_c1:sluice_c1
+    per_round shared_per_single_cN ratio:sluice_shared_cN:sluice_cN
+fi
 
 # ---------------------------------------------------------------------------------------------
 # Streaming time to first byte: N sequential requests over one keep-alive connection (one curl)
@@ -704,9 +976,16 @@ log "streaming TTFB: $STREAM_WARMUP_N warm-up + $STREAM_N measured requests per 
 ttfb warmup_direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"
 ttfb warmup_nginx_stream "$NGINX_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"
 ttfb warmup_sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_WARMUP_N"
+if [[ $SHARED == 1 ]]; then
+    ttfb warmup_sluice_shared_stream "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" benchstream/mock-model "$STREAM_WARMUP_N"
+fi
 ttfb direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_N" measure
 ttfb nginx_stream "$NGINX_STREAM_URL" "" mock-model "$STREAM_N" measure
 ttfb sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_N" measure
+if [[ $SHARED == 1 ]]; then
+    ttfb sluice_shared_stream "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" benchstream/mock-model "$STREAM_N" measure
+    log "  TTFB Sluice (shared) p50 ${R[sluice_shared_stream.p50_ms]} ms p99 ${R[sluice_shared_stream.p99_ms]} ms"
+fi
 log "  TTFB direct p50 ${R[direct_stream.p50_ms]} ms p99 ${R[direct_stream.p99_ms]} ms;" \
     "nginx p50 ${R[nginx_stream.p50_ms]} ms p99 ${R[nginx_stream.p99_ms]} ms;" \
     "Sluice p50 ${R[sluice_stream.p50_ms]} ms p99 ${R[sluice_stream.p99_ms]} ms"
@@ -758,6 +1037,49 @@ TARGET_LINES=(
     "$(plain_verdict "${R[ratio_cN.sluice]} >= 0.40")  c${HIGH_C} throughput: Sluice ${RATIO_CN_SLUICE} x direct >= 0.40 x direct  [nginx ${RATIO_CN_NGINX} x direct]"
     "$(plain_verdict "$RSS_IDLE <= 150")  Sluice idle RSS ${RSS_IDLE} MiB <= 150 MiB"
 )
+TARGETS_TITLE="Targets of issue 12 (NF-1 against the nginx control of this run)"
+# rounds_list FORMAT "V V V": "v / v / v", formatted
+rounds_list() { awk -v f="$1" -v l="$2" 'BEGIN { n = split(l, v, " "); for (i = 1; i <= n; i++) printf "%s" f, (i > 1 ? " / " : ""), v[i] }'; }
+ROUND_TARGETS="direct / nginx / Sluice"
+ROUND_RUNS=six
+ROUND_LABELS=(direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN)
+if [[ $SHARED == 1 ]]; then
+    R[sluice_shared.add_p50_c1]=$(calc '%+.3f' "${R[added_c1.sluice_shared]}")
+    R[sluice_shared.add_p99_c1]=$(calc '%+.3f' "${R[sluice_shared_c1.p99_ms]} - ${R[direct_c1.p99_ms]}")
+    R[sluice_shared.add_p50_cN]=$(calc '%+.3f' "${R[sluice_shared_cN.p50_ms]} - ${R[direct_cN.p50_ms]}")
+    R[sluice_shared.add_p99_cN]=$(calc '%+.3f' "${R[sluice_shared_cN.p99_ms]} - ${R[direct_cN.p99_ms]}")
+    R[sluice_shared.ratio_c1]=$(calc '%.1f' "100 * ${R[sluice_shared_c1.rps]} / ${R[direct_c1.rps]}")
+    R[sluice_shared.ratio_cN]=$(calc '%.1f' "100 * ${R[ratio_cN.sluice_shared]}")
+    R[sluice_shared.add_ttfb_p50]=$(calc '%+.3f' "${R[sluice_shared_stream.p50_ms]} - ${R[direct_stream.p50_ms]}")
+    R[sluice_shared.add_ttfb_p99]=$(calc '%+.3f' "${R[sluice_shared_stream.p99_ms]} - ${R[direct_stream.p99_ms]}")
+    RSS_IDLE_SHARED=$(mib "$RSS_IDLE_SHARED_KIB")
+    RSS_LOAD_SHARED=$(mib "$RSS_LOAD_SHARED_KIB")
+    SHARED_MINUS_SINGLE=$(calc '%+.3f' "${R[shared_minus_single_c1]}")
+    SHARED_PER_SINGLE_CN=$(calc '%.2f' "${R[shared_per_single_cN]}")
+    # issue 20: shared mode's added p50 at c1 minus the single instance's, within each round
+    # (= shared p50 - single p50 of the round: direct cancels out), median of the rounds
+    TARGET_LINES+=(
+        "$(plain_verdict "${R[shared_minus_single_c1]} < 0.5")  (issue 20) shared mode added p50 at c1 ${R[sluice_shared.add_p50_c1]} ms - single-instance added p50 ${SLUICE_ADD} ms = ${SHARED_MINUS_SINGLE} ms < 0.5 ms  [median of the rounds' differences $(rounds_list '%+.3f' "${R[shared_minus_single_c1.rounds]}") ms]"
+    )
+    TARGETS_TITLE="Targets of issue 12 (NF-1 against the nginx control of this run) and issue 20 (shared mode against the single instance)"
+    ROUND_TARGETS="direct / nginx / Sluice / Sluice shared"
+    ROUND_RUNS=eight
+    ROUND_LABELS+=(sluice_shared_c1 sluice_shared_cN)
+    REDIS_TEXT="not counted (no redis-cli)"
+    if [[ -n $REDIS_CLI ]]; then
+        REDIS_TEXT=""
+        for class in c1 cN; do
+            n=${R[sluice_shared_$class.requests]}
+            per=$(calc '%.2f' "${REDIS_CALLS[$class]:-0} / ($n > 0 ? $n : 1)")
+            detail=$(for k in "${!REDIS_CALLS[@]}"; do
+                [[ $k == "$class".* ]] || continue
+                ((REDIS_CALLS[$k] > 0)) || continue
+                printf '%s %s\n' "${k#"$class".}" "${REDIS_CALLS[$k]}"
+            done | sort -k2,2nr | awk -v n="$n" '$2 / (n > 0 ? n : 1) >= 0.005 { printf "%s%s %.2f", (shown++ ? ", " : ""), toupper($1), $2 / (n > 0 ? n : 1) }')
+            REDIS_TEXT+="${REDIS_TEXT:+; }${class/N/$HIGH_C} $per per request (${detail:-none})"
+        done
+    fi
+fi
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
@@ -774,16 +1096,24 @@ fi
 e() { echo "${R[$1.errors]}"; }
 errs() { echo "$(e "${1}_c1") / $(e "${1}_cN") / $(e "${1}_stream")"; }
 FOREIGN_MAX=0
-for l in direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN direct_stream nginx_stream sluice_stream; do
+FOREIGN_LABELS=(direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN direct_stream nginx_stream sluice_stream)
+if [[ $SHARED == 1 ]]; then FOREIGN_LABELS+=(sluice_shared_c1 sluice_shared_cN sluice_shared_stream); fi
+for l in "${FOREIGN_LABELS[@]}"; do
     FOREIGN_MAX=$(awk -v a="$FOREIGN_MAX" -v b="${R[$l.foreign_pct]}" 'BEGIN { print (b > a ? b : a) }')
 done
 {
     echo "## Sluice benchmark — $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo
     echo "Machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; $JAVA_VERSION; $WRK_VERSION; $CURL_VERSION; nginx $NGINX_VERSION."
+    if [[ $SHARED == 1 ]]; then
+        echo "Client (wrk/curl), mock upstreams, nginx, both Sluice instances (SQLite and shared), PostgreSQL $PG_VERSION" \
+            "and Redis ${REDIS_VERSION:-?} all share these CPUs, on loopback (127.0.0.1); both Sluice instances run during the whole run." \
+            "Load average (1/5/15 min) before the run: $LOAD_BEFORE; after: $LOAD_AFTER."
+    else
     echo "Client (wrk/curl), mock upstreams, nginx and Sluice all share these CPUs, on loopback (127.0.0.1)." \
         "Load average (1/5/15 min) before the run: $LOAD_BEFORE; after: $LOAD_AFTER."
-    echo "Settings: ${ROUNDS} interleaved rounds of direct / nginx / Sluice, ${DURATION} per wrk run, after a ${WARMUP}" \
+    fi
+    echo "Settings: ${ROUNDS} interleaved rounds of ${ROUND_TARGETS}, ${DURATION} per wrk run, after a ${WARMUP}" \
         "warm-up per target at c${HIGH_C}; wrk -t1 at c1, -t${WRK_THREADS} at c${HIGH_C}; every value is the median" \
         "of the rounds (added p50 at c1 and the c${HIGH_C} ratio: the median of the per-round values)." \
         "${STREAM_N} sequential streaming requests" \
@@ -794,7 +1124,7 @@ done
         "Sluice JVM options:${SLUICE_JAVA_OPTS:- (none found)}. nginx: 1 worker, upstream keepalive, HTTP/1.1, proxy_buffering off."
     echo "Validity: $VALIDITY."
     echo
-    echo "### Targets of issue 12 (NF-1 against the nginx control of this run)"
+    echo "### $TARGETS_TITLE"
     echo
     echo '```'
     printf '%s\n' "${TARGET_LINES[@]}"
@@ -816,16 +1146,25 @@ done
     echo "| Sluice RSS max during the rounds (MiB) | | | ${RSS_LOAD} | | | | |"
     echo "| errors: c1 / c${HIGH_C} / streams | $(errs direct) | $(errs nginx) | $(errs sluice) | | | 0 | |"
     echo
-    echo "Per round (p50 at c1 in ms; req/s at c${HIGH_C}; % CPU of other processes, the most during the round's six runs):"
+    echo "Per round (p50 at c1 in ms; req/s at c${HIGH_C}; % CPU of other processes, the most during the round's ${ROUND_RUNS} runs):"
     echo
+    if [[ $SHARED == 1 ]]; then
+        echo "| Round | direct c1 p50 | nginx c1 p50 | Sluice c1 p50 | Sluice shared c1 p50 | direct c${HIGH_C} | nginx c${HIGH_C} | Sluice c${HIGH_C} | Sluice shared c${HIGH_C} | other CPU |"
+        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    else
     echo "| Round | direct c1 p50 | nginx c1 p50 | Sluice c1 p50 | direct c${HIGH_C} | nginx c${HIGH_C} | Sluice c${HIGH_C} | other CPU |"
     echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+    fi
     for ((r = 1; r <= ROUNDS; r++)); do
         f=0
-        for l in direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN; do
+        for l in "${ROUND_LABELS[@]}"; do
             f=$(awk -v a="$f" -v b="${R[${l}_r$r.foreign_pct]}" 'BEGIN { print (b > a ? b : a) }')
         done
+        if [[ $SHARED == 1 ]]; then
+            echo "| $r | ${R[direct_c1_r$r.p50_ms]} | ${R[nginx_c1_r$r.p50_ms]} | ${R[sluice_c1_r$r.p50_ms]} | ${R[sluice_shared_c1_r$r.p50_ms]} | ${R[direct_cN_r$r.rps]} | ${R[nginx_cN_r$r.rps]} | ${R[sluice_cN_r$r.rps]} | ${R[sluice_shared_cN_r$r.rps]} | $f % |"
+        else
         echo "| $r | ${R[direct_c1_r$r.p50_ms]} | ${R[nginx_c1_r$r.p50_ms]} | ${R[sluice_c1_r$r.p50_ms]} | ${R[direct_cN_r$r.rps]} | ${R[nginx_cN_r$r.rps]} | ${R[sluice_cN_r$r.rps]} | $f % |"
+        fi
     done
     echo
     echo "CPU used by other processes on the machine during each measurement (% of all CPUs, the most of" \
@@ -841,9 +1180,43 @@ done
         "nginx ${R[nginx_c1.requests]} (c1), ${R[nginx_cN.requests]} (c${HIGH_C});" \
         "Sluice ${R[sluice_c1.requests]} (c1), ${R[sluice_cN.requests]} (c${HIGH_C})." \
         "Max latency at c${HIGH_C}: direct ${R[direct_cN.max_ms]} ms, nginx ${R[nginx_cN.max_ms]} ms, Sluice ${R[sluice_cN.max_ms]} ms."
+    if [[ $SHARED == 1 ]]; then
+        echo
+        echo "### Shared mode (issue 20): the same distribution on SQLite versus on PostgreSQL + Redis, same run"
+        echo
+        echo "\"Sluice\" is the single instance (SQLite, in-process state); \"Sluice shared\" the second instance of this run," \
+            "with SLUICE_DATABASE_URL (PostgreSQL $PG_VERSION on $HOST:$PG_PORT, PostgreSQL's default settings) and" \
+            "SLUICE_REDIS_URL (Redis ${REDIS_VERSION:-?} on $HOST:$REDIS_PORT, no persistence), provisioned alike (same mocks," \
+            "providers, models). Both ran in every round, one after the other, on the same CPUs as everything else." \
+            "\"Shared − single\" at c1 is the median of the per-round differences of p50 (direct cancels out)."
+        echo
+        echo "| Measurement | Direct (mock) | Sluice (single, SQLite) | Sluice shared (PostgreSQL + Redis) | Sluice − direct / ratio | Sluice shared − direct / ratio | Shared − single |"
+        echo "|---|---:|---:|---:|---:|---:|---:|"
+        echo "| c1 throughput (req/s) | ${R[direct_c1.rps]} | ${R[sluice_c1.rps]} | ${R[sluice_shared_c1.rps]} | ${R[sluice.ratio_c1]} % | ${R[sluice_shared.ratio_c1]} % | |"
+        echo "| c1 latency p50 (ms) | ${R[direct_c1.p50_ms]} | ${R[sluice_c1.p50_ms]} | ${R[sluice_shared_c1.p50_ms]} | ${R[sluice.add_p50_c1]} ms | ${R[sluice_shared.add_p50_c1]} ms | ${SHARED_MINUS_SINGLE} ms |"
+        echo "| c1 latency p99 (ms) | ${R[direct_c1.p99_ms]} | ${R[sluice_c1.p99_ms]} | ${R[sluice_shared_c1.p99_ms]} | ${R[sluice.add_p99_c1]} ms | ${R[sluice_shared.add_p99_c1]} ms | $(calc '%+.3f' "${R[sluice_shared_c1.p99_ms]} - ${R[sluice_c1.p99_ms]}") ms |"
+        echo "| c${HIGH_C} throughput (req/s) | ${R[direct_cN.rps]} | ${R[sluice_cN.rps]} | ${R[sluice_shared_cN.rps]} | ${R[sluice.ratio_cN]} % | ${R[sluice_shared.ratio_cN]} % | ${SHARED_PER_SINGLE_CN} × single |"
+        echo "| c${HIGH_C} latency p50 (ms) | ${R[direct_cN.p50_ms]} | ${R[sluice_cN.p50_ms]} | ${R[sluice_shared_cN.p50_ms]} | ${R[sluice.add_p50_cN]} ms | ${R[sluice_shared.add_p50_cN]} ms | $(calc '%+.3f' "${R[sluice_shared_cN.p50_ms]} - ${R[sluice_cN.p50_ms]}") ms |"
+        echo "| c${HIGH_C} latency p99 (ms) | ${R[direct_cN.p99_ms]} | ${R[sluice_cN.p99_ms]} | ${R[sluice_shared_cN.p99_ms]} | ${R[sluice.add_p99_cN]} ms | ${R[sluice_shared.add_p99_cN]} ms | $(calc '%+.3f' "${R[sluice_shared_cN.p99_ms]} - ${R[sluice_cN.p99_ms]}") ms |"
+        echo "| streaming TTFB p50 (ms) | ${R[direct_stream.p50_ms]} | ${R[sluice_stream.p50_ms]} | ${R[sluice_shared_stream.p50_ms]} | ${R[sluice.add_ttfb_p50]} ms | ${R[sluice_shared.add_ttfb_p50]} ms | $(calc '%+.3f' "${R[sluice_shared_stream.p50_ms]} - ${R[sluice_stream.p50_ms]}") ms |"
+        echo "| streaming TTFB p99 (ms) | ${R[direct_stream.p99_ms]} | ${R[sluice_stream.p99_ms]} | ${R[sluice_shared_stream.p99_ms]} | ${R[sluice.add_ttfb_p99]} ms | ${R[sluice_shared.add_ttfb_p99]} ms | $(calc '%+.3f' "${R[sluice_shared_stream.p99_ms]} - ${R[sluice_stream.p99_ms]}") ms |"
+        echo "| RSS idle (MiB) | | ${RSS_IDLE} | ${RSS_IDLE_SHARED} | | | $(calc '%+.1f' "$RSS_IDLE_SHARED - $RSS_IDLE") MiB |"
+        echo "| RSS max during the rounds (MiB) | | ${RSS_LOAD} | ${RSS_LOAD_SHARED} | | | $(calc '%+.1f' "$RSS_LOAD_SHARED - $RSS_LOAD") MiB |"
+        echo "| errors: c1 / c${HIGH_C} / streams | $(errs direct) | $(errs sluice) | $(errs sluice_shared) | | | |"
+        echo
+        echo "Per round: shared − single at c1 $(rounds_list '%+.3f' "${R[shared_minus_single_c1.rounds]}") ms;" \
+            "shared ÷ single at c${HIGH_C} $(rounds_list '%.2f' "${R[shared_per_single_cN.rounds]}")." \
+            "Other processes' CPU (the most of the rounds; PostgreSQL and Redis count as ours): c1 ${R[sluice_shared_c1.foreign_pct]} %," \
+            "c${HIGH_C} ${R[sluice_shared_cN.foreign_pct]} %, streams ${R[sluice_shared_stream.foreign_pct]} %." \
+            "Requests measured (all rounds): ${R[sluice_shared_c1.requests]} (c1), ${R[sluice_shared_cN.requests]} (c${HIGH_C});" \
+            "max latency at c${HIGH_C} ${R[sluice_shared_cN.max_ms]} ms. TCP connections opened by the streams: ${R[sluice_shared_stream.connects]}." \
+            "Redis calls (Redis's INFO commandstats around the measured runs): ${REDIS_TEXT}."
+    fi
 } >"$RESULTS"
 
-for f in sluice.log plain.log stream.log nginx/nginx.conf nginx/error.log; do
+RAW_FILES=(sluice.log plain.log stream.log nginx/nginx.conf nginx/error.log)
+if [[ $SHARED == 1 ]]; then RAW_FILES+=(sluice-shared.log redis.log pg/log pg/data/bench.conf); fi
+for f in "${RAW_FILES[@]}"; do
     printf '### %s\n%s\n\n' "$f" "$(cat "$TMP/$f" 2>/dev/null)" >>"$RAW_LOG"
 done
 
