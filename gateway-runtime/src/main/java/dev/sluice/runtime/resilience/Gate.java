@@ -113,6 +113,12 @@ final class Gate {
                 lookAt = Math.min(lookAt, heldUntil);
             }
             long paced = pacing.nextStart(limits, now);
+            long spacing = pacing.spacing(limits, now);
+            if (paced <= now && spacing > 0) {
+                // a waiter ahead takes the start due now: this one's comes a spacing later at the
+                // soonest, and no release will say so
+                paced = now + spacing;
+            }
             if (paced > now) {
                 lookAt = Math.min(lookAt, paced);
             }
