@@ -46,7 +46,8 @@ record Deployment(String instanceId, Database database, SharedState shared) {
                 .put("kind", "redis")
                 .put("reachable", redisUp)
                 .put("url", shared.url())
-                .put("permitsFailedOpen", shared.permitsFailedOpen());
+                .put("permitsFailedOpen", shared.permitsFailedOpen())
+                .put("pacingFailedOpen", shared.pacingFailedOpen());
         return dbUp && redisUp;
     }
 }

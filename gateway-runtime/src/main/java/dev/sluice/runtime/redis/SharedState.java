@@ -3,13 +3,14 @@ package dev.sluice.runtime.redis;
 import dev.sluice.runtime.resilience.BreakerBoard;
 import dev.sluice.runtime.resilience.CooldownBoard;
 import dev.sluice.runtime.resilience.LockoutBoard;
+import dev.sluice.runtime.resilience.SharedPacing;
 import dev.sluice.runtime.resilience.SharedPermits;
 import dev.sluice.runtime.resilience.WindowBoard;
 
 /**
  * The hot resilience state an instance shares with the others (NF-6): with
- * {@code SLUICE_REDIS_URL}, permits, the announcements of cooldowns, model lockouts and provider
- * cooldown windows, and breakers' open state and probe in
+ * {@code SLUICE_REDIS_URL}, permits, start slots of paced connections, the announcements of
+ * cooldowns, model lockouts and provider cooldown windows, and breakers' open state and probe in
  * Redis; without it, nothing shared (each mechanism's {@code NONE}). {@link #close()} stops the
  * permit heartbeat and the pool.
  */
@@ -17,6 +18,7 @@ public final class SharedState implements AutoCloseable {
 
     private final RedisClient redis;
     private final RedisPermits permits;
+    private final RedisPacing pacing;
     private final CooldownBoard cooldowns;
     private final BreakerBoard breakers;
     private final LockoutBoard lockouts;
@@ -25,6 +27,7 @@ public final class SharedState implements AutoCloseable {
     private SharedState(RedisClient redis) {
         this.redis = redis;
         this.permits = redis == null ? null : new RedisPermits(redis);
+        this.pacing = redis == null ? null : new RedisPacing(redis);
         this.cooldowns = redis == null ? CooldownBoard.NONE : new RedisCooldownBoard(redis);
         this.breakers = redis == null ? BreakerBoard.NONE : new RedisBreakerBoard(redis);
         this.lockouts = redis == null ? LockoutBoard.NONE : new RedisLockoutBoard(redis);
@@ -82,6 +85,16 @@ public final class SharedState implements AutoCloseable {
     /** @return the permits (fail open to the local limit when Redis is unreachable) */
     public SharedPermits permits() {
         return permits == null ? SharedPermits.NONE : permits;
+    }
+
+    /** @return requests paced by their instance alone because Redis could not be reached */
+    public long pacingFailedOpen() {
+        return pacing == null ? 0 : pacing.failedOpen();
+    }
+
+    /** @return the start slots of paced connections (fail open to each instance's own spacing when Redis is unreachable) */
+    public SharedPacing pacing() {
+        return pacing == null ? SharedPacing.NONE : pacing;
     }
 
     /** @return the cooldown announcements */
