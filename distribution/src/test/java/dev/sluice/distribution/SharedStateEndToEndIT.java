@@ -307,4 +307,43 @@ class SharedStateEndToEndIT {
             assertThat(c.serverOutput()).contains("unreachable").doesNotContain(postgres.password());
         }
     }
+
+    @Test
+    void configuredPacingHoldsOverBothInstances_RQ10_NF6() throws Exception {
+        List<SluiceClient> lb = twoInstances();
+        // 150 requests a minute: one start every 400 ms over the whole deployment, not per instance
+        connection(lb.get(0), mocks.get(0), Map.of("rateLimitOverrides", Map.of("requestsPerMinute", 150)));
+        awaitConnections(lb.get(1), 1);
+        // one request through each first, so that no instance's first upstream call (connection set-up, cold code) skews the timing
+        for (SluiceClient via : lb) {
+            assertThat(chat(via, adminKey).statusCode()).isEqualTo(200);
+        }
+        mocks.get(0).clear();
+        List<Long> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread recorder = Thread.ofPlatform().start(() -> {
+            try {
+                while (arrivals.size() < 6 && mocks.get(0).takeRequest(Duration.ofSeconds(20)) != null) {
+                    arrivals.add(System.nanoTime());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        List<Future<Integer>> answers = new ArrayList<>();
+        try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 6; i++) {
+                SluiceClient via = lb.get(i % 2);
+                answers.add(clients.submit(() -> chat(via, adminKey).statusCode()));
+            }
+            for (Future<Integer> f : answers) {
+                assertThat(f.get()).isEqualTo(200);
+            }
+        }
+        recorder.join(Duration.ofSeconds(20).toMillis());
+        assertThat(arrivals).hasSize(6);
+        for (int i = 1; i < arrivals.size(); i++) {
+            assertThat(Duration.ofNanos(arrivals.get(i) - arrivals.get(i - 1)).toMillis()).as("upstream start %d after start %d", i, i - 1)
+                    .isGreaterThanOrEqualTo(380);
+        }
+    }
 }
