@@ -62,7 +62,11 @@ class RedisSharedPacingTest {
 
     /** Enters; returns System.nanoTime() when the request started (its permit released at once). */
     private static long startNanos(ConnectionGates g, Limits limits) throws InterruptedException {
-        Entry e = g.enter("conn", "m", limits, null);
+        return startNanos(g, "conn", limits);
+    }
+
+    private static long startNanos(ConnectionGates g, String connectionId, Limits limits) throws InterruptedException {
+        Entry e = g.enter(connectionId, "m", limits, null);
         long at = System.nanoTime();
         assertThat(e).isInstanceOf(Permit.class);
         ((Permit) e).release();
@@ -123,13 +127,15 @@ class RedisSharedPacingTest {
         ConnectionGates a = gates(sa);
         ConnectionGates b = gates(instance());
         startNanos(a, paced(100, 5_000));
+        // B's pool and code path warmed on another connection, so that its timing below is its pacing's
+        startNanos(b, "warm-up", paced(100, 5_000));
         server.stop();
         long t0 = System.nanoTime();
         long first = startNanos(a, paced(100, 5_000));
         long second = startNanos(a, paced(100, 5_000));
         long onB = startNanos(b, paced(100, 5_000));
         assertThat(ms(second - first)).as("A's own spacing").isGreaterThanOrEqualTo(100 - TOLERANCE_MS);
-        assertThat(ms(onB - second)).as("B paces only its own starts").isLessThan(100);
+        assertThat(ms(onB - second)).as("B paces only its own starts: it does not wait a spacing after A's").isLessThan(100);
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
         assertThat(sa.pacingFailedOpen()).isEqualTo(2);
         assertThat(sa.permitsFailedOpen()).as("no permits asked: nothing capped").isZero();
