@@ -345,5 +345,8 @@ class SharedStateEndToEndIT {
             assertThat(Duration.ofNanos(arrivals.get(i) - arrivals.get(i - 1)).toMillis()).as("upstream start %d after start %d", i, i - 1)
                     .isGreaterThanOrEqualTo(380);
         }
+        JsonNode health = lb.get(1).expect(lb.get(1).get("/api/monitoring/health", adminKey), 200);
+        assertThat(health.at("/stores/redis/pacingFailedOpen").isIntegralNumber()).isTrue();
+        assertThat(health.at("/stores/redis/pacingFailedOpen").asLong()).as("Redis answered every slot").isZero();
     }
 }
