@@ -341,10 +341,17 @@ class SharedStateEndToEndIT {
         }
         recorder.join(Duration.ofSeconds(20).toMillis());
         assertThat(arrivals).hasSize(6);
+        List<Long> gaps = new ArrayList<>();
         for (int i = 1; i < arrivals.size(); i++) {
-            assertThat(Duration.ofNanos(arrivals.get(i) - arrivals.get(i - 1)).toMillis()).as("upstream start %d after start %d", i, i - 1)
-                    .isGreaterThanOrEqualTo(380);
+            gaps.add(Duration.ofNanos(arrivals.get(i) - arrivals.get(i - 1)).toMillis());
         }
+        // slots are 400 ms apart; an instance stalled past its slot (a GC pause, a starved CPU on a busy
+        // test machine) delivers late and shortens the one gap after it, never the span. Per-instance
+        // pacing would arrive in pairs: gaps ≈ [0, 400, 0, 400, 0], a span of ≈ 800 ms
+        String why = "ms between upstream starts " + gaps + "; instances' redis health: "
+                + lb.stream().map(c -> c.expect(c.get("/api/monitoring/health", adminKey), 200).at("/stores/redis").toString()).toList();
+        assertThat(Duration.ofNanos(arrivals.getLast() - arrivals.getFirst()).toMillis()).as(why).isGreaterThanOrEqualTo(5 * 400 - 40);
+        assertThat(gaps.stream().filter(gap -> gap >= 380).count()).as(why).isGreaterThanOrEqualTo(4);
         JsonNode health = lb.get(1).expect(lb.get(1).get("/api/monitoring/health", adminKey), 200);
         assertThat(health.at("/stores/redis/pacingFailedOpen").isIntegralNumber()).isTrue();
         assertThat(health.at("/stores/redis/pacingFailedOpen").asLong()).as("Redis answered every slot").isZero();
