@@ -176,7 +176,7 @@ final class Doctor {
 
     /** SLUICE_REDIS_URL: the Redis/Valkey server of the shared hot state (its URL never shows a password). */
     static Check redis(String url, String problem) {
-        return problem == null ? new Check(Status.OK, "redis", url + ": reachable (shared permits, cooldowns, breakers, lockouts and provider windows)")
+        return problem == null ? new Check(Status.OK, "redis", url + ": reachable (shared permits, pacing, cooldowns, breakers, lockouts and provider windows)")
                 : new Check(Status.FAIL, "redis", url + ": unreachable (" + problem + "); the server would start and fall back to"
                         + " each instance's own limits until it answers");
     }

@@ -47,6 +47,7 @@ record Deployment(String instanceId, Database database, SharedState shared) {
                 .put("reachable", redisUp)
                 .put("url", shared.url())
                 .put("permitsFailedOpen", shared.permitsFailedOpen())
+                .put("pacingFailedOpen", shared.pacingFailedOpen())
                 // whether this instance hears the others' pauses, learned pacing, resets and clears
                 .put("eventsSubscribed", shared.eventsSubscribed());
         return dbUp && redisUp;

@@ -4,21 +4,24 @@ import dev.sluice.runtime.resilience.BreakerBoard;
 import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.CooldownBoard;
 import dev.sluice.runtime.resilience.LockoutBoard;
+import dev.sluice.runtime.resilience.SharedPacing;
 import dev.sluice.runtime.resilience.SharedPermits;
 import dev.sluice.runtime.resilience.WindowBoard;
 
 /**
  * The hot resilience state an instance shares with the others (NF-6): with
- * {@code SLUICE_REDIS_URL}, permits, the announcements of cooldowns, model lockouts and provider
- * cooldown windows, and breakers' open state and probe in
- * Redis, and the event channel on which instances announce the changes they keep in memory (queue
- * pauses, learned pacing, resets and clears); without it, nothing shared (each mechanism's
- * {@code NONE}). {@link #close()} stops the event subscription, the permit heartbeat and the pool.
+ * {@code SLUICE_REDIS_URL}, permits, start slots of paced connections, the announcements of
+ * cooldowns, model lockouts and provider cooldown windows, breakers' open state and probe, and
+ * plugins' shared notes in Redis, and the event channel on which instances announce the changes
+ * they keep in memory (queue pauses, learned pacing, resets and clears); without it, nothing shared
+ * (each mechanism's {@code NONE}). {@link #close()} stops the event subscription, the permit
+ * heartbeat and the pool.
  */
 public final class SharedState implements AutoCloseable {
 
     private final RedisClient redis;
     private final RedisPermits permits;
+    private final RedisPacing pacing;
     private final CooldownBoard cooldowns;
     private final BreakerBoard breakers;
     private final LockoutBoard lockouts;
@@ -31,6 +34,7 @@ public final class SharedState implements AutoCloseable {
         this.instanceId = instanceId;
         this.events = redis == null ? null : new RedisClusterEvents(redis, instanceId);
         this.permits = redis == null ? null : new RedisPermits(redis);
+        this.pacing = redis == null ? null : new RedisPacing(redis);
         this.cooldowns = redis == null ? CooldownBoard.NONE : new RedisCooldownBoard(redis);
         this.breakers = redis == null ? BreakerBoard.NONE : new RedisBreakerBoard(redis);
         this.lockouts = redis == null ? LockoutBoard.NONE : new RedisLockoutBoard(redis);
@@ -104,6 +108,16 @@ public final class SharedState implements AutoCloseable {
     /** @return the permits (fail open to the local limit when Redis is unreachable) */
     public SharedPermits permits() {
         return permits == null ? SharedPermits.NONE : permits;
+    }
+
+    /** @return requests paced by their instance alone because Redis could not be reached */
+    public long pacingFailedOpen() {
+        return pacing == null ? 0 : pacing.failedOpen();
+    }
+
+    /** @return the start slots of paced connections (fail open to each instance's own spacing when Redis is unreachable) */
+    public SharedPacing pacing() {
+        return pacing == null ? SharedPacing.NONE : pacing;
     }
 
     /** @return the cooldown announcements */

@@ -97,22 +97,6 @@ public final class ConnectionGates {
     public record Pacing(long spacingMs, long untilMs, long limit, long remaining) {
     }
 
-    /** Takes the shared permit of a local one (for {@link SharedTurn}), or releases the local one. */
-    static Permit holding(Permit p, SharedPermits.Held held) {
-        p.shared = held;
-        return p;
-    }
-
-    /** @return the permit's model */
-    static String model(Permit p) {
-        return p.model;
-    }
-
-    /** @return whether the permit counts on its connection's cap (not a QC-3 fail-open) */
-    static boolean countsConnection(Permit p) {
-        return p.countsConnection;
-    }
-
     /** The outcome of {@link #enter}. */
     public sealed interface Entry permits Permit, Refused {
     }
@@ -122,18 +106,23 @@ public final class ConnectionGates {
      * Releasing twice is harmless.
      */
     public static final class Permit implements Entry {
-        private static final Permit NONE = new Permit(null, null, false);
+        private static final Permit NONE = new Permit(null, null, false, 0);
         private final Gate gate;
-        private final String model;
-        private final boolean countsConnection;
+        /** The upstream model the permit is for. */
+        final String model;
+        /** Whether the permit counts on its connection's cap (not a QC-3 fail-open). */
+        final boolean countsConnection;
+        /** When the local turn was taken (the start its gate's pacing recorded). */
+        final long takenAt;
         private final AtomicBoolean released = new AtomicBoolean();
-        /** The permit shared with other instances, once taken (NF-6). */
-        private volatile SharedPermits.Held shared = SharedPermits.Held.LOCAL;
+        /** The permit shared with other instances, once taken (NF-6, set by {@link SharedTurn}). */
+        volatile SharedPermits.Held shared = SharedPermits.Held.LOCAL;
 
-        Permit(Gate gate, String model, boolean countsConnection) {
+        Permit(Gate gate, String model, boolean countsConnection, long takenAt) {
             this.gate = gate;
             this.model = model;
             this.countsConnection = countsConnection;
+            this.takenAt = takenAt;
         }
 
         /**
@@ -194,13 +183,32 @@ public final class ConnectionGates {
      * @param shared the permits shared with other instances ({@link SharedPermits#NONE}: none)
      */
     public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared) {
+        this(clock, waits, shared, SharedPacing.NONE);
+    }
+
+    /**
+     * Creates the gates, reporting queue waits, whose caps and pacing hold over several instances.
+     *
+     * @param clock decides deadlines and pauses
+     * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
+     * @param shared the permits shared with other instances ({@link SharedPermits#NONE}: none)
+     * @param pacing the start slots shared with other instances ({@link SharedPacing#NONE}: none)
+     */
+    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared, SharedPacing pacing) {
+        this(clock, waits, shared, pacing, Thread::sleep);
+    }
+
+    ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared, SharedPacing pacing,
+            SharedSlots.Sleeper sleeper) {
         this.clock = clock;
         this.gates = new GateRegistry(clock);
         this.waits = waits;
         this.shared = java.util.Objects.requireNonNull(shared, "shared is null");
+        this.slots = new SharedSlots(pacing, clock, sleeper);
     }
 
     private final java.util.function.LongConsumer waits;
+    private final SharedSlots slots;
 
     /**
      * RQ-5 admission, a pure function: may one more request join a queue that holds {@code queued}?
@@ -232,7 +240,11 @@ public final class ConnectionGates {
         long deadline = clock.millis() + limits.maxWaitMs();
         try {
             Entry entry = gate.enter(model, limits, stillWanted);
-            return entry instanceof Permit p ? SharedTurn.await(shared, clock, p, connectionId, limits, deadline, stillWanted) : entry;
+            if (entry instanceof Permit p) {
+                entry = SharedTurn.await(shared, clock, p, connectionId, limits, deadline, stillWanted);
+            }
+            // the start slot last: once it is granted nothing else delays the start
+            return entry instanceof Permit p ? slots.await(gate, p, connectionId, limits, deadline, stillWanted) : entry;
         } finally {
             waits.accept(System.nanoTime() - t0);
         }
@@ -253,7 +265,8 @@ public final class ConnectionGates {
             return Permit.NONE;
         }
         Permit p = gate.tryEnter(model, limits);
-        return p == null ? null : SharedTurn.once(shared, p, connectionId, limits);
+        p = p == null ? null : SharedTurn.once(shared, p, connectionId, limits);
+        return p == null ? null : slots.once(gate, p, connectionId, limits);
     }
 
     /**
@@ -278,8 +291,10 @@ public final class ConnectionGates {
      * @return the permit, or null when something besides the connection's cap holds the request
      */
     public Permit failOpen(String connectionId, String model, Limits limits) {
-        Permit p = gates.of(connectionId).failOpen(model, limits);
-        return p == null ? null : SharedTurn.once(shared, p, connectionId, limits);
+        Gate gate = gates.of(connectionId);
+        Permit p = gate.failOpen(model, limits);
+        p = p == null ? null : SharedTurn.once(shared, p, connectionId, limits);
+        return p == null ? null : slots.once(gate, p, connectionId, limits);
     }
 
     /**

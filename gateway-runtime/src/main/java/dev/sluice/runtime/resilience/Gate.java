@@ -113,6 +113,12 @@ final class Gate {
                 lookAt = Math.min(lookAt, heldUntil);
             }
             long paced = pacing.nextStart(limits, now);
+            long spacing = pacing.spacing(limits, now);
+            if (paced <= now && spacing > 0) {
+                // a waiter ahead takes the start due now: this one's comes a spacing later at the
+                // soonest, and no release will say so
+                paced = now + spacing;
+            }
             if (paced > now) {
                 lookAt = Math.min(lookAt, paced);
             }
@@ -170,9 +176,37 @@ final class Gate {
     }
 
     private Permit take(String model, boolean countsConnection) {
-        pacing.started(clock.millis());
+        long now = clock.millis();
+        pacing.started(now);
         permits.take(model, countsConnection);
-        return new Permit(this, model, countsConnection);
+        return new Permit(this, model, countsConnection, now);
+    }
+
+    /** The spacing in force now (lock-free): 0 when the connection is not paced. */
+    long spacing(Limits limits, long now) {
+        return pacing.spacing(limits, now);
+    }
+
+    /** A request given its turn now starts at {@code at}, its shared slot: local spacing counts from there. */
+    void startsAt(long at) {
+        lock.lock();
+        try {
+            pacing.startsAt(at);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The turn taken at {@code takenAt} did not start: its start is forgotten and a waiter it held back may go. */
+    void notStarted(long takenAt) {
+        lock.lock();
+        try {
+            if (pacing.undo(takenAt)) {
+                waiters.signalFirstStartable(clock.millis());
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Returns a permit's share (from {@link Permit#release()}) and wakes whoever may start now. */

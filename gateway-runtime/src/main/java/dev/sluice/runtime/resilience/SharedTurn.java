@@ -26,11 +26,11 @@ final class SharedTurn {
     /** Whether a request under these limits needs a shared permit at all. */
     private static boolean needed(SharedPermits shared, Permit p, Limits limits) {
         return shared.shared() && p != Permit.none()
-                && (limits.modelCap() > 0 || ConnectionGates.countsConnection(p) && limits.connectionCap() > 0);
+                && (limits.modelCap() > 0 || p.countsConnection && limits.connectionCap() > 0);
     }
 
     private static SharedPermits.Held acquire(SharedPermits shared, Permit p, String connectionId, Limits limits) {
-        return shared.tryAcquire(connectionId, ConnectionGates.model(p), ConnectionGates.countsConnection(p) ? limits.connectionCap() : 0,
+        return shared.tryAcquire(connectionId, p.model, p.countsConnection ? limits.connectionCap() : 0,
                 limits.modelCap());
     }
 
@@ -44,7 +44,8 @@ final class SharedTurn {
             p.release();
             return null;
         }
-        return ConnectionGates.holding(p, held);
+        p.shared = held;
+        return p;
     }
 
     /** Tries until the shared permit is free, the deadline passed or the client left; the local permit is given back unless granted. */
@@ -61,7 +62,8 @@ final class SharedTurn {
                 SharedPermits.Held held = acquire(shared, p, connectionId, limits);
                 if (held != null) {
                     granted = true;
-                    return ConnectionGates.holding(p, held);
+                    p.shared = held;
+        return p;
                 }
                 long now = clock.millis();
                 if (now >= deadline) {

@@ -54,7 +54,7 @@ class DoctorTest {
         try (dev.sluice.testkit.TestRedis redis = dev.sluice.testkit.TestRedis.startOrSkip(org.junit.jupiter.api.Assumptions::abort)) {
             env.put("SLUICE_REDIS_URL", redis.url());
             doctor();
-            assertThat(line("redis")).isEqualTo("ok   redis: " + redis.url() + ": reachable (shared permits, cooldowns, breakers, lockouts and provider windows)");
+            assertThat(line("redis")).isEqualTo("ok   redis: " + redis.url() + ": reachable (shared permits, pacing, cooldowns, breakers, lockouts and provider windows)");
             out.reset();
             int port;
             try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

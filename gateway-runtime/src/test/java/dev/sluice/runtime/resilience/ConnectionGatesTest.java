@@ -310,6 +310,28 @@ class ConnectionGatesTest {
     }
 
     @Test
+    void waitersQueuedBehindAPacedStartEachStartASpacingLaterNotAtTheirDeadline_RQ10() throws Exception {
+        // real time: every waiter wakes by its own timer here, no test signals them
+        ConnectionGates real = new ConnectionGates(InstantSource.system());
+        Limits paced = new Limits(0, 0, true, 30_000, 0, 50);
+        List<CompletableFuture<Entry>> requests = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            CompletableFuture<Entry> f = new CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    f.complete(real.enter("c1", "m", paced, null));
+                } catch (Throwable t) {
+                    f.completeExceptionally(t);
+                }
+            });
+            requests.add(f);
+        }
+        for (CompletableFuture<Entry> f : requests) {
+            admitted(f.get(5, TimeUnit.SECONDS)).release();
+        }
+    }
+
+    @Test
     void learnedPacingAppliesUntilTheAnnouncedResetOnly_RQ10() throws Exception {
         Limits plain = cap(0, true, 30_000, 0);
         gates.learn("c1", new ConnectionGates.Pacing(500, clock.millis() + 2_000, 100, 3));
