@@ -4,13 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sluice.testkit.MockResponse;
 import dev.sluice.testkit.MockUpstream;
-import dev.sluice.testkit.TestPostgres;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -23,14 +19,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two instances from the built zip on one PostgreSQL ({@code SLUICE_DATABASE_URL}, SPEC NF-6),
@@ -39,99 +28,19 @@ import org.junit.jupiter.api.io.TempDir;
  * pinned through either; a {@code kill -9} of one loses no acknowledged admin write and the other
  * keeps serving. Skipped without PostgreSQL binaries (failed with {@code SLUICE_REQUIRE_POSTGRES=1}).
  */
-class SharedDatabaseEndToEndIT {
+class SharedDatabaseEndToEndIT extends TwoInstanceFixture {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final Duration VISIBLE_WITHIN = Duration.ofSeconds(1);
 
-    @TempDir
-    static Path unpacked;
-    private static Path home;
-    private static TestPostgres postgres;
-    private static int databases;
-
-    @TempDir
-    Path work;
-
-    @RegisterExtension
-    final SluiceServers servers = new SluiceServers();
-
-    private final String adminKey = "sk-admin-" + UUID.randomUUID();
-    private final String secretKey = Base64.getEncoder().encodeToString(UUID.randomUUID().toString().substring(0, 32).getBytes());
-    private final List<MockUpstream> mocks = new ArrayList<>();
-    private final List<SluiceProcess> processes = new ArrayList<>();
-    private String databaseUrl;
-
-    @BeforeAll
-    static void start() {
-        postgres = TestPostgres.startOrSkip(Assumptions::abort);
-        home = Distribution.unpack(unpacked);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
-
-    @BeforeEach
-    void freshDatabase() {
-        String url = postgres.createDatabase("e2e_" + (++databases));
-        // the credentials ride in the URL, the way an operator may paste it
-        databaseUrl = url.replace("jdbc:postgresql://", "jdbc:postgresql://" + TestPostgres.USER + ":" + postgres.password() + "@");
-        for (int i = 0; i < 3; i++) {
-            mocks.add(MockUpstream.start().setDefault(MockResponse.completion("from-" + i)));
-        }
-    }
-
-    @AfterEach
-    void stopMocks() {
-        mocks.forEach(MockUpstream::close);
-    }
-
-    /** Two instances on the database, each with its own data folder; A first (it migrates), then B. */
     private List<SluiceClient> twoInstances() {
-        List<SluiceClient> out = new ArrayList<>();
-        for (String name : List.of("a", "b")) {
-            Map<String, String> env = SluiceProcess.env(work.resolve(name), adminKey);
-            env.put("SLUICE_DATABASE_URL", databaseUrl);
-            env.put("SLUICE_SECRET_KEY", secretKey);
-            env.put("SLUICE_SESSION_AFFINITY_TTL_MS", "3600000");
-            SluiceProcess p = servers.start(home, env);
-            processes.add(p);
-            out.add(new SluiceClient(p));
-        }
-        return out;
-    }
-
-    private static HttpResponse<String> chat(SluiceClient c, String key, Map<String, String> headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(c.base().resolve("/v1/chat/completions")).timeout(Duration.ofSeconds(20))
-                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(SluiceClient.toJson(SluiceClient.chat("alpha/m", false))));
-        headers.forEach(b::header);
-        try {
-            return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return twoInstances(Map.of("SLUICE_SESSION_AFFINITY_TTL_MS", "3600000"));
     }
 
     private static HttpResponse<String> lease(SluiceClient c, String key, String owner, String body) {
         HttpRequest r = HttpRequest.newBuilder(c.base().resolve("/api/v1/session-leases")).timeout(Duration.ofSeconds(20))
                 .header("Authorization", "Bearer " + key).header("Content-Type", "application/json").header("X-Sluice-Lease-Owner", owner)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        try {
-            return HTTP.send(r, HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return send(r);
     }
 
     @Test
@@ -161,7 +70,7 @@ class SharedDatabaseEndToEndIT {
             assertThat(health.get("mode").asText()).isEqualTo("postgres");
             assertThat(health.at("/stores/database/kind").asText()).isEqualTo("postgresql");
             assertThat(health.at("/stores/database/reachable").asBoolean()).isTrue();
-            assertThat(health.at("/stores/database/url").asText()).isEqualTo(postgres.url("e2e_" + databases));
+            assertThat(health.at("/stores/database/url").asText()).isEqualTo(postgres.url(databaseName));
             instances.add(health.get("instanceId").asText());
             assertThat(c.serverOutput()).contains("instance " + health.get("instanceId").asText())
                     .doesNotContain(postgres.password()).doesNotContain("sk-upstream-SECRET");

@@ -6,15 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.testkit.MockResponse;
 import dev.sluice.testkit.MockUpstream;
-import dev.sluice.testkit.TestPostgres;
 import dev.sluice.testkit.TestRedis;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -22,14 +17,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two instances from the built zip on one PostgreSQL and one Redis ({@code SLUICE_DATABASE_URL} +
@@ -39,89 +30,51 @@ import org.junit.jupiter.api.io.TempDir;
  * killed instance expires, and with Redis stopped both keep answering. Skipped without PostgreSQL
  * or Redis binaries (failed with {@code SLUICE_REQUIRE_POSTGRES=1} / {@code SLUICE_REQUIRE_REDIS=1}).
  */
-class SharedStateEndToEndIT {
+class SharedStateEndToEndIT extends TwoInstanceFixture {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     /** The permit expiry of these instances (30 s by default): what a killed instance's permits outlive it by. */
     private static final long PERMIT_TTL_MS = 2_000;
 
-    @TempDir
-    static Path unpacked;
-    private static Path home;
-    private static TestPostgres postgres;
-    private static int databases;
-
-    @TempDir
-    Path work;
-
-    @RegisterExtension
-    final SluiceServers servers = new SluiceServers();
-
-    private final String adminKey = "sk-admin-" + UUID.randomUUID();
-    private final String secretKey = Base64.getEncoder().encodeToString(UUID.randomUUID().toString().substring(0, 32).getBytes());
-    private final List<MockUpstream> mocks = new ArrayList<>();
-    private final List<SluiceProcess> processes = new ArrayList<>();
     private TestRedis redis;
-    private String databaseUrl;
-
-    @BeforeAll
-    static void start() {
-        postgres = TestPostgres.startOrSkip(Assumptions::abort);
-        home = Distribution.unpack(unpacked);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
 
     @BeforeEach
-    void freshStores() {
+    void freshRedis() {
         redis = TestRedis.startOrSkip(Assumptions::abort);
-        String url = postgres.createDatabase("shared_" + (++databases));
-        databaseUrl = url.replace("jdbc:postgresql://", "jdbc:postgresql://" + TestPostgres.USER + ":" + postgres.password() + "@");
-        for (int i = 0; i < 3; i++) {
-            mocks.add(MockUpstream.start().setDefault(MockResponse.completion("from-" + i)));
-        }
     }
 
     @AfterEach
-    void stopMocksAndRedis() {
-        mocks.forEach(MockUpstream::close);
+    void stopRedis() {
         if (redis != null) {
             redis.close();
         }
     }
 
     private List<SluiceClient> twoInstances() {
-        List<SluiceClient> out = new ArrayList<>();
-        for (String name : List.of("a", "b")) {
-            Map<String, String> env = SluiceProcess.env(work.resolve(name), adminKey);
-            env.put("SLUICE_DATABASE_URL", databaseUrl);
-            env.put("SLUICE_REDIS_URL", redis.url());
-            env.put("SLUICE_REDIS_PERMIT_TTL_MS", Long.toString(PERMIT_TTL_MS));
-            env.put("SLUICE_SECRET_KEY", secretKey);
-            SluiceProcess p = servers.start(home, env);
-            processes.add(p);
-            out.add(new SluiceClient(p));
-        }
-        return out;
+        return twoInstances(Map.of("SLUICE_REDIS_URL", redis.url(), "SLUICE_REDIS_PERMIT_TTL_MS", Long.toString(PERMIT_TTL_MS)));
     }
 
     private static HttpResponse<String> chat(SluiceClient c, String key) {
-        HttpRequest r = HttpRequest.newBuilder(c.base().resolve("/v1/chat/completions")).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(SluiceClient.toJson(SluiceClient.chat("alpha/m", false)))).build();
-        try {
-            return HTTP.send(r, HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return chat(c, key, Map.of());
+    }
+
+    /**
+     * Two accounts on one failing host (mock 2), created through A: one request through A counts two
+     * failures and opens the host's breaker (once B applies the same breaker settings).
+     */
+    private void openBreakerThroughA(SluiceClient a, SluiceClient b, long resetTimeoutMs) {
+        a.expect(a.patch("/api/resilience", adminKey, Map.of("circuitBreaker", Map.of("apikey",
+                Map.of("degradationThreshold", 1, "failureThreshold", 2, "resetTimeoutMs", resetTimeoutMs)))), 200);
+        mocks.get(2).setDefault(MockResponse.json(500, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}"));
+        connection(a, mocks.get(2), Map.of("disableCooling", true));
+        connection(a, mocks.get(2), Map.of("disableCooling", true));
+        awaitConnections(b, 2);
+        await().atMost(Duration.ofSeconds(2)).until(() ->
+                b.expect(b.get("/api/resilience", adminKey), 200).at("/circuitBreaker/apikey/failureThreshold").asInt() == 2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            chat(a, adminKey);
+            return a.expect(a.get("/api/monitoring/health", adminKey), 200).path("providerBreakers").findValuesAsText("state")
+                    .contains("OPEN");
+        });
     }
 
     private String connection(SluiceClient c, MockUpstream upstream, Map<String, Object> extra) {
@@ -171,20 +124,7 @@ class SharedStateEndToEndIT {
         List<SluiceClient> lb = twoInstances();
         SluiceClient a = lb.get(0);
         SluiceClient b = lb.get(1);
-        a.expect(a.patch("/api/resilience", adminKey, Map.of("circuitBreaker", Map.of("apikey",
-                Map.of("degradationThreshold", 1, "failureThreshold", 2, "resetTimeoutMs", 60_000)))), 200);
-        // two accounts on one failing host: one request through A counts two failures and opens its breaker
-        mocks.get(2).setDefault(MockResponse.json(500, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}"));
-        connection(a, mocks.get(2), Map.of("disableCooling", true));
-        connection(a, mocks.get(2), Map.of("disableCooling", true));
-        awaitConnections(b, 2);
-        await().atMost(Duration.ofSeconds(2)).until(() ->
-                b.expect(b.get("/api/resilience", adminKey), 200).at("/circuitBreaker/apikey/failureThreshold").asInt() == 2);
-        await().atMost(Duration.ofSeconds(5)).until(() -> {
-            chat(a, adminKey);
-            return a.expect(a.get("/api/monitoring/health", adminKey), 200).path("providerBreakers").findValuesAsText("state")
-                    .contains("OPEN");
-        });
+        openBreakerThroughA(a, b, 60_000);
         int sent = mocks.get(2).requestCount();
         HttpResponse<String> onB = chat(b, adminKey);
         JsonNode refused = b.expect(onB, 503);
@@ -361,19 +301,7 @@ class SharedStateEndToEndIT {
         List<SluiceClient> lb = twoInstances();
         SluiceClient a = lb.get(0);
         SluiceClient b = lb.get(1);
-        a.expect(a.patch("/api/resilience", adminKey, Map.of("circuitBreaker", Map.of("apikey",
-                Map.of("degradationThreshold", 1, "failureThreshold", 2, "resetTimeoutMs", 600_000)))), 200);
-        mocks.get(2).setDefault(MockResponse.json(500, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}"));
-        connection(a, mocks.get(2), Map.of("disableCooling", true));
-        connection(a, mocks.get(2), Map.of("disableCooling", true));
-        awaitConnections(b, 2);
-        await().atMost(Duration.ofSeconds(2)).until(() ->
-                b.expect(b.get("/api/resilience", adminKey), 200).at("/circuitBreaker/apikey/failureThreshold").asInt() == 2);
-        await().atMost(Duration.ofSeconds(5)).until(() -> {
-            chat(a, adminKey);
-            return a.expect(a.get("/api/monitoring/health", adminKey), 200).path("providerBreakers").findValuesAsText("state")
-                    .contains("OPEN");
-        });
+        openBreakerThroughA(a, b, 600_000);
         int sent = mocks.get(2).requestCount();
         assertThat(a.expect(chat(a, adminKey), 503).at("/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
         assertThat(mocks.get(2).requestCount()).isEqualTo(sent);
