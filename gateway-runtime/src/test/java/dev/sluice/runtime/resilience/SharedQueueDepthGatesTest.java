@@ -204,6 +204,38 @@ class SharedQueueDepthGatesTest {
     }
 
     @Test
+    void aRequestWhoseSharedStartSlotIsLaterWaitsForItAsAQueuedOne_RQ5_RQ10_NF6() throws Exception {
+        // start slots as the Redis script hands them out; the wait for one moves the test clock
+        Map<String, Long> last = new HashMap<>();
+        SharedPacing slots = (connectionId, spacingMs, maxDelayMs) -> {
+            synchronized (last) {
+                long now = clock.millis();
+                long next = last.containsKey(connectionId) ? Math.max(now, last.get(connectionId) + spacingMs) : now;
+                last.put(connectionId, next);
+                return new SharedPacing.Slot(SharedPacing.Kind.GRANTED, next - now);
+            }
+        };
+        ConnectionGates pacedA = new ConnectionGates(clock, n -> { }, SharedPermits.NONE, slots, waiting, ms -> clock.advance(Duration.ofMillis(ms)));
+        ConnectionGates pacedB = new ConnectionGates(clock, n -> { }, SharedPermits.NONE, slots, waiting, ms -> clock.advance(Duration.ofMillis(ms)));
+        Limits paced = new Limits(0, 0, true, 30_000, 1, 100);
+        admitted(pacedA.enter("c1", "m", paced, null)).release();
+        assertThat(waiting.asked).as("a start at once asks for no place").hasValue(0);
+        // another instance's request holds the only place
+        SharedWaiters.Place elsewhere = waiting.tryJoin("c1", 1);
+        assertThat(pacedB.enter("c1", "m", paced, null)).as("B's turn is free, its slot 100 ms ahead")
+                .isEqualTo(new Refused(Refusal.RATE_LIMIT_QUEUE_FULL, 0));
+        assertThat(pacedB.snapshot("c1").running()).as("the local turn is given back").isZero();
+        elsewhere.leave();
+        // A's own spacing is over; the shared slots are at t0 and (spent by B's refused request) t0 + 100
+        clock.advance(Duration.ofMillis(100));
+        long before = clock.millis();
+        admitted(pacedA.enter("c1", "m", paced, null)).release();
+        assertThat(clock.millis() - before).as("waited for its slot, holding a place meanwhile").isEqualTo(100);
+        assertThat(waiting.asked).as("the other instance's place, B's refused one, A's").hasValue(3);
+        assertThat(waiting.size()).isZero();
+    }
+
+    @Test
     void withTheStoreUnreachableEachInstanceBoundsOnlyItsOwnQueueAndCountsIt_RQ5_NF6() throws Exception {
         permits.down = true;
         waiting.down = true;
