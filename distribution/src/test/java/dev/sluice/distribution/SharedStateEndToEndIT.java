@@ -395,4 +395,56 @@ class SharedStateEndToEndIT extends TwoInstanceFixture {
         assertThat(health.at("/stores/redis/pacingFailedOpen").isIntegralNumber()).isTrue();
         assertThat(health.at("/stores/redis/pacingFailedOpen").asLong()).as("Redis answered every slot").isZero();
     }
+
+    @Test
+    void theQueueDepthHoldsOverBothInstances_RQ5_NF6() throws Exception {
+        List<SluiceClient> lb = twoInstances();
+        connection(lb.get(0), mocks.get(0), Map.of("maxConcurrent", 1));
+        for (SluiceClient via : lb) {
+            // each instance applies the setting it is sent at once; the connection is protected (API key, auto-enable)
+            via.expect(via.patch("/api/resilience", adminKey, Map.of("requestQueue", Map.of("maxQueueDepth", 2,
+                    "autoEnableApiKeyProviders", true))), 200);
+        }
+        awaitConnections(lb.get(1), 1);
+        // one quick request through each first, so that no instance's cold start delays a refusal
+        for (SluiceClient via : lb) {
+            assertThat(chat(via, adminKey).statusCode()).isEqualTo(200);
+        }
+        mocks.get(0).setDefault(MockResponse.delayed(Duration.ofMillis(3_000), MockResponse.completion("slow")));
+        record Answer(HttpResponse<String> response, long tookMs) {
+        }
+        List<Future<Answer>> answers = new ArrayList<>();
+        try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 10; i++) {
+                SluiceClient via = lb.get(i % 2);
+                answers.add(clients.submit(() -> {
+                    long t0 = System.nanoTime();
+                    HttpResponse<String> r = chat(via, adminKey);
+                    return new Answer(r, Duration.ofNanos(System.nanoTime() - t0).toMillis());
+                }));
+            }
+            List<Answer> served = new ArrayList<>();
+            List<Answer> refused = new ArrayList<>();
+            for (Future<Answer> f : answers) {
+                Answer a = f.get();
+                (a.response().statusCode() == 200 ? served : refused).add(a);
+            }
+            // globally one runs and two wait: per instance it was one running and two waiting on each
+            assertThat(served).as("answered").hasSize(3);
+            assertThat(refused).as("refused").hasSize(7).allSatisfy(a -> {
+                assertThat(a.response().statusCode()).isEqualTo(429);
+                JsonNode error = SluiceClient.JSON.readTree(a.response().body()).get("error");
+                assertThat(error.get("code").asText()).isEqualTo("RATE_LIMIT_QUEUE_FULL");
+                assertThat(error.get("type").asText()).isEqualTo("rate_limit_error");
+                assertThat(a.tookMs()).as("refused at once, long before the first answer").isLessThan(2_500);
+            });
+        }
+        assertThat(mocks.get(0).requestCount()).as("two warm-ups and three served").isEqualTo(5);
+        assertThat(mocks.get(0).maxConcurrentRequests()).isEqualTo(1);
+        for (SluiceClient via : lb) {
+            JsonNode health = via.expect(via.get("/api/monitoring/health", adminKey), 200);
+            assertThat(health.at("/stores/redis/queueFailedOpen").isIntegralNumber()).isTrue();
+            assertThat(health.at("/stores/redis/queueFailedOpen").asLong()).as("Redis answered every place").isZero();
+        }
+    }
 }

@@ -48,6 +48,7 @@ record Deployment(String instanceId, Database database, SharedState shared) {
                 .put("url", shared.url())
                 .put("permitsFailedOpen", shared.permitsFailedOpen())
                 .put("pacingFailedOpen", shared.pacingFailedOpen())
+                .put("queueFailedOpen", shared.queueFailedOpen())
                 // whether this instance hears the others' pauses, learned pacing, resets and clears
                 .put("eventsSubscribed", shared.eventsSubscribed());
         return dbUp && redisUp;

@@ -67,7 +67,7 @@ final class RedisClient implements AutoCloseable {
             failures.incrementAndGet();
             if (down.compareAndSet(false, true)) {
                 LOG.log(System.Logger.Level.WARNING, "redis " + settings.url() + " unreachable (" + e.getClass().getSimpleName() + ": "
-                        + e.getMessage() + "): permits and pacing fall back to each instance's own limits, cooldowns, breakers, model lockouts and provider windows to local state");
+                        + e.getMessage() + "): permits, pacing and queue depth fall back to each instance's own limits, cooldowns, breakers, model lockouts and provider windows to local state");
             }
             throw new Unavailable(e);
         }

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * expired members, check both counts against their caps, add to both — all or nothing. A daemon
  * thread renews the permits this instance holds every third of {@link RedisSettings#permitTtl()};
  * a killed instance stops renewing, and its permits expire that long after its last renewal.
- * Every key expires with its last permit.
+ * Every key expires with its last permit. The same heartbeat renews the shared queue places of
+ * {@link RedisWaiters} ({@link #lease}), so they expire with a killed instance the same way.
  *
  * <p>Redis unreachable: the request is let through on its instance's local permit
  * ({@link SharedPermits.Held#LOCAL}: fail open to the local limit), counted in {@link #failedOpen()}.
@@ -115,12 +116,24 @@ final class RedisPermits implements SharedPermits, AutoCloseable {
             return null;
         }
         List<String> keys = connectionCap > 0 && modelCap > 0 ? List.of(ck, mk) : connectionCap > 0 ? List.of(ck) : List.of(mk);
+        return lease(id, keys);
+    }
+
+    /**
+     * Keeps a member just added to sorted sets scored by expiry alive with this instance's heartbeat
+     * until it is released ({@code ZREM} from each set).
+     *
+     * @param id the member
+     * @param keys the sorted sets holding it
+     * @return the release
+     */
+    Held lease(String id, List<String> keys) {
         Permit p = new Permit(id, keys);
         held.add(p);
         return p;
     }
 
-    /** A permit this instance holds. */
+    /** A permit (or shared queue place) this instance holds. */
     private final class Permit implements Held {
         private final String id;
         private final List<String> keys;
@@ -150,7 +163,7 @@ final class RedisPermits implements SharedPermits, AutoCloseable {
             try {
                 Object n = redis.eval(RENEW, p.keys, List.of(p.id, Long.toString(ttlMs)));
                 if (Long.valueOf(0).equals(n) && !p.released.get()) {
-                    LOG.log(System.Logger.Level.WARNING, "a shared permit on " + p.keys.getFirst() + " had expired before its renewal"
+                    LOG.log(System.Logger.Level.WARNING, "a shared permit or queue place on " + p.keys.getFirst() + " had expired before its renewal"
                             + " (redis was unreachable longer than the permit expiry of " + ttlMs + " ms)");
                 }
             } catch (RedisClient.Unavailable e) {
@@ -164,7 +177,7 @@ final class RedisPermits implements SharedPermits, AutoCloseable {
         return failedOpen.get();
     }
 
-    /** @return permits this instance holds now */
+    /** @return permits (and shared queue places) this instance holds now */
     int held() {
         return held.size();
     }

@@ -6,11 +6,12 @@ import dev.sluice.runtime.resilience.CooldownBoard;
 import dev.sluice.runtime.resilience.LockoutBoard;
 import dev.sluice.runtime.resilience.SharedPacing;
 import dev.sluice.runtime.resilience.SharedPermits;
+import dev.sluice.runtime.resilience.SharedWaiters;
 import dev.sluice.runtime.resilience.WindowBoard;
 
 /**
  * The hot resilience state an instance shares with the others (NF-6): with
- * {@code SLUICE_REDIS_URL}, permits, start slots of paced connections, the announcements of
+ * {@code SLUICE_REDIS_URL}, permits, queue places, start slots of paced connections, the announcements of
  * cooldowns, model lockouts and provider cooldown windows, breakers' open state and probe, and
  * plugins' shared notes in Redis, and the event channel on which instances announce the changes
  * they keep in memory (queue pauses, learned pacing, resets and clears); without it, nothing shared
@@ -22,6 +23,7 @@ public final class SharedState implements AutoCloseable {
     private final RedisClient redis;
     private final RedisPermits permits;
     private final RedisPacing pacing;
+    private final RedisWaiters waiters;
     private final CooldownBoard cooldowns;
     private final BreakerBoard breakers;
     private final LockoutBoard lockouts;
@@ -35,6 +37,7 @@ public final class SharedState implements AutoCloseable {
         this.events = redis == null ? null : new RedisClusterEvents(redis, instanceId);
         this.permits = redis == null ? null : new RedisPermits(redis);
         this.pacing = redis == null ? null : new RedisPacing(redis);
+        this.waiters = redis == null ? null : new RedisWaiters(redis, permits);
         this.cooldowns = redis == null ? CooldownBoard.NONE : new RedisCooldownBoard(redis);
         this.breakers = redis == null ? BreakerBoard.NONE : new RedisBreakerBoard(redis);
         this.lockouts = redis == null ? LockoutBoard.NONE : new RedisLockoutBoard(redis);
@@ -118,6 +121,16 @@ public final class SharedState implements AutoCloseable {
     /** @return the start slots of paced connections (fail open to each instance's own spacing when Redis is unreachable) */
     public SharedPacing pacing() {
         return pacing == null ? SharedPacing.NONE : pacing;
+    }
+
+    /** @return requests queued under their instance's own depth because Redis could not be reached */
+    public long queueFailedOpen() {
+        return waiters == null ? 0 : waiters.failedOpen();
+    }
+
+    /** @return the queue places (fail open to each instance's own queue depth when Redis is unreachable) */
+    public SharedWaiters waiters() {
+        return waiters == null ? SharedWaiters.NONE : waiters;
     }
 
     /** @return the cooldown announcements */

@@ -195,19 +195,35 @@ public final class ConnectionGates {
      * @param pacing the start slots shared with other instances ({@link SharedPacing#NONE}: none)
      */
     public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared, SharedPacing pacing) {
-        this(clock, waits, shared, pacing, Thread::sleep);
+        this(clock, waits, shared, pacing, SharedWaiters.NONE);
+    }
+
+    /**
+     * Creates the gates, reporting queue waits, whose caps, pacing and queue depth hold over several instances.
+     *
+     * @param clock decides deadlines and pauses
+     * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
+     * @param shared the permits shared with other instances ({@link SharedPermits#NONE}: none)
+     * @param pacing the start slots shared with other instances ({@link SharedPacing#NONE}: none)
+     * @param waiting the queue places shared with other instances ({@link SharedWaiters#NONE}: none)
+     */
+    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared, SharedPacing pacing,
+            SharedWaiters waiting) {
+        this(clock, waits, shared, pacing, waiting, Thread::sleep);
     }
 
     ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared, SharedPacing pacing,
-            SharedSlots.Sleeper sleeper) {
+            SharedWaiters waiting, SharedSlots.Sleeper sleeper) {
         this.clock = clock;
         this.gates = new GateRegistry(clock);
         this.waits = waits;
         this.shared = java.util.Objects.requireNonNull(shared, "shared is null");
+        this.waiting = java.util.Objects.requireNonNull(waiting, "waiting is null");
         this.slots = new SharedSlots(pacing, clock, sleeper);
     }
 
     private final java.util.function.LongConsumer waits;
+    private final SharedWaiters waiting;
     private final SharedSlots slots;
 
     /**
@@ -238,14 +254,17 @@ public final class ConnectionGates {
         }
         long t0 = System.nanoTime();
         long deadline = clock.millis() + limits.maxWaitMs();
+        // the request's place in the queue over every instance, taken only if it waits anywhere below
+        QueuePlace place = new QueuePlace(waiting, connectionId, limits);
         try {
-            Entry entry = gate.enter(model, limits, stillWanted);
+            Entry entry = gate.enter(model, limits, stillWanted, place);
             if (entry instanceof Permit p) {
-                entry = SharedTurn.await(shared, clock, p, connectionId, limits, deadline, stillWanted);
+                entry = SharedTurn.await(shared, clock, p, connectionId, limits, deadline, stillWanted, place);
             }
             // the start slot last: once it is granted nothing else delays the start
-            return entry instanceof Permit p ? slots.await(gate, p, connectionId, limits, deadline, stillWanted) : entry;
+            return entry instanceof Permit p ? slots.await(gate, p, connectionId, limits, deadline, stillWanted, place) : entry;
         } finally {
+            place.leave();
             waits.accept(System.nanoTime() - t0);
         }
     }

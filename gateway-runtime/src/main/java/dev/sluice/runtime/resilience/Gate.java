@@ -39,24 +39,32 @@ final class Gate {
         return pauses.over(now) && waiters.queued() == 0 && pacing.over(now);
     }
 
-    Entry enter(String model, Limits limits, BooleanSupplier stillWanted) throws InterruptedException {
+    Entry enter(String model, Limits limits, BooleanSupplier stillWanted, QueuePlace place) throws InterruptedException {
         lock.lock();
         try {
-            long now = clock.millis();
-            // start at once when nothing stops this request and no waiter ahead could start now:
-            // waiters held by their own model's cap do not hold back (nor fill the queue for) others
-            if (mayStart(model, limits, now) && (waiters.isEmpty() || waiters.firstStartable(now) == null)) {
-                return take(model, true);
-            }
-            if (!ConnectionGates.admits(waiters.size(), limits.maxQueueDepth())) {
-                return new Refused(limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_FULL : Refusal.SEMAPHORE_QUEUE_FULL,
-                        Math.max(0, pauses.heldUntil(model) - now));
-            }
-            long deadline = now + limits.maxWaitMs();
-            long paused = pauses.heldUntil(model);
-            if (paused > deadline) {
-                // RQ-4: the pause outlasts this caller's queue time: refuse at once
-                return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, paused - now);
+            long deadline = clock.millis() + limits.maxWaitMs();
+            while (true) {
+                long now = clock.millis();
+                // start at once when nothing stops this request and no waiter ahead could start now:
+                // waiters held by their own model's cap do not hold back (nor fill the queue for) others
+                if (mayStart(model, limits, now) && (waiters.isEmpty() || waiters.firstStartable(now) == null)) {
+                    return take(model, true);
+                }
+                if (!ConnectionGates.admits(waiters.size(), limits.maxQueueDepth())) {
+                    return QueuePlace.full(limits, Math.max(0, pauses.heldUntil(model) - now));
+                }
+                long paused = pauses.heldUntil(model);
+                if (paused > deadline) {
+                    // RQ-4: the pause outlasts this caller's queue time: refuse at once
+                    return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, paused - now);
+                }
+                if (!place.pending()) {
+                    break;
+                }
+                // RQ-5 over every instance: the shared place is asked for without the lock, then all is looked at again
+                if (!joinedOutsideTheLock(place)) {
+                    return QueuePlace.full(limits, Math.max(0, pauses.heldUntil(model) - clock.millis()));
+                }
             }
             Waiter w = new Waiter(model, limits, lock.newCondition());
             waiters.add(w);
@@ -129,6 +137,16 @@ final class Gate {
             w.turn.await(Math.max(1, waitMs), TimeUnit.MILLISECONDS);
             // look at the queue again when told to or once a timed reason to has come due
             look = w.signalled || clock.millis() >= lookAt;
+        }
+    }
+
+    /** Takes the request's shared queue place without holding the gate's lock meanwhile (a store round trip). */
+    private boolean joinedOutsideTheLock(QueuePlace place) {
+        lock.unlock();
+        try {
+            return place.join();
+        } finally {
+            lock.lock();
         }
     }
 

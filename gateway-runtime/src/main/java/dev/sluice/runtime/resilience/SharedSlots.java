@@ -71,8 +71,8 @@ final class SharedSlots {
      * Takes the next slot and waits for it, within {@code deadline}; the local turn is given back
      * unless the request starts.
      */
-    Entry await(Gate gate, Permit p, String connectionId, Limits limits, long deadline, BooleanSupplier stillWanted)
-            throws InterruptedException {
+    Entry await(Gate gate, Permit p, String connectionId, Limits limits, long deadline, BooleanSupplier stillWanted,
+            QueuePlace place) throws InterruptedException {
         long now = clock.millis();
         long spacing = spacing(gate, p, limits, now);
         if (spacing == 0) {
@@ -91,6 +91,11 @@ final class SharedSlots {
             case GRANTED -> {
                 long startAt = clock.millis() + slot.delayMs();
                 gate.startsAt(startAt);
+                if (slot.delayMs() > 0 && !place.join()) {
+                    // RQ-5 over every instance: the slot stays spent, as for a client that left
+                    p.release();
+                    return QueuePlace.full(limits, 0);
+                }
                 return waitFor(p, startAt, stillWanted);
             }
             default -> throw new IllegalStateException("unknown slot " + slot);

@@ -50,7 +50,7 @@ final class SharedTurn {
 
     /** Tries until the shared permit is free, the deadline passed or the client left; the local permit is given back unless granted. */
     static ConnectionGates.Entry await(SharedPermits shared, InstantSource clock, Permit p, String connectionId, Limits limits,
-            long deadline, BooleanSupplier stillWanted) throws InterruptedException {
+            long deadline, BooleanSupplier stillWanted, QueuePlace place) throws InterruptedException {
         if (!needed(shared, p, limits)) {
             return p;
         }
@@ -63,7 +63,11 @@ final class SharedTurn {
                 if (held != null) {
                     granted = true;
                     p.shared = held;
-        return p;
+                    return p;
+                }
+                if (!place.join()) {
+                    // RQ-5 over every instance: holding the local turn, this request would wait too
+                    return QueuePlace.full(limits, 0);
                 }
                 long now = clock.millis();
                 if (now >= deadline) {
