@@ -263,8 +263,7 @@ public final class SluiceServer implements AutoCloseable {
                 registry.modelScopedLimits());
         // GET /metrics reads the resilience state at scrape time; the gates report queue waits as they happen
         SluiceMetrics[] metricsRef = new SluiceMetrics[1];
-        ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos), shared.permits(), shared.pacing(),
-                shared.waiters());
+        ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos), shared.gates());
         SluiceMetrics metrics = new SluiceMetrics(connections, resilience.breakers(), resilience.lockouts(), gates, clock);
         metricsRef[0] = metrics;
         JdbcUsageStore usageStore = new JdbcUsageStore(db);

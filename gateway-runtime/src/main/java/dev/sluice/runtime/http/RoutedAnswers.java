@@ -170,9 +170,9 @@ final class RoutedAnswers {
             case CLIENT_DISCONNECTED -> 499;
         };
         String why = switch (t.refusal()) {
-            case RATE_LIMIT_QUEUE_FULL -> "the local request queue of connection " + connection + " is full (requestQueue.maxQueueDepth)";
+            case RATE_LIMIT_QUEUE_FULL -> "the request queue of connection " + connection + " is full (requestQueue.maxQueueDepth; counted over every instance in shared mode)";
             case SEMAPHORE_QUEUE_FULL -> "the concurrency queue of connection " + connection + " is full (requestQueue.maxQueueDepth)";
-            case RATE_LIMIT_QUEUE_TIMEOUT -> "the request waited in the local queue of connection " + connection
+            case RATE_LIMIT_QUEUE_TIMEOUT -> "the request waited in the queue of connection " + connection
                     + " longer than requestQueue.maxWaitMs" + (t.retryAfterMs() > 0 ? " allows (the queue is paused by the upstream)" : "");
             case SEMAPHORE_TIMEOUT -> "the request waited for a concurrency permit of connection " + connection
                     + " (maxConcurrent / modelConcurrency) longer than requestQueue.maxWaitMs";

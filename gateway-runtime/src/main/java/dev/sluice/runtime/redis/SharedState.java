@@ -108,6 +108,11 @@ public final class SharedState implements AutoCloseable {
         return permits == null ? 0 : permits.failedOpen();
     }
 
+    /** @return what the gates share: permits, start slots and queue places */
+    public dev.sluice.runtime.resilience.SharedGates gates() {
+        return new dev.sluice.runtime.resilience.SharedGates(permits(), pacing(), waiters());
+    }
+
     /** @return the permits (fail open to the local limit when Redis is unreachable) */
     public SharedPermits permits() {
         return permits == null ? SharedPermits.NONE : permits;

@@ -172,54 +172,28 @@ public final class ConnectionGates {
      * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
      */
     public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits) {
-        this(clock, waits, SharedPermits.NONE);
+        this(clock, waits, SharedGates.NONE);
     }
 
     /**
-     * Creates the gates, reporting queue waits, whose caps hold over several instances.
+     * Creates the gates, reporting queue waits, whose caps, pacing and queue depth hold over the
+     * instances the {@code shared} parts reach.
      *
      * @param clock decides deadlines and pauses
      * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
-     * @param shared the permits shared with other instances ({@link SharedPermits#NONE}: none)
+     * @param shared what is shared with other instances ({@link SharedGates#NONE}: nothing)
      */
-    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared) {
-        this(clock, waits, shared, SharedPacing.NONE);
+    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedGates shared) {
+        this(clock, waits, shared, Thread::sleep);
     }
 
-    /**
-     * Creates the gates, reporting queue waits, whose caps and pacing hold over several instances.
-     *
-     * @param clock decides deadlines and pauses
-     * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
-     * @param shared the permits shared with other instances ({@link SharedPermits#NONE}: none)
-     * @param pacing the start slots shared with other instances ({@link SharedPacing#NONE}: none)
-     */
-    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared, SharedPacing pacing) {
-        this(clock, waits, shared, pacing, SharedWaiters.NONE);
-    }
-
-    /**
-     * Creates the gates, reporting queue waits, whose caps, pacing and queue depth hold over several instances.
-     *
-     * @param clock decides deadlines and pauses
-     * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
-     * @param shared the permits shared with other instances ({@link SharedPermits#NONE}: none)
-     * @param pacing the start slots shared with other instances ({@link SharedPacing#NONE}: none)
-     * @param waiting the queue places shared with other instances ({@link SharedWaiters#NONE}: none)
-     */
-    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared, SharedPacing pacing,
-            SharedWaiters waiting) {
-        this(clock, waits, shared, pacing, waiting, Thread::sleep);
-    }
-
-    ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedPermits shared, SharedPacing pacing,
-            SharedWaiters waiting, SharedSlots.Sleeper sleeper) {
+    ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedGates shared, SharedSlots.Sleeper sleeper) {
         this.clock = clock;
         this.gates = new GateRegistry(clock);
         this.waits = waits;
-        this.shared = java.util.Objects.requireNonNull(shared, "shared is null");
-        this.waiting = java.util.Objects.requireNonNull(waiting, "waiting is null");
-        this.slots = new SharedSlots(pacing, clock, sleeper);
+        this.shared = shared.permits();
+        this.waiting = shared.waiting();
+        this.slots = new SharedSlots(shared.pacing(), clock, sleeper);
     }
 
     private final java.util.function.LongConsumer waits;

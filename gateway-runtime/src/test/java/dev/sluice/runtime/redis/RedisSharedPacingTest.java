@@ -3,6 +3,7 @@ package dev.sluice.runtime.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.SharedGates;
 import dev.sluice.runtime.resilience.ConnectionGates.Entry;
 import dev.sluice.runtime.resilience.ConnectionGates.Limits;
 import dev.sluice.runtime.resilience.ConnectionGates.Permit;
@@ -53,7 +54,7 @@ class RedisSharedPacingTest {
     }
 
     private static ConnectionGates gates(SharedState s) {
-        return new ConnectionGates(InstantSource.system(), n -> { }, s.permits(), s.pacing());
+        return new ConnectionGates(InstantSource.system(), n -> { }, SharedGates.NONE.withPermits(s.permits()).withPacing(s.pacing()));
     }
 
     private static Limits paced(long spacingMs, long maxWaitMs) {

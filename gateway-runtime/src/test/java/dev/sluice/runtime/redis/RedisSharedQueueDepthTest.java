@@ -51,7 +51,7 @@ class RedisSharedQueueDepthTest {
     }
 
     private static ConnectionGates gates(SharedState s) {
-        return new ConnectionGates(InstantSource.system(), n -> { }, s.permits(), s.pacing(), s.waiters());
+        return new ConnectionGates(InstantSource.system(), n -> { }, s.gates());
     }
 
     private long waitingInRedis(String connectionId) {

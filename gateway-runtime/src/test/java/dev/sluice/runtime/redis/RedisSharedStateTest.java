@@ -8,6 +8,7 @@ import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.SharedGates;
 import dev.sluice.runtime.resilience.LockoutBoard;
 import dev.sluice.runtime.resilience.SharedPermits;
 import dev.sluice.testkit.TestRedis;
@@ -92,8 +93,8 @@ class RedisSharedStateTest {
     void maxConcurrentOneHoldsOverTwoInstancesOfGates_NF6() throws Exception {
         SharedState a = instance(30_000);
         SharedState b = instance(30_000);
-        List<ConnectionGates> gates = List.of(new ConnectionGates(InstantSource.system(), n -> { }, a.permits()),
-                new ConnectionGates(InstantSource.system(), n -> { }, b.permits()));
+        List<ConnectionGates> gates = List.of(new ConnectionGates(InstantSource.system(), n -> { }, SharedGates.NONE.withPermits(a.permits())),
+                new ConnectionGates(InstantSource.system(), n -> { }, SharedGates.NONE.withPermits(b.permits())));
         ConnectionGates.Limits limits = new ConnectionGates.Limits(1, 0, false, 20_000, 0);
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();

@@ -56,7 +56,7 @@ class SharedPacingGatesTest {
     }
 
     private ConnectionGates instance() {
-        return new ConnectionGates(clock, n -> { }, SharedPermits.NONE, store, SharedWaiters.NONE, ms -> clock.advance(Duration.ofMillis(ms)));
+        return new ConnectionGates(clock, n -> { }, SharedGates.NONE.withPacing(store), ms -> clock.advance(Duration.ofMillis(ms)));
     }
 
     private static Limits paced(long maxWaitMs) {

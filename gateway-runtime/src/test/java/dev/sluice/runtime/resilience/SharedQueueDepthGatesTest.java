@@ -35,8 +35,8 @@ class SharedQueueDepthGatesTest {
     private final TestClock clock = TestClock.at(Instant.parse("2026-12-01T10:00:00Z"));
     private final FakePermits permits = new FakePermits();
     private final FakeWaiters waiting = new FakeWaiters();
-    private final ConnectionGates a = new ConnectionGates(clock, n -> { }, permits, SharedPacing.NONE, waiting);
-    private final ConnectionGates b = new ConnectionGates(clock, n -> { }, permits, SharedPacing.NONE, waiting);
+    private final ConnectionGates a = new ConnectionGates(clock, n -> { }, new SharedGates(permits, SharedPacing.NONE, waiting));
+    private final ConnectionGates b = new ConnectionGates(clock, n -> { }, new SharedGates(permits, SharedPacing.NONE, waiting));
 
     /** Shared connection permits as the Redis script counts them; {@link #down} answers as an unreachable store. */
     private static final class FakePermits implements SharedPermits {
@@ -215,8 +215,8 @@ class SharedQueueDepthGatesTest {
                 return new SharedPacing.Slot(SharedPacing.Kind.GRANTED, next - now);
             }
         };
-        ConnectionGates pacedA = new ConnectionGates(clock, n -> { }, SharedPermits.NONE, slots, waiting, ms -> clock.advance(Duration.ofMillis(ms)));
-        ConnectionGates pacedB = new ConnectionGates(clock, n -> { }, SharedPermits.NONE, slots, waiting, ms -> clock.advance(Duration.ofMillis(ms)));
+        ConnectionGates pacedA = new ConnectionGates(clock, n -> { }, new SharedGates(SharedPermits.NONE, slots, waiting), ms -> clock.advance(Duration.ofMillis(ms)));
+        ConnectionGates pacedB = new ConnectionGates(clock, n -> { }, new SharedGates(SharedPermits.NONE, slots, waiting), ms -> clock.advance(Duration.ofMillis(ms)));
         Limits paced = new Limits(0, 0, true, 30_000, 1, 100);
         admitted(pacedA.enter("c1", "m", paced, null)).release();
         assertThat(waiting.asked).as("a start at once asks for no place").hasValue(0);
