@@ -36,6 +36,18 @@ final class RedisCooldownBoard implements CooldownBoard {
     }
 
     @Override
+    public boolean claim(String connectionId, long remainingMs) {
+        if (remainingMs <= 0) {
+            return true;
+        }
+        try {
+            return "OK".equals(redis.call(j -> j.set(key(connectionId), "1", SetParams.setParams().nx().px(remainingMs))));
+        } catch (RedisClient.Unavailable e) {
+            return true;
+        }
+    }
+
+    @Override
     public void cleared(String connectionId) {
         try {
             redis.call(j -> j.del(key(connectionId)));

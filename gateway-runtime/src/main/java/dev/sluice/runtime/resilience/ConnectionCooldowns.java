@@ -168,6 +168,10 @@ public final class ConnectionCooldowns {
                 }
                 return new Outcome(0, s.testStatus(), true);
             }
+            if (!board.claim(connectionId, step.cooldownMs)) {
+                // NF-6, CC-3: another instance's failure of the same burst cooled it and took the step
+                return new Outcome(0, next.wireName(), true);
+            }
             write(connectionId, s, from.moveTo(next).stored(lastError, type, errorCode, step.backoffLevel,
                     step.expiredRetries));
             return new Outcome(step.cooldownMs, next.wireName(), false);

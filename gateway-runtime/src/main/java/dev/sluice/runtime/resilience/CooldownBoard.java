@@ -51,6 +51,21 @@ public interface CooldownBoard {
      */
     long remainingMs(String connectionId);
 
+    /**
+     * Claims the cooldown a failure is about to start, atomically over all instances (CC-3 across
+     * instances): true when no instance announced one for the connection, and it is now announced
+     * for {@code remainingMs}; false when another instance's cooldown is in force, so that this
+     * failure belongs to the burst that already took its backoff step. Without a store (or when it
+     * cannot be reached): true.
+     *
+     * @param connectionId the connection
+     * @param remainingMs the cooldown about to start, ms
+     * @return whether this instance may start it
+     */
+    default boolean claim(String connectionId, long remainingMs) {
+        return true;
+    }
+
     /** @return true when cooldowns are announced to other instances */
     default boolean shared() {
         return this != NONE;

@@ -52,6 +52,18 @@ class RedisSharedStateTest {
     }
 
     @Test
+    void oneInstanceClaimsACooldownOfABurstTheOtherFindsItTaken_NF6_CC3() {
+        SharedState a = instance(30_000);
+        SharedState b = instance(30_000);
+        assertThat(a.cooldowns().claim("c1", 60_000)).isTrue();
+        assertThat(b.cooldowns().claim("c1", 60_000)).as("the burst already took its step on A").isFalse();
+        assertThat(b.cooldowns().remainingMs("c1")).isBetween(59_000L, 60_000L);
+        assertThat(b.cooldowns().claim("c2", 60_000)).isTrue();
+        b.cooldowns().cleared("c1");
+        assertThat(b.cooldowns().claim("c1", 1_000)).isTrue();
+    }
+
+    @Test
     void aPermitTakenOnOneInstanceCountsOnTheOther_NF6() {
         SharedState a = instance(30_000);
         SharedState b = instance(30_000);

@@ -66,6 +66,15 @@ class SharedBoardsTest {
         }
 
         @Override
+        public boolean claim(String connectionId, long remainingMs) {
+            if (remainingMs(connectionId) > 0) {
+                return false;
+            }
+            cooled(connectionId, remainingMs);
+            return true;
+        }
+
+        @Override
         public void opened(BreakerKey key, long periodMs, long probeLeaseMs) {
             breakers.put(key, new long[] {clock.millis() + periodMs, 0});
         }
@@ -133,6 +142,27 @@ class SharedBoardsTest {
         assertThat(boards.remainingMs(c.id())).isEqualTo(60_000);
         cooldowns.onSuccess(store.find(c.id()).orElseThrow());
         assertThat(boards.cooledUntil).doesNotContainKey(c.id());
+    }
+
+    @Test
+    void aFailureOfABurstAnotherInstanceAlreadyCooledTakesNoSecondBackoffStep_NF6_CC3() {
+        ConnectionCooldowns cooldowns = new ConnectionCooldowns(store, clock, settings::get, boards);
+        Connection c = connection();
+        Verdict limited = Verdict.builder(FailureReason.RATE_LIMIT_EXCEEDED, 429, LockScope.CONNECTION).build();
+        // another instance's failure of the same burst cooled it; its row has not arrived here yet
+        boards.cooled(c.id(), 30_000);
+        ConnectionCooldowns.Outcome absorbed = cooldowns.onFailure(c.id(), limited, "slow down", null);
+        assertThat(absorbed.absorbed()).isTrue();
+        assertThat(absorbed.cooledMs()).isZero();
+        assertThat(store.find(c.id()).orElseThrow().state().backoffLevel()).as("no second step for one burst").isZero();
+        assertThat(boards.remainingMs(c.id())).as("the other instance's cooldown stands").isEqualTo(30_000);
+
+        clock.advance(Duration.ofMillis(30_000));
+        ConnectionCooldowns.Outcome next = cooldowns.onFailure(c.id(), limited, "slow down", null);
+        assertThat(next.absorbed()).isFalse();
+        assertThat(next.cooledMs()).isPositive();
+        assertThat(store.find(c.id()).orElseThrow().state().backoffLevel()).isEqualTo(1);
+        assertThat(boards.remainingMs(c.id())).isEqualTo(next.cooledMs());
     }
 
     @Test
