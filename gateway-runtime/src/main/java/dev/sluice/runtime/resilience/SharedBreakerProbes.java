@@ -2,20 +2,34 @@ package dev.sluice.runtime.resilience;
 
 import static java.util.Objects.requireNonNull;
 
+import java.time.InstantSource;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The breakers' side of the {@link BreakerBoard} (NF-6): asks it, tells it, and remembers which
  * breakers' shared half-open probe this instance holds, so that only the holder ends that probe.
  * With {@link BreakerBoard#NONE} it shares nothing and holds nothing.
+ *
+ * <p>A request asks the board twice: at selection (without claiming) and when its attempt is
+ * admitted (claiming a free probe). When the first answer, at most {@value #CLEAR_FRESH_MS} ms
+ * earlier, was that no instance announced the breaker open, there is no shared probe to claim and
+ * the second question is not asked — one round trip less per request. A breaker another instance
+ * opens meanwhile refuses the next request's selection, which always asks.
  */
 final class SharedBreakerProbes {
 
-    private final BreakerBoard board;
-    private final ConcurrentHashMap<BreakerKey, Boolean> held = new ConcurrentHashMap<>();
+    /** How long "no instance announced it open" saves the admission's question. */
+    static final long CLEAR_FRESH_MS = 20;
 
-    SharedBreakerProbes(BreakerBoard board) {
+    private final BreakerBoard board;
+    private final InstantSource clock;
+    private final ConcurrentHashMap<BreakerKey, Boolean> held = new ConcurrentHashMap<>();
+    /** When the board last answered that a breaker is announced nowhere (epoch ms). */
+    private final ConcurrentHashMap<BreakerKey, Long> clearAt = new ConcurrentHashMap<>();
+
+    SharedBreakerProbes(BreakerBoard board, InstantSource clock) {
         this.board = requireNonNull(board, "board is null");
+        this.clock = requireNonNull(clock, "clock is null");
     }
 
     /** @return whether another instance can see this one's breakers */
@@ -30,7 +44,19 @@ final class SharedBreakerProbes {
      *     {@link BreakerBoard#ADMITTED}, or {@link BreakerBoard#PROBE}
      */
     long admit(BreakerKey key, boolean claim, long probeLeaseMs) {
+        long now = clock.millis();
+        if (claim) {
+            Long clear = clearAt.get(key);
+            if (clear != null && now - clear >= 0 && now - clear <= CLEAR_FRESH_MS) {
+                return BreakerBoard.ADMITTED;
+            }
+        }
         long answer = board.admit(key, claim, probeLeaseMs);
+        if (answer == BreakerBoard.ADMITTED && !claim) {
+            clearAt.put(key, now);
+        } else {
+            clearAt.remove(key);
+        }
         if (answer == BreakerBoard.PROBE && claim) {
             held.put(key, Boolean.TRUE);
         }
@@ -39,6 +65,7 @@ final class SharedBreakerProbes {
 
     /** The breaker opened here: open on every instance for {@code periodMs}. */
     void opened(BreakerKey key, long periodMs, long probeLeaseMs) {
+        clearAt.remove(key);
         board.opened(key, periodMs, probeLeaseMs);
     }
 
