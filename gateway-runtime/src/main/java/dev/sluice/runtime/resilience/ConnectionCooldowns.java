@@ -1,6 +1,5 @@
 package dev.sluice.runtime.resilience;
 
-import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.ConnectionStatus.CoolingDown;
@@ -63,7 +62,7 @@ public final class ConnectionCooldowns {
     private final InstantSource clock;
     private final Supplier<ResilienceSettings> settings;
     private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, Streak> rejectedStreaks = new ConcurrentHashMap<>();
+    private final CooldownSteps steps = new CooldownSteps();
     private final CooldownBoard board;
 
     /**
@@ -143,116 +142,43 @@ public final class ConnectionCooldowns {
                 // CC-3: refusals of one burst are one refusal; only answers after the cooldown extend the streak
                 return new Outcome(0, s.testStatus(), true);
             }
-            Terminal terminal = terminalStatus(connectionId, verdict, s, now);
+            Terminal terminal = steps.terminal(connectionId, verdict, s, now);
             if (terminal != null) {
-                rejectedStreaks.remove(connectionId);
+                steps.forget(connectionId);
                 write(connectionId, s, from.moveTo(terminal).stored(lastError, type, errorCode, s.backoffLevel(),
                         s.expiredRetries()));
                 return new Outcome(0, terminal.wireName(), false);
             }
-            Step step = step(c, verdict, s, now);
+            CooldownSteps.Step step = steps.step(c, settings.get().connectionCooldown().forClass(c.authType()), verdict, s);
             if (c.disableCooling()) {
                 // CC-9: recorded, never cooled; not a move: the status stays as stored, byte for byte
                 write(connectionId, s, new ConnectionState(s.testStatus(), s.rateLimitedUntil(), lastError, type, errorCode,
-                        s.backoffLevel(), step.expiredRetries));
+                        s.backoffLevel(), step.expiredRetries()));
                 return new Outcome(0, s.testStatus(), false);
             }
-            CoolingDown next = new CoolingDown(now + step.cooldownMs);
+            CoolingDown next = new CoolingDown(now + step.cooldownMs());
             if (from instanceof CoolingDown current) {
                 // CC-3: the burst that set this cooldown already took its backoff step; a declared or
                 // hinted end that lies further out is a fact, not an escalation, and still extends it
-                if (!step.fromFormula && next.until() > current.until()) {
+                if (!step.fromFormula() && next.until() > current.until()) {
                     write(connectionId, s, from.moveTo(next).stored(lastError, type, errorCode, s.backoffLevel(),
-                            step.expiredRetries));
-                    return new Outcome(step.cooldownMs, next.wireName(), false);
+                            step.expiredRetries()));
+                    return new Outcome(step.cooldownMs(), next.wireName(), false);
                 }
                 return new Outcome(0, s.testStatus(), true);
             }
-            if (!board.claim(connectionId, step.cooldownMs)) {
+            if (!board.claim(connectionId, step.cooldownMs())) {
                 // NF-6, CC-3: another instance's failure of the same burst cooled it and took the step
                 return new Outcome(0, next.wireName(), true);
             }
-            write(connectionId, s, from.moveTo(next).stored(lastError, type, errorCode, step.backoffLevel,
-                    step.expiredRetries));
-            return new Outcome(step.cooldownMs, next.wireName(), false);
+            write(connectionId, s, from.moveTo(next).stored(lastError, type, errorCode, step.backoffLevel(),
+                    step.expiredRetries()));
+            return new Outcome(step.cooldownMs(), next.wireName(), false);
         } finally {
             lock.unlock();
         }
     }
 
-    /** The terminal status a failure leads to, or null. */
-    private Terminal terminalStatus(String connectionId, Verdict v, ConnectionState s, long now) {
-        if (v.ruleScope() != null) {
-            // ER-3: a provider error rule only ever cools (a rule combining connection scope with a
-            // terminal reason must not end an account)
-            return null;
-        }
-        if (v.creditsExhausted() || v.reason() == FailureReason.CREDITS_EXHAUSTED) {
-            return Terminal.CREDITS_EXHAUSTED;
-        }
-        if (v.permanent() || v.reason() == FailureReason.BANNED) {
-            return Terminal.BANNED;
-        }
-        if (v.reason() == FailureReason.EXPIRED && s.expiredRetries() >= EXPIRED_RETRY_MAX) {
-            // the retries counted before this failure: the first EXPIRED_RETRY_MAX cool, the next ends it
-            return Terminal.EXPIRED;
-        }
-        if (v.reason() == FailureReason.REQUEST_REJECTED) {
-            Streak streak = rejectedStreaks.compute(connectionId, (k, old) ->
-                    old == null || now - old.firstAt > REQUEST_REJECTED_WINDOW_MS ? new Streak(now, 1) : new Streak(old.firstAt, old.count + 1));
-            if (streak.count >= REQUEST_REJECTED_BAN_AT) {
-                return Terminal.BANNED;
-            }
-        }
-        return null;
-    }
-
-    private record Streak(long firstAt, int count) {
-    }
-
-    private record Step(long cooldownMs, int backoffLevel, int expiredRetries, boolean fromFormula) {
-    }
-
-    /** CC-2, CC-4, CC-6: the cooldown of a transient failure and the levels it leaves behind. */
-    private Step step(Connection c, Verdict v, ConnectionState s, long now) {
-        CooldownProfile p = settings.get().connectionCooldown().forClass(c.authType());
-        int level = s.backoffLevel();
-        int next = Math.min(level + 1, p.maxBackoffSteps());
-        long formula = backoff(p, level);
-        Long hint = v.retryAfterMs();
-        boolean quota = v.reason() == FailureReason.QUOTA_EXHAUSTED;
-        if (hint != null && !quota && !v.hintSource().authoritative()) {
-            // CC-2: a "retry in" read from body text may not exceed maxCooldownMs; an announced quota
-            // reset may (BO-5: "resets in 3 days" is honoured, within the classifier's 30-day cap)
-            hint = Math.min(hint, p.maxCooldownMs());
-        }
-        return switch (v.reason()) {
-            case CONCURRENCY_LIMITED -> new Step(hint != null ? hint : v.cooldownMs() != null ? v.cooldownMs() : CONCURRENCY_LIMIT_COOLDOWN_MS,
-                    level, s.expiredRetries(), false);
-            case EXPIRED -> new Step(Math.min(p.baseCooldownMs() << Math.min(s.expiredRetries(), 30), p.maxCooldownMs()),
-                    level, s.expiredRetries() + 1, true);
-            case REQUEST_REJECTED -> {
-                Streak streak = rejectedStreaks.get(c.id());
-                int i = streak == null ? 0 : Math.min(streak.count - 1, REQUEST_REJECTED_COOLDOWNS_MS.length - 1);
-                yield new Step(REQUEST_REJECTED_COOLDOWNS_MS[i], next, s.expiredRetries(), false);
-            }
-            default -> {
-                if (v.cooldownMs() != null) {
-                    // the duration the failure declares (1 h subscription, 24 h weekly …), unless the
-                    // upstream announced a later reset
-                    yield new Step(hint != null ? Math.max(hint, v.cooldownMs()) : v.cooldownMs(), next, s.expiredRetries(), false);
-                }
-                if (quota && hint != null) {
-                    yield new Step(hint, next, s.expiredRetries(), false);
-                }
-                if (hint != null && (c.authType() != ProviderClass.OAUTH || hint >= formula)) {
-                    // BO-2: an API key follows the upstream's hint; an OAuth account takes the longer of the two
-                    yield new Step(hint, next, s.expiredRetries(), false);
-                }
-                yield new Step(formula, next, s.expiredRetries(), true);
-            }
-        };
-    }
 
     /**
      * A committed stream stalled (SPEC CC-5): the error is recorded on the connection, and the
@@ -375,7 +301,7 @@ public final class ConnectionCooldowns {
             if (from instanceof Terminal) {
                 return ClearResult.SKIPPED_TERMINAL;
             }
-            boolean hadStreak = rejectedStreaks.remove(connectionId) != null;
+            boolean hadStreak = steps.forget(connectionId);
             if (c.get().state().equals(ConnectionState.ACTIVE)) {
                 return hadStreak ? ClearResult.CLEARED : ClearResult.UNCHANGED;
             }
@@ -393,7 +319,7 @@ public final class ConnectionCooldowns {
      * @param connectionId the connection
      */
     void forgetStreak(String connectionId) {
-        rejectedStreaks.remove(connectionId);
+        steps.forget(connectionId);
     }
 
     /** The result of clearing one connection (CC-8). */
