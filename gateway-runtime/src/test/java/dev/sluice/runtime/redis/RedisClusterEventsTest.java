@@ -17,7 +17,6 @@ import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.JdbcConnectionStore;
-import dev.sluice.testkit.TestRedis;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -26,9 +25,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The instances' event channel over a real redis-server's pub/sub (NF-6). */
@@ -36,28 +34,18 @@ class RedisClusterEventsTest {
 
     @TempDir
     Path dir;
-    private TestRedis server;
-    private final List<SharedState> instances = new ArrayList<>();
+    @RegisterExtension
+    final RedisInstances redis = new RedisInstances();
     private final List<Database> dbs = new ArrayList<>();
-
-    @BeforeEach
-    void start() {
-        server = TestRedis.startOrSkip(Assumptions::abort);
-    }
 
     @AfterEach
     void stop() {
-        instances.forEach(SharedState::close);
         dbs.forEach(Database::close);
-        if (server != null) {
-            server.close();
-        }
     }
 
     /** An instance whose received events are collected. */
     private SharedState instance(List<ClusterEvent> received) {
-        SharedState s = SharedState.open(RedisSettings.of(server.url(), 30_000L, "test"));
-        instances.add(s);
+        SharedState s = redis.instance();
         s.events().subscribe(received::add);
         await().atMost(Duration.ofSeconds(2)).until(s::eventsSubscribed);
         return s;
@@ -88,8 +76,7 @@ class RedisClusterEventsTest {
         List<ConnectionGates> gates = new ArrayList<>();
         List<SharedState> states = new ArrayList<>();
         for (String name : List.of("a", "b")) {
-            SharedState s = SharedState.open(RedisSettings.of(server.url(), 30_000L, "test"));
-            instances.add(s);
+            SharedState s = redis.instance();
             Database db = Database.open(dir.resolve(name));
             dbs.add(db);
             JdbcConnectionStore store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])),
@@ -119,14 +106,14 @@ class RedisClusterEventsTest {
         List<ClusterEvent> onB = new CopyOnWriteArrayList<>();
         SharedState a = instance(new CopyOnWriteArrayList<>());
         SharedState b = instance(onB);
-        server.stop();
+        redis.server().stop();
         await().atMost(Duration.ofSeconds(2)).until(() -> !b.eventsSubscribed());
         // Redis down: publishing is dropped within the call timeout, never thrown
         long t0 = System.nanoTime();
         a.events().publish(new ClusterEvent.PacingEnded("lost"));
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
 
-        server = server.restart();
+        redis.restart();
         await().atMost(Duration.ofSeconds(10)).until(b::eventsSubscribed);
         a.events().publish(new ClusterEvent.ConnectionCleared("c1"));
         await().atMost(Duration.ofSeconds(1)).until(() -> onB.contains(new ClusterEvent.ConnectionCleared("c1")));
@@ -135,17 +122,17 @@ class RedisClusterEventsTest {
 
     @Test
     void aSubscriptionThatWentSilentIsDroppedAndSubscribedAgain_NF6() {
-        RedisClient client = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"));
+        RedisClient client = new RedisClient(redis.settings());
         List<ClusterEvent> got = new CopyOnWriteArrayList<>();
         RedisClusterEvents listener = new RedisClusterEvents(client, "listener", 200);
         try (client; listener) {
             listener.subscribe(got::add);
             await().atMost(Duration.ofSeconds(2)).until(listener::subscribed);
-            server.freeze();
+            redis.server().freeze();
             try {
                 await().atMost(Duration.ofSeconds(3)).until(() -> !listener.subscribed());
             } finally {
-                server.thaw();
+                redis.server().thaw();
             }
             await().atMost(Duration.ofSeconds(10)).until(listener::subscribed);
             SharedState a = instance(new CopyOnWriteArrayList<>());

@@ -5,39 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.api.SharedNotes;
-import dev.sluice.testkit.TestRedis;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Plugins' shared notes ({@code HostContext.sharedNotes()}) against a real redis-server (NF-6). */
 class RedisSharedNotesTest {
 
-    private TestRedis server;
-    private final List<SharedState> instances = new ArrayList<>();
-
-    @BeforeEach
-    void start() {
-        server = TestRedis.startOrSkip(Assumptions::abort);
-    }
-
-    @AfterEach
-    void stop() {
-        instances.forEach(SharedState::close);
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    final RedisInstances redis = new RedisInstances();
 
     private SharedState instance() {
-        SharedState s = SharedState.open(RedisSettings.of(server.url(), 30_000L, "test"));
-        instances.add(s);
-        return s;
+        return redis.instance();
     }
 
     @Test
@@ -63,7 +43,7 @@ class RedisSharedNotesTest {
         assertThatThrownBy(() -> a.get("")).hasMessageContaining("key");
         assertThat(SharedState.open(RedisSettings.NONE).notes("claude")).as("a single instance offers none").isEqualTo(Optional.empty());
 
-        server.stop();
+        redis.server().stop();
         long started = System.nanoTime();
         a.put("k", "v", Duration.ofSeconds(5));
         assertThat(a.get("k")).isEmpty();

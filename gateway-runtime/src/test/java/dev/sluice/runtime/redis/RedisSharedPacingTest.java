@@ -9,7 +9,6 @@ import dev.sluice.runtime.resilience.ConnectionGates.Limits;
 import dev.sluice.runtime.resilience.ConnectionGates.Permit;
 import dev.sluice.runtime.resilience.ConnectionGates.Refusal;
 import dev.sluice.runtime.resilience.ConnectionGates.Refused;
-import dev.sluice.testkit.TestRedis;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -19,10 +18,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Pacing shared through a real redis-server: the spacing between starts holds over two instances' gates (NF-6, RQ-10). */
 @org.junit.jupiter.api.Timeout(30)
@@ -31,26 +28,11 @@ class RedisSharedPacingTest {
     /** How much earlier than the spacing a start may be seen: the wake-up jitter of the waiting thread. */
     private static final long TOLERANCE_MS = 20;
 
-    private TestRedis server;
-    private final List<SharedState> instances = new ArrayList<>();
-
-    @BeforeEach
-    void start() {
-        server = TestRedis.startOrSkip(Assumptions::abort);
-    }
-
-    @AfterEach
-    void stop() {
-        instances.forEach(SharedState::close);
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    final RedisInstances redis = new RedisInstances();
 
     private SharedState instance() {
-        SharedState s = SharedState.open(RedisSettings.of(server.url(), 30_000L, "test"));
-        instances.add(s);
-        return s;
+        return redis.instance();
     }
 
     private static ConnectionGates gates(SharedState s) {
@@ -98,7 +80,7 @@ class RedisSharedPacingTest {
             assertThat(ms(starts.get(i) - starts.get(i - 1))).as("start %d after start %d", i, i - 1)
                     .isGreaterThanOrEqualTo(100 - TOLERANCE_MS);
         }
-        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+        try (RedisClient raw = new RedisClient(redis.settings())) {
             assertThat((long) raw.call(j -> j.pttl(RedisPacing.key("conn")))).as("the last start expires").isBetween(1L, 300L);
         }
     }
@@ -108,7 +90,7 @@ class RedisSharedPacingTest {
         ConnectionGates a = gates(instance());
         ConnectionGates b = gates(instance());
         long first = startNanos(a, paced(300, 5_000));
-        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+        try (RedisClient raw = new RedisClient(redis.settings())) {
             String last = raw.call(j -> j.get(RedisPacing.key("conn")));
             Entry refused = b.enter("conn", "m", paced(300, 50), null);
             assertThat(refused).isInstanceOf(Refused.class);
@@ -130,7 +112,7 @@ class RedisSharedPacingTest {
         startNanos(a, paced(100, 5_000));
         // B's pool and code path warmed on another connection, so that its timing below is its pacing's
         startNanos(b, "warm-up", paced(100, 5_000));
-        server.stop();
+        redis.server().stop();
         long t0 = System.nanoTime();
         long first = startNanos(a, paced(100, 5_000));
         long second = startNanos(a, paced(100, 5_000));

@@ -10,7 +10,6 @@ import dev.sluice.runtime.resilience.ConnectionGates.Permit;
 import dev.sluice.runtime.resilience.ConnectionGates.Refusal;
 import dev.sluice.runtime.resilience.ConnectionGates.Refused;
 import dev.sluice.runtime.resilience.SharedWaiters;
-import dev.sluice.testkit.TestRedis;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -19,35 +18,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The queue depth shared through a real redis-server: {@code maxQueueDepth} holds over two instances' gates (NF-6, RQ-5). */
 @org.junit.jupiter.api.Timeout(30)
 class RedisSharedQueueDepthTest {
 
-    private TestRedis server;
-    private final List<SharedState> instances = new ArrayList<>();
-
-    @BeforeEach
-    void start() {
-        server = TestRedis.startOrSkip(Assumptions::abort);
-    }
-
-    @AfterEach
-    void stop() {
-        instances.forEach(SharedState::close);
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    final RedisInstances redis = new RedisInstances();
 
     private SharedState instance(long permitTtlMs) {
-        SharedState s = SharedState.open(RedisSettings.of(server.url(), permitTtlMs, "test"));
-        instances.add(s);
-        return s;
+        return redis.instance(permitTtlMs);
     }
 
     private static ConnectionGates gates(SharedState s) {
@@ -55,13 +37,13 @@ class RedisSharedQueueDepthTest {
     }
 
     private long waitingInRedis(String connectionId) {
-        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+        try (RedisClient raw = new RedisClient(redis.settings())) {
             return raw.call(j -> j.zcard(RedisWaiters.key(connectionId)));
         }
     }
 
     private boolean waitingKeyExists(String connectionId) {
-        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+        try (RedisClient raw = new RedisClient(redis.settings())) {
             return raw.call(j -> j.exists(RedisWaiters.key(connectionId)));
         }
     }
@@ -127,7 +109,7 @@ class RedisSharedQueueDepthTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(1_400));
         // kill -9 as far as Redis can tell: the heartbeat stops, the place is never left
         dead.close();
-        instances.remove(dead);
+        redis.forget(dead);
         await().atMost(Duration.ofSeconds(3)).until(() -> {
             SharedWaiters.Place p = b.waiters().tryJoin("c1", 1);
             if (p != null) {
@@ -161,7 +143,7 @@ class RedisSharedQueueDepthTest {
         SharedState a = instance(30_000);
         ConnectionGates g = gates(a);
         Limits limits = new Limits(1, 0, true, 20_000, 1);
-        server.stop();
+        redis.server().stop();
         long t0 = System.nanoTime();
         Permit running = (Permit) g.enter("c1", "m", limits, null);
         CompletableFuture<Entry> waiter = CompletableFuture.supplyAsync(() -> {

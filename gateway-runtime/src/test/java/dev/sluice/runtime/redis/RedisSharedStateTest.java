@@ -11,7 +11,6 @@ import dev.sluice.runtime.resilience.ConnectionGates;
 import dev.sluice.runtime.resilience.SharedGates;
 import dev.sluice.runtime.resilience.LockoutBoard;
 import dev.sluice.runtime.resilience.SharedPermits;
-import dev.sluice.testkit.TestRedis;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -21,34 +20,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The Redis implementations of the shared hot state against a real redis-server (NF-6). */
 class RedisSharedStateTest {
 
-    private TestRedis server;
-    private final List<SharedState> instances = new ArrayList<>();
-
-    @BeforeEach
-    void start() {
-        server = TestRedis.startOrSkip(Assumptions::abort);
-    }
-
-    @AfterEach
-    void stop() {
-        instances.forEach(SharedState::close);
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    final RedisInstances redis = new RedisInstances();
 
     private SharedState instance(long permitTtlMs) {
-        SharedState s = SharedState.open(RedisSettings.of(server.url(), permitTtlMs, "test"));
-        instances.add(s);
-        return s;
+        return redis.instance(permitTtlMs);
     }
 
     @Test
@@ -97,7 +79,7 @@ class RedisSharedStateTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(1_400));
         // kill -9 as far as Redis can tell: the heartbeat stops, the permit is never released
         dead.close();
-        instances.remove(dead);
+        redis.forget(dead);
         await().atMost(Duration.ofSeconds(3)).until(() -> b.permits().tryAcquire("c1", "m", 1, 0) != null);
     }
 
@@ -179,7 +161,7 @@ class RedisSharedStateTest {
         assertThat(seen.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
         assertThat(seen.remainingMs()).as("the lock that ends last").isBetween(59_000L, 60_000L);
         assertThat(b.lockouts().find("c2", slots)).isNull();
-        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+        try (RedisClient raw = new RedisClient(redis.settings())) {
             assertThat((long) raw.call(j -> j.pttl("sluice:lockouts:c1"))).as("the index expires with its last lock").isBetween(59_000L, 60_000L);
         }
 
@@ -187,7 +169,7 @@ class RedisSharedStateTest {
         assertThat(a.lockouts().find("c1", slots).model()).isEqualTo("gpt-5.1");
         b.lockouts().clearedConnection("c1");
         assertThat(a.lockouts().find("c1", slots)).isNull();
-        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+        try (RedisClient raw = new RedisClient(redis.settings())) {
             assertThat((java.util.Set<String>) raw.call(j -> j.keys("sluice:lockout*"))).isEmpty();
         }
     }
@@ -201,7 +183,7 @@ class RedisSharedStateTest {
         assertThat(a.windows().remainingMs("glm")).isBetween(1L, 300L);
         await().atMost(Duration.ofSeconds(3)).until(() -> a.lockouts().find("c1", List.of("model:m")) == null
                 && a.windows().remainingMs("glm") == 0);
-        try (RedisClient raw = new RedisClient(RedisSettings.of(server.url(), 30_000L, "test"))) {
+        try (RedisClient raw = new RedisClient(redis.settings())) {
             assertThat((java.util.Set<String>) raw.call(j -> j.keys("sluice:*"))).as("nothing outlives its expiry").isEmpty();
         }
     }
@@ -221,7 +203,7 @@ class RedisSharedStateTest {
     void redisDownFailsOpenWithinTheTimeoutAndHealthSaysSo_NF6() {
         SharedState a = instance(30_000);
         assertThat(a.reachable()).isTrue();
-        server.stop();
+        redis.server().stop();
         long t0 = System.nanoTime();
         assertThat(a.permits().tryAcquire("c1", "m", 1, 0)).isSameAs(SharedPermits.Held.LOCAL);
         assertThat(a.breakers().admit(new BreakerKey("p", "h:1"), true, 1_000)).isEqualTo(BreakerBoard.ADMITTED);
