@@ -12,13 +12,11 @@ import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.chat.ChatMessage;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.Role;
-import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.UpstreamError;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,14 +44,11 @@ class ClaudeLaneTest {
     }
 
     private static UpstreamError answer(int status, Map<String, String> unified) {
-        Map<String, List<String>> h = new HashMap<>();
-        unified.forEach((k, v) -> h.put(P + k, List.of(v)));
-        return new UpstreamError(new ResponseHead(status, h), "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}", null,
-                "rate_limit_error", "limit");
+        return LaneAnswers.answer(status, unified);
     }
 
     private UpstreamError wall() {
-        return answer(429, Map.of("status", "rejected", "slow-offer", "treatment", "reset", String.valueOf(resetIn(Duration.ofHours(2)))));
+        return LaneAnswers.wall(resetIn(Duration.ofHours(2)));
     }
 
     private Recovery recover(UpstreamTarget t, UpstreamError e, Duration waited) {
@@ -61,11 +56,7 @@ class ClaudeLaneTest {
     }
 
     private void chat(UpstreamTarget t) {
-        upstream.answer(200, Map.of("content-type", List.of("application/json")), "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":"
-                + "\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"stop_reason\":\"end_turn\","
-                + "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}");
-        executor.chat(new ChatCall(new ChatRequest("claude-sonnet-4-5", List.of(ChatMessage.text(Role.USER, "Hi")), List.of(), null, false,
-                null, null, null, List.of(), Map.of()), t, "req-1", Duration.ofSeconds(7), Map.of()));
+        LaneAnswers.chat(executor, upstream, t);
     }
 
     @Test

@@ -12,14 +12,12 @@ import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.chat.ChatMessage;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.Role;
-import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.testkit.plugin.MemorySharedNotes;
 import dev.sluice.testkit.plugin.TestingHostContext;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,7 +29,6 @@ import org.junit.jupiter.api.Test;
  */
 class ClaudeSharedLaneTest {
 
-    private static final String P = UnifiedLimits.PREFIX;
     private static final UpstreamTarget LANE = new UpstreamTarget("c1", "claude", ProviderClass.OAUTH, "http://127.0.0.1:18080",
             new Credentials(null, "sk-ant-oat01-access", null, null), Map.of("lowPriorityMode", true));
 
@@ -52,14 +49,11 @@ class ClaudeSharedLaneTest {
     }
 
     private static UpstreamError answer(int status, Map<String, String> unified) {
-        Map<String, List<String>> h = new HashMap<>();
-        unified.forEach((k, v) -> h.put(P + k, List.of(v)));
-        return new UpstreamError(new ResponseHead(status, h), "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}", null,
-                "rate_limit_error", "limit");
+        return LaneAnswers.answer(status, unified);
     }
 
     private UpstreamError wall() {
-        return answer(429, Map.of("status", "rejected", "slow-offer", "treatment", "reset", String.valueOf(resetIn(Duration.ofHours(2)))));
+        return LaneAnswers.wall(resetIn(Duration.ofHours(2)));
     }
 
     private static Recovery recover(ProviderExecutor e, UpstreamError failure, Duration waited) {
@@ -67,11 +61,7 @@ class ClaudeSharedLaneTest {
     }
 
     private static void chat(ProviderExecutor e, FakeUpstream upstream) {
-        upstream.answer(200, Map.of("content-type", List.of("application/json")), "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":"
-                + "\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"stop_reason\":\"end_turn\","
-                + "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}");
-        e.chat(new ChatCall(new ChatRequest("claude-sonnet-4-5", List.of(ChatMessage.text(Role.USER, "Hi")), List.of(), null, false,
-                null, null, null, List.of(), Map.of()), LANE, "req-1", Duration.ofSeconds(7), Map.of()));
+        LaneAnswers.chat(e, upstream, LANE);
     }
 
     @Test
