@@ -1,15 +1,14 @@
 package dev.sluice.runtime.telemetry;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import dev.sluice.runtime.io.BackgroundBatches;
+import dev.sluice.runtime.stream.StreamEnding;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * The JSON access log: one line per client request, written off the request path (a bounded queue
@@ -26,11 +25,20 @@ public final class AccessLog implements AutoCloseable {
     static final int QUEUE_CAPACITY = 16_384;
 
     private static final System.Logger LOG = System.getLogger(AccessLog.class.getName());
-    private static final JsonFactory JSON = new JsonFactory();
+
+    /** The {@code stream} values, by ordinal of {@link StreamEnding}. */
+    private static final String[] ENDINGS = Arrays.stream(StreamEnding.values())
+            .map(e -> e.name().toLowerCase(Locale.ROOT)).toArray(String[]::new);
 
     /** Where lines go; used by the writer thread only. */
     interface Sink extends AutoCloseable {
-        void write(String line) throws IOException;
+        /**
+         * Writes one line, its line end included.
+         *
+         * @param line the line
+         * @throws IOException when it cannot be written
+         */
+        void write(CharSequence line) throws IOException;
 
         void flush() throws IOException;
 
@@ -43,13 +51,15 @@ public final class AccessLog implements AutoCloseable {
 
     private final Sink sink;
     /** The lines on their way to the sink; null when the log is off. */
-    private final BackgroundBatches<String> batches;
+    private final BackgroundBatches<Entry> batches;
 
     private AccessLog(Sink sink, int capacity) {
         this.sink = sink;
-        this.batches = sink == null ? null : new BackgroundBatches<>("sluice-access-log", capacity, 256, "access log lines", lines -> {
-            for (String line : lines) {
-                sink.write(line);
+        this.batches = sink == null ? null : new BackgroundBatches<>("sluice-access-log", capacity, 512, "access log lines", entries -> {
+            StringBuilder b = new StringBuilder(512);
+            for (Entry e : entries) {
+                b.setLength(0);
+                sink.write(append(b, e.r(), e.status(), e.latencyMs()).append('\n'));
             }
             sink.flush();
         });
@@ -68,8 +78,8 @@ public final class AccessLog implements AutoCloseable {
             case "off" -> OFF;
             case "stdout" -> new AccessLog(new Sink() {
                 @Override
-                public void write(String line) {
-                    stdout.println(line);
+                public void write(CharSequence line) {
+                    stdout.append(line);
                 }
 
                 @Override
@@ -93,7 +103,8 @@ public final class AccessLog implements AutoCloseable {
     }
 
     /**
-     * Queues the line of a finished request; never blocks.
+     * Queues the line of a finished request; never blocks. The line is formatted by the writer
+     * thread, not here (issue 26): a finished record no longer changes.
      *
      * @param r the request
      * @param status the HTTP status answered
@@ -103,68 +114,81 @@ public final class AccessLog implements AutoCloseable {
         if (sink == null) {
             return;
         }
-        batches.offer(line(r, status, latencyMs));
+        batches.offer(new Entry(r, status, latencyMs));
+    }
+
+    /** A finished request waiting for its line. */
+    private record Entry(RequestRecord r, int status, long latencyMs) {
     }
 
     /** The JSON line; fields without a value are left out. */
     static String line(RequestRecord r, int status, long latencyMs) {
-        StringWriter w = new StringWriter(256);
-        try (JsonGenerator g = JSON.createGenerator(w)) {
-            g.writeStartObject();
-            g.writeStringField("time", Instant.ofEpochMilli(r.startedAtMs()).toString());
-            g.writeStringField("requestId", r.requestId());
-            field(g, "keyId", r.keyId());
-            g.writeStringField("method", r.method());
-            g.writeStringField("path", r.path());
-            g.writeStringField("api", r.api());
-            field(g, "model", r.requestedModel());
-            field(g, "provider", r.provider());
-            field(g, "connectionId", r.connectionId());
-            field(g, "upstreamModel", r.model());
-            g.writeNumberField("status", status);
-            g.writeNumberField("latencyMs", latencyMs);
-            g.writeNumberField("attempts", r.attempts());
-            field(g, "failure", r.failure());
-            field(g, "errorCode", r.errorCode());
-            if (!r.heldBack().isEmpty()) {
-                g.writeArrayFieldStart("heldBack");
-                for (String h : r.heldBack()) {
-                    int colon = h.lastIndexOf(':');
-                    g.writeStartObject();
-                    g.writeStringField("connectionId", h.substring(0, colon));
-                    g.writeStringField("reason", h.substring(colon + 1));
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
-            }
-            if (r.streamEnding() != null) {
-                g.writeStringField("stream", r.streamEnding().name().toLowerCase(java.util.Locale.ROOT));
-            }
-            TokenCounts t = r.tokens();
-            if (t.known()) {
-                g.writeObjectFieldStart("tokens");
-                number(g, "prompt", t.prompt());
-                number(g, "completion", t.completion());
-                number(g, "cached", t.cached());
-                number(g, "reasoning", t.reasoning());
-                g.writeEndObject();
-            }
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return w.toString();
+        return append(new StringBuilder(320), r, status, latencyMs).toString();
     }
 
-    private static void field(JsonGenerator g, String name, String value) throws IOException {
+    /**
+     * Appends the JSON line (without its line end) with a hand-written formatter: no generator, no
+     * tree, no per-field objects; strings escaped as JSON requires.
+     */
+    static StringBuilder append(StringBuilder b, RequestRecord r, int status, long latencyMs) {
+        b.append("{\"time\":\"");
+        Timestamps.appendInstant(b, r.startedAtMs());
+        b.append('"');
+        field(b, "requestId", r.requestId());
+        field(b, "keyId", r.keyId());
+        field(b, "method", r.method());
+        field(b, "path", r.path());
+        field(b, "api", r.api());
+        field(b, "model", r.requestedModel());
+        field(b, "provider", r.provider());
+        field(b, "connectionId", r.connectionId());
+        field(b, "upstreamModel", r.model());
+        b.append(",\"status\":").append(status);
+        b.append(",\"latencyMs\":").append(latencyMs);
+        b.append(",\"attempts\":").append(r.attempts());
+        field(b, "failure", r.failure());
+        field(b, "errorCode", r.errorCode());
+        if (!r.heldBack().isEmpty()) {
+            b.append(",\"heldBack\":[");
+            boolean first = true;
+            for (String h : r.heldBack()) {
+                int colon = h.lastIndexOf(':');
+                b.append(first ? "{" : ",{");
+                first = false;
+                b.append("\"connectionId\":");
+                JsonText.string(b, h.substring(0, colon));
+                b.append(",\"reason\":");
+                JsonText.string(b, h.substring(colon + 1));
+                b.append('}');
+            }
+            b.append(']');
+        }
+        if (r.streamEnding() != null) {
+            field(b, "stream", ENDINGS[r.streamEnding().ordinal()]);
+        }
+        TokenCounts t = r.tokens();
+        if (t.known()) {
+            b.append(",\"tokens\":{");
+            int start = b.length();
+            number(b, "prompt", t.prompt(), start);
+            number(b, "completion", t.completion(), start);
+            number(b, "cached", t.cached(), start);
+            number(b, "reasoning", t.reasoning(), start);
+            b.append('}');
+        }
+        return b.append('}');
+    }
+
+    private static void field(StringBuilder b, String name, String value) {
         if (value != null) {
-            g.writeStringField(name, value);
+            b.append(",\"").append(name).append("\":");
+            JsonText.string(b, value);
         }
     }
 
-    private static void number(JsonGenerator g, String name, Long value) throws IOException {
+    private static void number(StringBuilder b, String name, Long value, int start) {
         if (value != null) {
-            g.writeNumberField(name, value);
+            b.append(b.length() == start ? "\"" : ",\"").append(name).append("\":").append(value.longValue());
         }
     }
 

@@ -72,7 +72,7 @@ class TelemetryTest {
         Path file = dir.resolve("logs/access.log");
         RotatingFile f = new RotatingFile(file, 25, 2);
         for (int i = 0; i < 5; i++) {
-            f.write("line-" + i + "-0123456789");
+            f.write("line-" + i + "-0123456789\n");
         }
         f.close();
         assertThat(Files.readAllLines(file)).containsExactly("line-4-0123456789");
