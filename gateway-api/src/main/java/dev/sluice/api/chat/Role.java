@@ -15,14 +15,19 @@ public enum Role {
     /** A tool result. */
     TOOL;
 
+    /** The wire names, computed once: they are asked for per message on the request path. */
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
     /**
      * The wire name ({@code system}, {@code user}, ...).
      *
      * @return the lower-case name
      */
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
+
+    private static final Role[] VALUES = values();
 
     /**
      * Parses a wire name.
@@ -33,8 +38,8 @@ public enum Role {
      */
     public static Role fromWireName(String name) {
         if (name != null) {
-            for (Role r : values()) {
-                if (r.wireName().equals(name)) {
+            for (Role r : VALUES) {
+                if (r.wireName.equals(name)) {
                     return r;
                 }
             }

@@ -145,6 +145,29 @@ public final class ProviderCatalog {
      * row must cost only its own provider, never the model listing or routing of everyone else.
      */
     private Optional<Provider> custom(Connection c) {
+        // built once per (id, base URL), not per request (issue 26): a descriptor validates its fields with patterns
+        CustomKey key = new CustomKey(c.provider(), c.baseUrl());
+        Optional<Provider> known = customs.get(key);
+        if (known != null) {
+            return known;
+        }
+        if (customs.size() >= MAX_CUSTOMS) {
+            customs.clear();
+        }
+        Optional<Provider> made = makeCustom(c);
+        customs.put(key, made);
+        return made;
+    }
+
+    /** Custom providers kept built at most; past it the cache starts again (base URLs edited many times). */
+    static final int MAX_CUSTOMS = 4096;
+
+    private record CustomKey(String id, String baseUrl) {
+    }
+
+    private final java.util.concurrent.ConcurrentMap<CustomKey, Optional<Provider>> customs = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private Optional<Provider> makeCustom(Connection c) {
         String baseUrl = lowerCaseScheme(c.baseUrl());
         try {
             return Optional.of(new Provider(new ProviderDescriptor(c.provider(), c.provider(), ProviderClass.APIKEY, baseUrl,

@@ -20,6 +20,19 @@ public final class KeyHasher {
     public static final String ADMIN_KEY_PREFIX = "sk-sluice-admin-";
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * A digest to clone: every client request hashes its key, and {@code getInstance} looks the
+     * algorithm up among the security providers each time (issue 26); a clone does not.
+     */
+    private static final MessageDigest SHA256 = sha256();
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
 
     private KeyHasher() {
     }
@@ -31,12 +44,13 @@ public final class KeyHasher {
      * @return 64 hex characters
      */
     public static String hash(String key) {
+        MessageDigest md;
         try {
-            MessageDigest md = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(md.digest(key.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+            md = (MessageDigest) SHA256.clone();
+        } catch (CloneNotSupportedException e) {
+            md = sha256();
         }
+        return HexFormat.of().formatHex(md.digest(key.getBytes(StandardCharsets.UTF_8)));
     }
 
     /**

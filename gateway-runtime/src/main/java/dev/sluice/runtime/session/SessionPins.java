@@ -43,7 +43,11 @@ public final class SessionPins {
     private final Map<String, Pin> pins = new ConcurrentHashMap<>();
     /** What was last written per pin, to throttle last-seen writes. */
     private final Map<String, Long> written = new ConcurrentHashMap<>();
-    private final Map<String, Long> lastUsed = new ConcurrentHashMap<>();
+    /**
+     * When each connection last served: one cell per connection set in place, not a map put per
+     * request (issue 26: at high concurrency every request locked the same map bin and boxed a Long).
+     */
+    private final Map<String, java.util.concurrent.atomic.AtomicLong> lastUsed = new ConcurrentHashMap<>();
 
     /**
      * Loads the stored pins.
@@ -135,7 +139,13 @@ public final class SessionPins {
      */
     public void served(String sessionKey, String provider, String connectionId) {
         long now = clock.millis();
-        lastUsed.put(connectionId, now);
+        java.util.concurrent.atomic.AtomicLong used = lastUsed.get(connectionId);
+        if (used == null) {
+            used = lastUsed.computeIfAbsent(connectionId, k -> new java.util.concurrent.atomic.AtomicLong());
+        }
+        if (used.get() != now) {
+            used.set(now);
+        }
         long ttl = ttlMs.getAsLong();
         if (ttl <= 0 || sessionKey == null) {
             return;
@@ -206,7 +216,8 @@ public final class SessionPins {
      * @return the time
      */
     public long lastUsed(String connectionId) {
-        return lastUsed.getOrDefault(connectionId, 0L);
+        java.util.concurrent.atomic.AtomicLong used = lastUsed.get(connectionId);
+        return used == null ? 0L : used.get();
     }
 
     /** @return the live pins, most recently seen first (empty when affinity is off) */
