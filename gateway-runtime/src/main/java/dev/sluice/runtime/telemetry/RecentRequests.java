@@ -41,8 +41,12 @@ public final class RecentRequests {
      */
     void finished(RequestRecord r, int status, long latencyMs) {
         if (Api.metered(r.api())) {
-            requests.add(RecentRequest.of(r, status, latencyMs));
+            add(RecentRequest.of(r, status, latencyMs));
         }
+    }
+
+    void add(RecentRequest request) {
+        requests.add(request);
     }
 
     /**
