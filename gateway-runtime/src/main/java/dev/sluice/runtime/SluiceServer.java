@@ -77,6 +77,9 @@ import dev.sluice.runtime.store.JdbcUsageStore;
 import dev.sluice.runtime.store.UsageWriter;
 import dev.sluice.runtime.telemetry.AccessLog;
 import dev.sluice.runtime.telemetry.SluiceMetrics;
+import dev.sluice.runtime.telemetry.AttemptLog;
+import dev.sluice.runtime.telemetry.RecentRequests;
+import dev.sluice.runtime.telemetry.RequestHistory;
 import dev.sluice.runtime.telemetry.Telemetry;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import dev.sluice.runtime.upstream.HelidonUpstreamHttp;
@@ -267,11 +270,14 @@ public final class SluiceServer implements AutoCloseable {
         SluiceMetrics metrics = new SluiceMetrics(connections, resilience.breakers(), resilience.lockouts(), gates, clock);
         metricsRef[0] = metrics;
         JdbcUsageStore usageStore = new JdbcUsageStore(db);
+        // issue 26: every attempt in a ring of recent requests, only failures and a sample of successes in proxy_logs
+        RecentRequests recentRequests = new RecentRequests();
         Telemetry telemetry = new Telemetry(metrics, AccessLog.open(config.observability().accessLog(), console),
-                new UsageWriter(usageStore, clock, UsageWriter.QUEUE_CAPACITY), clock, System::nanoTime);
+                new UsageWriter(usageStore, clock, UsageWriter.QUEUE_CAPACITY), clock, System::nanoTime, recentRequests);
+        AttemptLog attemptLog = new AttemptLog(recentRequests, logWriter::record, config.observability().proxyLogSuccessSample());
         // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
-        Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(logWriter::record), clock, psd, http, gates,
+        Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(attemptLog), clock, psd, http, gates,
                 admissionPolicy, config.headersTimeout(), sessions, shared.events());
         // NF-6: pauses, learned pacing, resets and clears announced by the other instances apply here too
         ClusterSync.start(shared.events(), clock, gates, resilience);
@@ -301,7 +307,8 @@ public final class SluiceServer implements AutoCloseable {
                         () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
                 sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
-                telemetry, usageStore, config.observability().metricsPublic(), instanceId, shared);
+                telemetry, usageStore, config.observability().metricsPublic(), instanceId, shared,
+                new RequestHistory(recentRequests, proxyLogs));
         RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()
                 .host(config.host())

@@ -51,6 +51,8 @@ public final class ConfigLoader {
     public static final String ENV_METRICS_PUBLIC = "SLUICE_METRICS_PUBLIC";
     /** Where the access log goes: {@code stdout}, {@code off} or a file path. */
     public static final String ENV_ACCESS_LOG = "SLUICE_ACCESS_LOG";
+    /** The share of successful upstream attempts persisted in {@code proxy_logs}, 0–1. */
+    public static final String ENV_PROXY_LOG_SUCCESS_SAMPLE = "SLUICE_PROXY_LOG_SUCCESS_SAMPLE";
     public static final String ENV_EGRESS_IP_LOCK_PROVIDERS = "SLUICE_EGRESS_IP_LOCK_PROVIDERS";
     /** The PostgreSQL JDBC URL of the shared durable store (NF-6); unset = the data folder's SQLite. */
     public static final String ENV_DATABASE_URL = "SLUICE_DATABASE_URL";
@@ -160,7 +162,7 @@ public final class ConfigLoader {
         String accessLog = accessLog(home, dataDir, blankToNull(pick(env, ENV_ACCESS_LOG, file.get("logging.accessLog"), null)));
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
                 pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback,
-                aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog),
+                aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog, proxyLogSuccessSample(env, file)),
                 positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT),
                 upstreamLimits(file), database(env, file), redis(env, file));
     }
@@ -185,6 +187,24 @@ public final class ConfigLoader {
         }
         String name = env.get(ENV_REDIS_URL) != null && !env.get(ENV_REDIS_URL).isBlank() ? ENV_REDIS_URL : "redis.url";
         return RedisSettings.of(url, ttl == null ? null : parseLong(ttl, ttlName), name);
+    }
+
+    /** {@code SLUICE_PROXY_LOG_SUCCESS_SAMPLE}, else {@code logging.proxyLogSuccessSample}: a fraction 0–1. */
+    private static double proxyLogSuccessSample(Map<String, String> env, Config file) {
+        String name = env.get(ENV_PROXY_LOG_SUCCESS_SAMPLE) != null && !env.get(ENV_PROXY_LOG_SUCCESS_SAMPLE).isBlank()
+                ? ENV_PROXY_LOG_SUCCESS_SAMPLE : "logging.proxyLogSuccessSample";
+        String v = pick(env, ENV_PROXY_LOG_SUCCESS_SAMPLE, file.get("logging.proxyLogSuccessSample"),
+                String.valueOf(SluiceConfig.Observability.DEFAULT_PROXY_LOG_SUCCESS_SAMPLE));
+        double d;
+        try {
+            d = Double.parseDouble(v.strip());
+        } catch (NumberFormatException e) {
+            d = Double.NaN;
+        }
+        if (!(d >= 0 && d <= 1)) {
+            throw new IllegalArgumentException(name + " must be a fraction 0–1 (0.01 = 1 % of successful attempts), got " + v);
+        }
+        return d;
     }
 
     /** {@code stdout}, {@code off}, or a file path (relative to the installation folder); unset = the data folder's file. */

@@ -91,8 +91,12 @@ public record SluiceConfig(
      * @param accessLog {@code SLUICE_ACCESS_LOG} (or {@code logging.accessLog}): {@value #STDOUT},
      *     {@value #OFF}, or the absolute path of a size-rotated file (the default:
      *     {@code <dataDir>/logs/access.log})
+     * @param proxyLogSuccessSample {@code SLUICE_PROXY_LOG_SUCCESS_SAMPLE} (or
+     *     {@code logging.proxyLogSuccessSample}): the share of successful upstream attempts persisted
+     *     as {@code proxy_logs} rows, 0–1 (default {@value #DEFAULT_PROXY_LOG_SUCCESS_SAMPLE});
+     *     failures are always persisted (issue 26)
      */
-    public record Observability(boolean metricsPublic, String accessLog) {
+    public record Observability(boolean metricsPublic, String accessLog, double proxyLogSuccessSample) {
         /** The access log goes to standard output. */
         public static final String STDOUT = "stdout";
         /** No access log. */
@@ -100,9 +104,35 @@ public record SluiceConfig(
         /** The default access log file, under the data folder. */
         public static final String DEFAULT_ACCESS_LOG_FILE = "logs/access.log";
 
+        /** The default share of successful attempts persisted: 1 %. */
+        public static final double DEFAULT_PROXY_LOG_SUCCESS_SAMPLE = 0.01;
+
         /** Validates. */
         public Observability {
             requireNonNull(accessLog, "accessLog is null");
+            if (!(proxyLogSuccessSample >= 0 && proxyLogSuccessSample <= 1)) {
+                throw new IllegalArgumentException("proxyLogSuccessSample must be 0–1, got " + proxyLogSuccessSample);
+            }
+        }
+
+        /**
+         * With the default success sample.
+         *
+         * @param metricsPublic {@code GET /metrics} without the admin key
+         * @param accessLog where the access log goes
+         */
+        public Observability(boolean metricsPublic, String accessLog) {
+            this(metricsPublic, accessLog, DEFAULT_PROXY_LOG_SUCCESS_SAMPLE);
+        }
+
+        /**
+         * The same with another success sample.
+         *
+         * @param sample the share of successful attempts persisted, 0–1
+         * @return the copy
+         */
+        public Observability withProxyLogSuccessSample(double sample) {
+            return new Observability(metricsPublic, accessLog, sample);
         }
 
         /**

@@ -29,6 +29,7 @@ import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.session.LeaseCandidates;
 import dev.sluice.runtime.session.Sessions;
 import dev.sluice.runtime.store.UsageStore;
+import dev.sluice.runtime.telemetry.RequestHistory;
 import dev.sluice.runtime.telemetry.Telemetry;
 import java.time.InstantSource;
 import java.util.Map;
@@ -72,6 +73,7 @@ public final class HttpApi {
      * @param metricsPublic whether {@code GET /metrics} answers without the admin key
      * @param instanceId this server's id among the instances sharing a database (the health view shows it)
      * @param shared the hot resilience state shared through Redis (the health view shows its reachability)
+     * @param requestHistory recent requests and persisted failed attempts ({@code GET /api/logs})
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
@@ -80,7 +82,7 @@ public final class HttpApi {
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
             Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageStore usage, boolean metricsPublic,
-            String instanceId, SharedState shared) {
+            String instanceId, SharedState shared, RequestHistory requestHistory) {
     }
 
     /** What a connection's executor keeps about it; a misbehaving executor shows nothing rather than failing the view. */
@@ -123,6 +125,7 @@ public final class HttpApi {
         routes.register(routing, "/openapi", new OpenApiService(d.mapper()));
         routes.register(routing, "/metrics", new MetricsService(auth, d.telemetry().metrics(), d.metricsPublic()));
         routes.register(routing, "/api/usage", new UsageAdminService(json, auth, d.usage(), d.generalSettings()::modelPrices, d.clock()));
+        routes.register(routing, "/api/logs", new LogsAdminService(json, auth, d.requestHistory(), d.clock()));
         // the dashboard's page needs its trailing slash: /ui answers with a redirect (not an API operation)
         routing.get("/ui", DashboardService::redirect);
         routes.register(routing, "/ui", new DashboardService());
@@ -175,6 +178,7 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/settings/?"), "GET, PATCH"),
             Map.entry(java.util.regex.Pattern.compile("/api/rate-limits/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/usage/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/logs/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/metrics/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/openapi/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/health/(live|ready)"), "GET"),

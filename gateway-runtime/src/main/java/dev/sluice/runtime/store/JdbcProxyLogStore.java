@@ -51,19 +51,38 @@ public final class JdbcProxyLogStore implements ProxyLogStore {
     @Override
     public List<ProxyLogRow> recent(int limit) {
         return db.withConnection(c -> {
-            List<ProxyLogRow> rows = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT ts, request_id, provider, connection_id, model, status,"
-                    + " latency_ms, error_type, egress_ip FROM proxy_logs ORDER BY id DESC LIMIT ?")) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM proxy_logs ORDER BY id DESC LIMIT ?")) {
                 ps.setInt(1, limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        rows.add(new ProxyLogRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                                rs.getString(5), rs.getInt(6), rs.getLong(7), rs.getString(8), rs.getString(9)));
-                    }
-                }
+                return rows(ps);
             }
-            return rows;
         });
+    }
+
+    @Override
+    public List<ProxyLogRow> failures(long from, long to, int limit) {
+        // the ts index bounds the scan; failures are most of what is kept since successes are sampled
+        return db.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM proxy_logs WHERE ts >= ? AND ts < ?"
+                    + " AND (error_type IS NOT NULL OR status >= 400) ORDER BY ts DESC, id DESC LIMIT ?")) {
+                ps.setLong(1, from);
+                ps.setLong(2, to);
+                ps.setInt(3, limit);
+                return rows(ps);
+            }
+        });
+    }
+
+    private static final String COLUMNS = "ts, request_id, provider, connection_id, model, status, latency_ms, error_type, egress_ip";
+
+    private static List<ProxyLogRow> rows(PreparedStatement ps) throws java.sql.SQLException {
+        List<ProxyLogRow> rows = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                rows.add(new ProxyLogRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                        rs.getString(5), rs.getInt(6), rs.getLong(7), rs.getString(8), rs.getString(9)));
+            }
+        }
+        return rows;
     }
 
     @Override

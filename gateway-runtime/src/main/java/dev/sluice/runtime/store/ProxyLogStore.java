@@ -23,6 +23,19 @@ public interface ProxyLogStore extends RetainedRowWriter.Table<ProxyLogRow> {
     List<ProxyLogRow> recent(int limit);
 
     /**
+     * The failed attempts of a time range, newest first: rows with an error type or an upstream
+     * status of 400 or more ({@code GET /api/logs} beyond the in-memory ring).
+     *
+     * @param from epoch ms, inclusive
+     * @param to epoch ms, exclusive
+     * @param limit most rows
+     * @return the rows
+     */
+    default List<ProxyLogRow> failures(long from, long to, int limit) {
+        return List.of();
+    }
+
+    /**
      * Deletes rows older than a time and keeps at most a number of rows (bounded retention).
      *
      * @param olderThan epoch ms

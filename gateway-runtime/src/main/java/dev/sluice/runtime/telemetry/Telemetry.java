@@ -30,6 +30,7 @@ public final class Telemetry implements AutoCloseable {
     private final InstantSource clock;
     private final LongSupplier nanos;
     private final Map<String, RequestRecord> inFlight = new ConcurrentHashMap<>();
+    private final RecentRequests recentRequests;
 
     /**
      * Creates the telemetry.
@@ -39,8 +40,11 @@ public final class Telemetry implements AutoCloseable {
      * @param usage the usage writer
      * @param clock the clock (arrival times)
      * @param nanos the monotonic clock (latencies), {@code System::nanoTime}
+     * @param recentRequests the ring of recent requests ({@code GET /api/logs})
      */
-    public Telemetry(SluiceMetrics metrics, AccessLog accessLog, UsageWriter usage, InstantSource clock, LongSupplier nanos) {
+    public Telemetry(SluiceMetrics metrics, AccessLog accessLog, UsageWriter usage, InstantSource clock, LongSupplier nanos,
+            RecentRequests recentRequests) {
+        this.recentRequests = recentRequests;
         this.metrics = metrics;
         this.accessLog = accessLog;
         this.usage = usage;
@@ -76,6 +80,7 @@ public final class Telemetry implements AutoCloseable {
             try {
                 long latencyMs = Math.max(0, (nanos.getAsLong() - r.startedNanos()) / 1_000_000);
                 metrics.request(r, status);
+                recentRequests.finished(r, status, latencyMs);
                 if (Api.logged(r.api())) {
                     accessLog.log(r, status, latencyMs);
                 }

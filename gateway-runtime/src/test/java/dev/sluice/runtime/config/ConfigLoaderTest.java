@@ -466,6 +466,33 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theProxyLogSuccessSampleDefaultsToOnePercentAndComesFromTheFileOrTheEnvironment_issue26() throws IOException {
+        assertThat(load(Map.of()).observability().proxyLogSuccessSample()).isEqualTo(0.01)
+                .isEqualTo(SluiceConfig.Observability.DEFAULT_PROXY_LOG_SUCCESS_SAMPLE);
+        writeConfig("""
+                logging:
+                  proxyLogSuccessSample: 0.25
+                """);
+        assertThat(load(Map.of()).observability().proxyLogSuccessSample()).isEqualTo(0.25);
+        assertThat(load(Map.of(ConfigLoader.ENV_PROXY_LOG_SUCCESS_SAMPLE, "0")).observability().proxyLogSuccessSample()).isZero();
+        assertThat(load(Map.of(ConfigLoader.ENV_PROXY_LOG_SUCCESS_SAMPLE, "1")).observability().proxyLogSuccessSample()).isEqualTo(1.0);
+    }
+
+    @Test
+    void aProxyLogSuccessSampleOutsideZeroToOneStopsStartUpNamingTheSetting_issue26() throws IOException {
+        for (String bad : List.of("1.5", "-0.1", "lots", "NaN")) {
+            assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_PROXY_LOG_SUCCESS_SAMPLE, bad)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLUICE_PROXY_LOG_SUCCESS_SAMPLE");
+        }
+        writeConfig("""
+                logging:
+                  proxyLogSuccessSample: 2
+                """);
+        assertThatThrownBy(() -> load(Map.of())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("logging.proxyLogSuccessSample");
+    }
+
+    @Test
     void aMetricsPublicThatIsNotABooleanStopsStartUpNamingTheSetting_issue18() {
         assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_METRICS_PUBLIC, "maybe")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLUICE_METRICS_PUBLIC");

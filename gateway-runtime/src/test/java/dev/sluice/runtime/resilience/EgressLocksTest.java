@@ -14,6 +14,8 @@ import dev.sluice.runtime.store.NewConnection;
 import dev.sluice.runtime.store.ProxyLogRow;
 import dev.sluice.runtime.store.JdbcConnectionStore;
 import dev.sluice.runtime.store.JdbcProxyLogStore;
+import dev.sluice.runtime.telemetry.AttemptLog;
+import dev.sluice.runtime.telemetry.RecentRequests;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -147,6 +149,36 @@ class EgressLocksTest {
         used(b, "127.0.0.2", 1_000);
         locks.recordAttempt(b.id(), "127.0.0.9");
         assertThat(fail(a, rateLimit())).isEmpty();
+    }
+
+    @Test
+    void sampledAttemptLogStillTellsEachConnectionsLastEgressIp_issue26_EB2_EB4() {
+        Connection a = conn("opencode-go", false);
+        Connection b = conn("opencode-cli", false);
+        Connection moved = conn("opencode-go", false);
+        Connection steady = conn("opencode-go", false);
+        // no success is sampled: only what the egress lookup needs reaches proxy_logs
+        AttemptLog attemptLog = new AttemptLog(new RecentRequests(), row -> logs.append(List.of(row)), 0);
+        long start = clock.millis() - 20 * 3_600_000L;
+        int attempts = 0;
+        for (long t = start; t < clock.millis(); t += 60_000) {
+            attemptLog.record(new ProxyLogRow(t, "r", a.provider(), a.id(), "m", 200, 1, null, "127.0.0.2"));
+            attemptLog.record(new ProxyLogRow(t, "r", b.provider(), b.id(), "m", 200, 1, null, "127.0.0.2"));
+            // moved left .2 for .7 an hour ago
+            String ip = t < clock.millis() - 3_600_000L ? "127.0.0.2" : "127.0.0.7";
+            attemptLog.record(new ProxyLogRow(t, "r", moved.provider(), moved.id(), "m", 200, 1, null, ip));
+            attempts += 3;
+        }
+        // steady was used once, 23 h 59 min ago
+        attemptLog.record(new ProxyLogRow(clock.millis() - EgressLocks.LOOKUP_WINDOW_MS + 60_000, "r", steady.provider(), steady.id(), "m",
+                200, 1, null, "127.0.0.2"));
+        assertThat(logs.recent(attempts).size()).as("rows persisted of %d attempts", attempts).isLessThan(attempts / 8);
+
+        // a fresh process knows only the table
+        EgressLocks fresh = new EgressLocks(EgressLocks.family(List.of(OPENCODE), null), store, logs, cooldowns, clock);
+        cooldowns.onFailure(a.id(), rateLimit(), "429", null);
+        assertThat(fresh.coolSiblings(a, FailureReason.RATE_LIMIT_EXCEEDED)).containsExactlyInAnyOrder(b.id(), steady.id());
+        assertThat(state(moved)).isEqualTo(ConnectionState.ACTIVE);
     }
 
     @Test
