@@ -179,6 +179,10 @@ final class AnthropicMessagesService implements HttpService {
     }
 
     private byte[] withModel(byte[] body, String model) {
+        byte[] spliced = dev.sluice.runtime.io.TopLevelFields.withString(body, "model", model, java.util.Set.of());
+        if (spliced != null) {
+            return spliced;
+        }
         try {
             var tree = (com.fasterxml.jackson.databind.node.ObjectNode) json.mapper().readTree(body);
             tree.put("model", model);

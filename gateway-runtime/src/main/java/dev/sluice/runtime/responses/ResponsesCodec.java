@@ -35,6 +35,9 @@ public final class ResponsesCodec {
         return reader.read(body);
     }
 
+    /** The top-level field a passed-through body must lose; when present the body goes through a tree. */
+    private static final java.util.Set<String> BACKGROUND = java.util.Set.of("background");
+
     /**
      * The client's body as an upstream that serves the Responses API gets it: unchanged but for
      * {@code model}, and without {@code background} (Sluice serves it synchronously, OF-1: the
@@ -45,6 +48,11 @@ public final class ResponsesCodec {
      * @return the upstream body
      */
     public byte[] forUpstream(byte[] body, String model) {
+        // spliced when there is no "background" to remove (issue 26: no second parse of the body)
+        byte[] spliced = dev.sluice.runtime.io.TopLevelFields.withString(body, "model", model, BACKGROUND);
+        if (spliced != null) {
+            return spliced;
+        }
         try {
             ObjectNode tree = (ObjectNode) mapper.readTree(body);
             tree.put("model", model);
