@@ -15,12 +15,26 @@ public sealed interface ChatOutcome {
      *
      * @param response the translated answer
      * @param head upstream status and headers
+     * @param openAiBody the answer exactly as the upstream sent it when that is an OpenAI chat
+     *     completion (the JSON {@code response} was read from), else null: the host relays these
+     *     bytes unchanged to an OpenAI client instead of writing {@code response} again. Not copied:
+     *     neither side changes it after the outcome is made.
      */
-    record Completed(ChatResponse response, ResponseHead head) implements ChatOutcome {
+    record Completed(ChatResponse response, ResponseHead head, byte[] openAiBody) implements ChatOutcome {
         /** Validates the fields. */
         public Completed {
             requireNonNull(response, "response is null");
             requireNonNull(head, "head is null");
+        }
+
+        /**
+         * A translated answer, without the upstream's own bytes.
+         *
+         * @param response the translated answer
+         * @param head upstream status and headers
+         */
+        public Completed(ChatResponse response, ResponseHead head) {
+            this(response, head, null);
         }
     }
 

@@ -74,7 +74,8 @@ final class OpenAiApiService implements HttpService {
             switch (served.reply()) {
                 case Reply.Complete c -> {
                     record.usage(TokenCounts.of(c.response().usage()));
-                    Json.send(res, 200, codec.writeChatResponse(c.response()));
+                    // an OpenAI-compatible upstream's answer goes out as it came, not written again (issue 26)
+                    Json.send(res, 200, c.openAiBody() != null ? c.openAiBody() : codec.writeChatResponse(c.response()));
                 }
                 case Reply.Stream s -> relay(res, record, s, served, caller, requestId, OpenAiCodec.clientAskedForUsage(request));
                 default -> throw new IllegalStateException("a chat request served " + served.reply().getClass().getSimpleName());

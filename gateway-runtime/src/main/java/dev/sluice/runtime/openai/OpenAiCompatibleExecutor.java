@@ -141,7 +141,8 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         }
         try (response) {
             byte[] body = readAnswer(response);
-            return new ChatOutcome.Completed(codec.readChatResponse(body), head);
+            // read for usage and the classifier; an OpenAI client gets the upstream's bytes (issue 26)
+            return new ChatOutcome.Completed(codec.readChatResponse(body), head, body);
         } catch (IOException e) {
             return new ChatOutcome.Failed(TransportError.of(e));
         } catch (InvalidRequestException e) {

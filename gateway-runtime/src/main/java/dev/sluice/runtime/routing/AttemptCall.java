@@ -41,7 +41,7 @@ interface AttemptCall {
             long started = System.nanoTime();
             return switch (route.provider().executor().chat(
                     new ChatCall(request.withModel(route.upstreamModel()), target, requestId, timeout, clientHeaders))) {
-                case ChatOutcome.Completed c -> new Attempt.Ok(new Reply.Complete(c.response()), c.head());
+                case ChatOutcome.Completed c -> new Attempt.Ok(new Reply.Complete(c.response(), c.openAiBody()), c.head());
                 case ChatOutcome.Failed f -> Attempt.failed(f.failure());
                 case ChatOutcome.Streaming s -> gate.open(s, started, requestId);
             };

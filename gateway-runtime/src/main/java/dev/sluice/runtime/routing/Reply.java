@@ -32,11 +32,22 @@ public sealed interface Reply {
      * A complete chat answer.
      *
      * @param response the answer
+     * @param openAiBody the upstream's own bytes when they are an OpenAI chat completion, else null:
+     *     what an OpenAI client is sent unchanged (issue 26)
      */
-    record Complete(ChatResponse response) implements Reply {
+    record Complete(ChatResponse response, byte[] openAiBody) implements Reply {
         /** Validates. */
         public Complete {
             requireNonNull(response, "response is null");
+        }
+
+        /**
+         * A translated answer.
+         *
+         * @param response the answer
+         */
+        public Complete(ChatResponse response) {
+            this(response, null);
         }
     }
 
