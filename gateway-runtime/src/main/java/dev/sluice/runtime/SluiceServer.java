@@ -74,10 +74,10 @@ import dev.sluice.runtime.store.SealedCredentials;
 import dev.sluice.runtime.store.JdbcProxyLogStore;
 import dev.sluice.runtime.store.JdbcSettingsStore;
 import dev.sluice.runtime.store.JdbcUsageStore;
-import dev.sluice.runtime.store.UsageWriter;
 import dev.sluice.runtime.telemetry.AccessLog;
 import dev.sluice.runtime.telemetry.SluiceMetrics;
 import dev.sluice.runtime.telemetry.Telemetry;
+import dev.sluice.runtime.telemetry.UsageMeter;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import dev.sluice.runtime.upstream.HelidonUpstreamHttp;
 import io.helidon.webserver.WebServer;
@@ -266,9 +266,10 @@ public final class SluiceServer implements AutoCloseable {
         ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos), shared.gates());
         SluiceMetrics metrics = new SluiceMetrics(connections, resilience.breakers(), resilience.lockouts(), gates, clock);
         metricsRef[0] = metrics;
-        JdbcUsageStore usageStore = new JdbcUsageStore(db);
-        Telemetry telemetry = new Telemetry(metrics, AccessLog.open(config.observability().accessLog(), console),
-                new UsageWriter(usageStore, clock, UsageWriter.QUEUE_CAPACITY), clock, System::nanoTime);
+        // issue 26: usage is counted in memory per minute and added to the table every flush interval and at shutdown
+        UsageMeter usage = UsageMeter.start(new JdbcUsageStore(db), clock, config.observability().usageFlushInterval());
+        Telemetry telemetry = new Telemetry(metrics, AccessLog.open(config.observability().accessLog(), console), usage, clock,
+                System::nanoTime);
         // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
         Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(logWriter::record), clock, psd, http, gates,
@@ -301,7 +302,7 @@ public final class SluiceServer implements AutoCloseable {
                         () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
                 sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
-                telemetry, usageStore, config.observability().metricsPublic(), instanceId, shared);
+                telemetry, usage, config.observability().metricsPublic(), instanceId, shared);
         RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()
                 .host(config.host())
