@@ -270,6 +270,28 @@ class UsageMeterTest {
     }
 
     @Test
+    void flushesKeepTheTableToNinetyDaysAndAMillionRowsPruningHourly_DM3() {
+        assertThat(UsageMeter.RETENTION).isEqualTo(Duration.ofDays(90));
+        assertThat(UsageMeter.MAX_ROWS).isEqualTo(1_000_000);
+        assertThat(UsageMeter.MAX_BUCKETS).isEqualTo(100_000);
+        long old = T0.toEpochMilli() - Duration.ofDays(91).toMillis();
+        store.add(List.of(new UsageAggregate(UsageAggregate.minuteOf(old), "k1", "chat_completions", "openai", "c1", "gpt-4o", 1, 0, 1, 1,
+                0, 0, 1, 1)));
+        ok(T0.toEpochMilli(), "k1", 1, 1).recordIn(meter);
+        meter.flush();
+        assertThat(rows()).as("the 91-day-old minute is pruned by the first flush").isEqualTo(1);
+        // within the hour no prune runs; past it one does
+        store.add(List.of(new UsageAggregate(UsageAggregate.minuteOf(old), "k1", "chat_completions", "openai", "c1", "gpt-4o", 1, 0, 1, 1,
+                0, 0, 1, 1)));
+        clock.advance(Duration.ofMinutes(59));
+        meter.flush();
+        assertThat(rows()).isEqualTo(2);
+        clock.advance(Duration.ofMinutes(1));
+        meter.flush();
+        assertThat(rows()).isEqualTo(1);
+    }
+
+    @Test
     void requestsRecordedWhileFlushesRunAreEachCountedOnce_DM3() throws Exception {
         int threads = 4;
         int perThread = 20_000;
