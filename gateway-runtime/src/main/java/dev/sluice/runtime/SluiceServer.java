@@ -74,13 +74,13 @@ import dev.sluice.runtime.store.SealedCredentials;
 import dev.sluice.runtime.store.JdbcProxyLogStore;
 import dev.sluice.runtime.store.JdbcSettingsStore;
 import dev.sluice.runtime.store.JdbcUsageStore;
-import dev.sluice.runtime.store.UsageWriter;
 import dev.sluice.runtime.telemetry.AccessLog;
 import dev.sluice.runtime.telemetry.SluiceMetrics;
 import dev.sluice.runtime.telemetry.AttemptLog;
 import dev.sluice.runtime.telemetry.RecentRequests;
 import dev.sluice.runtime.telemetry.RequestHistory;
 import dev.sluice.runtime.telemetry.Telemetry;
+import dev.sluice.runtime.telemetry.UsageMeter;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import dev.sluice.runtime.upstream.HelidonUpstreamHttp;
 import io.helidon.webserver.WebServer;
@@ -269,11 +269,12 @@ public final class SluiceServer implements AutoCloseable {
         ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos), shared.gates());
         SluiceMetrics metrics = new SluiceMetrics(connections, resilience.breakers(), resilience.lockouts(), gates, clock);
         metricsRef[0] = metrics;
-        JdbcUsageStore usageStore = new JdbcUsageStore(db);
+        // issue 26: usage is counted in memory per minute and added to the table every flush interval and at shutdown
+        UsageMeter usage = UsageMeter.start(new JdbcUsageStore(db), clock, config.observability().usageFlushInterval());
         // issue 26: every attempt in a ring of recent requests, only failures and a sample of successes in proxy_logs
         RecentRequests recentRequests = new RecentRequests();
-        Telemetry telemetry = new Telemetry(metrics, AccessLog.open(config.observability().accessLog(), console),
-                new UsageWriter(usageStore, clock, UsageWriter.QUEUE_CAPACITY), clock, System::nanoTime, recentRequests);
+        Telemetry telemetry = new Telemetry(metrics, AccessLog.open(config.observability().accessLog(), console), usage, clock,
+                System::nanoTime, recentRequests);
         AttemptLog attemptLog = new AttemptLog(recentRequests, logWriter::record, config.observability().proxyLogSuccessSample());
         // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
@@ -307,7 +308,7 @@ public final class SluiceServer implements AutoCloseable {
                         () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
                 sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
-                telemetry, usageStore, config.observability().metricsPublic(), instanceId, shared,
+                telemetry, usage, config.observability().metricsPublic(), instanceId, shared,
                 new RequestHistory(recentRequests, proxyLogs));
         RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()

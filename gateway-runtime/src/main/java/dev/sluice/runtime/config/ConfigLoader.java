@@ -53,6 +53,8 @@ public final class ConfigLoader {
     public static final String ENV_ACCESS_LOG = "SLUICE_ACCESS_LOG";
     /** The share of successful upstream attempts persisted in {@code proxy_logs}, 0–1. */
     public static final String ENV_PROXY_LOG_SUCCESS_SAMPLE = "SLUICE_PROXY_LOG_SUCCESS_SAMPLE";
+    /** How often usage counted in memory is written to the database, ms (the most a crash loses). */
+    public static final String ENV_USAGE_FLUSH_INTERVAL_MS = "SLUICE_USAGE_FLUSH_INTERVAL_MS";
     public static final String ENV_EGRESS_IP_LOCK_PROVIDERS = "SLUICE_EGRESS_IP_LOCK_PROVIDERS";
     /** The PostgreSQL JDBC URL of the shared durable store (NF-6); unset = the data folder's SQLite. */
     public static final String ENV_DATABASE_URL = "SLUICE_DATABASE_URL";
@@ -160,9 +162,19 @@ public final class ConfigLoader {
         boolean metricsPublic = parseBoolean(pick(env, ENV_METRICS_PUBLIC, file.get("metrics.public"), "false"),
                 env.get(ENV_METRICS_PUBLIC) != null ? ENV_METRICS_PUBLIC : "metrics.public");
         String accessLog = accessLog(home, dataDir, blankToNull(pick(env, ENV_ACCESS_LOG, file.get("logging.accessLog"), null)));
+        String flushName = env.get(ENV_USAGE_FLUSH_INTERVAL_MS) != null && !env.get(ENV_USAGE_FLUSH_INTERVAL_MS).isBlank()
+                ? ENV_USAGE_FLUSH_INTERVAL_MS : "usage.flushIntervalMs";
+        long usageFlushMs = parseLong(pick(env, ENV_USAGE_FLUSH_INTERVAL_MS, file.get("usage.flushIntervalMs"),
+                String.valueOf(SluiceConfig.Observability.DEFAULT_USAGE_FLUSH_INTERVAL_MS)), flushName);
+        if (usageFlushMs < SluiceConfig.Observability.MIN_USAGE_FLUSH_INTERVAL_MS
+                || usageFlushMs > SluiceConfig.Observability.MAX_USAGE_FLUSH_INTERVAL_MS) {
+            throw new IllegalArgumentException(flushName + " must be " + SluiceConfig.Observability.MIN_USAGE_FLUSH_INTERVAL_MS + "–"
+                    + SluiceConfig.Observability.MAX_USAGE_FLUSH_INTERVAL_MS + " ms (how much usage a crash can lose), got " + usageFlushMs);
+        }
         return new SluiceConfig(host, port, dataDir, pluginsDir, strict, adminKey, secretKey, maxBody, connect, headers,
                 pluginSettings, resilienceTree, ResilienceEnvironment.select(env), egressProbeUrl, egressLockProviders, emergencyFallback,
-                aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog, proxyLogSuccessSample(env, file)),
+                aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog, proxyLogSuccessSample(env, file),
+                        Duration.ofMillis(usageFlushMs)),
                 positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT),
                 upstreamLimits(file), database(env, file), redis(env, file));
     }

@@ -46,7 +46,7 @@ import java.util.Map;
  * @param sessionAffinityTtlMs {@code SLUICE_SESSION_AFFINITY_TTL_MS} (or
  *     {@code routing.sessionAffinityTtlMs}): how long a session stays pinned after its last request
  *     (SPEC SA-2), 0–86 400 000 ms, 0 = off (the default); a {@code PATCH /api/settings} overrides it
- * @param observability {@code GET /metrics} access and the access log's destination
+ * @param observability {@code GET /metrics} access, the access log's destination, the usage flush interval
  * @param idleConnectionTimeout {@code server.idleConnectionTimeoutMs}: a client connection with no
  *     request in progress — idle keep-alive, or headers or a body that stopped arriving — is closed
  *     after this long (issue 19)
@@ -84,7 +84,7 @@ public record SluiceConfig(
         DatabaseSettings database, RedisSettings redis) {
 
     /**
-     * Who may scrape the metrics, and where the access log goes.
+     * Who may scrape the metrics, where the access log goes, how often usage is written.
      *
      * @param metricsPublic {@code SLUICE_METRICS_PUBLIC} (or {@code metrics.public}): {@code GET /metrics}
      *     without the admin key; false (the default) asks for it like every admin route
@@ -95,14 +95,24 @@ public record SluiceConfig(
      *     {@code logging.proxyLogSuccessSample}): the share of successful upstream attempts persisted
      *     as {@code proxy_logs} rows, 0–1 (default {@value #DEFAULT_PROXY_LOG_SUCCESS_SAMPLE});
      *     failures are always persisted (issue 26)
+     * @param usageFlushInterval {@code SLUICE_USAGE_FLUSH_INTERVAL_MS} (or {@code usage.flushIntervalMs}):
+     *     how often the usage counted in memory is added to the {@code usage} table, and so the most
+     *     a crash can lose; {@value #MIN_USAGE_FLUSH_INTERVAL_MS}–{@value #MAX_USAGE_FLUSH_INTERVAL_MS} ms,
+     *     default {@value #DEFAULT_USAGE_FLUSH_INTERVAL_MS}
      */
-    public record Observability(boolean metricsPublic, String accessLog, double proxyLogSuccessSample) {
+    public record Observability(boolean metricsPublic, String accessLog, double proxyLogSuccessSample, Duration usageFlushInterval) {
         /** The access log goes to standard output. */
         public static final String STDOUT = "stdout";
         /** No access log. */
         public static final String OFF = "off";
         /** The default access log file, under the data folder. */
         public static final String DEFAULT_ACCESS_LOG_FILE = "logs/access.log";
+        /** Usage is written every 10 s by default: a crash loses at most that. */
+        public static final long DEFAULT_USAGE_FLUSH_INTERVAL_MS = 10_000;
+        /** The shortest usage flush interval (a write per second and instance at most). */
+        public static final long MIN_USAGE_FLUSH_INTERVAL_MS = 1_000;
+        /** The longest usage flush interval. */
+        public static final long MAX_USAGE_FLUSH_INTERVAL_MS = 60_000;
 
         /** The default share of successful attempts persisted: 1 %. */
         public static final double DEFAULT_PROXY_LOG_SUCCESS_SAMPLE = 0.01;
@@ -113,16 +123,22 @@ public record SluiceConfig(
             if (!(proxyLogSuccessSample >= 0 && proxyLogSuccessSample <= 1)) {
                 throw new IllegalArgumentException("proxyLogSuccessSample must be 0–1, got " + proxyLogSuccessSample);
             }
+            usageFlushInterval = usageFlushInterval == null ? Duration.ofMillis(DEFAULT_USAGE_FLUSH_INTERVAL_MS) : usageFlushInterval;
+            if (usageFlushInterval.toMillis() < MIN_USAGE_FLUSH_INTERVAL_MS || usageFlushInterval.toMillis() > MAX_USAGE_FLUSH_INTERVAL_MS) {
+                throw new IllegalArgumentException("usageFlushInterval must be " + MIN_USAGE_FLUSH_INTERVAL_MS + "–"
+                        + MAX_USAGE_FLUSH_INTERVAL_MS + " ms, got " + usageFlushInterval.toMillis());
+            }
         }
 
         /**
-         * With the default success sample.
+         * Metrics access and the access log; the default success sample, usage written every
+         * {@value #DEFAULT_USAGE_FLUSH_INTERVAL_MS} ms.
          *
          * @param metricsPublic {@code GET /metrics} without the admin key
-         * @param accessLog where the access log goes
+         * @param accessLog {@value #STDOUT}, {@value #OFF} or a file path
          */
         public Observability(boolean metricsPublic, String accessLog) {
-            this(metricsPublic, accessLog, DEFAULT_PROXY_LOG_SUCCESS_SAMPLE);
+            this(metricsPublic, accessLog, DEFAULT_PROXY_LOG_SUCCESS_SAMPLE, null);
         }
 
         /**
@@ -132,7 +148,17 @@ public record SluiceConfig(
          * @return the copy
          */
         public Observability withProxyLogSuccessSample(double sample) {
-            return new Observability(metricsPublic, accessLog, sample);
+            return new Observability(metricsPublic, accessLog, sample, usageFlushInterval);
+        }
+
+        /**
+         * The same with another usage flush interval.
+         *
+         * @param interval how often usage is written
+         * @return the copy
+         */
+        public Observability withUsageFlushInterval(Duration interval) {
+            return new Observability(metricsPublic, accessLog, proxyLogSuccessSample, interval);
         }
 
         /**

@@ -28,7 +28,7 @@ import dev.sluice.runtime.settings.GeneralSettingsService;
 import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.session.LeaseCandidates;
 import dev.sluice.runtime.session.Sessions;
-import dev.sluice.runtime.store.UsageStore;
+import dev.sluice.runtime.store.UsageTotals;
 import dev.sluice.runtime.telemetry.RequestHistory;
 import dev.sluice.runtime.telemetry.Telemetry;
 import java.time.InstantSource;
@@ -69,7 +69,7 @@ public final class HttpApi {
      * @param sessions session pins and exclusive leases (§10)
      * @param leaseCandidates which connection a lease may take (the routing rules)
      * @param telemetry metrics, access log and usage rows, fed once per request
-     * @param usage the usage table ({@code GET /api/usage})
+     * @param usage the usage totals, table and memory ({@code GET /api/usage})
      * @param metricsPublic whether {@code GET /metrics} answers without the admin key
      * @param instanceId this server's id among the instances sharing a database (the health view shows it)
      * @param shared the hot resilience state shared through Redis (the health view shows its reachability)
@@ -81,7 +81,7 @@ public final class HttpApi {
             Resilience resilience, ResilienceSettingsService resilienceSettings,
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
-            Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageStore usage, boolean metricsPublic,
+            Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageTotals usage, boolean metricsPublic,
             String instanceId, SharedState shared, RequestHistory requestHistory) {
     }
 

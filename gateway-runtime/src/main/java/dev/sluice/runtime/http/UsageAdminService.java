@@ -3,7 +3,7 @@ package dev.sluice.runtime.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.runtime.settings.ModelPrices;
-import dev.sluice.runtime.store.UsageStore;
+import dev.sluice.runtime.store.UsageTotals;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
@@ -21,9 +21,10 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * {@code GET /api/usage?from=&to=&groupBy=} (SPEC DM-3): totals of the {@code usage} table over a
- * time range, overall and per key, provider, connection, model or UTC day; tokens become a cost
- * through the operators' {@code modelPrices} setting.
+ * {@code GET /api/usage?from=&to=&groupBy=} (SPEC DM-3): usage totals over a time range, overall
+ * and per key, provider, connection, model or UTC day; tokens become a cost through the operators'
+ * {@code modelPrices} setting. The totals are those of the {@code usage} table plus the minutes
+ * still in memory, and a range selects the minutes requests arrived in.
  */
 final class UsageAdminService implements HttpService {
 
@@ -32,11 +33,11 @@ final class UsageAdminService implements HttpService {
 
     private final Json json;
     private final Authenticator auth;
-    private final UsageStore usage;
+    private final UsageTotals usage;
     private final Supplier<ModelPrices> prices;
     private final InstantSource clock;
 
-    UsageAdminService(Json json, Authenticator auth, UsageStore usage, Supplier<ModelPrices> prices, InstantSource clock) {
+    UsageAdminService(Json json, Authenticator auth, UsageTotals usage, Supplier<ModelPrices> prices, InstantSource clock) {
         this.json = json;
         this.auth = auth;
         this.usage = usage;
@@ -58,13 +59,13 @@ final class UsageAdminService implements HttpService {
             throw ApiException.badRequest("from", "'from' must not be after 'to'.");
         }
         String groupName = req.query().first("groupBy").orElse(null);
-        UsageStore.GroupBy groupBy = groupName == null ? UsageStore.GroupBy.PROVIDER : groupBy(groupName);
-        List<UsageStore.Sums> sums = usage.totals(from, to, groupBy);
+        UsageTotals.GroupBy groupBy = groupName == null ? UsageTotals.GroupBy.PROVIDER : groupBy(groupName);
+        List<UsageTotals.Sums> sums = usage.totals(from, to, groupBy);
         ModelPrices p = prices.get();
 
         Totals overall = new Totals();
         Map<String, Totals> groups = new LinkedHashMap<>();
-        for (UsageStore.Sums s : sums) {
+        for (UsageTotals.Sums s : sums) {
             overall.add(s, p);
             groups.computeIfAbsent(s.group() == null ? "" : s.group(), k -> new Totals()).add(s, p);
         }
@@ -110,9 +111,9 @@ final class UsageAdminService implements HttpService {
         }
     }
 
-    private static UsageStore.GroupBy groupBy(String v) {
+    private static UsageTotals.GroupBy groupBy(String v) {
         try {
-            return UsageStore.GroupBy.valueOf(v.strip().toUpperCase(Locale.ROOT));
+            return UsageTotals.GroupBy.valueOf(v.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest("groupBy", "'groupBy' must be one of key, provider, connection, model, day.");
         }
@@ -131,7 +132,7 @@ final class UsageAdminService implements HttpService {
         double cost;
         long unpricedTokens;
 
-        void add(UsageStore.Sums s, ModelPrices prices) {
+        void add(UsageTotals.Sums s, ModelPrices prices) {
             requests += s.requests();
             errors += s.errors();
             prompt += s.promptTokens();

@@ -2,12 +2,34 @@ package dev.sluice.runtime.store;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Types;
+import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
-/** {@link UsageStore} on SQLite or PostgreSQL. */
+/**
+ * {@link UsageStore} on SQLite or PostgreSQL. A bucket's row is upserted by adding
+ * ({@code ON CONFLICT … DO UPDATE SET n = usage.n + excluded.n}), atomic per row in both
+ * databases, so instances sharing a PostgreSQL database never overwrite each other's counts. An
+ * unknown key, provider, connection or model is stored as {@code ''} (the primary key cannot hold
+ * nulls) and read back as null.
+ */
 public final class JdbcUsageStore implements UsageStore {
+
+    private static final String COUNTS = "requests, errors, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, latency_ms, attempts";
+    private static final String UPSERT = "INSERT INTO usage (ts, key_id, api, provider, connection_id, model, " + COUNTS + ")"
+            + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            + " ON CONFLICT (ts, key_id, api, provider, connection_id, model) DO UPDATE SET"
+            + " requests = usage.requests + excluded.requests, errors = usage.errors + excluded.errors,"
+            + " prompt_tokens = usage.prompt_tokens + excluded.prompt_tokens,"
+            + " completion_tokens = usage.completion_tokens + excluded.completion_tokens,"
+            + " cached_tokens = usage.cached_tokens + excluded.cached_tokens,"
+            + " reasoning_tokens = usage.reasoning_tokens + excluded.reasoning_tokens,"
+            + " latency_ms = usage.latency_ms + excluded.latency_ms, attempts = usage.attempts + excluded.attempts";
+    /** Two instances upserting the same buckets in one order cannot deadlock each other. */
+    private static final Comparator<UsageAggregate> BUCKET_ORDER = Comparator.comparingLong(UsageAggregate::minute)
+            .thenComparing(a -> blank(a.keyId())).thenComparing(UsageAggregate::api).thenComparing(a -> blank(a.provider()))
+            .thenComparing(a -> blank(a.connectionId())).thenComparing(a -> blank(a.model()));
 
     private final Database db;
 
@@ -21,29 +43,29 @@ public final class JdbcUsageStore implements UsageStore {
     }
 
     @Override
-    public void append(List<UsageRow> rows) {
-        if (rows.isEmpty()) {
+    public void add(List<UsageAggregate> aggregates) {
+        if (aggregates.isEmpty()) {
             return;
         }
+        List<UsageAggregate> sorted = new ArrayList<>(aggregates);
+        sorted.sort(BUCKET_ORDER);
         db.inTransaction(c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO usage (ts, request_id, key_id, api, provider, connection_id, model,"
-                    + " prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, status, latency_ms, attempts)"
-                    + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
-                for (UsageRow r : rows) {
-                    ps.setLong(1, r.timestamp());
-                    ps.setString(2, r.requestId());
-                    ps.setString(3, r.keyId());
-                    ps.setString(4, r.api());
-                    ps.setString(5, r.provider());
-                    ps.setString(6, r.connectionId());
-                    ps.setString(7, r.model());
-                    setLong(ps, 8, r.promptTokens());
-                    setLong(ps, 9, r.completionTokens());
-                    setLong(ps, 10, r.cachedTokens());
-                    setLong(ps, 11, r.reasoningTokens());
-                    ps.setInt(12, r.status());
-                    ps.setLong(13, r.latencyMs());
-                    ps.setInt(14, r.attempts());
+            try (PreparedStatement ps = c.prepareStatement(UPSERT)) {
+                for (UsageAggregate a : sorted) {
+                    ps.setLong(1, a.minute());
+                    ps.setString(2, blank(a.keyId()));
+                    ps.setString(3, a.api());
+                    ps.setString(4, blank(a.provider()));
+                    ps.setString(5, blank(a.connectionId()));
+                    ps.setString(6, blank(a.model()));
+                    ps.setLong(7, a.requests());
+                    ps.setLong(8, a.errors());
+                    ps.setLong(9, a.promptTokens());
+                    ps.setLong(10, a.completionTokens());
+                    ps.setLong(11, a.cachedTokens());
+                    ps.setLong(12, a.reasoningTokens());
+                    ps.setLong(13, a.latencyMs());
+                    ps.setLong(14, a.attempts());
                     ps.addBatch();
                 }
                 ps.executeBatch();
@@ -52,12 +74,8 @@ public final class JdbcUsageStore implements UsageStore {
         });
     }
 
-    private static void setLong(PreparedStatement ps, int i, Long v) throws java.sql.SQLException {
-        if (v == null) {
-            ps.setNull(i, Types.INTEGER);
-        } else {
-            ps.setLong(i, v);
-        }
+    private static String blank(String v) {
+        return v == null ? "" : v;
     }
 
     @Override
@@ -68,7 +86,8 @@ public final class JdbcUsageStore implements UsageStore {
                 ps.setLong(1, olderThan);
                 deleted = ps.executeUpdate();
             }
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM usage WHERE id <= (SELECT COALESCE(MAX(id), 0) FROM usage) - ?")) {
+            // whole minutes go: the rows older than the minute of the maxRows-th newest row (none when there are fewer rows)
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM usage WHERE ts < (SELECT ts FROM usage ORDER BY ts DESC LIMIT 1 OFFSET ?)")) {
                 ps.setInt(1, maxRows);
                 deleted += ps.executeUpdate();
             }
@@ -79,10 +98,9 @@ public final class JdbcUsageStore implements UsageStore {
     @Override
     public List<Sums> totals(long from, long to, GroupBy groupBy) {
         // the group expression comes from the enum, never from the request
-        String sql = "SELECT " + groupBy.sql(db.dialect()) + " AS grp, provider, model, COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END),"
-                + " COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(cached_tokens), 0),"
-                + " COALESCE(SUM(reasoning_tokens), 0), SUM(latency_ms), SUM(attempts)"
-                + " FROM usage WHERE ts >= ? AND ts < ? GROUP BY grp, provider, model ORDER BY grp, provider, model";
+        String sql = "SELECT " + groupBy.sql(db.dialect()) + " AS grp, NULLIF(provider, ''), NULLIF(model, ''), SUM(requests), SUM(errors),"
+                + " SUM(prompt_tokens), SUM(completion_tokens), SUM(cached_tokens), SUM(reasoning_tokens), SUM(latency_ms), SUM(attempts)"
+                + " FROM usage WHERE ts >= ? AND ts < ? GROUP BY grp, provider, model";
         return db.withConnection(c -> {
             List<Sums> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -90,12 +108,17 @@ public final class JdbcUsageStore implements UsageStore {
                 ps.setLong(2, to);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        out.add(new Sums(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5), rs.getLong(6),
-                                rs.getLong(7), rs.getLong(8), rs.getLong(9), rs.getLong(10), rs.getLong(11)));
+                        out.add(sums(rs));
                     }
                 }
             }
+            out.sort(Sums.ORDER);
             return out;
         });
+    }
+
+    private static Sums sums(ResultSet rs) throws SQLException {
+        return new Sums(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7),
+                rs.getLong(8), rs.getLong(9), rs.getLong(10), rs.getLong(11));
     }
 }

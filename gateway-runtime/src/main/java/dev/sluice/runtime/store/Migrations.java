@@ -155,7 +155,40 @@ final class Migrations {
                       latency_ms INTEGER NOT NULL,
                       attempts INTEGER NOT NULL
                     )""",
-                    "CREATE INDEX idx_usage_ts ON usage(ts)")));
+                    "CREATE INDEX idx_usage_ts ON usage(ts)")),
+            // issue 26: a row per request cost a write per request; requests are now counted in memory per minute and bucket
+            // and added to that bucket's row. The per-request rows become their minutes' aggregates, so totals do not move
+            new Migration(6, "usage: one row per minute, key, api, provider, connection and model (DM-3, issue 26)", List.of(
+                    """
+                    CREATE TABLE usage_minutes (
+                      ts INTEGER NOT NULL,
+                      key_id TEXT NOT NULL,
+                      api TEXT NOT NULL,
+                      provider TEXT NOT NULL,
+                      connection_id TEXT NOT NULL,
+                      model TEXT NOT NULL,
+                      requests INTEGER NOT NULL,
+                      errors INTEGER NOT NULL,
+                      prompt_tokens INTEGER NOT NULL,
+                      completion_tokens INTEGER NOT NULL,
+                      cached_tokens INTEGER NOT NULL,
+                      reasoning_tokens INTEGER NOT NULL,
+                      latency_ms INTEGER NOT NULL,
+                      attempts INTEGER NOT NULL,
+                      CONSTRAINT pk_usage PRIMARY KEY (ts, key_id, api, provider, connection_id, model)
+                    )""",
+                    """
+                    INSERT INTO usage_minutes (ts, key_id, api, provider, connection_id, model, requests, errors, prompt_tokens,
+                      completion_tokens, cached_tokens, reasoning_tokens, latency_ms, attempts)
+                    SELECT (ts / 60000) * 60000, COALESCE(key_id, ''), api, COALESCE(provider, ''), COALESCE(connection_id, ''),
+                      COALESCE(model, ''), COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), COALESCE(SUM(prompt_tokens), 0),
+                      COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(cached_tokens), 0), COALESCE(SUM(reasoning_tokens), 0),
+                      SUM(latency_ms), SUM(attempts)
+                    FROM usage
+                    GROUP BY (ts / 60000) * 60000, COALESCE(key_id, ''), api, COALESCE(provider, ''), COALESCE(connection_id, ''),
+                      COALESCE(model, '')""",
+                    "DROP TABLE usage",
+                    "ALTER TABLE usage_minutes RENAME TO usage")));
 
     /** The key of the advisory lock under which one PostgreSQL instance migrates while the others wait. */
     static final long MIGRATION_LOCK = 0x5_11CE_0001L;

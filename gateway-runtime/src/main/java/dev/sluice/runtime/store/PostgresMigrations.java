@@ -153,7 +153,40 @@ final class PostgresMigrations {
                       latency_ms BIGINT NOT NULL,
                       attempts INTEGER NOT NULL
                     )""",
-                    "CREATE INDEX idx_usage_ts ON usage(ts)")));
+                    "CREATE INDEX idx_usage_ts ON usage(ts)")),
+            // issue 26: a row per request cost a write per request; requests are now counted in memory per minute and bucket
+            // and added to that bucket's row. The per-request rows become their minutes' aggregates, so totals do not move
+            new Migration(6, "usage: one row per minute, key, api, provider, connection and model (DM-3, issue 26)", List.of(
+                    """
+                    CREATE TABLE usage_minutes (
+                      ts BIGINT NOT NULL,
+                      key_id TEXT NOT NULL,
+                      api TEXT NOT NULL,
+                      provider TEXT NOT NULL,
+                      connection_id TEXT NOT NULL,
+                      model TEXT NOT NULL,
+                      requests BIGINT NOT NULL,
+                      errors BIGINT NOT NULL,
+                      prompt_tokens BIGINT NOT NULL,
+                      completion_tokens BIGINT NOT NULL,
+                      cached_tokens BIGINT NOT NULL,
+                      reasoning_tokens BIGINT NOT NULL,
+                      latency_ms BIGINT NOT NULL,
+                      attempts BIGINT NOT NULL,
+                      CONSTRAINT pk_usage PRIMARY KEY (ts, key_id, api, provider, connection_id, model)
+                    )""",
+                    """
+                    INSERT INTO usage_minutes (ts, key_id, api, provider, connection_id, model, requests, errors, prompt_tokens,
+                      completion_tokens, cached_tokens, reasoning_tokens, latency_ms, attempts)
+                    SELECT (ts / 60000) * 60000, COALESCE(key_id, ''), api, COALESCE(provider, ''), COALESCE(connection_id, ''),
+                      COALESCE(model, ''), COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), COALESCE(SUM(prompt_tokens), 0),
+                      COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(cached_tokens), 0), COALESCE(SUM(reasoning_tokens), 0),
+                      SUM(latency_ms), SUM(attempts)
+                    FROM usage
+                    GROUP BY (ts / 60000) * 60000, COALESCE(key_id, ''), api, COALESCE(provider, ''), COALESCE(connection_id, ''),
+                      COALESCE(model, '')""",
+                    "DROP TABLE usage",
+                    "ALTER TABLE usage_minutes RENAME TO usage")));
 
     private PostgresMigrations() {
     }

@@ -39,7 +39,7 @@ final class Api {
         };
     }
 
-    /** @return whether requests of the API are inference requests (a usage row each) */
+    /** @return whether requests of the API are inference requests (counted in the usage table) */
     static boolean metered(String api) {
         return api.equals(CHAT_COMPLETIONS) || api.equals(MESSAGES) || api.equals(RESPONSES) || api.equals(EMBEDDINGS);
     }

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What one client request did, filled in as it goes: by the request filter (arrival), the
  * authenticator (key id), the handler (model, outcome, usage), the attempt log (attempts) and the
  * stream renderer (how the stream ended); {@link Telemetry#finish} turns it into metrics, one
- * access-log line and one usage row. Never holds a key or a credential: only ids.
+ * access-log line and its usage count. Never holds a key or a credential: only ids.
  */
 public final class RequestRecord {
 

@@ -2,16 +2,14 @@ package dev.sluice.runtime.telemetry;
 
 import dev.sluice.runtime.routing.AttemptRecorder;
 import dev.sluice.runtime.store.ProxyLogRow;
-import dev.sluice.runtime.store.UsageRow;
-import dev.sluice.runtime.store.UsageWriter;
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * Where a request's facts go when it ends: metrics, one access-log line, one usage row (inference
- * requests). {@link #begin} opens a {@link RequestRecord} when a request arrives, {@link #finish}
+ * Where a request's facts go when it ends: metrics, one access-log line, its usage counted in
+ * its minute's bucket (inference requests). {@link #begin} opens a {@link RequestRecord} when a request arrives, {@link #finish}
  * closes it once, whichever path answered (a handler, or the error mapper). Attempts reach the
  * record of their request through the attempt log, which names the request id.
  */
@@ -26,7 +24,7 @@ public final class Telemetry implements AutoCloseable {
 
     private final SluiceMetrics metrics;
     private final AccessLog accessLog;
-    private final UsageWriter usage;
+    private final UsageMeter usage;
     private final InstantSource clock;
     private final LongSupplier nanos;
     private final Map<String, RequestRecord> inFlight = new ConcurrentHashMap<>();
@@ -37,12 +35,12 @@ public final class Telemetry implements AutoCloseable {
      *
      * @param metrics the metrics
      * @param accessLog the access log
-     * @param usage the usage writer
+     * @param usage the usage accounting
      * @param clock the clock (arrival times)
      * @param nanos the monotonic clock (latencies), {@code System::nanoTime}
      * @param recentRequests the ring of recent requests ({@code GET /api/logs})
      */
-    public Telemetry(SluiceMetrics metrics, AccessLog accessLog, UsageWriter usage, InstantSource clock, LongSupplier nanos,
+    public Telemetry(SluiceMetrics metrics, AccessLog accessLog, UsageMeter usage, InstantSource clock, LongSupplier nanos,
             RecentRequests recentRequests) {
         this.recentRequests = recentRequests;
         this.metrics = metrics;
@@ -85,9 +83,7 @@ public final class Telemetry implements AutoCloseable {
                     accessLog.log(r, status, latencyMs);
                 }
                 if (Api.metered(r.api())) {
-                    TokenCounts t = r.tokens();
-                    usage.record(new UsageRow(r.startedAtMs(), r.requestId(), r.keyId(), r.api(), r.provider(), r.connectionId(), r.model(),
-                            t.prompt(), t.completion(), t.cached(), t.reasoning(), status, latencyMs, r.attempts()));
+                    usage.record(r, status, latencyMs);
                 }
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "request " + r.requestId() + ": telemetry failed: " + e);
@@ -130,12 +126,12 @@ public final class Telemetry implements AutoCloseable {
         return accessLog;
     }
 
-    /** @return the usage writer */
-    public UsageWriter usage() {
+    /** @return the usage accounting */
+    public UsageMeter usage() {
         return usage;
     }
 
-    /** Flushes and closes the access log, the usage writer and the metrics. */
+    /** Flushes and closes the access log, the usage accounting and the metrics. */
     @Override
     public void close() {
         accessLog.close();

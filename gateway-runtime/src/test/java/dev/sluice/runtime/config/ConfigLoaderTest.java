@@ -493,6 +493,35 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void usageIsWrittenEveryTenSecondsByDefaultOrAsTheFileAndTheEnvironmentSay_issue26() throws IOException {
+        assertThat(SluiceConfig.Observability.DEFAULT_USAGE_FLUSH_INTERVAL_MS).isEqualTo(10_000);
+        assertThat(load(Map.of()).observability().usageFlushInterval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(new SluiceConfig.Observability(false, "off").usageFlushInterval()).isEqualTo(Duration.ofSeconds(10));
+        writeConfig("""
+                usage:
+                  flushIntervalMs: 2500
+                """);
+        assertThat(load(Map.of()).observability().usageFlushInterval()).isEqualTo(Duration.ofMillis(2_500));
+        assertThat(load(Map.of(ConfigLoader.ENV_USAGE_FLUSH_INTERVAL_MS, "60000")).observability().usageFlushInterval())
+                .isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void aUsageFlushIntervalOutsideOneSecondToOneMinuteStopsStartUpNamingTheSetting_issue26() throws IOException {
+        assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_USAGE_FLUSH_INTERVAL_MS, "999")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("SLUICE_USAGE_FLUSH_INTERVAL_MS must be 1000–60000 ms");
+        assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_USAGE_FLUSH_INTERVAL_MS, "soon")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLUICE_USAGE_FLUSH_INTERVAL_MS must be an integer");
+        writeConfig("""
+                usage:
+                  flushIntervalMs: 600000
+                """);
+        assertThatThrownBy(() -> load(Map.of())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("usage.flushIntervalMs must be 1000–60000 ms");
+    }
+
+    @Test
     void aMetricsPublicThatIsNotABooleanStopsStartUpNamingTheSetting_issue18() {
         assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_METRICS_PUBLIC, "maybe")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLUICE_METRICS_PUBLIC");

@@ -40,7 +40,7 @@ class LogsAdminIT {
     String second;
 
     private void start(double successSample) {
-        sluice = new SluiceHarness(dir, new SluiceConfig.Observability(false, SluiceConfig.Observability.OFF, successSample));
+        sluice = new SluiceHarness(dir, new SluiceConfig.Observability(false, SluiceConfig.Observability.OFF).withProxyLogSuccessSample(successSample));
         HttpResponse<String> k = sluice.send("POST", "/api/keys", ADMIN_KEY, "{\"name\":\"logs-it\"}");
         clientKey = read(k.body()).get("key").asText();
         clientKeyId = read(k.body()).get("id").asText();

@@ -82,7 +82,7 @@ class PostgresStoresTest {
             }
             return out;
         });
-        assertThat(versions).containsExactly(1, 2, 3, 4, 5);
+        assertThat(versions).containsExactly(1, 2, 3, 4, 5, 6);
         assertThat(Migrations.latestVersion(Database.Dialect.POSTGRESQL)).isEqualTo(Migrations.latestVersion());
     }
 
@@ -145,14 +145,18 @@ class PostgresStoresTest {
 
         JdbcUsageStore usage = new JdbcUsageStore(db);
         long day = Instant.parse("2026-03-04T10:00:00Z").toEpochMilli();
-        usage.append(List.of(new UsageRow(day, "r1", "k1", "chat", "openai", "c1", "gpt", 10L, 5L, null, null, 200, 30, 1),
-                new UsageRow(day + 1, "r2", "k1", "chat", "openai", "c1", "gpt", 1L, 1L, null, null, 500, 10, 2)));
-        assertThat(usage.totals(0, Long.MAX_VALUE, UsageStore.GroupBy.DAY)).singleElement().satisfies(s -> {
+        usage.add(List.of(new UsageAggregate(day, "k1", "chat", "openai", "c1", "gpt", 1, 0, 10, 5, 0, 0, 30, 1),
+                new UsageAggregate(day + 60_000, "k1", "chat", "openai", "c1", "gpt", 1, 1, 1, 1, 0, 0, 10, 2),
+                new UsageAggregate(day, null, "chat", null, null, null, 1, 1, 0, 0, 0, 0, 1, 0)));
+        assertThat(usage.totals(0, Long.MAX_VALUE, UsageStore.GroupBy.DAY)).hasSize(2).last().satisfies(s -> {
             assertThat(s.group()).isEqualTo("2026-03-04");
             assertThat(s.requests()).isEqualTo(2);
             assertThat(s.errors()).isEqualTo(1);
             assertThat(s.promptTokens()).isEqualTo(11);
         });
+        assertThat(usage.totals(0, Long.MAX_VALUE, UsageStore.GroupBy.MODEL)).extracting(UsageStore.Sums::group)
+                .containsExactly(null, "openai/gpt");
+        assertThat(usage.prune(day + 60_000, 100)).isEqualTo(2);
 
         JdbcSessionPinStore pins = new JdbcSessionPinStore(db);
         pins.save(new JdbcSessionPinStore.PinRow("sha256:s", "openai", "c1", 1, 2));
@@ -167,6 +171,77 @@ class PostgresStoresTest {
                 .isInstanceOf(StoreException.class);
         assertThat(leases.active()).extracting(LeaseRow::id).containsExactly("l1");
         assertThat(leases.latest("o1").orElseThrow().generation()).isEqualTo(1);
+    }
+
+    @Test
+    void twoInstancesAddingToTheSameMinutesAtOnceLeaveTheSumOfBoth_DM3() throws Exception {
+        Database a = instance();
+        Database b = instance();
+        long minute = Instant.parse("2026-03-04T10:00:00Z").toEpochMilli();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            List<Callable<Void>> writers = new ArrayList<>();
+            for (Database db : List.of(a, b)) {
+                JdbcUsageStore store = new JdbcUsageStore(db);
+                writers.add(() -> {
+                    for (int flush = 0; flush < 20; flush++) {
+                        List<UsageAggregate> buckets = new ArrayList<>();
+                        for (int m = 0; m < 5; m++) {
+                            buckets.add(new UsageAggregate(minute + m * 60_000L, "k" + m % 2, "chat", "openai", "c1", "gpt", 3, 1, 10, 5, 1, 1,
+                                    30, 3));
+                        }
+                        store.add(buckets);
+                    }
+                    return null;
+                });
+            }
+            for (Future<Void> f : pool.invokeAll(writers)) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        List<UsageStore.Sums> totals = new JdbcUsageStore(a).totals(0, Long.MAX_VALUE, UsageStore.GroupBy.PROVIDER);
+        assertThat(totals).singleElement().satisfies(s -> {
+            assertThat(s.requests()).isEqualTo(2 * 20 * 5 * 3);
+            assertThat(s.promptTokens()).isEqualTo(2 * 20 * 5 * 10);
+            assertThat(s.attempts()).isEqualTo(2 * 20 * 5 * 3);
+        });
+        long rows = a.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM usage"); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        });
+        assertThat(rows).as("one row per minute and bucket").isEqualTo(5);
+    }
+
+    @Test
+    void theUpgradeTurnsPerRequestRowsIntoMinuteAggregatesInThePostgresDialect_DM3() {
+        Database db = instance();
+        long t = Instant.parse("2026-03-04T10:00:00Z").toEpochMilli();
+        db.withConnection(c -> {
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("DROP TABLE usage");
+                s.execute("DELETE FROM schema_migrations WHERE version >= 5");
+                for (String sql : PostgresMigrations.ALL.get(4).statements()) {
+                    s.execute(sql);
+                }
+                s.execute("INSERT INTO schema_migrations(version, description, applied_at) VALUES (5, 'usage', 0)");
+                s.execute("INSERT INTO usage (ts, request_id, key_id, api, provider, connection_id, model, prompt_tokens, completion_tokens,"
+                        + " cached_tokens, reasoning_tokens, status, latency_ms, attempts) VALUES"
+                        + " (" + (t + 5_000) + ", 'r1', 'k1', 'chat', 'openai', 'c1', 'gpt', 10, 5, 2, NULL, 200, 30, 1),"
+                        + " (" + (t + 40_000) + ", 'r2', 'k1', 'chat', 'openai', 'c1', 'gpt', NULL, NULL, NULL, NULL, 500, 10, 2),"
+                        + " (" + (t + 62_000) + ", 'r3', NULL, 'chat', NULL, NULL, NULL, NULL, NULL, NULL, NULL, 404, 1, 0)");
+            }
+            return null;
+        });
+        db.close();
+        Database upgraded = instance();
+        assertThat(upgraded.schemaVersion()).isEqualTo(Migrations.latestVersion(Database.Dialect.POSTGRESQL));
+        assertThat(new JdbcUsageStore(upgraded).totals(0, Long.MAX_VALUE, UsageStore.GroupBy.KEY)).containsExactly(
+                new UsageStore.Sums(null, null, null, 1, 1, 0, 0, 0, 0, 1, 0),
+                new UsageStore.Sums("k1", "openai", "gpt", 2, 1, 10, 5, 2, 0, 40, 3));
     }
 
     @Test
