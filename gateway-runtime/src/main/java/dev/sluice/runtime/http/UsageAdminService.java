@@ -11,9 +11,6 @@ import io.helidon.webserver.http.ServerResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -53,8 +50,8 @@ final class UsageAdminService implements HttpService {
     private void totals(ServerRequest req, ServerResponse res) {
         auth.admin(req);
         // without "to": up to and including now
-        long to = req.query().first("to").map(v -> time(v, "to", true)).orElse(clock.millis() + 1);
-        long from = req.query().first("from").map(v -> time(v, "from", false)).orElse(to - DEFAULT_RANGE.toMillis());
+        long to = req.query().first("to").map(v -> QueryTimes.parse(v, "to", true)).orElse(clock.millis() + 1);
+        long from = req.query().first("from").map(v -> QueryTimes.parse(v, "from", false)).orElse(to - DEFAULT_RANGE.toMillis());
         if (from > to) {
             throw ApiException.badRequest("from", "'from' must not be after 'to'.");
         }
@@ -91,24 +88,6 @@ final class UsageAdminService implements HttpService {
             });
         }
         json.send(res, 200, root);
-    }
-
-    /** Epoch ms, an ISO-8601 instant, or a UTC date ({@code to}: the end of that day). */
-    private static long time(String v, String name, boolean endOfDay) {
-        String s = v.strip();
-        try {
-            if (!s.isEmpty() && s.chars().allMatch(Character::isDigit)) {
-                return Long.parseLong(s);
-            }
-            if (s.length() == 10) {
-                LocalDate d = LocalDate.parse(s);
-                return (endOfDay ? d.plusDays(1) : d).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
-            }
-            return Instant.parse(s).toEpochMilli();
-        } catch (DateTimeParseException | NumberFormatException e) {
-            throw ApiException.badRequest(name, "'" + name + "' must be epoch milliseconds, an ISO-8601 instant"
-                    + " (2026-01-31T00:00:00Z) or a UTC date (2026-01-31).");
-        }
     }
 
     private static UsageTotals.GroupBy groupBy(String v) {
