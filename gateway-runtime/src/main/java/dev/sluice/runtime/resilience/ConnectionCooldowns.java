@@ -265,14 +265,14 @@ public final class ConnectionCooldowns {
      * @param c the connection as selected for the request
      */
     public void onSuccess(Connection c) {
-        if (c.state().equals(ConnectionState.ACTIVE) || isTerminal(c.state().testStatus())) {
+        if (c.state().isActive() || isTerminal(c.state().testStatus())) {
             return;
         }
         ReentrantLock lock = locks.computeIfAbsent(c.id(), k -> new ReentrantLock());
         lock.lock();
         try {
             Optional<Connection> current = store.find(c.id());
-            if (current.isPresent() && !current.get().state().equals(ConnectionState.ACTIVE)) {
+            if (current.isPresent() && !current.get().state().isActive()) {
                 ConnectionStatus from = ConnectionStatus.of(current.get().state(), clock.millis());
                 if (!(from instanceof Terminal)) {
                     reset(c.id(), from);

@@ -24,4 +24,15 @@ public record ConnectionState(
 
     /** A healthy connection. */
     public static final ConnectionState ACTIVE = new ConnectionState("active", null, null, null, null, 0, 0);
+
+    /**
+     * Whether this is {@link #ACTIVE}: the same as {@code equals(ACTIVE)}, field by field without the
+     * record's generic equality (asked on every successful request, issue 26).
+     *
+     * @return true for a healthy connection
+     */
+    public boolean isActive() {
+        return this == ACTIVE || backoffLevel == 0 && expiredRetries == 0 && rateLimitedUntil == null && lastError == null
+                && lastErrorType == null && errorCode == null && "active".equals(testStatus);
+    }
 }
