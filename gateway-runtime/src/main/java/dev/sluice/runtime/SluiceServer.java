@@ -161,7 +161,7 @@ public final class SluiceServer implements AutoCloseable {
 
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
             Database db, SharedState shared) {
-        ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        ObjectMapper mapper = dev.sluice.runtime.io.JsonMappers.create().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         if (db.shared() && config.secretKey() == null && !java.nio.file.Files.exists(config.dataDir().resolve("secret.key"))) {
             // every instance must open the credentials the others sealed: one key, given to all
             throw new IllegalStateException("with SLUICE_DATABASE_URL every instance must use the same credential key: set"

@@ -26,7 +26,7 @@ import dev.sluice.runtime.openai.InvalidRequestException;
  */
 public final class AnthropicCodec {
 
-    private final ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private final ObjectMapper mapper = dev.sluice.runtime.io.JsonMappers.create().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private final JsonFactory factory = mapper.getFactory();
     private final MessagesRequestReader requests = new MessagesRequestReader(mapper);
     private final MessageWriter messages = new MessageWriter(mapper);

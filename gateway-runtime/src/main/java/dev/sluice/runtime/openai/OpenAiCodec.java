@@ -26,7 +26,7 @@ public final class OpenAiCodec {
     /** Longest accepted model string. */
     static final int MAX_MODEL_LENGTH = JsonFields.MAX_MODEL_LENGTH;
 
-    private final ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private final ObjectMapper mapper = dev.sluice.runtime.io.JsonMappers.create().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private final JsonFactory factory = mapper.getFactory();
     private final RequestReader requests = new RequestReader(mapper);
     private final RequestWriter requestWriter = new RequestWriter(factory);

@@ -26,7 +26,7 @@ public final class SessionKeys {
 
     private static final int MAX_KEY_CHARS = 1024;
     private static final Pattern CLAUDE_SESSION = Pattern.compile("_session_([0-9A-Za-z-]{8,64})");
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = dev.sluice.runtime.io.JsonMappers.create();
 
     private SessionKeys() {
     }

@@ -22,7 +22,7 @@ public record TokenCounts(Long prompt, Long completion, Long cached, Long reason
     /** Nothing known. */
     public static final TokenCounts UNKNOWN = new TokenCounts(null, null, null, null);
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = dev.sluice.runtime.io.JsonMappers.create();
 
     /** @return whether any count is known */
     public boolean known() {
