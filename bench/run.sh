@@ -249,6 +249,13 @@ find_java_pid() {
     return 1
 }
 
+proc_ticks() { # proc_ticks PID...: the summed utime+stime of these processes (0 for one gone)
+    local pid files=()
+    for pid in "$@"; do files+=("/proc/$pid/stat"); done
+    # (one cat and one awk for all: on a loaded machine every process started here costs time)
+    { ((${#files[@]} == 0)) || cat "${files[@]}" 2>/dev/null || true; } | awk '{ sub(/^.*\) /, ""); t += $12 + $13 } END { printf "%d\n", t }'
+}
+
 # CPU accounting, to tell how much other processes on the machine disturbed a measurement.
 # cpu_mark: remembers /proc/stat's user+nice+system, steal and total ticks, and the CPU ticks of
 # our processes (the mocks, nginx and Sluice, PostgreSQL and Redis with BENCH_SHARED=1, alive; wrk, curl and the rest, reaped: `times`).
@@ -256,15 +263,12 @@ find_java_pid() {
 # and R[LABEL.steal_pct] (CPU taken by the hypervisor). IRQ/softirq time (loopback) is left out.
 CLK_TCK=$(getconf CLK_TCK)
 cpu_ticks() { # prints "busy steal total ours"
-    local pid ours=0 t pg_pids=()
+    local ours t pg_pids=()
     if [[ -n $PG_PID ]]; then # the postmaster and its (long-lived: pooled) backends count as ours
         # shellcheck disable=SC2207 # a list of pids
         pg_pids=("$PG_PID" $(cat "/proc/$PG_PID/task/$PG_PID/children" 2>/dev/null))
     fi
-    for pid in "${PIDS[@]}" "${NGINX_PIDS[@]}" "${pg_pids[@]}"; do
-        t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
-        ours=$((ours + ${t:-0}))
-    done
+    ours=$(proc_ticks "${PIDS[@]}" "${NGINX_PIDS[@]}" "${pg_pids[@]}")
     times >"$TMP/times"
     t=$(awk -v hz="$CLK_TCK" 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } }
         END { printf "%d", s * hz }' "$TMP/times")
@@ -295,14 +299,6 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 # thread group, nginx's worker and the mock upstream. utime+stime in clock ticks (CLK_TCK a second)
 # from /proc; the report divides them by the requests served (streams: by the events relayed).
 # ---------------------------------------------------------------------------------------------
-proc_ticks() { # proc_ticks PID...: the summed utime+stime of these processes (0 for one gone)
-    local pid t sum=0
-    for pid in "$@"; do
-        t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
-        sum=$((sum + ${t:-0}))
-    done
-    echo "$sum"
-}
 # thread_snapshot PID: one line per live thread, "tid:starttime<TAB>utime+stime<TAB>comm" (comm:
 # the thread's name as the kernel keeps it, cut to 15 characters); tid:starttime tells a thread
 # from a later one that got the same tid
