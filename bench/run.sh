@@ -299,22 +299,24 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 # thread group, nginx's worker and the mock upstream. utime+stime in clock ticks (CLK_TCK a second)
 # from /proc; the report divides them by the requests served (streams: by the events relayed).
 # ---------------------------------------------------------------------------------------------
-# thread_snapshot PID: one line per live thread, "tid:starttime<TAB>utime+stime<TAB>comm" (comm:
-# the thread's name as the kernel keeps it, cut to 15 characters); tid:starttime tells a thread
-# from a later one that got the same tid
+# thread_snapshot PID: "process<TAB>utime+stime" of the whole process, then one line per live
+# thread, "tid:starttime<TAB>utime+stime<TAB>comm" (comm: the thread's name as the kernel keeps it,
+# cut to 15 characters); tid:starttime tells a thread from a later one that got the same tid. One
+# cat reads them all, so that the process's total and its threads' are from the same moment.
 thread_snapshot() {
-    { cat /proc/"$1"/task/*/stat 2>/dev/null || true; } | awk '{
+    { cat /proc/"$1"/stat /proc/"$1"/task/*/stat 2>/dev/null || true; } | awk '{
         comm = $0; sub(/^[0-9]+ \(/, "", comm); sub(/\) [A-Za-z] .*$/, "", comm)
         rest = $0; sub(/^.*\) /, "", rest); split(rest, f, " ")
-        printf "%s:%s\t%d\t%s\n", $1, f[20], f[12] + f[13], comm }'
+        if (NR == 1) printf "process\t%d\n", f[12] + f[13]
+        else printf "%s:%s\t%d\t%s\n", $1, f[20], f[12] + f[13], comm }'
 }
-# thread_groups BEGIN END PROCESS_TICKS: "group ticks" lines, the CPU of the threads of END since
-# BEGIN by group; a thread born during the run counts whole. A thread that exited during the run is
-# gone from END: its CPU is in the process's total only, and shows as "exited" (the total minus the
-# live threads; the two reads are a few ms apart, so it may be off by a tick). Then "threads
-# <at start> <at end> <born> <exited>".
+# thread_groups BEGIN END: "group ticks" lines, the CPU of the threads of END since BEGIN by group;
+# a thread born during the run counts whole. A thread that exited during the run is gone from END:
+# its CPU is in the process's total only, and shows as "exited" (the process's total minus the live
+# threads'; the kernel adds a thread's time to both at its ticks, so this may be off by a tick or
+# two). Then "total <process ticks>" and "threads <at start> <at end> <born> <exited>".
 thread_groups() {
-    awk -F '\t' -v total="$3" '
+    awk -F '\t' '
         function group(c) {
             if (c ~ /^ForkJoinPool/ || c ~ /Poller/ || c ~ /^VirtualThread/) return "request"
             if (c ~ /^sluice-/) return c
@@ -323,7 +325,9 @@ thread_groups() {
             if (c ~ /^C[12] CompilerThre/) return "jit"
             return "other"
         }
+        NR == FNR && $1 == "process" { total -= $2; next }
         NR == FNR { start[$1] = $2; nstart++; next }
+        $1 == "process" { total += $2; next }
         {
             d = $2 - (($1 in start) ? start[$1] : 0)
             if (!($1 in start)) born++
@@ -333,6 +337,7 @@ thread_groups() {
             for (k in start) if (!(k in seen)) died++
             for (k in g) print k, g[k]
             print "exited", total - live
+            print "total", total
             print "threads", nstart + 0, nend + 0, born + 0, died + 0
         }' "$1" "$2"
 }
@@ -365,13 +370,13 @@ cpu_run_end() {
     ((${#RUN_PROXY_PIDS[@]} == 0)) || R[$label.proxy_ticks]=$((t1 - RUN_PROXY_T0))
     [[ -n $RUN_THREADS_PID ]] || return 0
     while read -r name ticks; do
-        if [[ $name == threads ]]; then
-            R[$label.threads]=$ticks # "at start, at end, born, exited"
-        else
-            R[$label.g.$name]=$ticks
-            CPU_GROUPS[$name]=1
-        fi
-    done < <(thread_groups "$TMP/threads.begin" "$TMP/threads.end" "$((t1 - RUN_PROXY_T0))")
+        case $name in
+            threads) R[$label.threads]=$ticks ;; # "at start, at end, born, exited"
+            # the Sluice JVM's total from the same reads as its threads (the groups add up to it)
+            total) R[$label.proxy_ticks]=$ticks ;;
+            *) R[$label.g.$name]=$ticks CPU_GROUPS[$name]=1 ;;
+        esac
+    done < <(thread_groups "$TMP/threads.begin" "$TMP/threads.end")
     printf '### %s: CPU ticks (%s a second) by thread, begin / end\n%s\n---\n%s\n\n' "$label" "$CLK_TCK" \
         "$(cat "$TMP/threads.begin")" "$(cat "$TMP/threads.end")" >>"$RAW_LOG"
 }
