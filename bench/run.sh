@@ -1557,7 +1557,11 @@ if ((${#INVALID[@]} > 0)); then
     log "INVALID RUN: ${INVALID[*]}"
     exit 3
 fi
-if printf '%s\n' "${GUARD_LINES[@]}" | grep -q '^FAIL'; then
-    log "REGRESSION GUARD FAILED: $(printf '%s\n' "${GUARD_LINES[@]}" | grep '^FAIL' | sed 's/^FAIL *guard: //' | paste -sd ';')"
+GUARD_FAILED=()
+for line in "${GUARD_LINES[@]}"; do
+    if [[ $line == FAIL* ]]; then GUARD_FAILED+=("${line#FAIL  guard: }"); fi
+done
+if ((${#GUARD_FAILED[@]} > 0)); then
+    log "REGRESSION GUARD FAILED (exit status 4): $(IFS=';'; echo "${GUARD_FAILED[*]}")"
     exit 4
 fi
