@@ -48,8 +48,9 @@
 #                               redis-server (no persistence), both started here on free loopback
 #                               ports and stopped at the end; it is measured in every round beside
 #                               the others (both Sluice processes run during the whole run and share
-#                               the CPUs), and the report adds its rows and the issue-20 target
-#                               (shared added p50 at c1 minus single-instance added p50 < 0.5 ms).
+#                               the CPUs), and the report adds its rows, its CPU and the issue-26
+#                               shared-mode targets (shared added p50 at c1 minus single-instance
+#                               added p50 <= 0.1 ms; c64 req/s >= 0.8 x single instance's).
 #                               Debian's postgresql / redis-server are installed with apt-get when
 #                               missing (as root), else the run stops with status 2
 #   BENCH_POSTGRES_BIN []       folder of initdb and pg_ctl (default: the newest
