@@ -1384,8 +1384,10 @@ cpu_group_table() {
         "(ForkJoinPool-*) and the JDK's I/O pollers, where Helidon runs every request; **sluice-…** = each of" \
         "Sluice's named background threads; **helidon** = the listener (server-@…) and Helidon's timers; **gc** =" \
         "GC threads and the VM Thread (where Serial GC collects; it also runs other safepoint work); **jit** = the C1/C2" \
-        "compiler threads; **other** = the rest (the main thread, signal and reference handlers, …); **exited** = threads" \
-        "that ended during a run (their CPU is only in the process total: their names are lost)."
+        "compiler threads; **other** = the rest (the main thread, signal and reference handlers, …); **exited, rounding** =" \
+        "the process total minus its live threads: threads that ended during a run (their CPU is only in the" \
+        "process total, their names are lost) and the kernel's rounding (it scales each thread's and the" \
+        "process's ticks to the scheduler's run time separately: ± a few ticks, noticeable only in short runs)."
     echo
     echo "| Thread group | $heads |"
     echo "|---|$(for l in "${cols[@]}"; do printf -- '---:|'; done)"
@@ -1394,7 +1396,7 @@ cpu_group_table() {
     echo "$row"
     for g in request $(printf '%s\n' "${!CPU_GROUPS[@]}" | grep '^sluice-' | sort) helidon gc jit other exited; do
         [[ -n ${CPU_GROUPS[$g]:-} ]] || continue
-        row="| $g |"
+        row="| ${g/#exited/exited, rounding} |"
         for l in "${cols[@]}"; do row+=" ${R[$l.g_us.$g]:-0} |"; done
         echo "$row"
     done
