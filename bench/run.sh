@@ -5,8 +5,8 @@
 #
 #   bench/run.sh                          # needs a built tree: mvn -B -DskipTests package
 #   BENCH_DURATION=30s bench/run.sh       # longer measurements
-#   bench/run.sh --quick                  # ≈ 1 minute: one short round, same targets, and the
-#                                         # regression guard (exit status 4) for CI
+#   bench/run.sh --quick                  # ≈ 1–2 minutes: one short round, same targets, and
+#                                         # the regression guard (exit status 4) for CI
 #
 # Every measured run also counts the CPU the processes under test used (issue 26): the Sluice JVM
 # (utime+stime from /proc/<pid>/stat, and per thread group from /proc/<pid>/task/*/stat), nginx's
@@ -314,8 +314,9 @@ thread_snapshot() {
 # thread_groups BEGIN END: "group ticks" lines, the CPU of the threads of END since BEGIN by group;
 # a thread born during the run counts whole. A thread that exited during the run is gone from END:
 # its CPU is in the process's total only, and shows as "exited" (the process's total minus the live
-# threads'; the kernel adds a thread's time to both at its ticks, so this may be off by a tick or
-# two). Then "total <process ticks>" and "threads <at start> <at end> <born> <exited>".
+# threads'; the kernel rounds each thread's ticks and the process's separately, so this is also off
+# by a few ticks when no thread exited). Then "total <process ticks>" and "threads <at start> <at
+# end> <born> <exited>".
 thread_groups() {
     awk -F '\t' '
         function group(c) {
