@@ -1,5 +1,6 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.config.ClientLimits;
 import dev.sluice.runtime.routing.ClientLiveness;
 import io.helidon.common.buffers.BufferData;
 import io.helidon.common.buffers.DataReader;
@@ -16,10 +17,7 @@ import io.helidon.webserver.http1.Http1Config;
 import io.helidon.webserver.http1.Http1ConnectionSelector;
 import io.helidon.webserver.spi.ServerConnection;
 import io.helidon.webserver.spi.ServerConnectionSelector;
-import dev.sluice.runtime.config.ClientLimits;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +46,7 @@ public final class ClientConnections implements ServerConnectionSelector {
     private ClientConnections(OpenConnections open) {
         this.http1 = Http1ConnectionSelector.builder().config(Http1Config.create()).build();
         this.open = open;
-        PATROLLED.add(open);
+        OpenConnections.patrol(open);
     }
 
     /**
@@ -67,43 +65,6 @@ public final class ClientConnections implements ServerConnectionSelector {
     public static ServerConnectionSelector create(ClientLimits limits, java.time.Duration idleTimeout) {
         return new ClientConnections(new OpenConnections(limits.firstByteTimeout().toNanos(), limits.requestHeadTimeout().toNanos(),
                 idleTimeout.toNanos(), limits.maxConnections(), System::nanoTime));
-    }
-
-    /**
-     * The open connections of every live selector, swept by one daemon thread; a selector whose
-     * server is gone drops out with it (weak keys), so servers need no stop hook here.
-     */
-    private static final java.util.Set<OpenConnections> PATROLLED =
-            java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
-    /** How often deadlines are checked: a deadline is met within this much. */
-    private static final long PATROL_MILLIS = 200;
-
-    static {
-        Thread patrol = new Thread(ClientConnections::patrol, "sluice-stalled-reads");
-        patrol.setDaemon(true);
-        patrol.start();
-    }
-
-    private static void patrol() {
-        while (true) {
-            try {
-                Thread.sleep(PATROL_MILLIS);
-            } catch (InterruptedException e) {
-                return;
-            }
-            List<OpenConnections> all;
-            synchronized (PATROLLED) {
-                all = new ArrayList<>(PATROLLED);
-            }
-            for (OpenConnections o : all) {
-                try {
-                    o.sweep();
-                } catch (RuntimeException e) {
-                    // one listener's failure must not end the patrol of every listener
-                    System.getLogger(ClientConnections.class.getName()).log(System.Logger.Level.WARNING, "connection patrol: " + e);
-                }
-            }
-        }
     }
 
     /**

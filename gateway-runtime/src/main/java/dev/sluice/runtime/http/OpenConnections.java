@@ -1,7 +1,10 @@
 package dev.sluice.runtime.http;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.function.LongSupplier;
 
 /**
@@ -29,6 +32,51 @@ final class OpenConnections {
         BUSY,
         /** Between requests (keep-alive): each read is bounded by the idle timeout. */
         IDLE
+    }
+
+    /**
+     * The open connections of every live listener, swept by one daemon thread; a listener whose
+     * server is gone drops out with it (weak keys), so servers need no stop hook here.
+     */
+    private static final Set<OpenConnections> PATROLLED = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+    /** How often deadlines are checked: a deadline is met within this much. */
+    static final long PATROL_MILLIS = 200;
+
+    static {
+        Thread patrol = new Thread(OpenConnections::patrol, "sluice-stalled-reads");
+        patrol.setDaemon(true);
+        patrol.start();
+    }
+
+    /**
+     * Has the patrol thread sweep these connections from now on.
+     *
+     * @param open a listener's connections
+     */
+    static void patrol(OpenConnections open) {
+        PATROLLED.add(open);
+    }
+
+    private static void patrol() {
+        while (true) {
+            try {
+                Thread.sleep(PATROL_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            List<OpenConnections> all;
+            synchronized (PATROLLED) {
+                all = new ArrayList<>(PATROLLED);
+            }
+            for (OpenConnections o : all) {
+                try {
+                    o.sweep();
+                } catch (RuntimeException e) {
+                    // one listener's failure must not end the patrol of every listener
+                    System.getLogger(OpenConnections.class.getName()).log(System.Logger.Level.WARNING, "connection patrol: " + e);
+                }
+            }
+        }
     }
 
     /** A read deadline that means "not reading". */
