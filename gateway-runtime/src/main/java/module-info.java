@@ -11,6 +11,8 @@ module sluice.runtime {
     requires io.helidon.http;
     requires io.helidon.common;
     requires io.helidon.common.socket;
+    // the connection wrapper that counts open connections keeps Helidon's interruptible-while-idle answer
+    requires io.helidon.common.task;
     requires io.helidon.config;
     requires io.helidon.config.yaml;
     // GET /openapi: the YAML document is also served as JSON

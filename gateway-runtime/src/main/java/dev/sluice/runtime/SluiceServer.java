@@ -315,8 +315,10 @@ public final class SluiceServer implements AutoCloseable {
                 .host(config.host())
                 .port(config.port())
                 .connectionOptions(o -> o.tcpNoDelay(true))
-                // CO-3: handlers can tell when their client disconnects
-                .addConnectionSelector(ClientConnections.create(config.idleConnectionTimeout()))
+                // CO-3: handlers can tell when their client disconnects; issue 29: it is the only selector, so a connection's
+                // first read is its own (bounded); with Helidon's discovered HTTP/1 beside it Helidon reads it unbounded
+                .protocolsDiscoverServices(false)
+                .addConnectionSelector(ClientConnections.create(config.clientLimits(), config.idleConnectionTimeout()))
                 .writeQueueLength(WRITE_QUEUE_LENGTH)
                 // issue 19: idle keep-alive connections and requests whose headers or body stopped arriving are closed
                 .idleConnectionTimeout(config.idleConnectionTimeout())

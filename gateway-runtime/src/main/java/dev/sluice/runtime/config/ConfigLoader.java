@@ -67,6 +67,13 @@ public final class ConfigLoader {
     /** The PostgreSQL password (beats one in the URL). */
     public static final String ENV_DATABASE_PASSWORD = "SLUICE_DATABASE_PASSWORD";
 
+    /** The most client connections open at once (beats {@code server.maxConnections}). */
+    public static final String ENV_MAX_CONNECTIONS = "SLUICE_MAX_CONNECTIONS";
+    /** How long a new connection may stay silent, ms (beats {@code server.firstByteTimeoutMs}). */
+    public static final String ENV_FIRST_BYTE_TIMEOUT_MS = "SLUICE_FIRST_BYTE_TIMEOUT_MS";
+    /** How long a request head may take to arrive, ms (beats {@code server.requestHeadTimeoutMs}). */
+    public static final String ENV_REQUEST_HEAD_TIMEOUT_MS = "SLUICE_REQUEST_HEAD_TIMEOUT_MS";
+
     private ConfigLoader() {
     }
 
@@ -176,7 +183,30 @@ public final class ConfigLoader {
                 aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog, proxyLogSuccessSample(env, file),
                         Duration.ofMillis(usageFlushMs)),
                 positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT),
-                upstreamLimits(file), database(env, file), redis(env, file));
+                upstreamLimits(file), database(env, file), redis(env, file), clientLimits(env, file));
+    }
+
+    /** {@code SLUICE_FIRST_BYTE_TIMEOUT_MS|REQUEST_HEAD_TIMEOUT_MS|MAX_CONNECTIONS}, else {@code server.…} of the file. */
+    private static ClientLimits clientLimits(Map<String, String> env, Config file) {
+        ClientLimits defaults = ClientLimits.defaults();
+        Duration firstByte = positiveMillis(env, ENV_FIRST_BYTE_TIMEOUT_MS, file, "server.firstByteTimeoutMs", defaults.firstByteTimeout());
+        Duration head = positiveMillis(env, ENV_REQUEST_HEAD_TIMEOUT_MS, file, "server.requestHeadTimeoutMs", defaults.requestHeadTimeout());
+        String maxName = env.get(ENV_MAX_CONNECTIONS) != null && !env.get(ENV_MAX_CONNECTIONS).isBlank() ? ENV_MAX_CONNECTIONS : "server.maxConnections";
+        int max = parseInt(pick(env, ENV_MAX_CONNECTIONS, file.get("server.maxConnections"), String.valueOf(defaults.maxConnections())), maxName);
+        if (max < 1 || max > ClientLimits.MAX_MAX_CONNECTIONS) {
+            throw new IllegalArgumentException(maxName + " must be 1–" + ClientLimits.MAX_MAX_CONNECTIONS + ", got " + max);
+        }
+        return new ClientLimits(firstByte, head, max);
+    }
+
+    /** A positive number of milliseconds from the environment variable, else the file, else the default. */
+    private static Duration positiveMillis(Map<String, String> env, String envName, Config file, String key, Duration defaultValue) {
+        String name = env.get(envName) != null && !env.get(envName).isBlank() ? envName : key;
+        long ms = parseLong(pick(env, envName, file.get(key), String.valueOf(defaultValue.toMillis())), name);
+        if (ms < 1) {
+            throw new IllegalArgumentException(name + " must be a positive number of milliseconds, got " + ms);
+        }
+        return Duration.ofMillis(ms);
     }
 
     /** {@code SLUICE_DATABASE_URL|USER|PASSWORD}, else {@code database.url|user|password} of the file. */

@@ -58,6 +58,8 @@ import java.util.Map;
  * @param redis {@code SLUICE_REDIS_URL} (or {@code redis.url}): the Redis/Valkey server several
  *     instances share their hot resilience state through (NF-6; needs {@code database} too), or
  *     {@link RedisSettings#NONE}
+ * @param clientLimits {@code server.firstByteTimeoutMs}, {@code server.requestHeadTimeoutMs},
+ *     {@code server.maxConnections}: what client connections can make one instance hold (issue 29)
  */
 public record SluiceConfig(
         String host,
@@ -81,7 +83,7 @@ public record SluiceConfig(
         Observability observability,
         Duration idleConnectionTimeout,
         UpstreamLimits upstreamLimits,
-        DatabaseSettings database, RedisSettings redis) {
+        DatabaseSettings database, RedisSettings redis, ClientLimits clientLimits) {
 
     /**
      * Who may scrape the metrics, where the access log goes, how often usage is written.
@@ -195,7 +197,7 @@ public record SluiceConfig(
     public SluiceConfig withUpstreamLimits(UpstreamLimits limits) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits, database, redis);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits, database, redis, clientLimits);
     }
 
     /**
@@ -207,7 +209,7 @@ public record SluiceConfig(
     public SluiceConfig withDatabase(DatabaseSettings target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, target, redis);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, target, redis, clientLimits);
     }
 
     /**
@@ -219,7 +221,7 @@ public record SluiceConfig(
     public SluiceConfig withRedis(RedisSettings target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, target);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, target, clientLimits);
     }
 
     /** The longest session affinity TTL: one day (as OmniRoute). */
@@ -228,6 +230,7 @@ public record SluiceConfig(
     /** Validates and copies. */
     public SluiceConfig {
         upstreamLimits = upstreamLimits == null ? UpstreamLimits.DEFAULTS : upstreamLimits;
+        clientLimits = clientLimits == null ? ClientLimits.defaults() : clientLimits;
         idleConnectionTimeout = idleConnectionTimeout == null ? DEFAULT_IDLE_CONNECTION_TIMEOUT : idleConnectionTimeout;
         database = database == null ? DatabaseSettings.SQLITE : database;
         redis = redis == null ? RedisSettings.NONE : redis;
@@ -281,7 +284,7 @@ public record SluiceConfig(
             Map<String, Map<String, String>> pluginSettings) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
                 pluginSettings, Map.of(), Map.of(), null, null, null, Map.of(), 0, null, DEFAULT_IDLE_CONNECTION_TIMEOUT,
-                UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE, RedisSettings.NONE);
+                UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE, RedisSettings.NONE, null);
     }
 
     /**
@@ -293,7 +296,7 @@ public record SluiceConfig(
     public SluiceConfig withObservability(Observability target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, target, idleConnectionTimeout, upstreamLimits, database, redis);
+                modelAliases, sessionAffinityTtlMs, target, idleConnectionTimeout, upstreamLimits, database, redis, clientLimits);
     }
 
     /**
@@ -305,7 +308,19 @@ public record SluiceConfig(
     public SluiceConfig withIdleConnectionTimeout(Duration target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, target, upstreamLimits, database, redis);
+                modelAliases, sessionAffinityTtlMs, observability, target, upstreamLimits, database, redis, clientLimits);
+    }
+
+    /**
+     * This configuration with other client connection bounds.
+     *
+     * @param target the bounds
+     * @return the copy
+     */
+    public SluiceConfig withClientLimits(ClientLimits target) {
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
+                headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, redis, target);
     }
 
     /** A deep, unmodifiable copy of a YAML subtree (maps and lists copied at every level, order kept). */

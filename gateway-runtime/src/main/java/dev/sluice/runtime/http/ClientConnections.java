@@ -1,5 +1,6 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.config.ClientLimits;
 import dev.sluice.runtime.routing.ClientLiveness;
 import io.helidon.common.buffers.BufferData;
 import io.helidon.common.buffers.DataReader;
@@ -40,59 +41,30 @@ public final class ClientConnections implements ServerConnectionSelector {
     private static final int PROLOGUE_LIMIT = 8192;
 
     private final ServerConnectionSelector http1;
-    /** How long one of a connection's own reads may block before the connection is closed (0 = no bound). */
-    private final long readTimeoutNanos;
+    private final OpenConnections open;
 
-    private ClientConnections(java.time.Duration readTimeout) {
+    private ClientConnections(OpenConnections open) {
         this.http1 = Http1ConnectionSelector.builder().config(Http1Config.create()).build();
-        this.readTimeoutNanos = readTimeout == null ? 0 : readTimeout.toNanos();
+        this.open = open;
+        OpenConnections.patrol(open);
     }
 
     /**
-     * The selector, with a bound on how long a connection's own read may block (issue 19: headers
-     * or a body that stopped arriving, an idle keep-alive connection): past it the socket is
-     * closed. The liveness watcher's reads are not bounded.
+     * The selector, with the bounds of issue 19 and 29: a new connection that sends nothing within
+     * {@code firstByteTimeout}, a request head not whole {@code requestHeadTimeout} after its first
+     * byte, and a read between requests or of a body that blocks past {@code idleTimeout} get their
+     * socket closed; past {@code maxConnections} the oldest connection waiting for a request is
+     * closed to make room (see {@link OpenConnections}). The liveness watcher's reads are not bounded.
+     * The listener must have no other connection selector (no discovered protocols): with two,
+     * Helidon reads a connection's first bytes itself, without a bound, before choosing one.
      *
-     * @param readTimeout the bound
+     * @param limits the first-byte and head timeouts and the connection cap
+     * @param idleTimeout the bound on one read between requests or of a body
      * @return a new selector
      */
-    public static ServerConnectionSelector create(java.time.Duration readTimeout) {
-        return new ClientConnections(readTimeout);
-    }
-
-    /** Connections blocked in one of their own reads, with the time that read must end by. */
-    private static final java.util.Map<Watched, Long> BLOCKED = new java.util.concurrent.ConcurrentHashMap<>();
-
-    static {
-        Thread patrol = new Thread(ClientConnections::patrol, "sluice-stalled-reads");
-        patrol.setDaemon(true);
-        patrol.start();
-    }
-
-    private static void patrol() {
-        while (true) {
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                return;
-            }
-            long now = System.nanoTime();
-            BLOCKED.forEach((w, deadline) -> {
-                if (now - deadline >= 0 && BLOCKED.remove(w, deadline)) {
-                    w.closeStalled();
-                }
-            });
-        }
-    }
-
-    /**
-     * The selector to add to the web server ({@code addConnectionSelector}); it serves HTTP/1 in
-     * place of Helidon's discovered one.
-     *
-     * @return a new selector
-     */
-    public static ServerConnectionSelector create() {
-        return new ClientConnections(null);
+    public static ServerConnectionSelector create(ClientLimits limits, java.time.Duration idleTimeout) {
+        return new ClientConnections(new OpenConnections(limits.firstByteTimeout().toNanos(), limits.requestHeadTimeout().toNanos(),
+                idleTimeout.toNanos(), limits.maxConnections(), System::nanoTime));
     }
 
     /**
@@ -117,9 +89,20 @@ public final class ClientConnections implements ServerConnectionSelector {
      */
     static void register(io.helidon.webserver.http.HttpRouting.Builder routing) {
         routing.addFilter((chain, req, res) -> {
+            Watched w = CURRENT.get();
+            if (w != null && !w.childSocketId().equals(req.socketId())) {
+                w = null;
+            }
+            if (w != null) {
+                // the head is whole: its deadline no longer applies, and the connection is not one to close for room
+                w.phase = OpenConnections.Phase.BUSY;
+            }
             try {
                 chain.proceed();
             } finally {
+                if (w != null) {
+                    w.phase = OpenConnections.Phase.IDLE;
+                }
                 answered(req, res);
             }
         });
@@ -165,13 +148,18 @@ public final class ClientConnections implements ServerConnectionSelector {
     @Override
     public ServerConnection connection(ConnectionContext ctx) {
         // Helidon runs the connection — and, for HTTP/1, every handler of it — on this thread
-        Watched watched = new Watched(ctx, readTimeoutNanos);
+        Watched watched = new Watched(ctx, open);
+        if (!open.admit(watched)) {
+            // every connection is inside a request: this one is refused rather than one of theirs
+            watched.close();
+            return AdmittedConnection.REFUSED;
+        }
         CURRENT.set(watched);
-        return http1.connection(watched);
+        return new AdmittedConnection(http1.connection(watched), () -> open.remove(watched));
     }
 
     /** A connection whose reads go through {@link #get()}, so a watcher can stand in for them. */
-    static final class Watched implements ConnectionContext, ClientLiveness, Supplier<byte[]> {
+    static final class Watched extends OpenConnections.Entry implements ConnectionContext, ClientLiveness, Supplier<byte[]> {
 
         /** What a finished watcher read: bytes, or null for end of stream, or the failure. */
         private record Read(byte[] bytes, RuntimeException failure) {
@@ -185,12 +173,13 @@ public final class ClientConnections implements ServerConnectionSelector {
         private boolean drained;
         private CompletableFuture<Read> watcher;
 
-        private final long readTimeoutNanos;
+        private final OpenConnections open;
         /** The last request asked for the connection to close once it is answered: the next read is its end. */
         volatile boolean closeNext;
 
-        Watched(ConnectionContext ctx, long readTimeoutNanos) {
-            this.readTimeoutNanos = readTimeoutNanos;
+        Watched(ConnectionContext ctx, OpenConnections open) {
+            super(open.now());
+            this.open = open;
             this.ctx = ctx;
             this.original = ctx.dataReader();
             this.reader = DataReader.create(this);
@@ -212,7 +201,7 @@ public final class ClientConnections implements ServerConnectionSelector {
             if (!drained) {
                 drained = true;
                 int buffered = original.available();
-                return prologue(buffered > 0 ? original.readBytes(buffered) : boundedRead());
+                return prologue(buffered > 0 ? spoke(original.readBytes(buffered)) : boundedRead());
             }
             CompletableFuture<Read> w;
             synchronized (lock) {
@@ -226,7 +215,19 @@ public final class ClientConnections implements ServerConnectionSelector {
             if (r.failure() != null) {
                 throw r.failure();
             }
-            return r.bytes();
+            return spoke(r.bytes());
+        }
+
+        /** Bytes that arrived: when no request was in progress, a request head has begun and its deadline starts. */
+        private byte[] spoke(byte[] bytes) {
+            if (bytes != null) {
+                OpenConnections.Phase p = phase;
+                if (p == OpenConnections.Phase.NEW || p == OpenConnections.Phase.IDLE) {
+                    headStartedAt = open.now();
+                    phase = OpenConnections.Phase.HEAD;
+                }
+            }
+            return bytes;
         }
 
         @Override
@@ -315,21 +316,21 @@ public final class ClientConnections implements ServerConnectionSelector {
             return c;
         }
 
-        /** One of the connection's own reads, closed when it blocks past the bound. */
+        /** One of the connection's own reads, closed by the patrol when it blocks past its phase's deadline. */
         private byte[] boundedRead() {
-            if (readTimeoutNanos <= 0) {
-                return readSocket();
-            }
-            BLOCKED.put(this, System.nanoTime() + readTimeoutNanos);
+            readDeadline = open.deadline(this, open.now());
+            byte[] bytes;
             try {
-                return readSocket();
+                bytes = readSocket();
             } finally {
-                BLOCKED.remove(this);
+                readDeadline = OpenConnections.NOT_READING;
             }
+            return spoke(bytes);
         }
 
-        /** The read stalled past the bound: the socket is closed, the read fails, Helidon closes the connection. */
-        void closeStalled() {
+        /** Past a deadline or closed for room: the socket is closed, the read fails, Helidon closes the connection. */
+        @Override
+        void close() {
             try {
                 ctx.serverSocket().close();
             } catch (RuntimeException e) {

@@ -61,6 +61,12 @@ final class SluiceHarness implements AutoCloseable {
                 .withIdleConnectionTimeout(idleTimeout));
     }
 
+    /** A server with these client connection bounds (issue 29). */
+    static SluiceHarness withClientLimits(Path dir, dev.sluice.runtime.config.ClientLimits limits) {
+        return new SluiceHarness(new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY, null,
+                SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of()).withClientLimits(limits));
+    }
+
     /** A server with these upstream memory bounds and upstream headers timeout. */
     static SluiceHarness withUpstreamLimits(Path dir, dev.sluice.runtime.config.UpstreamLimits limits, Duration headersTimeout) {
         return new SluiceHarness(new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY, null,
