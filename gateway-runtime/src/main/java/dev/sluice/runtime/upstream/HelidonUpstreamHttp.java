@@ -134,7 +134,8 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
             }
             this.head = new ResponseHead(res.status().code(), headers);
             InputStream in = res.inputStream();
-            this.body = new GuardedStream(deadlineMs > 0 ? new dev.sluice.runtime.io.DeadlineInputStream(in, deadlineMs) : in);
+            // a whole answer arrives within its deadline (issue 19); a stream is bounded in all (issue 29)
+            this.body = new GuardedStream(deadlineMs > 0 ? new dev.sluice.runtime.io.DeadlineInputStream(in, deadlineMs) : buffers.streamed(in));
         }
 
         @Override
