@@ -71,7 +71,7 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         try {
             HttpClientRequest r = client.method(Method.create(request.method()))
-                    .uri(request.uri())
+                    .uri(JdkUpstreamHttp.withoutUserInfo(request.uri()))
                     .readTimeout(request.timeout());
             for (Map.Entry<String, String> h : request.headers().entrySet()) {
                 r.header(HeaderNames.create(h.getKey()), h.getValue());
