@@ -17,6 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * their attempts instead of exhausting the heap. Past either bound the read fails with a
  * {@link ProtocolException} naming the setting; nothing blocks. An answer read alone always gets
  * its room (the budget is at least one answer).
+ *
+ * <p>Streams share the same budget (issue 29): a stream frame of {@value #LARGE_FRAME_BYTES} bytes
+ * or more holds {@value #STREAM_FACTOR} times its size while in flight ({@link #takeStreamed}), and
+ * a stream's body is bounded in all by {@code upstream.maxStreamBytes} ({@link #streamed}).
  */
 public final class AnswerBuffers {
 
