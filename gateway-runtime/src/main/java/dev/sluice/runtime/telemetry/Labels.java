@@ -45,7 +45,7 @@ final class Labels {
 
     /**
      * Whether a model name looks like one a provider serves: letters, digits and {@code . _ - : @ + /},
-     * no {@code ..}, at most 128 characters. Asked only before a name's first series.
+     * no {@code ..}, at most 128 characters. Asked only for names that have no series yet.
      */
     static boolean plausible(String model) {
         if (model.isEmpty() || model.length() > 128 || model.contains("..")) {

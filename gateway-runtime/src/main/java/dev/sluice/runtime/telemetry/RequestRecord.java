@@ -62,8 +62,8 @@ public final class RequestRecord {
     }
 
     /**
-     * What routing produced for the request. The model (a metrics label, the access log's
-     * {@code model}) is kept only when the request went to a connection (served or failed there):
+     * What routing produced for the request. The upstream model (a metrics label, the access log's
+     * {@code upstreamModel}) is kept only when the request went to a connection (served or failed there):
      * a name refused before any attempt is the client's raw string, and must not mint series
      * (issue 29); the client's name is still in {@code requestedModel}.
      *
