@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Memory under hostile upstreams (issue 19; not run by CI): the built zip with its default memory
-# settings against loopback upstreams answering 300 MB bodies and valid 12 MiB completions, many at
-# once; prints statuses, peak RSS and whether an OutOfMemoryError was logged. Build first:
+# Memory under hostile upstreams (issues 19 and 29): the built zip with its default memory settings
+# against loopback upstreams answering 300 MB bodies and valid 12 MiB completions, many at once, then
+# streams of events each under upstream.maxEventBytes (one of 60 x 3.9 MiB, chat and Responses; four
+# at once of 200 x 1 MiB); prints statuses, how each stream ended, peak RSS and whether an
+# OutOfMemoryError was logged. Fails (exit 1) on an OOM, a 500, a request without an answer, a 200
+# stream cut without its terminator or an error event, or peak RSS over 320 MiB. Bounded: 4 minutes
+# at most (exit 124 past it). Build first:
 #   . scripts/select-jdk.sh && mvn -B -ntp package -DskipTests
-# $1 = rounds of each kind (default 5). Figures go in docs/operator-guide.md §19.
+# $1 = rounds of each whole-answer kind (default 5; 2 keeps a CI run near a minute).
+# Figures go in docs/operator-guide.md §19.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/select-jdk.sh" >/dev/null
@@ -13,4 +18,4 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 unzip -q "$ZIP" -d "$WORK"
 HOME_DIR=$(ls -d "$WORK"/sluice-*)
-python3 "$ROOT/scripts/soak/hostile_answers.py" "$HOME_DIR" "${1:-5}"
+timeout --kill-after=15 240 python3 "$ROOT/scripts/soak/hostile_answers.py" "$HOME_DIR" "${1:-5}"

@@ -178,12 +178,12 @@ public final class SluiceServer implements AutoCloseable {
         // every executor sends through the egress routes: a connection's localAddress / proxyUrl (§16.3)
         // issue 19: every upstream answer is read within the operator's memory bounds
         AnswerBuffers buffers = new AnswerBuffers(config.upstreamLimits().maxAnswerBytes(), config.upstreamLimits().maxEventBytes(),
-                config.upstreamLimits().answerBufferBytes());
+                config.upstreamLimits().answerBufferBytes(), config.upstreamLimits().maxStreamBytes());
         EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout(), buffers),
                 config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         try {
             return start(config, clock, pluginParent, console, db, shared, mapper, box, connections, keys, settings, proxyLogs, adminHash,
-                    http);
+                    http, buffers);
         } catch (RuntimeException e) {
             http.close();
             throw e;
@@ -192,7 +192,7 @@ public final class SluiceServer implements AutoCloseable {
 
     private static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console,
             Database db, SharedState shared, ObjectMapper mapper, SecretBox box, JdbcConnectionStore connections, JdbcApiKeyStore keys,
-            JdbcSettingsStore settings, JdbcProxyLogStore proxyLogs, String adminHash, EgressRoutes http) {
+            JdbcSettingsStore settings, JdbcProxyLogStore proxyLogs, String adminHash, EgressRoutes http, AnswerBuffers buffers) {
         OpenAiCodec codec = new OpenAiCodec();
         OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
         Map<String, ProviderExecutor> builtinExecutors = Map.of(HostContext.OPENAI_COMPATIBLE, openAi,
@@ -301,7 +301,7 @@ public final class SluiceServer implements AutoCloseable {
         String instanceId = shared.instanceId();
         ChangeFeed feed = ChangeFollowers.start(db, connections, keys, combos, resilienceSettings, generalSettings, sessions);
         RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(),
-                () -> streamRules(resilienceSettings.get().streamRecovery()), model -> generalSettings.modelAliases().resolve(model));
+                () -> streamRules(resilienceSettings.get().streamRecovery()), model -> generalSettings.modelAliases().resolve(model), buffers);
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
                 resolver, router, new ModelListing(combos, catalog, connections, resolver, psd,

@@ -160,7 +160,7 @@ final class MessagesRequestReader {
                 throw new InvalidRequestException(path + ".input_schema", "'" + path + ".input_schema' must be an object.");
             }
             out.add(new ToolDefinition(name, description == null || description.isNull() ? null : description.asText(),
-                    schema == null || schema.isNull() ? null : schema.toString()));
+                    schema == null || schema.isNull() ? null : JsonFields.rawJson(path + ".input_schema", schema)));
         }
         return out;
     }
@@ -242,7 +242,7 @@ final class MessagesRequestReader {
             if (!user.isTextual()) {
                 throw new InvalidRequestException("metadata.user_id", "'metadata.user_id' must be a string.");
             }
-            extra.put("user", user.toString());
+            extra.put("user", JsonFields.rawJson("metadata.user_id", user));
         }
     }
 }

@@ -77,7 +77,7 @@ public final class ConfigLoader {
     private ConfigLoader() {
     }
 
-    /** {@code upstream.maxAnswerBytes}, {@code upstream.maxEventBytes}, {@code upstream.answerBufferBytes}. */
+    /** {@code upstream.maxAnswerBytes}, {@code upstream.maxEventBytes}, {@code upstream.answerBufferBytes}, {@code upstream.maxStreamBytes}. */
     private static UpstreamLimits upstreamLimits(Config file) {
         long answer = parseLong(file.get("upstream.maxAnswerBytes").asString()
                 .orElse(String.valueOf(UpstreamLimits.DEFAULT_MAX_ANSWER_BYTES)), "upstream.maxAnswerBytes");
@@ -85,10 +85,12 @@ public final class ConfigLoader {
                 .orElse(String.valueOf(UpstreamLimits.DEFAULT_MAX_EVENT_BYTES)), "upstream.maxEventBytes");
         long budget = parseLong(file.get("upstream.answerBufferBytes").asString()
                 .orElse(String.valueOf(Math.max(UpstreamLimits.DEFAULT_ANSWER_BUFFER_BYTES, answer))), "upstream.answerBufferBytes");
+        long stream = parseLong(file.get("upstream.maxStreamBytes").asString()
+                .orElse(String.valueOf(UpstreamLimits.DEFAULT_MAX_STREAM_BYTES)), "upstream.maxStreamBytes");
         if (event > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("upstream.maxEventBytes must be 1024–268435456 (1 KiB – 256 MiB), got " + event);
         }
-        return new UpstreamLimits(answer, (int) event, budget);
+        return new UpstreamLimits(answer, (int) event, budget, stream);
     }
 
     /**

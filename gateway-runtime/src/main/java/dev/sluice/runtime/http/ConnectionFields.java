@@ -111,9 +111,48 @@ final class ConnectionFields {
         if (u.getRawQuery() != null || u.getRawFragment() != null) {
             throw ApiException.badRequest(field, what + " without a query ('?') or fragment ('#').");
         }
+        String path = u.getRawPath() == null ? "" : u.getRawPath();
+        if (dotSegment(path)) {
+            // an upstream or proxy would resolve it elsewhere than the URL shown (issue 29)
+            throw ApiException.badRequest(field, "'" + field + "' must not contain '.' or '..' path segments.");
+        }
         String s = u.toString();
         s = u.getScheme().toLowerCase(Locale.ROOT) + s.substring(u.getScheme().length());
         return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    /** Whether a raw path has a {@code .} or {@code ..} segment (percent-encoded ones included). */
+    private static boolean dotSegment(String rawPath) {
+        for (String seg : rawPath.split("/", -1)) {
+            String d = seg.replace("%2e", ".").replace("%2E", ".");
+            if (d.equals(".") || d.equals("..")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The {@code proxyUrl}: an absolute {@code http://[user:password@]host:port} URL, the port
+     * given (a proxy has no well-known port to guess) and no path (a proxy is addressed by host and
+     * port only; a path would be silently dropped), issue 29.
+     *
+     * @param body the request body
+     * @return the URL, or null when absent
+     */
+    static String proxyUrl(ObjectNode body) {
+        String v = url(body, "proxyUrl", Set.of("http"));
+        if (v == null) {
+            return null;
+        }
+        URI u = URI.create(v);
+        if (u.getPort() == -1) {
+            throw ApiException.badRequest("proxyUrl", "'proxyUrl' must give the proxy's port (http://host:port).");
+        }
+        if (u.getRawPath() != null && !u.getRawPath().isEmpty() && !u.getRawPath().equals("/")) {
+            throw ApiException.badRequest("proxyUrl", "'proxyUrl' must not have a path: a proxy is addressed by host and port only.");
+        }
+        return v;
     }
 
     /**

@@ -111,7 +111,7 @@ final class ConnectionJson {
                     + " is not a loopback address or an address of a network interface of this machine.");
         }
         // an HTTP proxy (CONNECT for https upstreams): the only kind the egress routes speak (§16.3)
-        String proxyUrl = url(body, "proxyUrl", Set.of("http"));
+        String proxyUrl = ConnectionFields.proxyUrl(body);
         return new NewConnection(provider, name == null || name.isBlank() ? provider : name, authType, apiKey, oauth,
                 baseUrl, priority, enabled, maxConcurrent, overrides, disableCooling, psd, localAddress, proxyUrl);
     }

@@ -58,7 +58,7 @@ final class ErrorMapper {
             RequestTelemetry.answered(req, res, res.status().code(), e.code());
             return;
         }
-        e.headers().forEach((k, v) -> res.header(HeaderNames.create(k), v));
+        e.headers().forEach((k, v) -> SafeHeaders.set(res, HeaderNames.create(k), v));
         send(req, res, e);
     }
 

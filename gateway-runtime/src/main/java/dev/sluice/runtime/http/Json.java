@@ -45,9 +45,13 @@ final class Json {
         if (!req.content().hasEntity()) {
             return new byte[0];
         }
+        boolean declaredTooLarge = req.headers().contentLength().isPresent()
+                && req.headers().contentLength().getAsLong() > maxBodyBytes;
+        if (declaredTooLarge && req.headers().contains(HeaderValues.EXPECT_100)) {
+            // Helidon sends "100 Continue" when the entity is first read: a client that waits for it is answered at once (issue 29)
+            throw tooLarge();
+        }
         try (InputStream in = req.content().inputStream()) {
-            boolean declaredTooLarge = req.headers().contentLength().isPresent()
-                    && req.headers().contentLength().getAsLong() > maxBodyBytes;
             if (!declaredTooLarge) {
                 long declared = req.headers().contentLength().isPresent() ? req.headers().contentLength().getAsLong() : -1;
                 byte[] bytes = BoundedReads.read(in, declared, maxBodyBytes);

@@ -75,7 +75,7 @@ final class ResponsesApiService implements HttpService {
             RoutedAnswers.routedHeaders(res, served.connection(), served.route());
             boolean translated = served.reply() instanceof Reply.Complete || served.reply() instanceof Reply.Stream;
             if (translated && !request.droppedTools().isEmpty()) {
-                res.header(DROPPED_TOOLS, String.join(", ", request.droppedTools()));
+                SafeHeaders.set(res, DROPPED_TOOLS, String.join(", ", request.droppedTools()));
             }
             if (request.background()) {
                 res.header(WARNING, "background responses are served synchronously; the answer is this response");

@@ -10,8 +10,6 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import java.util.ArrayList;
@@ -63,20 +61,10 @@ final class RoutedAnswers {
 
     /** API-5: the connection, provider and model that served the request. */
     static void routedHeaders(ServerResponse res, Connection c, Route route) {
-        res.header(CONNECTION_ID, c.id());
-        res.header(PROVIDER, route.provider().id());
-        res.header(MODEL, headerSafe(route.upstreamModel()));
-    }
-
-    /** Header values are ASCII: anything else in a model name is percent-encoded (UTF-8). */
-    static String headerSafe(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char ch = value.charAt(i);
-            if (ch < 0x20 || ch > 0x7e) {
-                return URLEncoder.encode(value, StandardCharsets.UTF_8);
-            }
-        }
-        return value;
+        // names from operators, plugins and upstreams: written defensively, never a 500 after a served answer
+        SafeHeaders.set(res, CONNECTION_ID, c.id());
+        SafeHeaders.set(res, PROVIDER, route.provider().id());
+        SafeHeaders.set(res, MODEL, route.upstreamModel());
     }
 
     /** The headers of a {@code text/event-stream} answer that proxies must not buffer. */
@@ -144,7 +132,7 @@ final class RoutedAnswers {
                 // API-5: a routed failure names the connection that answered last, like a success does
                 headers.put(CONNECTION_ID.defaultCase(), f.connection().id());
                 headers.put(PROVIDER.defaultCase(), route.provider().id());
-                headers.put(MODEL.defaultCase(), headerSafe(route.upstreamModel()));
+                headers.put(MODEL.defaultCase(), SafeHeaders.safe(route.upstreamModel()));
                 // RS-3: a restated error tells the client its rule's window, not the internal cooldown
                 Long retryAfter = f.clientRetryAfterMs() != null ? f.clientRetryAfterMs() : f.verdict().retryAfterMs();
                 if (retryAfter != null && (status == 429 || status == 503)) {

@@ -69,7 +69,7 @@ final class SessionLeasesService implements HttpService {
         ObjectNode body = json.objectBody(req);
         String action = text(body, "action", true);
         Leases.Result result = switch (action) {
-            case "acquire" -> leases.acquire(ownerHash, key.id(), Set.copyOf(key.allowedConnections()), text(body, "model", true),
+            case "acquire" -> leases.acquire(ownerHash, key.id(), Set.copyOf(key.allowedConnections()), model(body),
                     Leases.ttl(ttl(body)), candidates);
             case "renew" -> leases.renew(ownerHash, key.id(), generation(body), Leases.ttl(ttl(body)));
             case "release" -> leases.release(ownerHash, key.id(), generation(body), reason(body));
@@ -101,6 +101,16 @@ final class SessionLeasesService implements HttpService {
             o.put("outcome", outcome);
         }
         return o;
+    }
+
+    /** The lease's model, by the one rule every endpoint applies to a model name (issue 29). */
+    private static String model(JsonNode body) {
+        String model = text(body, "model", true);
+        String problem = dev.sluice.runtime.openai.ModelNames.problem("model", body.get("model").asText());
+        if (problem != null) {
+            throw ApiException.badRequest("model", problem);
+        }
+        return model;
     }
 
     private static String text(JsonNode body, String field, boolean required) {

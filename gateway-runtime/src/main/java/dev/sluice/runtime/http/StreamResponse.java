@@ -121,9 +121,23 @@ final class StreamResponse {
         record.streamEnded(ending);
     }
 
-    private static void write(OutputStream out, byte[] bytes) throws IOException {
+    /**
+     * The largest single write of a stream. The server's write queue holds
+     * {@code SluiceServer.WRITE_QUEUE_LENGTH} writes per connection, whatever their size: 32 whole
+     * events of 4 MiB from a hostile upstream could wait in it for a slow client, past the pump's
+     * bounds (issue 29). In slices, what waits there is at most 32 of them.
+     */
+    static final int MAX_WRITE_BYTES = 64 * 1024;
+
+    static void write(OutputStream out, byte[] bytes) throws IOException {
         if (bytes.length > 0) {
-            out.write(bytes);
+            if (bytes.length <= MAX_WRITE_BYTES) {
+                out.write(bytes);
+            } else {
+                for (int off = 0; off < bytes.length; off += MAX_WRITE_BYTES) {
+                    out.write(bytes, off, Math.min(MAX_WRITE_BYTES, bytes.length - off));
+                }
+            }
             out.flush();
         }
     }

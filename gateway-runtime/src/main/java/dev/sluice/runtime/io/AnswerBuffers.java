@@ -17,6 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * their attempts instead of exhausting the heap. Past either bound the read fails with a
  * {@link ProtocolException} naming the setting; nothing blocks. An answer read alone always gets
  * its room (the budget is at least one answer).
+ *
+ * <p>Streams share the same budget (issue 29): a stream frame of {@value #LARGE_FRAME_BYTES} bytes
+ * or more holds {@value #STREAM_FACTOR} times its size while in flight ({@link #takeStreamed}), and
+ * a stream's body is bounded in all by {@code upstream.maxStreamBytes} ({@link #streamed}).
  */
 public final class AnswerBuffers {
 
@@ -29,13 +33,32 @@ public final class AnswerBuffers {
     /** The releases of the answers read by the request running on this thread, when in {@link #withinRequest}. */
     private static final ThreadLocal<java.util.List<Runnable>> REQUEST = new ThreadLocal<>();
 
-    /** The defaults: 16 MiB per answer, 4 MiB per event, 64 MiB for all answers being read. */
-    public static final AnswerBuffers DEFAULTS = new AnswerBuffers(16L * 1024 * 1024, 4 * 1024 * 1024, 64L * 1024 * 1024);
+    /** The defaults: 16 MiB per answer, 4 MiB per event, 64 MiB for all answers being read, 128 MiB per stream. */
+    public static final AnswerBuffers DEFAULTS = new AnswerBuffers(16L * 1024 * 1024, 4 * 1024 * 1024, 64L * 1024 * 1024,
+            128L * 1024 * 1024);
+    /** Stream frames from this size on are large: counted against the budget, and relayed one at a time (issue 29). */
+    public static final int LARGE_FRAME_BYTES = 64 * 1024;
+    /** Room held for a large stream frame in flight, in multiples of its size: its bytes, its text, its rendering. */
+    static final int STREAM_FACTOR = 3;
 
     private final long maxAnswerBytes;
     private final int maxEventBytes;
     private final long budgetBytes;
+    private final long maxStreamBytes;
     private final AtomicLong inUse = new AtomicLong();
+
+    /**
+     * @param maxAnswerBytes the most bytes of one answer
+     * @param maxEventBytes the most bytes of one stream event (carried for the readers of streams)
+     * @param budgetBytes the most bytes of all answers being read at once
+     * @param maxStreamBytes the most bytes of one streamed answer ({@code upstream.maxStreamBytes})
+     */
+    public AnswerBuffers(long maxAnswerBytes, int maxEventBytes, long budgetBytes, long maxStreamBytes) {
+        this.maxAnswerBytes = maxAnswerBytes;
+        this.maxEventBytes = maxEventBytes;
+        this.budgetBytes = budgetBytes;
+        this.maxStreamBytes = maxStreamBytes;
+    }
 
     /**
      * @param maxAnswerBytes the most bytes of one answer
@@ -43,9 +66,55 @@ public final class AnswerBuffers {
      * @param budgetBytes the most bytes of all answers being read at once
      */
     public AnswerBuffers(long maxAnswerBytes, int maxEventBytes, long budgetBytes) {
-        this.maxAnswerBytes = maxAnswerBytes;
-        this.maxEventBytes = maxEventBytes;
-        this.budgetBytes = budgetBytes;
+        this(maxAnswerBytes, maxEventBytes, budgetBytes, DEFAULTS_MAX_STREAM_BYTES);
+    }
+
+    private static final long DEFAULTS_MAX_STREAM_BYTES = 128L * 1024 * 1024;
+
+    /**
+     * An upstream stream's body, bounded to {@code upstream.maxStreamBytes} in all: past it a read
+     * fails with a {@link ProtocolException} naming the setting (the stream ends with the client
+     * protocol's error event). Costs one add per read call, not per byte.
+     *
+     * @param body the body of a streamed answer
+     * @return the bounded body
+     */
+    public InputStream streamed(InputStream body) {
+        return new StreamedBody(body, maxStreamBytes);
+    }
+
+    /**
+     * Takes room for one stream frame in flight (read, waiting or being written) from the shared
+     * budget. Frames under {@link #LARGE_FRAME_BYTES} are free: ordinary streams never meet the
+     * budget, and their hot path does no atomic work.
+     *
+     * @param frameBytes the frame's size
+     * @return the room taken, to give back with {@link #release}; 0 for a small frame
+     * @throws ProtocolException when the budget is used up by others (a frame alone always gets its room)
+     */
+    public long takeStreamed(int frameBytes) throws ProtocolException {
+        if (frameBytes < LARGE_FRAME_BYTES) {
+            return 0;
+        }
+        long room = (long) STREAM_FACTOR * frameBytes;
+        long now = inUse.addAndGet(room);
+        if (now > budgetBytes && now - room > 0) {
+            inUse.addAndGet(-room);
+            throw new ProtocolException("Sluice is relaying too many large upstream stream events at once (upstream.answerBufferBytes "
+                    + budgetBytes + " bytes); this stream was ended");
+        }
+        return room;
+    }
+
+    /**
+     * Gives back room taken by {@link #takeStreamed}.
+     *
+     * @param room the room, 0 for none
+     */
+    public void release(long room) {
+        if (room > 0) {
+            inUse.addAndGet(-room);
+        }
     }
 
     /** @return the most bytes of one stream event */

@@ -14,31 +14,51 @@ import java.io.UncheckedIOException;
 public final class JsonFields {
 
     /** Longest accepted model string. */
-    public static final int MAX_MODEL_LENGTH = 256;
+    public static final int MAX_MODEL_LENGTH = ModelNames.MAX_LENGTH;
 
     private JsonFields() {
     }
 
     /**
-     * The model string: non-empty, at most {@value #MAX_MODEL_LENGTH} characters, no control
-     * characters (it names routes, goes into upstream bodies, paths and headers). Every client
-     * API reads it here, so none forwards what another refuses.
+     * The model string, valid by {@link ModelNames} (it names routes, goes into upstream bodies,
+     * paths and headers). Every client API reads it here, so none forwards what another refuses.
      *
      * @param root the request object
      * @return the model
      */
     public static String modelName(ObjectNode root) {
         String model = requiredString(root, "model");
-        if (model.length() > MAX_MODEL_LENGTH) {
-            throw new InvalidRequestException("model", "'model' is longer than " + MAX_MODEL_LENGTH + " characters.");
-        }
-        for (int i = 0; i < model.length(); i++) {
-            char ch = model.charAt(i);
-            if (ch < 0x20 || ch == 0x7f) {
-                throw new InvalidRequestException("model", "'model' contains a control character.");
-            }
+        String problem = ModelNames.problem("model", model);
+        if (problem != null) {
+            throw new InvalidRequestException("model", problem);
         }
         return model;
+    }
+
+    /**
+     * The JSON text of a client value that goes upstream as it is (written raw into the upstream's
+     * body). A lone UTF-16 surrogate ({@code "\ud800"}) parses, but is no character and cannot be
+     * written as UTF-8: it is refused here, naming the field (issue 29), instead of failing the
+     * upstream request as a 502. One pass over the value's own text, not over the body.
+     *
+     * @param field the field's path, for the error
+     * @param node the value
+     * @return its JSON text
+     */
+    public static String rawJson(String field, JsonNode node) {
+        String text = node.toString();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                throw new InvalidRequestException(field, "'" + field + "' contains a lone UTF-16 surrogate (\\u"
+                        + Integer.toHexString(c) + "), which is not a character.");
+            }
+        }
+        return text;
     }
 
     /**

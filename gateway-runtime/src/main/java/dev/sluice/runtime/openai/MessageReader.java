@@ -65,11 +65,12 @@ final class MessageReader {
                 }
                 JsonNode args = fn.get("arguments");
                 toolCalls.add(new ToolCall(call.path("id").asText(""), name,
-                        args == null || args.isNull() ? "" : args.isTextual() ? args.asText() : args.toString()));
+                        args == null || args.isNull() ? "" : args.isTextual() ? args.asText()
+                                : JsonFields.rawJson(path(array, index, suffix) + ".tool_calls[" + i + "].function.arguments", args)));
             }
         }
         return new ChatMessage(role, content, textOrNull(node.get("name")), toolCalls, textOrNull(node.get("tool_call_id")),
-                textOrNull(node.get("reasoning_content")), WireJson.extras((ObjectNode) node, MESSAGE_FIELDS));
+                textOrNull(node.get("reasoning_content")), WireJson.extras((ObjectNode) node, MESSAGE_FIELDS, path(array, index, suffix) + "."));
     }
 
     private static List<ContentPart> readContent(JsonNode content, String array, int index, String suffix) {
@@ -110,7 +111,7 @@ final class MessageReader {
                     String path = path(array, index, suffix) + ".content";
                     throw new InvalidRequestException(path + "[" + i + "].type", "Missing required parameter: '" + path + "[" + i + "].type'.");
                 }
-                default -> parts.add(new ContentPart.Other(type, p.toString()));
+                default -> parts.add(new ContentPart.Other(type, JsonFields.rawJson(path(array, index, suffix) + ".content[" + i + "]", p)));
             }
         }
         return parts;

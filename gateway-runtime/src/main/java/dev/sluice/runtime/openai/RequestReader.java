@@ -59,7 +59,7 @@ final class RequestReader {
         Double temperature = JsonFields.optionalNumber(root, "temperature");
         Double topP = JsonFields.optionalNumber(root, "top_p");
         List<String> stop = readStop(root.get("stop"));
-        return new ChatRequest(model, messages, tools, toolChoice == null || toolChoice.isNull() ? null : toolChoice.toString(),
+        return new ChatRequest(model, messages, tools, toolChoice == null || toolChoice.isNull() ? null : JsonFields.rawJson("tool_choice", toolChoice),
                 stream, maxTokens, temperature, topP, stop, extras(root, REQUEST_FIELDS));
     }
 
@@ -73,7 +73,7 @@ final class RequestReader {
         if (!input.isTextual() && !input.isArray()) {
             throw new InvalidRequestException("input", "'input' must be a string or an array.");
         }
-        return new EmbeddingRequest(model, input.toString(), extras(root, EMBEDDING_FIELDS));
+        return new EmbeddingRequest(model, JsonFields.rawJson("input", input), extras(root, EMBEDDING_FIELDS));
     }
 
     private static List<ToolDefinition> readTools(JsonNode tools) {
@@ -92,8 +92,8 @@ final class RequestReader {
             }
             JsonNode params = fn.get("parameters");
             out.add(new ToolDefinition(name, textOrNull(fn.get("description")),
-                    params == null || params.isNull() ? null : params.toString(),
-                    fn instanceof ObjectNode f ? extras(f, FUNCTION_FIELDS) : Map.of()));
+                    params == null || params.isNull() ? null : JsonFields.rawJson("tools[" + i + "].function.parameters", params),
+                    fn instanceof ObjectNode f ? extras(f, FUNCTION_FIELDS, "tools[" + i + "].function.") : Map.of()));
         }
         return out;
     }

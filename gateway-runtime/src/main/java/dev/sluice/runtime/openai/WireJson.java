@@ -43,6 +43,18 @@ final class WireJson {
 
     /** The fields of {@code root} not in {@code known}, each as raw JSON, in document order. */
     static Map<String, String> extras(ObjectNode root, Set<String> known) {
+        return extras(root, known, "");
+    }
+
+    /**
+     * The fields of an object its reader does not name, as JSON text (written raw upstream).
+     *
+     * @param root the object
+     * @param known the fields its reader names
+     * @param path the object's path and a dot, for errors ({@code messages[2].}), or empty at the top
+     * @return the others
+     */
+    static Map<String, String> extras(ObjectNode root, Set<String> known, String path) {
         Map<String, String> extra = null;
         Iterator<Map.Entry<String, JsonNode>> it = root.properties().iterator();
         while (it.hasNext()) {
@@ -51,7 +63,7 @@ final class WireJson {
                 if (extra == null) {
                     extra = new LinkedHashMap<>();
                 }
-                extra.put(e.getKey(), e.getValue().toString());
+                extra.put(e.getKey(), JsonFields.rawJson(path + e.getKey(), e.getValue()));
             }
         }
         return extra == null ? Map.of() : extra;

@@ -55,7 +55,7 @@ public final class ResponsesRequestReader {
      */
     public ResponsesRequest read(byte[] body) {
         ObjectNode root = JsonFields.parseObject(mapper, body);
-        String model = JsonFields.requiredString(root, "model");
+        String model = JsonFields.modelName(root);
         JsonNode previous = root.get("previous_response_id");
         if (previous != null && !previous.isNull()) {
             throw new InvalidRequestException("previous_response_id", "Sluice does not store responses, so 'previous_response_id' cannot"
@@ -101,7 +101,7 @@ public final class ResponsesRequestReader {
         for (String f : ECHOED) {
             JsonNode v = root.get(f);
             if (v != null) {
-                echo.put(f, v.toString());
+                echo.put(f, JsonFields.rawJson(f, v));
             }
         }
         ChatRequest chat = new ChatRequest(model, messages, tools, toolChoice, stream, maxTokens, temperature, topP, null, extra);
@@ -306,7 +306,7 @@ public final class ResponsesRequestReader {
             }
             JsonNode params = t.get("parameters");
             out.add(new ToolDefinition(text(t, "name", path), t.path("description").asText(null),
-                    params == null || params.isNull() ? null : params.toString(), extra));
+                    params == null || params.isNull() ? null : JsonFields.rawJson(path + ".parameters", params), extra));
         }
         dropped.addAll(droppedTypes);
         return out;
@@ -323,7 +323,7 @@ public final class ResponsesRequestReader {
             };
         }
         if (choice.isObject() && "function".equals(choice.path("type").asText()) && choice.path("name").isTextual()) {
-            return "{\"type\":\"function\",\"function\":{\"name\":" + choice.get("name").toString() + "}}";
+            return "{\"type\":\"function\",\"function\":{\"name\":" + JsonFields.rawJson("tool_choice.name", choice.get("name")) + "}}";
         }
         if (choice.isObject()) {
             // a built-in tool choice (web_search …) names a tool that was dropped
@@ -341,7 +341,7 @@ public final class ResponsesRequestReader {
         }
         JsonNode effort = reasoning.get("effort");
         if (effort != null && effort.isTextual()) {
-            extra.put("reasoning_effort", effort.toString());
+            extra.put("reasoning_effort", JsonFields.rawJson("reasoning.effort", effort));
         }
     }
 

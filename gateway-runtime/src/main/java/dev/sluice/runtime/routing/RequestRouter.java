@@ -20,6 +20,7 @@ public final class RequestRouter {
     private final Duration attemptTimeout;
     private final Supplier<StreamRules> streamRules;
     private final UnaryOperator<String> aliases;
+    private final dev.sluice.runtime.io.AnswerBuffers buffers;
     private final ToolLimits toolLimits = new ToolLimits();
     private final NativeDialects natives = new NativeDialects();
 
@@ -35,6 +36,23 @@ public final class RequestRouter {
      */
     public RequestRouter(ModelResolver resolver, Dispatcher dispatcher, ComboRouting combos, Duration attemptTimeout,
             Supplier<StreamRules> streamRules, UnaryOperator<String> aliases) {
+        this(resolver, dispatcher, combos, attemptTimeout, streamRules, aliases, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS);
+    }
+
+    /**
+     * Creates the router.
+     *
+     * @param resolver resolves a model to a route
+     * @param dispatcher the attempt loop of one route
+     * @param combos routes requests whose model names a combo
+     * @param attemptTimeout bound on connect + response headers of one attempt
+     * @param streamRules the stream watchdogs' live settings ({@code streamRecovery}, §15)
+     * @param aliases the operators' model aliases (API-1): a client's model → the model routed instead
+     * @param buffers the shared answer budget large stream frames count against (issue 29)
+     */
+    public RequestRouter(ModelResolver resolver, Dispatcher dispatcher, ComboRouting combos, Duration attemptTimeout,
+            Supplier<StreamRules> streamRules, UnaryOperator<String> aliases, dev.sluice.runtime.io.AnswerBuffers buffers) {
+        this.buffers = buffers;
         this.aliases = aliases;
         this.resolver = resolver;
         this.dispatcher = dispatcher;
@@ -53,7 +71,7 @@ public final class RequestRouter {
      * @return the outcome
      */
     public Outcome route(ClientRequest request, Caller caller, String requestId) {
-        StreamGate gate = new StreamGate(streamRules.get(), caller.client());
+        StreamGate gate = new StreamGate(streamRules.get(), caller.client(), buffers);
         // API-1: an operator's alias names the model (or combo) routed instead
         String model = aliases.apply(request.model());
         if (!(request instanceof ClientRequest.Embeddings)) {

@@ -6,6 +6,7 @@ import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamResponse;
+import dev.sluice.runtime.io.AnswerBuffers;
 import dev.sluice.runtime.resilience.AttemptFailure;
 import dev.sluice.runtime.stream.AnthropicSseEvents;
 import dev.sluice.runtime.stream.ResponsesSseEvents;
@@ -37,6 +38,7 @@ final class StreamGate {
 
     private final StreamRules rules;
     private final ClientLiveness client;
+    private final AnswerBuffers buffers;
 
     /**
      * A gate for one request.
@@ -45,8 +47,20 @@ final class StreamGate {
      * @param client whether the client is still there
      */
     StreamGate(StreamRules rules, ClientLiveness client) {
+        this(rules, client, AnswerBuffers.DEFAULTS);
+    }
+
+    /**
+     * A gate for one request.
+     *
+     * @param rules the settings, as read for this request
+     * @param client whether the client is still there
+     * @param buffers the shared answer budget large stream frames count against (issue 29)
+     */
+    StreamGate(StreamRules rules, ClientLiveness client, AnswerBuffers buffers) {
         this.rules = rules;
         this.client = client;
+        this.buffers = buffers;
     }
 
     /** @return the settings */
@@ -63,7 +77,7 @@ final class StreamGate {
      * @return the attempt: a served stream, or why it failed
      */
     Attempt open(ChatOutcome.Streaming s, long startedNanos, String requestId) {
-        return await(new Pump<>(new ChunkSource(s.chunks()), "sluice-stream-" + requestId), Signal::of, startedNanos, null,
+        return await(new Pump<>(new ChunkSource(s.chunks()), "sluice-stream-" + requestId, ChunkSource::size, buffers), Signal::of, startedNanos, null,
                 (prefix, pump) -> new Attempt.Ok(new Reply.Stream(prefix, pump, rules, startedNanos), s.head()));
     }
 
@@ -76,7 +90,8 @@ final class StreamGate {
      * @return the attempt
      */
     Attempt openAnthropic(UpstreamResponse response, long startedNanos, String requestId) {
-        Pump<SseEvent> pump = new Pump<>(new AnthropicSseEvents(response.body(), response::close, response.maxEventBytes()), "sluice-stream-" + requestId);
+        Pump<SseEvent> pump = new Pump<>(new AnthropicSseEvents(response.body(), response::close, response.maxEventBytes()), "sluice-stream-" + requestId,
+                SseEvent::size, buffers);
         return await(pump, SseEvent::signal, startedNanos, e -> "error".equals(e.type()) ? upstreamError(response.head(), e) : null,
                 (prefix, p) -> new Attempt.Ok(new Reply.RawStream(prefix, p, rules, startedNanos), response.head()));
     }
@@ -90,7 +105,8 @@ final class StreamGate {
      * @return the attempt
      */
     Attempt openResponses(UpstreamResponse response, long startedNanos, String requestId) {
-        Pump<SseEvent> pump = new Pump<>(new ResponsesSseEvents(response.body(), response::close, response.maxEventBytes()), "sluice-stream-" + requestId);
+        Pump<SseEvent> pump = new Pump<>(new ResponsesSseEvents(response.body(), response::close, response.maxEventBytes()), "sluice-stream-" + requestId,
+                SseEvent::size, buffers);
         return await(pump, SseEvent::signal, startedNanos,
                 e -> "error".equals(e.type()) || "response.failed".equals(e.type()) ? responsesError(response.head(), e) : null,
                 (prefix, p) -> new Attempt.Ok(new Reply.RawStream(prefix, p, rules, startedNanos), response.head()));
@@ -135,6 +151,8 @@ final class StreamGate {
                             continue;
                         }
                         prefix.add(n.value());
+                        // held until written: a hostile upstream's metadata before its first useful event meets the budget
+                        pump.keep();
                         if (s.useful()) {
                             served = true;
                             return ready.served(prefix, pump);

@@ -1,16 +1,22 @@
 package dev.sluice.runtime.stream;
 
+import dev.sluice.runtime.io.AnswerBuffers;
 import java.io.IOException;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToIntFunction;
 
 /**
  * Reads an upstream stream (canonical chunks, or raw SSE events passed through) on a virtual
  * thread of its own, so that the request's thread can wait for the next item with a deadline
  * ({@link #poll}). The queue is small: a slow client holds the upstream back (backpressure) instead
- * of Sluice buffering the stream. {@link #close()} closes the upstream stream, which ends a read
+ * of Sluice buffering the stream. Large frames ({@link AnswerBuffers#LARGE_FRAME_BYTES} and up, issue
+ * 29) are held back harder: one at a time (the next is not queued before the consumer is done with
+ * the last), each counted against the shared answer budget while in flight; past the budget the
+ * stream fails as the upstream's protocol error. {@link #close()} closes the upstream stream, which ends a read
  * blocked in it, and is what ends the upstream request at once when a watchdog fires or the
  * client leaves.
  *
@@ -48,9 +54,18 @@ public final class Pump<T> implements AutoCloseable {
      * A frame.
      *
      * @param value the frame
+     * @param room what it holds of the shared answer budget (a large frame), else 0
      * @param <T> the frame type
      */
-    public record Next<T>(T value) implements Item<T> {
+    public record Next<T>(T value, long room) implements Item<T> {
+        /**
+         * A frame that holds no room.
+         *
+         * @param value the frame
+         */
+        public Next(T value) {
+            this(value, 0);
+        }
     }
 
     /**
@@ -75,17 +90,38 @@ public final class Pump<T> implements AutoCloseable {
     private final Source<T> upstream;
     private final BlockingQueue<Item<T>> queue = new ArrayBlockingQueue<>(CAPACITY);
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ToIntFunction<T> size;
+    private final AnswerBuffers buffers;
+    /** The one permit of a large frame in flight: the reader takes it, the consumer gives it back when done. */
+    private final Semaphore large = new Semaphore(1);
     private final Thread reader;
     private volatile boolean finished;
+    /** The consumer's: room of the frame it was last given (given back at its next poll), and of the frames it kept. */
+    private long lastRoom;
+    private long keptRoom;
 
     /**
-     * Starts pumping.
+     * Starts pumping, without bounds on large frames (tests, and sources of small frames).
      *
      * @param upstream the upstream stream (the pump closes it)
      * @param name the reader thread's name
      */
     public Pump(Source<T> upstream, String name) {
+        this(upstream, name, frame -> 0, AnswerBuffers.DEFAULTS);
+    }
+
+    /**
+     * Starts pumping; large frames are relayed one at a time and counted against the budget.
+     *
+     * @param upstream the upstream stream (the pump closes it)
+     * @param name the reader thread's name
+     * @param size a frame's size in bytes (a cheap measure: no copy)
+     * @param buffers the shared answer budget
+     */
+    public Pump(Source<T> upstream, String name, ToIntFunction<T> size, AnswerBuffers buffers) {
         this.upstream = upstream;
+        this.size = size;
+        this.buffers = buffers;
         this.reader = Thread.ofVirtual().name(name).start(this::pump);
     }
 
@@ -94,15 +130,51 @@ public final class Pump<T> implements AutoCloseable {
         try {
             T frame;
             while ((frame = upstream.next()) != null) {
-                if (!offer(new Next<>(frame))) {
+                long room = 0;
+                int bytes = size.applyAsInt(frame);
+                if (bytes >= AnswerBuffers.LARGE_FRAME_BYTES) {
+                    // back-pressure: not queued before the consumer is done with the last large frame
+                    large.acquire();
+                    try {
+                        room = buffers.takeStreamed(bytes);
+                    } catch (IOException e) {
+                        large.release();
+                        throw e;
+                    }
+                }
+                Next<T> next = room == 0 ? new Next<>(frame) : new Next<>(frame, room);
+                if (!offer(next)) {
+                    give(next);
+                    return;
+                }
+                if (closed.get()) {
+                    drain();
                     return;
                 }
             }
             last = new End<>();
         } catch (IOException | RuntimeException e) {
             last = new Failed<>(e);
+        } catch (InterruptedException e) {
+            // closed while waiting for the consumer
+            return;
         }
         offer(last);
+    }
+
+    /** Gives back what a frame holds. */
+    private void give(Item<T> item) {
+        if (item instanceof Next<T> n && n.room() > 0) {
+            buffers.release(n.room());
+            large.release();
+        }
+    }
+
+    /** Empties the queue, giving back what its frames hold (both threads may drain: each item is taken once). */
+    private void drain() {
+        for (Item<T> item; (item = queue.poll()) != null; ) {
+            give(item);
+        }
     }
 
     private boolean offer(Item<T> item) {
@@ -126,14 +198,40 @@ public final class Pump<T> implements AutoCloseable {
      * @throws InterruptedException when the waiting thread is interrupted
      */
     public Item<T> poll(long timeoutNanos) throws InterruptedException {
+        if (lastRoom > 0) {
+            // the consumer asks again: it is done with the large frame it was given
+            buffers.release(lastRoom);
+            lastRoom = 0;
+            large.release();
+        }
         if (finished) {
             return new End<>();
         }
         Item<T> item = queue.poll(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
-        if (item instanceof End || item instanceof Failed) {
+        if (item instanceof Next<T> n) {
+            lastRoom = n.room();
+        } else if (item instanceof End || item instanceof Failed) {
             finished = true;
         }
         return item;
+    }
+
+    /**
+     * The consumer keeps the frame it was last given (the readiness gate's prefix): its room stays
+     * taken until {@link #releaseKept()} or {@link #close()}, while the next frames may come.
+     */
+    public void keep() {
+        if (lastRoom > 0) {
+            keptRoom += lastRoom;
+            lastRoom = 0;
+            large.release();
+        }
+    }
+
+    /** The kept frames were written: their room is given back. */
+    public void releaseKept() {
+        buffers.release(keptRoom);
+        keptRoom = 0;
     }
 
     /** Ends the upstream stream (a blocked read in it ends) and the reader thread. Idempotent. */
@@ -146,7 +244,10 @@ public final class Pump<T> implements AutoCloseable {
             upstream.close();
         } finally {
             reader.interrupt();
-            queue.clear();
+            drain();
+            buffers.release(lastRoom + keptRoom);
+            lastRoom = 0;
+            keptRoom = 0;
         }
     }
 

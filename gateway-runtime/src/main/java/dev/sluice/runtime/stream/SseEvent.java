@@ -19,4 +19,15 @@ public record SseEvent(String type, String data, byte[] bytes, Signal signal) {
         requireNonNull(bytes, "bytes is null");
         requireNonNull(signal, "signal is null");
     }
+
+    /**
+     * The event's size for the stream's memory bounds: its bytes as received (its data text and its
+     * rendering are of the same order).
+     *
+     * @param e the event
+     * @return its byte count
+     */
+    public static int size(SseEvent e) {
+        return e.bytes.length;
+    }
 }

@@ -86,6 +86,7 @@ public final class StreamRelay {
                 timers.onFrame(signal.apply(frame), now);
                 sink.frame(frame);
             }
+            rest.releaseKept();
             timers.onWrite(now);
             while (true) {
                 now = nanos.getAsLong();

@@ -5,7 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Keeps label values few. Providers come from the catalog (ids the operator installed) and models
- * from routes (what was sent upstream, never the client's raw string), but a provider that accepts
+ * from routes that reached a connection ({@link RequestRecord#routed}: what was sent upstream, never
+ * a name refused before sending, issue 29), but a provider that accepts
  * any model name would still let clients mint series: the first {@value #MAX_MODELS} distinct
  * {@code provider/model} pairs keep their name, later ones are counted as {@value #OTHER}.
  */
@@ -29,6 +30,10 @@ final class Labels {
         if (models.contains(key)) {
             return model;
         }
+        if (!plausible(model)) {
+            // a name an executor refused before sending ("../../x", "x?alt=evil") is a client's raw string
+            return OTHER;
+        }
         synchronized (models) {
             if (models.size() < MAX_MODELS) {
                 models.add(key);
@@ -36,6 +41,25 @@ final class Labels {
             }
         }
         return OTHER;
+    }
+
+    /**
+     * Whether a model name looks like one a provider serves: letters, digits and {@code . _ - : @ + /},
+     * no {@code ..}, at most 128 characters. Asked only for names that have no series yet.
+     */
+    static boolean plausible(String model) {
+        if (model.isEmpty() || model.length() > 128 || model.contains("..")) {
+            return false;
+        }
+        for (int i = 0; i < model.length(); i++) {
+            char c = model.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '-' || c == ':' || c == '@' || c == '+' || c == '/';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static String provider(String provider) {

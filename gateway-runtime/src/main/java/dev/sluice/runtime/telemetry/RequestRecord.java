@@ -62,7 +62,10 @@ public final class RequestRecord {
     }
 
     /**
-     * What routing produced for the request.
+     * What routing produced for the request. The upstream model (a metrics label, the access log's
+     * {@code upstreamModel}) is kept only when the request went to a connection (served or failed there):
+     * a name refused before any attempt is the client's raw string, and must not mint series
+     * (issue 29); the client's name is still in {@code requestedModel}.
      *
      * @param requested the model the client named
      * @param outcome the outcome
@@ -72,16 +75,17 @@ public final class RequestRecord {
         this.requestedModel = requested;
         if (outcome.route() != null) {
             this.provider = outcome.route().provider().id();
-            this.model = outcome.route().upstreamModel();
         }
         switch (outcome) {
             case Outcome.Served s -> {
                 this.connectionId = s.connection().id();
                 this.firstByteNanos = nowNanos;
+                this.model = s.route().upstreamModel();
             }
             case Outcome.Failed f -> {
                 this.connectionId = f.connection().id();
                 this.failure = f.verdict().reason().wireName();
+                this.model = f.route().upstreamModel();
             }
             case Outcome.Refused r -> {
                 this.connectionId = r.connection().id();

@@ -78,7 +78,7 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         try {
             HttpClientRequest r = client.method(Method.create(request.method()))
-                    .uri(request.uri())
+                    .uri(JdkUpstreamHttp.withoutUserInfo(request.uri()))
                     .readTimeout(request.timeout());
             for (Map.Entry<String, String> h : request.headers().entrySet()) {
                 r.header(HeaderNames.create(h.getKey()), h.getValue());
@@ -141,7 +141,8 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
             }
             this.head = new ResponseHead(res.status().code(), headers);
             InputStream in = res.inputStream();
-            this.body = new GuardedStream(deadlineMs > 0 ? new dev.sluice.runtime.io.DeadlineInputStream(in, deadlineMs) : in);
+            // a whole answer arrives within its deadline (issue 19); a stream is bounded in all (issue 29)
+            this.body = new GuardedStream(deadlineMs > 0 ? new dev.sluice.runtime.io.DeadlineInputStream(in, deadlineMs) : buffers.streamed(in));
         }
 
         @Override

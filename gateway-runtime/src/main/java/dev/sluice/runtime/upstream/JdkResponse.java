@@ -22,8 +22,8 @@ final class JdkResponse implements UpstreamResponse {
         this.head = new ResponseHead(res.statusCode(), res.headers().map());
         this.stream = new JdkBodyStream(readTimeout);
         res.body().subscribe(stream);
-        // a whole answer must arrive within the timeout from its headers (issue 19)
-        this.body = wholeAnswer ? new dev.sluice.runtime.io.DeadlineInputStream(stream, readTimeout.toMillis()) : stream;
+        // a whole answer must arrive within the timeout from its headers (issue 19); a stream is bounded in all (issue 29)
+        this.body = wholeAnswer ? new dev.sluice.runtime.io.DeadlineInputStream(stream, readTimeout.toMillis()) : buffers.streamed(stream);
     }
 
     @Override

@@ -153,8 +153,33 @@ final class JdkUpstreamHttp implements UpstreamHttp {
         }
     }
 
+    /**
+     * The URI without its userinfo: a {@code baseUrl} of {@code http://user:secret@host} would put
+     * the secret into the request line an HTTP proxy receives (absolute form), and proxies log
+     * request lines (issue 29). Userinfo is never sent, to a proxy or an upstream.
+     *
+     * @param uri the request's URI
+     * @return it, without userinfo
+     */
+    static URI withoutUserInfo(URI uri) {
+        if (uri.getRawUserInfo() == null) {
+            return uri;
+        }
+        StringBuilder s = new StringBuilder(uri.getScheme()).append("://").append(uri.getHost());
+        if (uri.getPort() >= 0) {
+            s.append(':').append(uri.getPort());
+        }
+        if (uri.getRawPath() != null) {
+            s.append(uri.getRawPath());
+        }
+        if (uri.getRawQuery() != null) {
+            s.append('?').append(uri.getRawQuery());
+        }
+        return URI.create(s.toString());
+    }
+
     private HttpRequest build(UpstreamRequest request) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(request.uri())
+        HttpRequest.Builder b = HttpRequest.newBuilder(withoutUserInfo(request.uri()))
                 .version(HttpClient.Version.HTTP_1_1)
                 .timeout(request.timeout());
         boolean hasProxyAuth = false;

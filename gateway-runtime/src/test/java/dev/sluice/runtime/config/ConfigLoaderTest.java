@@ -530,14 +530,16 @@ class ConfigLoaderTest {
     @Test
     void upstreamMemoryBoundsAreSettingsWithDefaults() throws IOException {
         assertThat(load(Map.of()).upstreamLimits()).isEqualTo(UpstreamLimits.DEFAULTS);
-        assertThat(UpstreamLimits.DEFAULTS).isEqualTo(new UpstreamLimits(16L << 20, 4 << 20, 64L << 20));
+        assertThat(UpstreamLimits.DEFAULTS).isEqualTo(new UpstreamLimits(16L << 20, 4 << 20, 64L << 20, 128L << 20));
         writeConfig("upstream:\n  maxAnswerBytes: 2097152\n  maxEventBytes: 65536\n  answerBufferBytes: 8388608\n");
         assertThat(load(Map.of()).upstreamLimits()).isEqualTo(new UpstreamLimits(2 << 20, 64 << 10, 8 << 20));
+        writeConfig("upstream:\n  maxStreamBytes: 8388608\n");
+        assertThat(load(Map.of()).upstreamLimits().maxStreamBytes()).isEqualTo(8L << 20);
         // a per-answer bound above the default budget raises the budget's default with it
         writeConfig("upstream:\n  maxAnswerBytes: 134217728\n");
         assertThat(load(Map.of()).upstreamLimits().answerBufferBytes()).isEqualTo(128L << 20);
         for (String bad : new String[] {"maxAnswerBytes: 10", "maxEventBytes: 999999999999", "maxAnswerBytes: lots",
-                "answerBufferBytes: 1024"}) {
+                "answerBufferBytes: 1024", "maxStreamBytes: 1024", "maxStreamBytes: lots"}) {
             writeConfig("upstream:\n  " + bad + "\n");
             String key = "upstream." + bad.substring(0, bad.indexOf(':'));
             assertThatThrownBy(() -> load(Map.of())).as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(key);

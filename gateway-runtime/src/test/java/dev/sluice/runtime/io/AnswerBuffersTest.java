@@ -131,4 +131,14 @@ class AnswerBuffersTest {
         buffers.read(new ByteArrayInputStream(bytes(512 * KIB)), -1);
         assertThat(buffers.inUse()).isZero();
     }
+
+    @Test
+    void aStreamedBodyPastMaxStreamBytesFailsNamingTheSetting_issue29() throws IOException {
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 4096 * KIB, 256 * KIB);
+        InputStream exact = buffers.streamed(new ByteArrayInputStream(bytes(256 * KIB)));
+        assertThat(exact.readAllBytes()).hasSize(256 * KIB);
+        InputStream over = buffers.streamed(new ByteArrayInputStream(bytes(256 * KIB + 1)));
+        assertThatThrownBy(over::readAllBytes).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("upstream.maxStreamBytes (262144 bytes");
+    }
 }

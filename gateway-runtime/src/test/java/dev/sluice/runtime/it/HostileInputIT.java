@@ -186,4 +186,96 @@ class HostileInputIT {
         }
         assertThat(upstream.requestCount()).isZero();
     }
+
+    // ------------------------------------------------------------------ issue 29
+
+    private HttpResponse<String> messages(String model) {
+        return sluice.send("POST", "/v1/messages", null,
+                "{\"model\":\"" + model + "\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+                Map.of("x-api-key", clientKey, "anthropic-version", "2023-06-01"));
+    }
+
+    @Test
+    void aModelWithWhitespaceNextToItsSlashIsRefusedBeforeAnyUpstreamIsCalled_issue29() {
+        sluice.addOpenAiCompatible("good", upstream.baseUrl() + "/v1", 1);
+        for (String model : new String[] {"good/ x", "good/x ", " good/x"}) {
+            HttpResponse<String> chat = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody(model, false));
+            assertRefused(chat, "model", "whitespace");
+            assertThat(chat.headers().firstValue("X-Request-Id")).isPresent();
+            HttpResponse<String> responses = sluice.send("POST", "/v1/responses", clientKey, "{\"model\":\"" + model + "\",\"input\":\"hi\"}");
+            assertRefused(responses, "model", "whitespace");
+            HttpResponse<String> anthropic = messages(model);
+            assertThat(anthropic.statusCode()).as(anthropic.body()).isEqualTo(400);
+            assertThat(read(anthropic.body()).at("/error/message").asText()).contains("'model'").contains("whitespace");
+        }
+        assertThat(upstream.requestCount()).isZero();
+    }
+
+    @Test
+    void responsesRefusesControlCharactersInTheModelLikeEveryEndpoint_issue29() {
+        sluice.addOpenAiCompatible("good", upstream.baseUrl() + "/v1", 1);
+        for (String model : new String[] {"good/m\\t", "good/m\\u007f", "good/m\\n"}) {
+            assertRefused(sluice.send("POST", "/v1/responses", clientKey, "{\"model\":\"" + model + "\",\"input\":\"hi\"}"),
+                    "model", "control character");
+        }
+        assertThat(upstream.requestCount()).isZero();
+    }
+
+    @Test
+    void aLoneSurrogateInAForwardedFieldIsA400NamingTheField_issue29() {
+        sluice.addOpenAiCompatible("good", upstream.baseUrl() + "/v1", 1);
+        for (String field : new String[] {"user", "tool_choice", "n", "response_format", "stream_options", "metadata"}) {
+            HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey,
+                    "{\"model\":\"good/m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"" + field + "\":\"\\ud800\"}");
+            assertRefused(r, field, "surrogate");
+        }
+        HttpResponse<String> nested = sluice.send("POST", "/v1/chat/completions", clientKey,
+                "{\"model\":\"good/m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"metadata\":{\"k\":\"\\udc00\"}}");
+        assertRefused(nested, "metadata", "surrogate");
+        assertThat(upstream.requestCount()).isZero();
+        HttpResponse<String> paired = sluice.send("POST", "/v1/chat/completions", clientKey,
+                "{\"model\":\"good/m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"user\":\"\\ud83d\\ude00\"}");
+        assertThat(paired.statusCode()).as(paired.body()).isEqualTo(200);
+    }
+
+    @Test
+    void metricsLabelNoRawClientModelNames_issue29() {
+        sluice.addOpenAiCompatible("good", upstream.baseUrl() + "/v1", 1);
+        sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("good/../../x", false));
+        sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("good/x?alt=evil", false));
+        sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("good/m", false));
+        HttpResponse<String> metrics = sluice.send("GET", "/metrics", ADMIN_KEY, null);
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.body()).contains("model=\"m\"").doesNotContain("../../x").doesNotContain("alt=evil");
+    }
+
+    @Test
+    void proxyUrlsWithoutAPortOrWithAPathAndBaseUrlsWithDotSegmentsAreRefused_issue29() {
+        assertRefused(admin("POST", "/api/providers", custom("\"baseUrl\":\"http://host.example/v1\",\"proxyUrl\":\"http://proxy.example\"")),
+                "proxyUrl", "port");
+        assertRefused(admin("POST", "/api/providers", custom("\"baseUrl\":\"http://host.example/v1\",\"proxyUrl\":\"http://proxy.example:3128/p\"")),
+                "proxyUrl", "path");
+        assertRefused(admin("POST", "/api/providers", custom("\"baseUrl\":\"http://host.example/v1/../admin\"")), "baseUrl", "'..'");
+        assertRefused(admin("POST", "/api/providers", custom("\"baseUrl\":\"http://host.example/v1/%2e%2e/admin\"")), "baseUrl", "'..'");
+        String id = read(admin("POST", "/api/providers", custom("\"baseUrl\":\"http://host.example/v1\",\"proxyUrl\":\"http://proxy.example:3128\""))
+                .body()).get("id").asText();
+        assertRefused(admin("PUT", "/api/providers/" + id, custom("\"baseUrl\":\"http://host.example/a/./b\"")), "baseUrl", "'.'");
+        assertRefused(admin("PUT", "/api/providers/" + id,
+                custom("\"baseUrl\":\"http://host.example/v1\",\"proxyUrl\":\"http://proxy.example\"")), "proxyUrl", "port");
+    }
+
+    @Test
+    void expect100ContinueWithABodyOverTheLimitIsAnswered413AtOnce_issue29() throws Exception {
+        java.net.URI base = java.net.URI.create(sluice.base());
+        try (java.net.Socket socket = new java.net.Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + clientKey
+                    + "\r\nContent-Type: application/json\r\nContent-Length: " + (dev.sluice.runtime.config.SluiceConfig.DEFAULT_MAX_BODY_BYTES + 1)
+                    + "\r\nExpect: 100-continue\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            String statusLine = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    java.nio.charset.StandardCharsets.US_ASCII)).readLine();
+            assertThat(statusLine).startsWith("HTTP/1.1 413");
+        }
+    }
 }

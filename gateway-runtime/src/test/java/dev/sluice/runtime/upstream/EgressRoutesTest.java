@@ -305,6 +305,21 @@ class EgressRoutesTest {
     }
 
     @Test
+    void theUserinfoOfABaseUrlNeverReachesAProxysRequestLine_issue29() throws Exception {
+        try (TestProxy proxy = TestProxy.start()) {
+            EgressRoute route = EgressRoute.of(null, "http://127.0.0.1:" + proxy.port());
+            URI withSecret = URI.create(upstream.baseUrl().replace("http://", "http://alice:s3cret@") + "/v1/chat/completions");
+            try (UpstreamResponse r = routes.route(route).send(new UpstreamRequest("POST", withSecret, Map.of(),
+                    "{\"model\":\"m\"}".getBytes(UTF_8), TIMEOUT))) {
+                r.bodyText(1 << 20);
+            }
+            assertThat(proxy.seen()).hasSize(1);
+            assertThat(proxy.seen().get(0).requestLine()).isEqualTo("POST " + upstream.baseUrl() + "/v1/chat/completions HTTP/1.1")
+                    .doesNotContain("s3cret");
+        }
+    }
+
+    @Test
     void withStartsTheProbeSoTheIpIsKnownWhenTheAttemptIsLogged_EB2() {
         EgressRoute viaProxy = EgressRoute.of(null, "http://127.0.0.1:1");
         routes.route(viaProxy);

@@ -1,0 +1,110 @@
+package dev.sluice.runtime.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.runtime.io.AnswerBuffers;
+import java.net.ProtocolException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Large stream frames are relayed one at a time and counted against the shared answer budget while
+ * in flight (issue 29, point 2): a hostile upstream's events under {@code upstream.maxEventBytes}
+ * cannot pile up in the pump's queue.
+ */
+class PumpTest {
+
+    private static final int KIB = 1024;
+    private static final long SECOND = 1_000_000_000L;
+
+    /** {@code count} frames of {@code size} bytes, counting the reads. */
+    private static final class Frames implements Pump.Source<byte[]> {
+        final AtomicInteger read = new AtomicInteger();
+        final int count;
+        final int size;
+
+        Frames(int count, int size) {
+            this.count = count;
+            this.size = size;
+        }
+
+        @Override
+        public byte[] next() {
+            if (read.get() == count) {
+                return null;
+            }
+            read.incrementAndGet();
+            return new byte[size];
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void aLargeFrameIsNotQueuedBeforeTheConsumerIsDoneWithTheLast() throws Exception {
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB);
+        Frames up = new Frames(5, 100 * KIB);
+        try (Pump<byte[]> pump = new Pump<>(up, "t", b -> b.length, buffers)) {
+            assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.Next.class);
+            // the second is read, and waits: the first is still being written
+            Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> up.read.get() == 2);
+            assertThat(buffers.inUse()).isEqualTo(3L * 100 * KIB);
+
+            assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.Next.class);
+            Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> up.read.get() == 3);
+            assertThat(buffers.inUse()).as("the first frame's room was given back").isEqualTo(3L * 100 * KIB);
+        }
+        assertThat(buffers.inUse()).as("closing gives back every frame's room").isZero();
+    }
+
+    @Test
+    void smallFramesFlowFreelyAndHoldNoRoom() throws Exception {
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB);
+        Frames up = new Frames(10, 1 * KIB);
+        try (Pump<byte[]> pump = new Pump<>(up, "t", b -> b.length, buffers)) {
+            Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> up.read.get() == 10);
+            assertThat(buffers.inUse()).isZero();
+            for (int i = 0; i < 10; i++) {
+                assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.Next.class);
+            }
+            assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.End.class);
+        }
+    }
+
+    @Test
+    void aLargeFramePastTheSharedBudgetFailsTheStreamNamingTheSetting() throws Exception {
+        AnswerBuffers buffers = new AnswerBuffers(256 * KIB, 512 * KIB, 400 * KIB);
+        long other = buffers.takeStreamed(100 * KIB);
+        try (Pump<byte[]> pump = new Pump<>(new Frames(3, 200 * KIB), "t", b -> b.length, buffers)) {
+            Pump.Item<byte[]> item = pump.poll(5 * SECOND);
+            assertThat(item).isInstanceOf(Pump.Failed.class);
+            assertThat(((Pump.Failed<byte[]>) item).failure()).isInstanceOf(ProtocolException.class)
+                    .hasMessageContaining("upstream.answerBufferBytes 409600");
+        }
+        assertThat(buffers.inUse()).isEqualTo(other);
+        buffers.release(other);
+        // alone, a frame gets its room whatever the budget
+        try (Pump<byte[]> pump = new Pump<>(new Frames(1, 200 * KIB), "t", b -> b.length, buffers)) {
+            assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.Next.class);
+        }
+        assertThat(buffers.inUse()).isZero();
+    }
+
+    @Test
+    void keptFramesHoldTheirRoomUntilReleased() throws Exception {
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB);
+        try (Pump<byte[]> pump = new Pump<>(new Frames(2, 100 * KIB), "t", b -> b.length, buffers)) {
+            assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.Next.class);
+            pump.keep();
+            assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.Next.class);
+            assertThat(buffers.inUse()).isEqualTo(2 * 3L * 100 * KIB);
+            pump.releaseKept();
+            assertThat(buffers.inUse()).isEqualTo(3L * 100 * KIB);
+        }
+        assertThat(buffers.inUse()).isZero();
+    }
+}
