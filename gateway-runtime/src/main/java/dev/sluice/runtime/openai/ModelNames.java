@@ -36,6 +36,14 @@ public final class ModelNames {
             if (Character.isISOControl(ch) || ch == '\u2028' || ch == '\u2029') {
                 return "'" + field + "' contains a control character.";
             }
+            if (Character.isHighSurrogate(ch) && i + 1 < model.length() && Character.isLowSurrogate(model.charAt(i + 1))) {
+                i++;
+                continue;
+            }
+            if (Character.isSurrogate(ch)) {
+                // no upstream can be sent it, and usage would store it as '?', merging different names
+                return "'" + field + "' contains a lone UTF-16 surrogate (\\u" + Integer.toHexString(ch) + ").";
+            }
             if (blank(ch) && (i == 0 || i == model.length() - 1 || model.charAt(i - 1) == '/' || model.charAt(i + 1) == '/')) {
                 return "'" + field + "' must not start or end with whitespace, nor have whitespace next to '/'.";
             }

@@ -30,4 +30,12 @@ class ModelNamesTest {
             assertThat(ModelNames.problem("model", bad)).as(bad).isEqualTo("'model' contains a control character.");
         }
     }
+
+    @Test
+    void loneSurrogatesAreRefusedAndPairsKept_issue29() {
+        assertThat(ModelNames.problem("model", "mk/\ud800")).isEqualTo("'model' contains a lone UTF-16 surrogate (\\ud800).");
+        assertThat(ModelNames.problem("model", "mk/a\udc00b")).contains("lone UTF-16 surrogate");
+        assertThat(ModelNames.problem("model", "mk/\ud83d")).contains("lone UTF-16 surrogate");
+        assertThat(ModelNames.problem("model", "mk/\ud83d\ude00")).isNull();
+    }
 }
