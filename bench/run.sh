@@ -64,7 +64,7 @@
 # Exit status: 0 = valid run (targets may still be missed: read the report), 3 = invalid run
 # (wrk saw errors or non-2xx answers, or a streaming request failed), 4 = valid run that trips the
 # regression guard (Sluice's CPU per request above 4 x the 100 µs target, or its c64 throughput
-# below 0.15 x nginx's, in this run), 2 = setup failure or a mock/Sluice (with BENCH_SHARED=1 also
+# below 0.1 x nginx's, in this run), 2 = setup failure or a mock/Sluice (with BENCH_SHARED=1 also
 # PostgreSQL or Redis) exited during the run (then the report file says the run did not complete).
 # -E: the ERR trap below also reports a command failing inside a function (else errexit would
 # end the run there without a word)
@@ -1312,7 +1312,7 @@ TARGETS_TITLE="Targets of issue 26 (against direct and the nginx control of this
 # The regression guard (--quick in CI): only a gross regression, measured in this run, fails it
 GUARD_LINES=(
     "$(plain_verdict "$CPU_CN_NOJIT <= 400")  guard: Sluice CPU per request at c${HIGH_C} without the JIT compiler threads ${CPU_CN_NOJIT} µs <= 4 x 100 µs  [with them $(calc '%.1f' "$CPU_CN") µs]"
-    "$(plain_verdict "${R[ratio_cN.sluice]} >= 0.15 * ${R[ratio_cN.nginx]}")  guard: c${HIGH_C} throughput Sluice ${RATIO_CN_SLUICE} x direct >= 0.15 x nginx's ${RATIO_CN_NGINX} x direct"
+    "$(plain_verdict "${R[ratio_cN.sluice]} >= 0.1 * ${R[ratio_cN.nginx]}")  guard: c${HIGH_C} throughput Sluice ${RATIO_CN_SLUICE} x direct >= 0.1 x nginx's ${RATIO_CN_NGINX} x direct"
 )
 # rounds_list FORMAT "V V V": "v / v / v", formatted
 rounds_list() { awk -v f="$1" -v l="$2" 'BEGIN { n = split(l, v, " "); for (i = 1; i <= n; i++) printf "%s" f, (i > 1 ? " / " : ""), v[i] }'; }
