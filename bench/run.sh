@@ -16,7 +16,7 @@
 # exported value still wins):
 #   BENCH_DURATION [10s; quick: 4s]  length of every measured wrk run
 #   BENCH_WARMUP [5s; quick: 2s]     wrk warm-up per target (at the high concurrency), not measured
-#   BENCH_SLUICE_WARMUP [BENCH_WARMUP; quick: 6s]  the warm-up of Sluice (and shared Sluice): its
+#   BENCH_SLUICE_WARMUP [BENCH_WARMUP; quick: 12s]  the warm-up of Sluice (and shared Sluice): its
 #                               JIT needs longer than the mock's and nginx's
 #   BENCH_CONCURRENCY [64]      the high concurrency (the low one is always 1)
 #   BENCH_ROUNDS [3; quick: 1]  interleaved rounds of direct / nginx / Sluice at c1 and at the high
@@ -88,7 +88,7 @@ quick() { if ((QUICK)); then echo "$2"; else echo "$1"; fi; }
 
 DURATION=${BENCH_DURATION:-$(quick 10s 4s)}
 WARMUP=${BENCH_WARMUP:-$(quick 5s 2s)}
-SLUICE_WARMUP=${BENCH_SLUICE_WARMUP:-$(quick "$WARMUP" 6s)}
+SLUICE_WARMUP=${BENCH_SLUICE_WARMUP:-$(quick "$WARMUP" 12s)}
 HIGH_C=${BENCH_CONCURRENCY:-64}
 ROUNDS=${BENCH_ROUNDS:-$(quick 3 1)}
 NGINX=${BENCH_NGINX:-nginx}
