@@ -13,6 +13,7 @@ import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 
 /** JSON in and out of handlers, with the request body limit (SPEC API-6: 413 past it). */
@@ -105,9 +106,30 @@ final class Json {
         }
     }
 
+    /**
+     * Sends a JSON body. Bodies past {@value #COPIED_BYTES} bytes are written through the response's
+     * stream with their {@code Content-Length}, in copied slices (issue 29): Helidon's
+     * {@code send(byte[])} copies a body into one buffer with the head, grown to twice the body when
+     * the head passes 256 bytes (ours always does), and that buffer waits in the connection's write
+     * queue until a slow client has read it, after the request (and its room in
+     * {@code upstream.answerBufferBytes}) ended: a heap dump of the answers flood's
+     * OutOfMemoryError held five such 24 MiB buffers for 12 MiB answers.
+     */
     static void send(ServerResponse res, int status, byte[] json) {
         res.status(Status.create(status));
         res.header(CONTENT_TYPE_JSON);
-        res.send(json);
+        if (json.length <= COPIED_BYTES) {
+            res.send(json);
+            return;
+        }
+        res.header(HeaderNames.CONTENT_LENGTH, Integer.toString(json.length));
+        try (OutputStream out = res.outputStream()) {
+            StreamResponse.writeSliced(out, json);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
+
+    /** Bodies up to this size go out in one write, joined with the head. */
+    static final int COPIED_BYTES = StreamResponse.MAX_WRITE_BYTES;
 }

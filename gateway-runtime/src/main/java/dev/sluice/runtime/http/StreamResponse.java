@@ -122,23 +122,38 @@ final class StreamResponse {
     }
 
     /**
-     * The largest single write of a stream. The server's write queue holds
-     * {@code SluiceServer.WRITE_QUEUE_LENGTH} writes per connection, whatever their size: 32 whole
-     * events of 4 MiB from a hostile upstream could wait in it for a slow client, past the pump's
-     * bounds (issue 29). In slices, what waits there is at most 32 of them.
+     * The largest single write of a stream or a large answer. The server's write queue holds
+     * {@code SluiceServer.WRITE_QUEUE_LENGTH} writes per connection, whatever their size, and a
+     * queued write keeps the array it was cut from: 32 whole events of 4 MiB from a hostile upstream
+     * could wait there for a slow client, past the pump's bounds (issue 29), and a 12 MiB answer
+     * stayed on the heap, uncounted, after its request ended (seen in a heap dump: five of them
+     * waiting at once). Larger writes therefore go out as copied slices: what waits in a connection's
+     * queue is at most 32 × 64 KiB.
      */
     static final int MAX_WRITE_BYTES = 64 * 1024;
 
     static void write(OutputStream out, byte[] bytes) throws IOException {
         if (bytes.length > 0) {
-            if (bytes.length <= MAX_WRITE_BYTES) {
-                out.write(bytes);
-            } else {
-                for (int off = 0; off < bytes.length; off += MAX_WRITE_BYTES) {
-                    out.write(bytes, off, Math.min(MAX_WRITE_BYTES, bytes.length - off));
-                }
-            }
+            writeSliced(out, bytes);
             out.flush();
+        }
+    }
+
+    /**
+     * Writes bytes in copied slices of {@link #MAX_WRITE_BYTES} (one write, uncopied, when they fit
+     * in one); the copies cost a pass over large bodies only.
+     *
+     * @param out the response stream
+     * @param bytes what to write
+     * @throws IOException when the client is gone
+     */
+    static void writeSliced(OutputStream out, byte[] bytes) throws IOException {
+        if (bytes.length <= MAX_WRITE_BYTES) {
+            out.write(bytes);
+            return;
+        }
+        for (int off = 0; off < bytes.length; off += MAX_WRITE_BYTES) {
+            out.write(java.util.Arrays.copyOfRange(bytes, off, Math.min(bytes.length, off + MAX_WRITE_BYTES)));
         }
     }
 }

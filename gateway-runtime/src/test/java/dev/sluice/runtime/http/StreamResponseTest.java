@@ -17,11 +17,13 @@ class StreamResponseTest {
     /** Records the size of every write and every flush. */
     private static final class Writes extends ByteArrayOutputStream {
         final List<Integer> sizes = new ArrayList<>();
+        final List<byte[]> arrays = new ArrayList<>();
         int flushes;
 
         @Override
         public void write(byte[] b, int off, int len) {
             sizes.add(len);
+            arrays.add(b);
             super.write(b, off, len);
         }
 
@@ -40,6 +42,8 @@ class StreamResponseTest {
         assertThat(out.sizes).containsExactly(65536, 65536, 65536, 8197);
         assertThat(out.flushes).isOne();
         assertThat(out.toByteArray()).isEqualTo(frame);
+        // a queued write keeps its array: the slices are copies, so a slow client's queue never pins the frame
+        assertThat(out.arrays).allSatisfy(a -> assertThat(a).isNotSameAs(frame).hasSizeLessThanOrEqualTo(65536));
     }
 
     @Test

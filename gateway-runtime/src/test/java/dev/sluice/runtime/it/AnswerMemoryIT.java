@@ -101,4 +101,21 @@ class AnswerMemoryIT {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(502);
         assertThat(message(r)).contains("65536");
     }
+
+    @Test
+    void aLargeAnswerReachesTheClientWholeWithItsLength() {
+        // past Json.COPIED_BYTES the body leaves through the response stream with its Content-Length (issue 29)
+        String content = "y".repeat(600 * KIB);
+        upstream.enqueue(MockResponse.completion(content));
+        upstream.enqueue(MockResponse.completion(content));
+        HttpResponse<String> r = chat(false);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-length")).hasValue(Integer.toString(r.body().length()));
+        assertThat(read(r.body()).at("/choices/0/message/content").asText()).isEqualTo(content);
+        HttpResponse<String> m = sluice.send("POST", "/v1/messages", key,
+                "{\"model\":\"alpha/m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        assertThat(m.statusCode()).as(m.body()).isEqualTo(200);
+        assertThat(m.headers().firstValue("content-length")).hasValue(Integer.toString(m.body().length()));
+        assertThat(read(m.body()).at("/content/0/text").asText()).isEqualTo(content);
+    }
 }
