@@ -35,6 +35,20 @@ public interface ComboStrategy {
     List<ComboTargetView> order(ComboContext context, List<ComboTargetView> eligible);
 
     /**
+     * The order {@link #order} would give now, for {@code POST /api/combos/{name}/explain}: the
+     * same targets in the same order, but without advancing any per-combo state (a round-robin
+     * position, a shuffle bag), since nothing is sent. The default calls {@link #order}, which is
+     * right for strategies that keep no state; stateful strategies override it.
+     *
+     * @param context the request's context
+     * @param eligible the eligible targets, in the combo's list order; never empty
+     * @return the same targets, in the order {@link #order} would try them now
+     */
+    default List<ComboTargetView> preview(ComboContext context, List<ComboTargetView> eligible) {
+        return order(context, eligible);
+    }
+
+    /**
      * Drops whatever per-combo state this strategy keeps for a combo that was deleted or whose
      * targets were replaced (a position, a shuffle bag). The default keeps nothing.
      *

@@ -19,10 +19,13 @@ import static java.util.Objects.requireNonNull;
  * @param quotaRemaining the share of its upstream quota left (0–1) as the connection that would
  *     serve it last announced (rate-limit headers), or null when unknown
  * @param quotaResetAt when that quota resets, epoch ms, as last announced, or null when unknown
+ * @param quotaWindowResetAt when the longest quota window the connection announces ends (a
+ *     subscription's weekly window before its 5-hour one), epoch ms, or null when it announces none
  */
 @dev.sluice.api.Experimental("grows with the router; read it, do not construct it")
 public record ComboTargetView(int index, String model, String connectionId, int weight, int priority, Double costPer1kTokens,
-        long inFlight, long uses, Long lastUsedAt, Long lastSuccessAt, Double quotaRemaining, Long quotaResetAt) {
+        long inFlight, long uses, Long lastUsedAt, Long lastSuccessAt, Double quotaRemaining, Long quotaResetAt,
+        Long quotaWindowResetAt) {
 
     /** Validates. */
     public ComboTargetView {
@@ -33,6 +36,28 @@ public record ComboTargetView(int index, String model, String connectionId, int 
         if (quotaRemaining != null && (quotaRemaining < 0 || quotaRemaining > 1)) {
             throw new IllegalArgumentException("quotaRemaining must be within 0..1");
         }
+    }
+
+    /**
+     * A view without a quota window (the form of the first release).
+     *
+     * @param index the position in the combo's list
+     * @param model the model
+     * @param connectionId the pinned connection, or null
+     * @param weight the weight
+     * @param priority the priority
+     * @param costPer1kTokens the cost, or null
+     * @param inFlight requests in flight
+     * @param uses requests sent
+     * @param lastUsedAt last use, or null
+     * @param lastSuccessAt last success, or null
+     * @param quotaRemaining the share of quota left, or null
+     * @param quotaResetAt when that quota resets, or null
+     */
+    public ComboTargetView(int index, String model, String connectionId, int weight, int priority, Double costPer1kTokens,
+            long inFlight, long uses, Long lastUsedAt, Long lastSuccessAt, Double quotaRemaining, Long quotaResetAt) {
+        this(index, model, connectionId, weight, priority, costPer1kTokens, inFlight, uses, lastUsedAt, lastSuccessAt, quotaRemaining,
+                quotaResetAt, null);
     }
 
     /**
@@ -51,6 +76,6 @@ public record ComboTargetView(int index, String model, String connectionId, int 
      */
     public ComboTargetView(int index, String model, String connectionId, int weight, int priority, Double costPer1kTokens,
             long inFlight, long uses, Long lastUsedAt, Long lastSuccessAt) {
-        this(index, model, connectionId, weight, priority, costPer1kTokens, inFlight, uses, lastUsedAt, lastSuccessAt, null, null);
+        this(index, model, connectionId, weight, priority, costPer1kTokens, inFlight, uses, lastUsedAt, lastSuccessAt, null, null, null);
     }
 }

@@ -46,6 +46,7 @@ final class CombosAdminService implements HttpService {
     private final Supplier<Set<String>> strategyNames;
     private final Predicate<String> knownConnection;
     private final Consumer<String> forget;
+    private final java.util.function.BiFunction<Combo, dev.sluice.runtime.routing.Caller, dev.sluice.runtime.combo.routing.ComboRouter.Explanation> explain;
 
     /**
      * Creates the service.
@@ -57,10 +58,13 @@ final class CombosAdminService implements HttpService {
      * @param strategyNames the registered strategy names (for error messages)
      * @param knownConnection whether a connection id exists, or null to accept any {@code connectionId}
      * @param forget drops routing state of a combo deleted or replaced
+     * @param explain what a combo would do with a request now (issue 34)
      */
     CombosAdminService(Json json, Authenticator auth, ComboStore combos, Predicate<String> knownStrategy,
-            Supplier<Set<String>> strategyNames, Predicate<String> knownConnection, Consumer<String> forget) {
+            Supplier<Set<String>> strategyNames, Predicate<String> knownConnection, Consumer<String> forget,
+            java.util.function.BiFunction<Combo, dev.sluice.runtime.routing.Caller, dev.sluice.runtime.combo.routing.ComboRouter.Explanation> explain) {
         this.forget = forget;
+        this.explain = explain;
         this.json = json;
         this.auth = auth;
         this.combos = combos;
@@ -72,7 +76,25 @@ final class CombosAdminService implements HttpService {
     @Override
     public void routing(HttpRules rules) {
         rules.get("/", this::list).post("/", this::create)
-                .get("/{name}", this::get).put("/{name}", this::replace).delete("/{name}", this::delete);
+                .get("/{name}", this::get).put("/{name}", this::replace).delete("/{name}", this::delete)
+                .post("/{name}/explain", this::explain);
+    }
+
+    /**
+     * Issue 34: the order the combo's strategy would try its targets in for this request now, with
+     * the figures it used and what is held back; calls no upstream and moves no state. The body is
+     * the request as a client would send it; its {@code model}, when present, must name the combo.
+     */
+    private void explain(ServerRequest req, ServerResponse res) {
+        dev.sluice.runtime.routing.Caller caller = auth.admin(req);
+        String name = req.path().pathParameters().get("name");
+        Combo combo = combos.find(name).orElseThrow(() -> notFound(name));
+        ObjectNode body = json.objectBody(req);
+        JsonNode model = body.get("model");
+        if (model != null && !model.isNull() && !(model.isTextual() && model.asText().equals(name))) {
+            throw ApiException.badRequest("model", "'model' must name the combo being explained ('" + name + "') or be left out.");
+        }
+        json.send(res, 200, ComboExplainJson.render(json, explain.apply(combo, caller)));
     }
 
     private void list(ServerRequest req, ServerResponse res) {

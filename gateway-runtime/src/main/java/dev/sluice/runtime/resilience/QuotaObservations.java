@@ -17,6 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code -limit}; resets from {@code x-ratelimit-reset-requests|tokens} (durations),
  * {@code x-ratelimit-reset} (epoch) and {@code anthropic-ratelimit-*-reset} (RFC 3339). The share
  * is the smallest of the announced ones; the reset the earliest.
+ *
+ * <p>Subscription accounts also announce their quota <em>windows</em> (issue 34, for
+ * {@code reset-window}): Claude's {@code anthropic-ratelimit-unified-5h-reset} and
+ * {@code -7d-reset} (epoch seconds), Codex's {@code x-codex-primary|secondary-window-minutes} with
+ * {@code -reset-after-seconds} or {@code -reset-at}. Of the windows announced, the longest one's
+ * end is kept (a weekly window before a 5-hour one): quota in it that is not spent by then is lost.
  */
 public final class QuotaObservations {
 
@@ -43,9 +49,26 @@ public final class QuotaObservations {
      * @param remaining the share left, 0–1, or null when not announced
      * @param resetAt when it resets, epoch ms, or null when not announced
      * @param observedAt when it was announced, epoch ms
+     * @param windowResetAt when the longest announced quota window ends, epoch ms, or null
+     * @param windowMs that window's length, ms, or null
      */
-    public record Quota(Double remaining, Long resetAt, long observedAt) {
+    public record Quota(Double remaining, Long resetAt, long observedAt, Long windowResetAt, Long windowMs) {
+        /**
+         * A quota without a window.
+         *
+         * @param remaining the share left, or null
+         * @param resetAt when it resets, or null
+         * @param observedAt when it was announced
+         */
+        public Quota(Double remaining, Long resetAt, long observedAt) {
+            this(remaining, resetAt, observedAt, null, null);
+        }
     }
+
+    /** Claude's unified subscription windows: header infix and length. */
+    private static final String[][] UNIFIED_WINDOWS = {{"7d", Long.toString(7L * 24 * 3_600_000)}, {"5h", Long.toString(5L * 3_600_000)}};
+    /** Codex's two announced windows. */
+    private static final String[] CODEX_WINDOWS = {"primary", "secondary"};
 
     /**
      * Reads a successful answer's rate-limit headers.
@@ -68,9 +91,40 @@ public final class QuotaObservations {
                     .flatMap(v -> RetryHints.parseResetTime(v, now)).map(ms -> now + ms));
         }
         reset = earliest(reset, head.first("x-ratelimit-reset").flatMap(v -> RetryHints.parseEpochReset(v, now)).map(ms -> now + ms));
-        if (share != null || reset != null) {
-            byConnection.put(connectionId, new Quota(share, reset, now));
+        long[] window = longestWindow(head, now);
+        if (share != null || reset != null || window != null) {
+            byConnection.put(connectionId, new Quota(share, reset, now, window == null ? null : window[0], window == null ? null : window[1]));
         }
+    }
+
+    /** The end and length of the longest quota window an answer announces, or null. */
+    static long[] longestWindow(ResponseHead head, long now) {
+        long[] best = null;
+        for (String[] w : UNIFIED_WINDOWS) {
+            Optional<Long> in = head.first("anthropic-ratelimit-unified-" + w[0] + "-reset").flatMap(v -> RetryHints.parseEpochReset(v, now));
+            if (in.isPresent()) {
+                best = longer(best, now + in.get(), Long.parseLong(w[1]));
+            }
+        }
+        for (String w : CODEX_WINDOWS) {
+            Optional<Double> minutes = head.first("x-codex-" + w + "-window-minutes").flatMap(QuotaObservations::number);
+            if (minutes.isEmpty() || minutes.get() <= 0) {
+                continue;
+            }
+            Optional<Long> in = head.first("x-codex-" + w + "-reset-after-seconds").flatMap(QuotaObservations::number)
+                    .map(sec -> (long) Math.ceil(Math.max(0, sec) * 1000));
+            if (in.isEmpty()) {
+                in = head.first("x-codex-" + w + "-reset-at").flatMap(v -> RetryHints.parseEpochReset(v, now));
+            }
+            if (in.isPresent()) {
+                best = longer(best, now + in.get(), (long) (minutes.get() * 60_000));
+            }
+        }
+        return best;
+    }
+
+    private static long[] longer(long[] best, long endsAt, long lengthMs) {
+        return best == null || lengthMs > best[1] ? new long[] {endsAt, lengthMs} : best;
     }
 
     /**
@@ -79,14 +133,14 @@ public final class QuotaObservations {
      * (most answers of most upstreams announce nothing).
      *
      * @param head the answer's head, or null
-     * @return true when a header name starts with {@code x-ratelimit} or {@code anthropic-ratelimit}
+     * @return true when a header name starts with {@code x-ratelimit}, {@code anthropic-ratelimit} or {@code x-codex-}
      */
     static boolean announcesLimits(ResponseHead head) {
         if (head == null) {
             return false;
         }
         for (String name : head.headers().keySet()) {
-            if (name.startsWith("x-ratelimit") || name.startsWith("anthropic-ratelimit")) {
+            if (name.startsWith("x-ratelimit") || name.startsWith("anthropic-ratelimit") || name.startsWith("x-codex-")) {
                 return true;
             }
         }

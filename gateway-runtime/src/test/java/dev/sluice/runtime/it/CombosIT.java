@@ -255,4 +255,77 @@ class CombosIT {
         assertThat(read(chat("ra", false).body()).at("/choices/0/message/content").asText()).isEqualTo("b again");
         assertThat(a.requestCount()).isEqualTo(2);
     }
+
+    private JsonNode explain(String combo) {
+        HttpResponse<String> r = sluice.send("POST", "/api/combos/" + combo + "/explain", ADMIN_KEY,
+                "{\"model\":\"" + combo + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return read(r.body());
+    }
+
+    private static java.util.List<String> models(JsonNode explanation) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        explanation.get("order").forEach(t -> out.add(t.get("model").asText()));
+        return out;
+    }
+
+    @Test
+    void explainShowsTheNextOrderWithoutTakingARoundRobinTurnOrCallingAnUpstream_issue34() {
+        combo("{\"name\":\"rr\",\"strategy\":\"round-robin\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+
+        JsonNode first = explain("rr");
+        assertThat(models(first)).containsExactly("alpha/m1", "beta/m2");
+        assertThat(models(explain("rr"))).containsExactly("alpha/m1", "beta/m2");
+        assertThat(first.at("/order/0/startsOn").asText()).isEqualTo(connA);
+        assertThat(first.at("/order/0/figures/uses").asLong()).isZero();
+        assertThat(first.get("strategyFound").asBoolean()).isTrue();
+        assertThat(a.requestCount() + b.requestCount()).isZero();
+
+        assertThat(chat("rr", false).statusCode()).isEqualTo(200);
+        assertThat(a.requestCount()).isEqualTo(1);
+        JsonNode after = explain("rr");
+        assertThat(models(after)).containsExactly("beta/m2", "alpha/m1");
+        assertThat(after.at("/order/1/figures/uses").asLong()).isEqualTo(1);
+        assertThat(a.requestCount() + b.requestCount()).isEqualTo(1);
+    }
+
+    @Test
+    void explainNamesWhatIsHeldBackAndRefusesAnotherModel_issue34() {
+        combo("{\"name\":\"pair\",\"strategy\":\"priority\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        a.setDefault(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\"}}").header("Retry-After", "120"));
+        assertThat(chat("pair", false).statusCode()).isEqualTo(200);
+
+        JsonNode e = explain("pair");
+        assertThat(models(e)).containsExactly("beta/m2");
+        assertThat(e.at("/heldBack/0/connectionId").asText()).isEqualTo(connA);
+        assertThat(e.at("/heldBack/0/model").asText()).isEqualTo("alpha/m1");
+        assertThat(e.at("/heldBack/0/reason").asText()).isEqualTo("unavailable");
+        assertThat(e.at("/heldBack/0/remainingMs").asLong()).isPositive();
+
+        HttpResponse<String> wrong = sluice.send("POST", "/api/combos/pair/explain", ADMIN_KEY, "{\"model\":\"alpha/m1\"}");
+        assertThat(wrong.statusCode()).isEqualTo(400);
+        assertThat(read(wrong.body()).at("/error/param").asText()).isEqualTo("model");
+        assertThat(sluice.send("POST", "/api/combos/none/explain", ADMIN_KEY, "{}").statusCode()).isEqualTo(404);
+        assertThat(sluice.send("POST", "/api/combos/pair/explain", clientKey, "{}").statusCode()).isEqualTo(403);
+    }
+
+    @Test
+    void resetWindowStartsWhereTheAnnouncedWeeklyWindowEndsSoonest_issue34() {
+        // both answer with Codex's window headers: alpha's weekly window ends in 5 days, beta's in 1
+        a.setDefault(MockResponse.completion("a").header("x-codex-primary-window-minutes", "10080")
+                .header("x-codex-primary-reset-after-seconds", "432000"));
+        b.setDefault(MockResponse.completion("b").header("x-codex-secondary-window-minutes", "10080")
+                .header("x-codex-secondary-reset-after-seconds", "86400").header("x-codex-primary-window-minutes", "300")
+                .header("x-codex-primary-reset-after-seconds", "60"));
+        combo("{\"name\":\"weekly\",\"strategy\":\"weekly-reset\",\"targets\":[{\"model\":\"alpha/m1\"},{\"model\":\"beta/m2\"}]}");
+        // before anything is known: no windows, priority (list) order
+        assertThat(models(explain("weekly"))).containsExactly("alpha/m1", "beta/m2");
+        assertThat(read(chat("weekly", false).body()).at("/choices/0/message/content").asText()).isEqualTo("a");
+        assertThat(sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("beta/m2", false)).statusCode()).isEqualTo(200);
+
+        JsonNode e = explain("weekly");
+        assertThat(models(e)).containsExactly("beta/m2", "alpha/m1");
+        assertThat(e.at("/order/0/figures/quotaWindowResetAt").asLong()).isEqualTo(sluice.clock.millis() + 86_400_000L);
+        assertThat(read(chat("weekly", false).body()).at("/choices/0/message/content").asText()).isEqualTo("b");
+    }
 }

@@ -61,4 +61,34 @@ class QuotaObservationsTest {
         org.assertj.core.api.Assertions.assertThat(announces.apply(Map.of("anthropic-ratelimit-requests-limit", List.of("5")))).isTrue();
         org.assertj.core.api.Assertions.assertThat(QuotaObservations.announcesLimits(null)).isFalse();
     }
+
+    @Test
+    void claudeSubscriptionWindowsGiveTheWeeklyEnd_issue34() {
+        long in5h = clock.millis() / 1000 + 3_600;
+        long in7d = clock.millis() / 1000 + 4 * 86_400;
+        quotas.record("c5", head(Map.of("anthropic-ratelimit-unified-5h-reset", Long.toString(in5h),
+                "anthropic-ratelimit-unified-7d-reset", Long.toString(in7d), "anthropic-ratelimit-unified-status", "allowed")));
+        assertThat(quotas.of("c5").windowResetAt()).isEqualTo(in7d * 1000);
+        assertThat(quotas.of("c5").windowMs()).isEqualTo(7L * 86_400_000);
+    }
+
+    @Test
+    void codexWindowsAreReadByTheirAnnouncedLength_issue34() {
+        // Codex names its windows primary and secondary; either may be the weekly one
+        quotas.record("c6", head(Map.of("x-codex-primary-window-minutes", "10080", "x-codex-primary-reset-after-seconds", "400",
+                "x-codex-secondary-window-minutes", "300", "x-codex-secondary-reset-after-seconds", "100")));
+        assertThat(quotas.of("c6").windowResetAt()).isEqualTo(clock.millis() + 400_000);
+        quotas.record("c7", head(Map.of("x-codex-primary-window-minutes", "300", "x-codex-primary-reset-after-seconds", "100",
+                "x-codex-secondary-window-minutes", "10080", "x-codex-secondary-reset-at", Long.toString(clock.millis() / 1000 + 9_000))));
+        assertThat(quotas.of("c7").windowResetAt()).isEqualTo(clock.millis() + 9_000_000);
+        assertThat(quotas.of("c7").windowMs()).isEqualTo(10_080L * 60_000);
+        assertThat(quotas.of("c7").remaining()).isNull();
+    }
+
+    @Test
+    void aWindowWithoutLengthOrResetIsNotAWindow_issue34() {
+        quotas.record("c8", head(Map.of("x-codex-primary-window-minutes", "0", "x-codex-primary-reset-after-seconds", "100",
+                "x-codex-secondary-window-minutes", "300")));
+        assertThat(quotas.of("c8")).isNull();
+    }
 }

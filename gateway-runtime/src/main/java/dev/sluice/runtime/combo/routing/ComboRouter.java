@@ -56,6 +56,7 @@ public final class ComboRouter implements ComboRouting {
     private final Supplier<String> emergencyFallback;
     private final QuotaObservations quotas;
     private final ConcurrentHashMap<String, ComboStats> stats = new ConcurrentHashMap<>();
+    private final ComboPreview preview;
 
     /** Waits out a cooldown (CO-3); production sleeps the request's virtual thread. */
     @FunctionalInterface
@@ -94,6 +95,36 @@ public final class ComboRouter implements ComboRouting {
         this.sleeper = sleeper;
         this.emergencyFallback = emergencyFallback;
         this.quotas = quotas;
+        this.preview = new ComboPreview(targets, strategies, quotas, clock);
+    }
+
+    /**
+     * What the combo would do with a request of this caller now (issue 34).
+     *
+     * @param combo the combo
+     * @param strategyFound whether its strategy is known (else the list order serves)
+     * @param at when, epoch ms
+     * @param order the eligible targets in the order they would be tried, with the figures the strategy read
+     * @param startsOn per target index, the connection it would start on
+     * @param heldBack the connections held back now, and why
+     */
+    public record Explanation(Combo combo, boolean strategyFound, long at, List<ComboTargetView> order, Map<Integer, String> startsOn,
+            List<ConnectionSelector.Excluded> heldBack) {
+    }
+
+    /**
+     * Explains a combo's choice now without calling an upstream or moving any state (issue 34).
+     *
+     * @param combo the combo
+     * @param caller the caller whose request is explained
+     * @return the explanation
+     */
+    public Explanation explain(Combo combo, Caller caller) {
+        ComboStats st = stats.get(combo.name());
+        if (st == null || st.size() != combo.targets().size()) {
+            st = new ComboStats(combo.updatedAt(), combo.targets().size());
+        }
+        return preview.explain(combo, caller, st);
     }
 
     /**

@@ -40,7 +40,7 @@ final class ComboStats {
         return new ComboTargetView(i, t.model(), t.connectionId(), t.weight() == null ? 1 : t.weight(),
                 t.priority() == null ? i + 1 : t.priority(), t.costPer1kTokens(), inFlight[i].get(), uses[i].get(),
                 used == 0 ? null : used, ok == 0 ? null : ok, quota == null ? null : quota.remaining(),
-                quota == null ? null : quota.resetAt());
+                quota == null ? null : quota.resetAt(), quota == null ? null : quota.windowResetAt());
     }
 
     void started(int i, long now) {

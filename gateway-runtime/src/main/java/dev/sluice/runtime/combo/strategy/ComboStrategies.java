@@ -24,6 +24,11 @@ public final class ComboStrategies {
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9-]+");
 
+    /** Other names of built-in strategies (issue 34: the names OmniRoute's users know them by). */
+    static final Map<String, String> ALIASES = Map.of(
+            "weekly-reset", ResetWindowStrategy.NAME,
+            "reset-window-order", ResetWindowStrategy.NAME);
+
     private final Map<String, ComboStrategy> byName;
 
     private ComboStrategies(Map<String, ComboStrategy> byName) {
@@ -34,7 +39,8 @@ public final class ComboStrategies {
      * A registry of the built-in strategies: {@code priority}, {@code fill-first}, {@code weighted},
      * {@code round-robin}, {@code random}, {@code strict-random}, {@code p2c}, {@code least-used},
      * {@code cost-optimized}, {@code lkgp}, {@code reset-aware}, {@code headroom}, {@code quota-weighted},
-     * {@code quota-share}.
+     * {@code quota-share}, {@code reset-window} (also named {@code weekly-reset} and
+     * {@code reset-window-order}).
      *
      * @return a new registry with fresh strategy state
      */
@@ -42,7 +48,8 @@ public final class ComboStrategies {
         return new ComboStrategies(new LinkedHashMap<>()).with(List.of(new PriorityStrategy(), new FillFirstStrategy(),
                 new WeightedStrategy(), new RoundRobinStrategy(), new RandomStrategy(), new StrictRandomStrategy(),
                 new PowerOfTwoChoicesStrategy(), new LeastUsedStrategy(), new CostOptimizedStrategy(), new LastKnownGoodStrategy(),
-                new ResetAwareStrategy(), new HeadroomStrategy(), new QuotaWeightedStrategy(), new QuotaShareStrategy()));
+                new ResetAwareStrategy(), new HeadroomStrategy(), new QuotaWeightedStrategy(), new QuotaShareStrategy(),
+                new ResetWindowStrategy()));
     }
 
     /**
@@ -61,6 +68,10 @@ public final class ComboStrategies {
                 throw new IllegalArgumentException("combo strategy " + origin(strategy) + " has the name '" + name
                         + "'; names are lower case letters, digits and '-'");
             }
+            if (ALIASES.containsKey(name)) {
+                throw new IllegalArgumentException("combo strategy " + origin(strategy) + " has the name '" + name
+                        + "', which names the built-in strategy '" + ALIASES.get(name) + "'");
+            }
             ComboStrategy taken = all.putIfAbsent(name, strategy);
             if (taken != null) {
                 throw new IllegalArgumentException("combo strategy '" + name + "' of " + origin(strategy)
@@ -71,13 +82,22 @@ public final class ComboStrategies {
     }
 
     /**
-     * The strategy of a name.
+     * The strategy of a name or of an alias ({@link #aliases()}).
      *
      * @param name the name, matched exactly
      * @return the strategy, or empty
      */
     public Optional<ComboStrategy> find(String name) {
-        return name == null ? Optional.empty() : Optional.ofNullable(byName.get(name));
+        return name == null ? Optional.empty() : Optional.ofNullable(byName.get(ALIASES.getOrDefault(name, name)));
+    }
+
+    /**
+     * Other names of built-in strategies, each to the name it stands for; a combo may name either.
+     *
+     * @return alias to name
+     */
+    public Map<String, String> aliases() {
+        return ALIASES;
     }
 
     /**

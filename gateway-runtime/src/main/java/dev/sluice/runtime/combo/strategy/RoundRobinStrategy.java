@@ -50,6 +50,17 @@ final class RoundRobinStrategy implements ComboStrategy {
     }
 
     @Override
+    public List<ComboTargetView> preview(ComboContext context, List<ComboTargetView> eligible) {
+        List<ComboTargetView> byIndex = Orders.sorted(eligible, Orders.LIST);
+        AtomicInteger previous = previousStart.get(context.comboName());
+        int start = firstAfter(byIndex, previous == null ? NO_START_YET : previous.get());
+        List<ComboTargetView> ordered = new ArrayList<>(byIndex.size());
+        ordered.addAll(byIndex.subList(start, byIndex.size()));
+        ordered.addAll(byIndex.subList(0, start));
+        return List.copyOf(ordered);
+    }
+
+    @Override
     public void forget(String comboName) {
         previousStart.remove(comboName);
     }

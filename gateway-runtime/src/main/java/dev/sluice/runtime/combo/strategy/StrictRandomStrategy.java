@@ -41,7 +41,12 @@ final class StrictRandomStrategy implements ComboStrategy {
 
     @Override
     public List<ComboTargetView> order(ComboContext context, List<ComboTargetView> eligible) {
-        return bags.computeIfAbsent(context.comboName(), k -> new Bag()).order(context, eligible);
+        return bags.computeIfAbsent(context.comboName(), k -> new Bag()).order(context, eligible, true);
+    }
+
+    @Override
+    public List<ComboTargetView> preview(ComboContext context, List<ComboTargetView> eligible) {
+        return bags.computeIfAbsent(context.comboName(), k -> new Bag()).order(context, eligible, false);
     }
 
     @Override
@@ -58,8 +63,15 @@ final class StrictRandomStrategy implements ComboStrategy {
         /** The indices drawn this cycle. */
         private final Set<Integer> drawn = new HashSet<>();
 
-        synchronized List<ComboTargetView> order(ComboContext context, List<ComboTargetView> eligible) {
+        /** The order; {@code draw} false previews it: ranks a later draw uses may be given, nothing is drawn. */
+        synchronized List<ComboTargetView> order(ComboContext context, List<ComboTargetView> eligible, boolean draw) {
             if (eligible.stream().allMatch(t -> drawn.contains(t.index()))) {
+                if (!draw) {
+                    // a new cycle would start with a fresh shuffle: the preview is one such shuffle
+                    List<ComboTargetView> shuffled = new ArrayList<>(eligible);
+                    java.util.Collections.shuffle(shuffled, context.random());
+                    return List.copyOf(shuffled);
+                }
                 ranks.clear();
                 drawn.clear();
             }
@@ -75,8 +87,10 @@ final class StrictRandomStrategy implements ComboStrategy {
             }
             ordered.sort(Comparator.<ComboTargetView>comparingDouble(t -> ranks.get(t.index())).thenComparing(Orders.LIST));
             ComboTargetView first = ordered.getFirst();
-            drawn.add(first.index());
-            ranks.remove(first.index());
+            if (draw) {
+                drawn.add(first.index());
+                ranks.remove(first.index());
+            }
             drawnBefore.sort(Orders.LIST);
             ordered.addAll(drawnBefore);
             return List.copyOf(ordered);

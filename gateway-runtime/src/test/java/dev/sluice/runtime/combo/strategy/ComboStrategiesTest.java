@@ -25,11 +25,12 @@ class ComboStrategiesTest {
     }
 
     @Test
-    void builtInHasTheFourteenStrategiesByExactName_CO2_QC3() {
+    void builtInHasTheFifteenStrategiesByExactName_CO2_QC3() {
         ComboStrategies registry = ComboStrategies.builtIn();
 
         assertThat(registry.names()).containsExactly("priority", "fill-first", "weighted", "round-robin", "random",
-                "strict-random", "p2c", "least-used", "cost-optimized", "lkgp", "reset-aware", "headroom", "quota-weighted", "quota-share");
+                "strict-random", "p2c", "least-used", "cost-optimized", "lkgp", "reset-aware", "headroom", "quota-weighted", "quota-share",
+                "reset-window");
         for (String name : registry.names()) {
             assertThat(registry.find(name)).get().extracting(ComboStrategy::name).isEqualTo(name);
         }
@@ -46,8 +47,21 @@ class ComboStrategiesTest {
         ComboStrategies all = builtIn.with(List.of(relay, new Contributed("fusion")));
 
         assertThat(all.find("context-relay")).containsSame(relay);
-        assertThat(all.names()).endsWith("context-relay", "fusion").hasSize(16);
-        assertThat(builtIn.names()).hasSize(14).doesNotContain("context-relay");
+        assertThat(all.names()).endsWith("context-relay", "fusion").hasSize(17);
+        assertThat(builtIn.names()).hasSize(15).doesNotContain("context-relay");
+    }
+
+    @Test
+    void aliasesFindTheStrategyTheyStandForAndCannotBeTakenByAPlugin_issue34() {
+        ComboStrategies registry = ComboStrategies.builtIn();
+
+        assertThat(registry.find("weekly-reset")).get().extracting(ComboStrategy::name).isEqualTo("reset-window");
+        assertThat(registry.find("reset-window-order")).containsSame(registry.find("reset-window").orElseThrow());
+        assertThat(registry.aliases()).containsEntry("weekly-reset", "reset-window");
+        assertThat(registry.names()).doesNotContain("weekly-reset");
+        assertThatThrownBy(() -> registry.with(List.of(new Contributed("weekly-reset"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'weekly-reset'").hasMessageContaining("'reset-window'");
     }
 
     @Test

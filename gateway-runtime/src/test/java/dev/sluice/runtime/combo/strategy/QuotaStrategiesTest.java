@@ -135,4 +135,25 @@ class QuotaStrategiesTest {
         }
         return firsts;
     }
+
+    @Test
+    void resetWindowIsTheSoonestEndingLongWindowFirstEndedCountsAsNowUnknownLastTiesByPriority_issue34() {
+        // the docs' worked example: a weekly window ending in 2 days, one ending in 6 days, one already
+        // ended (its quota refilled: as good as "now"), and an API key that announces no window
+        long day = 86_400_000L;
+        var targets = list(t(0).windowResetAt(NOW + 6 * day), t(1), t(2).windowResetAt(NOW + 2 * day).resetAt(NOW + 1_000).quota(0.1),
+                t(3).windowResetAt(NOW - 5).priority(9), t(4).windowResetAt(NOW).priority(1), t(5).priority(0));
+
+        // "now" group (4 priority 1, 3 priority 9), then +2 d, +6 d; no window: 5 (priority 0), 1
+        assertThat(indices(new ResetWindowStrategy().order(ctx, targets))).containsExactly(4, 3, 2, 0, 5, 1);
+    }
+
+    @Test
+    void resetWindowIgnoresTheShortLimitsResetAwareReads_issue34() {
+        // target 0's per-minute limit resets in 1 s, but its weekly window ends after target 1's
+        var targets = list(t(0).resetAt(NOW + 1_000).quota(0.9).windowResetAt(NOW + 90_000), t(1).resetAt(NOW + 50_000).windowResetAt(NOW + 60_000));
+
+        assertThat(indices(new ResetAwareStrategy().order(ctx, targets))).containsExactly(0, 1);
+        assertThat(indices(new ResetWindowStrategy().order(ctx, targets))).containsExactly(1, 0);
+    }
 }

@@ -32,6 +32,17 @@ class RoundRobinStrategyTest {
     }
 
     @Test
+    void aPreviewShowsTheNextOrderWithoutTakingItsTurn_issue34() {
+        var all = plain(0, 1, 2);
+
+        assertThat(indices(s.preview(ctx, all))).containsExactly(0, 1, 2);
+        assertThat(indices(s.preview(ctx, all))).containsExactly(0, 1, 2);
+        assertThat(indices(s.order(ctx, all))).containsExactly(0, 1, 2);
+        assertThat(indices(s.preview(ctx, all))).containsExactly(1, 2, 0);
+        assertThat(indices(s.order(ctx, all))).containsExactly(1, 2, 0);
+    }
+
+    @Test
     void aTemporarilyExcludedTargetIsSkippedWithoutShiftingTheOthers_CO2() {
         var all = plain(0, 1, 2, 3);
         var without2 = plain(0, 1, 3);

@@ -42,6 +42,21 @@ class StrictRandomStrategyTest {
     }
 
     @Test
+    void aPreviewDrawsNothing_issue34() {
+        var all = plain(0, 1, 2, 3);
+        List<Integer> drawn = indices(s.order(ctx, all));
+
+        List<Integer> preview = indices(s.preview(ctx, all));
+        assertThat(indices(s.preview(ctx, all))).isEqualTo(preview);
+        // the next draw is what the preview showed, and the cycle still starts each target once
+        assertThat(indices(s.order(ctx, all))).isEqualTo(preview);
+        List<Integer> firsts = new ArrayList<>(List.of(drawn.getFirst(), preview.getFirst()));
+        firsts.add(s.order(ctx, all).getFirst().index());
+        firsts.add(s.order(ctx, all).getFirst().index());
+        assertThat(firsts).containsExactlyInAnyOrder(0, 1, 2, 3);
+    }
+
+    @Test
     void theFallbacksAreTheBagsRemainingOrderThenTheDrawnInListOrder_CO2() {
         var all = plain(0, 1, 2, 3);
 

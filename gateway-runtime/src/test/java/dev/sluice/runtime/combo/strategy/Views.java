@@ -30,6 +30,7 @@ final class Views {
         private Long lastSuccessAt;
         private Double quotaRemaining;
         private Long quotaResetAt;
+        private Long windowResetAt;
 
         private B(int index) {
             this.index = index;
@@ -81,9 +82,14 @@ final class Views {
             return this;
         }
 
+        B windowResetAt(Long at) {
+            windowResetAt = at;
+            return this;
+        }
+
         ComboTargetView build() {
             return new ComboTargetView(index, "p/m" + index, null, weight, priority, cost, inFlight, uses, lastUsedAt, lastSuccessAt,
-                    quotaRemaining, quotaResetAt);
+                    quotaRemaining, quotaResetAt, windowResetAt);
         }
     }
 
