@@ -3,7 +3,7 @@ package dev.sluice.runtime.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.api.combo.ComboTargetView;
-import dev.sluice.runtime.combo.routing.ComboRouter;
+import dev.sluice.runtime.combo.routing.ComboExplanation;
 import dev.sluice.runtime.routing.ConnectionSelector;
 
 /** The answer of {@code POST /api/combos/{name}/explain} (issue 34). */
@@ -12,7 +12,7 @@ final class ComboExplainJson {
     private ComboExplainJson() {
     }
 
-    static ObjectNode render(Json json, ComboRouter.Explanation e) {
+    static ObjectNode render(Json json, ComboExplanation e) {
         ObjectNode root = json.object();
         root.put("combo", e.combo().name());
         root.put("strategy", e.combo().strategy());

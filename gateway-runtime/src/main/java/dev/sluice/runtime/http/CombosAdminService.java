@@ -46,7 +46,19 @@ final class CombosAdminService implements HttpService {
     private final Supplier<Set<String>> strategyNames;
     private final Predicate<String> knownConnection;
     private final Consumer<String> forget;
-    private final java.util.function.BiFunction<Combo, dev.sluice.runtime.routing.Caller, dev.sluice.runtime.combo.routing.ComboRouter.Explanation> explain;
+    private final Explainer explain;
+
+    /** Explains a combo's choice for a request body (issue 34). */
+    @FunctionalInterface
+    interface Explainer {
+        /**
+         * @param combo the combo
+         * @param caller the admin caller
+         * @param body the request body as a client would send it
+         * @return the explanation
+         */
+        dev.sluice.runtime.combo.routing.ComboExplanation explain(Combo combo, dev.sluice.runtime.routing.Caller caller, byte[] body);
+    }
 
     /**
      * Creates the service.
@@ -62,7 +74,7 @@ final class CombosAdminService implements HttpService {
      */
     CombosAdminService(Json json, Authenticator auth, ComboStore combos, Predicate<String> knownStrategy,
             Supplier<Set<String>> strategyNames, Predicate<String> knownConnection, Consumer<String> forget,
-            java.util.function.BiFunction<Combo, dev.sluice.runtime.routing.Caller, dev.sluice.runtime.combo.routing.ComboRouter.Explanation> explain) {
+            Explainer explain) {
         this.forget = forget;
         this.explain = explain;
         this.json = json;
@@ -94,7 +106,13 @@ final class CombosAdminService implements HttpService {
         if (model != null && !model.isNull() && !(model.isTextual() && model.asText().equals(name))) {
             throw ApiException.badRequest("model", "'model' must name the combo being explained ('" + name + "') or be left out.");
         }
-        json.send(res, 200, ComboExplainJson.render(json, explain.apply(combo, caller)));
+        byte[] raw;
+        try {
+            raw = json.mapper().writeValueAsBytes(body);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        json.send(res, 200, ComboExplainJson.render(json, explain.explain(combo, caller, raw)));
     }
 
     private void list(ServerRequest req, ServerResponse res) {

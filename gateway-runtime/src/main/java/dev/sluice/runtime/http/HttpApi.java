@@ -141,7 +141,8 @@ public final class HttpApi {
                         .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet()))));
         routes.register(routing, "/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
-                name -> d.comboRouter().forget(name, d.comboStrategies()), d.comboRouter()::explain));
+                name -> d.comboRouter().forget(name, d.comboStrategies()),
+                (combo, caller, body) -> d.comboRouter().explain(combo, caller, ComboRouter.facts(explainedRequest(d.codec(), body)))));
         routes.register(routing, "/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
         routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
@@ -195,5 +196,21 @@ public final class HttpApi {
         }
         throw new ApiException(404, "invalid_request_error", "unknown_route",
                 "Unknown route: " + req.prologue().method().text() + " " + path, null, Map.of());
+    }
+
+    /**
+     * The request an explain body holds, read as a chat completion, else as a Messages request;
+     * null when it is neither (the strategies then know nothing of it).
+     */
+    private static dev.sluice.api.chat.ChatRequest explainedRequest(OpenAiCodec codec, byte[] body) {
+        try {
+            return codec.readChatRequest(body);
+        } catch (RuntimeException notChat) {
+            try {
+                return new AnthropicCodec().readMessagesRequest(body);
+            } catch (RuntimeException notMessages) {
+                return null;
+            }
+        }
     }
 }

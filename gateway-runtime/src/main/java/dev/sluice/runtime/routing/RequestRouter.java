@@ -76,7 +76,8 @@ public final class RequestRouter {
         String model = aliases.apply(request.model());
         if (!(request instanceof ClientRequest.Embeddings)) {
             // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
-            Outcome viaCombo = combos.route(model, caller, (route, narrowed) -> dispatch(request, route, narrowed, requestId, gate));
+            Outcome viaCombo = combos.route(model, caller, canonical(request),
+                    (route, narrowed) -> dispatch(request, route, narrowed, requestId, gate));
             if (viaCombo != null) {
                 return viaCombo;
             }
@@ -112,6 +113,15 @@ public final class RequestRouter {
         Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries());
         toolLimits.learn(outcome, tools);
         return outcome;
+    }
+
+    /** The request in canonical form, for the combo strategies that read it; null for embeddings. */
+    private static dev.sluice.api.chat.ChatRequest canonical(ClientRequest request) {
+        return switch (request) {
+            case ClientRequest.Chat c -> c.request();
+            case ClientRequest.Dialect d -> d.request();
+            case ClientRequest.Embeddings e -> null;
+        };
     }
 
     private static int tools(ClientRequest request) {

@@ -328,4 +328,68 @@ class CombosIT {
         assertThat(e.at("/order/0/figures/quotaWindowResetAt").asLong()).isEqualTo(sluice.clock.millis() + 86_400_000L);
         assertThat(read(chat("weekly", false).body()).at("/choices/0/message/content").asText()).isEqualTo("b");
     }
+
+    private static String conversation(String first, int turns) {
+        StringBuilder m = new StringBuilder("[{\"role\":\"system\",\"content\":\"You are a coding agent.\"},{\"role\":\"user\",\"content\":\""
+                + first + "\"}");
+        for (int t = 1; t < turns; t++) {
+            m.append(",{\"role\":\"assistant\",\"content\":\"ok ").append(t).append("\"},{\"role\":\"user\",\"content\":\"go on ")
+                    .append(t).append("\"}");
+        }
+        return m.append(']').toString();
+    }
+
+    @Test
+    void cacheOptimizedKeepsAConversationOnOneTargetAndAddingATargetMovesOnlyItsShare_issue34() {
+        MockUpstream c = MockUpstream.start();
+        try {
+            sluice.addOpenAiCompatible("gamma", c.baseUrl() + "/v1", 1);
+            a.setDefault(MockResponse.completion("a"));
+            b.setDefault(MockResponse.completion("b"));
+            c.setDefault(MockResponse.completion("c"));
+            combo("{\"name\":\"cached\",\"strategy\":\"cache-optimized\",\"targets\":[{\"model\":\"alpha/m\"},{\"model\":\"beta/m\"}]}");
+            // every turn of a conversation is served by the same upstream
+            java.util.Set<String> servedBy = new java.util.HashSet<>();
+            for (int conv = 0; conv < 6; conv++) {
+                java.util.Set<String> answers = new java.util.HashSet<>();
+                for (int turn = 1; turn <= 3; turn++) {
+                    HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey,
+                            "{\"model\":\"cached\",\"messages\":" + conversation("task " + conv, turn) + "}");
+                    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+                    answers.add(read(r.body()).at("/choices/0/message/content").asText());
+                }
+                assertThat(answers).as("conversation " + conv).hasSize(1);
+                servedBy.addAll(answers);
+            }
+            assertThat(servedBy).as("six conversations spread over both targets").containsExactlyInAnyOrder("a", "b");
+
+            // rebalancing, seen through explain (no upstream call): 300 first messages, then a third target
+            int n = 300;
+            String[] before = new String[n];
+            for (int i = 0; i < n; i++) {
+                before[i] = explainStart("cached", "prefix " + i);
+            }
+            HttpResponse<String> put = sluice.send("PUT", "/api/combos/cached", ADMIN_KEY, "{\"strategy\":\"cache-optimized\",\"targets\":"
+                    + "[{\"model\":\"alpha/m\"},{\"model\":\"beta/m\"},{\"model\":\"gamma/m\"}]}");
+            assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+            int moved = 0;
+            for (int i = 0; i < n; i++) {
+                String after = explainStart("cached", "prefix " + i);
+                if (!after.equals(before[i])) {
+                    moved++;
+                    assertThat(after).isEqualTo("gamma/m");
+                }
+            }
+            assertThat(moved).isBetween(1, (int) (n * (1.0 / 3 + 0.05)));
+        } finally {
+            c.close();
+        }
+    }
+
+    private String explainStart(String combo, String first) {
+        HttpResponse<String> r = sluice.send("POST", "/api/combos/" + combo + "/explain", ADMIN_KEY,
+                "{\"model\":\"" + combo + "\",\"messages\":" + conversation(first, 1) + "}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return read(r.body()).at("/order/0/model").asText();
+    }
 }

@@ -38,7 +38,7 @@ final class ComboPreview {
         this.clock = clock;
     }
 
-    ComboRouter.Explanation explain(Combo combo, Caller caller, ComboStats stats) {
+    ComboExplanation explain(Combo combo, Caller caller, dev.sluice.api.combo.ComboRequest request, ComboStats stats) {
         long now = clock.millis();
         TargetScan.Result scan = targets.scan(combo, caller);
         List<ComboTargetView> eligible = new ArrayList<>();
@@ -52,11 +52,11 @@ final class ComboPreview {
         List<ComboTargetView> order = eligible;
         if (strategy != null && !eligible.isEmpty()) {
             List<ComboTargetView> given = preview(strategy, new ComboContext(combo.name(), combo.strategyOptions(),
-                    ThreadLocalRandom.current(), now), List.copyOf(eligible));
+                    ThreadLocalRandom.current(), now, request), List.copyOf(eligible));
             order = given != null && given.size() == eligible.size() && new HashSet<>(given).equals(new HashSet<>(eligible))
                     ? given : eligible;
         }
-        return new ComboRouter.Explanation(combo, strategy != null, now, List.copyOf(order), Map.copyOf(startsOn), scan.excluded());
+        return new ComboExplanation(combo, strategy != null, now, List.copyOf(order), Map.copyOf(startsOn), scan.excluded());
     }
 
     private static List<ComboTargetView> preview(ComboStrategy strategy, ComboContext ctx, List<ComboTargetView> eligible) {

@@ -1,8 +1,11 @@
 package dev.sluice.runtime.combo.routing;
 
+import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.combo.ComboContext;
+import dev.sluice.api.combo.ComboRequest;
 import dev.sluice.api.combo.ComboStrategy;
 import dev.sluice.api.combo.ComboTargetView;
+import dev.sluice.runtime.anthropic.TokenEstimate;
 import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
@@ -99,32 +102,19 @@ public final class ComboRouter implements ComboRouting {
     }
 
     /**
-     * What the combo would do with a request of this caller now (issue 34).
-     *
-     * @param combo the combo
-     * @param strategyFound whether its strategy is known (else the list order serves)
-     * @param at when, epoch ms
-     * @param order the eligible targets in the order they would be tried, with the figures the strategy read
-     * @param startsOn per target index, the connection it would start on
-     * @param heldBack the connections held back now, and why
-     */
-    public record Explanation(Combo combo, boolean strategyFound, long at, List<ComboTargetView> order, Map<Integer, String> startsOn,
-            List<ConnectionSelector.Excluded> heldBack) {
-    }
-
-    /**
      * Explains a combo's choice now without calling an upstream or moving any state (issue 34).
      *
      * @param combo the combo
      * @param caller the caller whose request is explained
+     * @param request what is known of the request
      * @return the explanation
      */
-    public Explanation explain(Combo combo, Caller caller) {
+    public ComboExplanation explain(Combo combo, Caller caller, ComboRequest request) {
         ComboStats st = stats.get(combo.name());
         if (st == null || st.size() != combo.targets().size()) {
             st = new ComboStats(combo.updatedAt(), combo.targets().size());
         }
-        return preview.explain(combo, caller, st);
+        return preview.explain(combo, caller, request, st);
     }
 
     /**
@@ -151,8 +141,27 @@ public final class ComboRouter implements ComboRouting {
 
     @Override
     public Outcome route(String model, Caller caller, TargetDispatch dispatch) {
+        return route(model, caller, null, dispatch);
+    }
+
+    @Override
+    public Outcome route(String model, Caller caller, ChatRequest request, TargetDispatch dispatch) {
         Optional<Combo> combo = combo(model);
-        return combo.isEmpty() ? null : run(combo.get(), caller, dispatch);
+        return combo.isEmpty() ? null : run(combo.get(), caller, facts(request), dispatch);
+    }
+
+    /**
+     * What strategies may read of a request (issue 34), each figure computed only when one asks.
+     *
+     * @param request the request in canonical form, or null
+     * @return the facts
+     */
+    public static ComboRequest facts(ChatRequest request) {
+        if (request == null) {
+            return ComboRequest.NONE;
+        }
+        return ComboRequest.builder().promptPrefixHash(() -> PromptPrefix.of(request))
+                .estimatedInputTokens(() -> TokenEstimate.inputTokens(request)).maxOutputTokens(request.maxTokens()).build();
     }
 
     /**
@@ -166,9 +175,23 @@ public final class ComboRouter implements ComboRouting {
      * @return the outcome; an unserved one carries the combo's trail
      */
     public Outcome run(Combo combo, Caller caller, TargetDispatch dispatch) {
+        return run(combo, caller, ComboRequest.NONE, dispatch);
+    }
+
+    /**
+     * Runs a combo request as {@link #run(Combo, Caller, TargetDispatch)} does, with what the
+     * strategy may read of the request.
+     *
+     * @param combo the combo
+     * @param caller the caller
+     * @param request what is known of the request
+     * @param dispatch dispatches one target
+     * @return the outcome
+     */
+    public Outcome run(Combo combo, Caller caller, ComboRequest request, TargetDispatch dispatch) {
         // QC-3: a quota-share combo's requests take turns on capped accounts, failing open
         Caller forTargets = QuotaShareStrategy.NAME.equals(combo.strategy()) ? caller.forQuotaShare() : caller;
-        Outcome outcome = runTargets(combo, forTargets, caller.client(), dispatch);
+        Outcome outcome = runTargets(combo, forTargets, caller.client(), request, dispatch);
         if (outcome instanceof Outcome.Served || (outcome instanceof Outcome.Refused r && r.clientGone())
                 || (outcome instanceof Outcome.Failed f && !f.verdict().fallback())) {
             // OF-3 is for targets that failed or could not run, not for a request every model would refuse
@@ -187,14 +210,14 @@ public final class ComboRouter implements ComboRouting {
         return r instanceof Outcome.Served ? r : outcome;
     }
 
-    private Outcome runTargets(Combo combo, Caller caller, ClientLiveness client, TargetDispatch dispatch) {
+    private Outcome runTargets(Combo combo, Caller caller, ClientLiveness client, ComboRequest request, TargetDispatch dispatch) {
         ResilienceSettings.ComboCooldownWait w = settings.get().comboCooldownWait();
         // the combo's own limits hold across the passes of one request
         Budget budget = new Budget(intOption(combo, MAX_ATTEMPTS, Integer.MAX_VALUE), intOption(combo, BUDGET_MS, 0), clock.millis());
         int waits = 0;
         long waited = 0;
         while (true) {
-            Outcome r = pass(combo, caller, dispatch, budget);
+            Outcome r = pass(combo, caller, request, dispatch, budget);
             if (r instanceof Outcome.Served || r instanceof Outcome.Refused) {
                 // a queue refusal is not a cooldown to wait out: the queue already waited
                 return trail(r, combo, Outcome.Held.NONE);
@@ -259,7 +282,7 @@ public final class ComboRouter implements ComboRouting {
     }
 
     /** One pass over the eligible targets in the strategy's order (no waiting). */
-    private Outcome pass(Combo combo, Caller caller, TargetDispatch dispatch, Budget budget) {
+    private Outcome pass(Combo combo, Caller caller, ComboRequest request, TargetDispatch dispatch, Budget budget) {
         // a request that read an older copy of the combo never resets the newer one's stats
         ComboStats st = stats.compute(combo.name(), (k, old) -> old != null && (old.version > combo.updatedAt()
                 || (old.version == combo.updatedAt() && old.size() == combo.targets().size()))
@@ -281,7 +304,7 @@ public final class ComboRouter implements ComboRouting {
         }
         Outcome.Failed last = null;
         Outcome.Refused refused = null;
-        for (ComboTargetView v : order(combo, eligible)) {
+        for (ComboTargetView v : order(combo, eligible, request)) {
             if (budget.exhausted(clock.millis())) {
                 break;
             }
@@ -345,14 +368,14 @@ public final class ComboRouter implements ComboRouting {
     }
 
     /** The strategy's order; list order when the strategy is gone (a plugin that contributed it was removed). */
-    private List<ComboTargetView> order(Combo combo, List<ComboTargetView> eligible) {
+    private List<ComboTargetView> order(Combo combo, List<ComboTargetView> eligible, ComboRequest request) {
         ComboStrategy strategy = strategies.apply(combo.strategy()).orElse(null);
         if (strategy == null) {
             LOG.log(System.Logger.Level.WARNING, "combo " + combo.name() + " names unknown strategy " + combo.strategy() + "; list order used");
             return List.copyOf(eligible);
         }
-        return ordered(strategy, new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(), clock.millis()),
-                List.copyOf(eligible));
+        return ordered(strategy, new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(), clock.millis(),
+                request), List.copyOf(eligible));
     }
 
     /**

@@ -40,7 +40,7 @@ public final class ComboStrategies {
      * {@code round-robin}, {@code random}, {@code strict-random}, {@code p2c}, {@code least-used},
      * {@code cost-optimized}, {@code lkgp}, {@code reset-aware}, {@code headroom}, {@code quota-weighted},
      * {@code quota-share}, {@code reset-window} (also named {@code weekly-reset} and
-     * {@code reset-window-order}).
+     * {@code reset-window-order}), {@code cache-optimized}.
      *
      * @return a new registry with fresh strategy state
      */
@@ -49,7 +49,7 @@ public final class ComboStrategies {
                 new WeightedStrategy(), new RoundRobinStrategy(), new RandomStrategy(), new StrictRandomStrategy(),
                 new PowerOfTwoChoicesStrategy(), new LeastUsedStrategy(), new CostOptimizedStrategy(), new LastKnownGoodStrategy(),
                 new ResetAwareStrategy(), new HeadroomStrategy(), new QuotaWeightedStrategy(), new QuotaShareStrategy(),
-                new ResetWindowStrategy()));
+                new ResetWindowStrategy(), new CacheOptimizedStrategy()));
     }
 
     /**

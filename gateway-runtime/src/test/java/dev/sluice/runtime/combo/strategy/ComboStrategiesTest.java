@@ -25,12 +25,12 @@ class ComboStrategiesTest {
     }
 
     @Test
-    void builtInHasTheFifteenStrategiesByExactName_CO2_QC3() {
+    void builtInHasTheSixteenStrategiesByExactName_CO2_QC3() {
         ComboStrategies registry = ComboStrategies.builtIn();
 
         assertThat(registry.names()).containsExactly("priority", "fill-first", "weighted", "round-robin", "random",
                 "strict-random", "p2c", "least-used", "cost-optimized", "lkgp", "reset-aware", "headroom", "quota-weighted", "quota-share",
-                "reset-window");
+                "reset-window", "cache-optimized");
         for (String name : registry.names()) {
             assertThat(registry.find(name)).get().extracting(ComboStrategy::name).isEqualTo(name);
         }
@@ -47,8 +47,8 @@ class ComboStrategiesTest {
         ComboStrategies all = builtIn.with(List.of(relay, new Contributed("fusion")));
 
         assertThat(all.find("context-relay")).containsSame(relay);
-        assertThat(all.names()).endsWith("context-relay", "fusion").hasSize(17);
-        assertThat(builtIn.names()).hasSize(15).doesNotContain("context-relay");
+        assertThat(all.names()).endsWith("context-relay", "fusion").hasSize(18);
+        assertThat(builtIn.names()).hasSize(16).doesNotContain("context-relay");
     }
 
     @Test
