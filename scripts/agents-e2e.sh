@@ -14,11 +14,19 @@
 #   claude-alias           the same, after PATCH /api/settings {"modelAliases":{"claude-*":…}}: onto the
 #                          OpenAI-compatible upstream
 #   claude-default-model   claude -p with no ANTHROPIC_MODEL: Claude Code's own claude-* ids route
+#   claude-thinking-bare   claude -p, ANTHROPIC_MODEL=claude-sonnet-4-5 (bare, as the README teaches), thinking on
+#                          (MAX_THINKING_TOKENS): the mock answers a signed thinking block and a Bash `ls` call;
+#                          the second request must carry that thinking block, text and signature unchanged
+#                          (the mock checks it against what it issued and says MOCK-THINKING-KEPT)
 #   codex-plain            codex exec on mock/model-plain (Responses API, translated)
 #   codex-exec-command     codex exec, the mock calls exec_command `ls`, Codex runs it, the mock echoes it
 #   codex-native           codex exec on openai/native-plain: the openai provider's Responses passthrough
 #                          (the mock answers /v1/responses itself and echoes Codex's `include`)
 #   codex-native-exec      the exec_command round trip on the passthrough path
+#   codex-passthrough-body codex exec on openai/native-record, Codex pointed at a recording relay
+#                          (scripts/agents-e2e/tee_proxy.py) in front of Sluice: every /v1/responses body
+#                          the mock received equals, as JSON, the one Codex sent, but for `model`
+#                          (openai/native-record -> native-record) (issue 32)
 #   opencode-plain         opencode run, an @ai-sdk/openai-compatible provider on Sluice's /v1
 #   opencode-bash          opencode run, the mock calls its bash tool `ls`, the mock echoes the result
 #   sessions-recognised    (Sluice runs with session affinity on) one session pin per passed client run:
@@ -34,9 +42,11 @@
 #   SLUICE_AGENTS_CACHE        npm prefix of the pinned clients (default ~/.cache/sluice-agents);
 #                              installed with npm when the pinned versions are not there yet
 #   SLUICE_AGENTS_TIMEOUT      seconds per client run (default 120)
-#   SLUICE_AGENTS_BUDGET       seconds for all client runs together (default 300); checks that
+#   SLUICE_AGENTS_BUDGET       seconds for all client runs together (default 420); checks that
 #                              would start after it is spent FAIL as not run
 #   SLUICE_AGENTS_KEEP=1       keep the temp folder (logs, mock requests) and print where it is
+#   SLUICE_AGENTS_ONLY         names of the checks to run, separated by spaces or commas (default: all);
+#                              the others are neither run nor counted
 set -uo pipefail
 
 CLAUDE_CODE_VERSION=2.1.197
@@ -46,12 +56,14 @@ OPENCODE_VERSION=1.18.33
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${SLUICE_AGENTS_CACHE:-$HOME/.cache/sluice-agents}
 CLIENT_TIMEOUT=${SLUICE_AGENTS_TIMEOUT:-120}
-BUDGET=${SLUICE_AGENTS_BUDGET:-300}
+BUDGET=${SLUICE_AGENTS_BUDGET:-420}
+ONLY=${SLUICE_AGENTS_ONLY:-}
 
 PASSED=0
 FAILED=0
 SLUICE_PID=""
 MOCK_PID=""
+TEE_PID=""
 CLIENT_PID=""
 WORK=""
 
@@ -59,9 +71,10 @@ E2E_NAME=agents-e2e
 E2E_KEEP=${SLUICE_AGENTS_KEEP:-}
 . "$ROOT/scripts/lib/e2e.sh"
 # CLIENT_PID is a `timeout`, which passes the signal on to the client's whole process group.
-e2e_pids() { echo $CLIENT_PID $SLUICE_PID $MOCK_PID; }
+e2e_pids() { echo $CLIENT_PID $TEE_PID $SLUICE_PID $MOCK_PID; }
 e2e_traps
 
+selected() { [ -z "$ONLY" ] || [[ " ${ONLY//,/ } " == *" $1 "* ]]; }
 pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $1: $2"; FAILED=$((FAILED + 1)); }
 
@@ -138,6 +151,19 @@ done
 S="http://127.0.0.1:$SLUICE_PORT"
 MOCK="http://127.0.0.1:$MOCK_PORT"
 
+# the recording relay in front of Sluice: what Codex sent, for codex-passthrough-body
+python3 "$ROOT/scripts/agents-e2e/tee_proxy.py" 0 "$S" "$WORK/tee-requests.jsonl" >"$WORK/tee.out" 2>"$WORK/tee.err" &
+TEE_PID=$!
+TEE_PORT=""
+for _ in $(seq 1 100); do
+    TEE_PORT=$(sed -n 's/^TEE_PORT=\([0-9]*\)$/\1/p' "$WORK/tee.out")
+    [ -n "$TEE_PORT" ] && break
+    kill -0 "$TEE_PID" 2>/dev/null || { cat "$WORK/tee.err" >&2; die "the recording relay exited while starting"; }
+    sleep 0.1
+done
+[ -n "$TEE_PORT" ] || die "the recording relay did not print its port within 10 s"
+TEE="http://127.0.0.1:$TEE_PORT"
+
 admin() {  # admin PATH JSON -> response body on stdout; fails (saying why on stderr) unless 2xx
     local out code
     out=$(curl -sS -m 20 -w '\n%{http_code}' "$S$1" -H "Authorization: Bearer $ADMIN_KEY" \
@@ -166,6 +192,7 @@ run() {
     local name=$1; shift
     local left=$(( BUDGET - ($(date +%s) - CLIENTS_START) ))
     OUT="$WORK/$name.out"; RC=""
+    if ! selected "$name"; then RC=filtered; return; fi
     if [ "$left" -le 5 ]; then RC=skipped; return; fi
     local t=$(( left < CLIENT_TIMEOUT ? left : CLIENT_TIMEOUT ))
     local t0=$(date +%s)
@@ -181,6 +208,7 @@ run() {
 # check NAME MARKER... : judges the last run(); every MARKER must be in its stdout
 check() {
     local name=$1; shift
+    if [ "$RC" = filtered ]; then return; fi
     if [ "$RC" = skipped ]; then fail "$name" "not run: the ${BUDGET}s budget for client runs is spent"; return; fi
     if [ "$RC" = 124 ] || [ "$RC" = 137 ]; then fail "$name" "timed out after ${ELAPSED}s"; return; fi
     local tail_err
@@ -225,6 +253,11 @@ claude_cmd claude4   # no ANTHROPIC_MODEL: Claude Code's own default model ids
 run claude-default-model "${CMD[@]}" -p "say hi"
 check claude-default-model "MOCK-ANTHROPIC-OK[claude-"
 
+# issue 32: a bare Claude id (as the README teaches) keeps Claude Code's signed thinking blocks in its tool loop
+claude_cmd claude6 $(models claude-sonnet-4-5 claude-haiku-4-5) MAX_THINKING_TOKENS=4096
+run claude-thinking-bare "${CMD[@]}" -p "list the files here (agents-e2e-thinking)" --allowedTools Bash
+check claude-thinking-bare "MOCK-THINKING-KEPT" "agents-e2e-probe.txt"
+
 # Claude Code's own ids onto a non-Claude upstream through an operator's alias (docs/api.md, model aliases)
 curl -sS -m 20 -o /dev/null -X PATCH "$S/api/settings" -H "Authorization: Bearer $ADMIN_KEY" -H 'Content-Type: application/json' \
     -d '{"modelAliases":{"claude-*":"mock/model-plain"}}' || say "PATCH /api/settings failed"
@@ -232,8 +265,8 @@ claude_cmd claude5   # no ANTHROPIC_MODEL again: claude-* now means the OpenAI-c
 run claude-alias "${CMD[@]}" -p "say hi to agents-e2e"
 check claude-alias "MOCK-OPENAI-OK[model-plain]" "say hi to agents-e2e"
 
-codex_cmd() {  # codex_cmd HOME-NAME MODEL : CMD = Codex CLI with a fresh CODEX_HOME whose provider is Sluice
-    local home="$WORK/home-$1" model=$2
+codex_cmd() {  # codex_cmd HOME-NAME MODEL [BASE] : CMD = Codex CLI with a fresh CODEX_HOME whose provider is Sluice (at BASE)
+    local home="$WORK/home-$1" model=$2 base=${3:-$S}
     mkdir -p "$home/.codex"
     cat >"$home/.codex/config.toml" <<EOF
 model = "$model"
@@ -244,7 +277,7 @@ check_for_update_on_startup = false
 
 [model_providers.sluice]
 name = "Sluice"
-base_url = "$S/v1"
+base_url = "$base/v1"
 env_key = "SLUICE_KEY"
 wire_api = "responses"
 
@@ -277,6 +310,45 @@ check codex-native "MOCK-RESPONSES-OK[native-plain]" "say hi to agents-e2e" "inc
 codex_cmd codex4 openai/native-shell
 run codex-native-exec "${CMD[@]}" "list the files here"
 check codex-native-exec "MOCK-RESPONSES-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
+
+# issue 32: the passthrough forwards Codex's body as Codex sent it (the relay's record), whatever its items' types
+codex_cmd codex5 openai/native-record "$TEE"
+run codex-passthrough-body "${CMD[@]}" "list the files here"
+if [ "$RC" != filtered ] && [ "$RC" != skipped ]; then
+    SAME=$(python3 - "$WORK/tee-requests.jsonl" "$WORK/mock-requests.jsonl" <<'PY'
+import json, sys
+def lines(p):
+    try:
+        return [json.loads(l) for l in open(p) if l.strip()]
+    except OSError:
+        return []
+sent = [e["body"] for e in lines(sys.argv[1]) if e["path"] == "/v1/responses"]
+got = [e["body"] for e in lines(sys.argv[2]) if e["path"].split("?")[0] == "/v1/responses" and e.get("model") == "native-record"]
+if not sent or len(sent) != len(got):
+    print("%d bodies sent through the relay, %d received by the mock" % (len(sent), len(got)))
+    sys.exit()
+for n, (a, b) in enumerate(zip(sent, got)):
+    if a.get("model") != "openai/native-record" or b.get("model") != "native-record":
+        print("request %d: model %r sent, %r received" % (n, a.get("model"), b.get("model")))
+        sys.exit()
+    a, b = dict(a), dict(b)
+    a.pop("model"); b.pop("model")
+    if a != b:
+        keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        print("request %d differs in %s" % (n, ", ".join(keys)))
+        sys.exit()
+types = sorted({i.get("type", "message") for a in sent for i in (a.get("input") if isinstance(a.get("input"), list) else [])
+                if isinstance(i, dict)})
+print("ok %d bodies (input item types: %s; top-level fields: %d)" % (len(sent), ",".join(types), len(sent[0])))
+PY
+)
+    if [ "${SAME%% *}" = ok ]; then
+        check codex-passthrough-body "MOCK-RESPONSES-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
+        say "codex-passthrough-body: ${SAME#ok }"
+    else
+        fail codex-passthrough-body "the body reaching the upstream is not the one Codex sent: $SAME"
+    fi
+fi
 
 opencode_cmd() {  # opencode_cmd NAME MODEL : CMD = opencode with a fresh HOME and a config whose provider is Sluice
     local home="$WORK/home-$1" model=$2
@@ -320,12 +392,14 @@ check opencode-bash "MOCK-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
 # issue 15: every client run that passed was one session Sluice recognised (Claude Code's metadata.user_id,
 # Codex's prompt_cache_key, opencode's X-Session-Id) and pinned to the connection that served it
 RUNS_PASSED=$PASSED
+if selected sessions-recognised; then
 PINS=$(curl -sS -m 20 "$S/api/sessions" -H "Authorization: Bearer $ADMIN_KEY" \
     | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pins"]))' 2>/dev/null || echo "?")
 if [ "$PINS" = "$RUNS_PASSED" ]; then
     pass "sessions-recognised ($PINS pins for $RUNS_PASSED client runs)"
 else
     fail sessions-recognised "$PINS session pins for $RUNS_PASSED passed client runs (GET /api/sessions)"
+fi
 fi
 
 say "client runs took $(( $(date +%s) - CLIENTS_START ))s, whole run $(( $(date +%s) - START ))s"

@@ -15,12 +15,21 @@ Answers, by the upstream model name:
            "MOCK-TOOL-RESULT-SEEN: <that result>".
   *shell*  Chat: the same with Codex's shell tool (exec_command / shell / shell_command).
   other    Chat: "MOCK-OPENAI-OK[<model>]: <last user text>".
-  any      Messages: "MOCK-ANTHROPIC-OK[<model>]".
+  any      Messages: "MOCK-ANTHROPIC-OK[<model>]"; but when the conversation carries the marker
+           "agents-e2e-thinking" and a Bash tool is offered, a two-turn tool loop with thinking (issue 32):
+           turn 1 answers a thinking block with a fresh signature, then calls Bash `ls`; turn 2 (a tool
+           result is there) answers "MOCK-THINKING-KEPT: <result>" when an assistant turn of the request
+           carries that thinking block with its text and signature unchanged, else "MOCK-THINKING-LOST[…]".
+           Either turn answers "MOCK-THINKING-NOT-REQUESTED" when the request did not turn thinking on.
   native-* Responses: "MOCK-RESPONSES-OK[<model>]: <last user text> (include=<include>)", or for
            native-*shell* the shell round trip as for *shell*, ending "MOCK-RESPONSES-TOOL-RESULT-SEEN: …".
+           native-*record* the same round trip, its first answer led by an image_generation_call item:
+           Codex keeps it and sends it back in the next input, an item type the Responses codec does
+           not translate (issue 32: a passthrough forwards it all the same).
 Every request is appended as one JSON line to argv[2] (if given), for diagnosing failures.
 """
 import json
+import os
 import sys
 import threading
 import time
@@ -29,6 +38,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 LOG_PATH = sys.argv[2] if len(sys.argv) > 2 else None
 LOG_LOCK = threading.Lock()
 SHELL_TOOLS = ("exec_command", "shell", "shell_command", "local_shell")
+THINKING_MARKER = "agents-e2e-thinking"
+ISSUED = {}  # signature -> thinking text of the thinking blocks answered
+ISSUED_LOCK = threading.Lock()
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 
 
@@ -138,6 +150,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- Anthropic Messages (passthrough path) --------------------------------------------
     def anthropic(self, body):
+        tools = [t for t in (body.get("tools") or []) if isinstance(t, dict)]
+        if THINKING_MARKER in json.dumps(body.get("messages") or []) and any(t.get("name") == "Bash" for t in tools):
+            return self.anthropic_thinking(body)
         model = str(body.get("model", ""))
         text = "MOCK-ANTHROPIC-OK[%s]" % model
         mid = "msg_mock%d" % int(time.time() * 1000)
@@ -161,6 +176,73 @@ class Handler(BaseHTTPRequestHandler):
         event("content_block_stop", {"type": "content_block_stop", "index": 0})
         event("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                                 "usage": {"output_tokens": 3}})
+        event("message_stop", {"type": "message_stop"})
+        self.end_sse()
+
+    def anthropic_thinking(self, body):
+        """Issue 32: Claude Code must send the signed thinking block of its tool loop back unchanged."""
+        messages = body.get("messages") or []
+        thinking_on = (body.get("thinking") or {}).get("type") not in (None, "disabled")
+        results = [text_of(b.get("content")) for m in messages if m.get("role") == "user" and isinstance(m.get("content"), list)
+                   for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+        if not thinking_on:
+            return self.anthropic_blocks(body, [{"type": "text", "text": "MOCK-THINKING-NOT-REQUESTED"}], "end_turn")
+        if not results:
+            signature = "agents-e2e-sig-" + os.urandom(24).hex()
+            thought = "The user wants the files listed; Bash ls does it. (%s)" % signature[-8:]
+            with ISSUED_LOCK:
+                ISSUED[signature] = thought
+            return self.anthropic_blocks(body, [
+                {"type": "thinking", "thinking": thought, "signature": signature},
+                {"type": "tool_use", "id": "toolu_mock1", "name": "Bash",
+                 "input": {"command": "ls", "description": "List files"}}], "tool_use")
+        sent = [b for m in messages if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+                for b in m["content"] if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")]
+        with ISSUED_LOCK:
+            kept = any(ISSUED.get(b.get("signature")) == b.get("thinking") for b in sent)
+        if kept:
+            text = "MOCK-THINKING-KEPT: " + one_line(results[-1])
+        else:
+            text = "MOCK-THINKING-LOST[%s]" % one_line(json.dumps(sent), 200)
+        return self.anthropic_blocks(body, [{"type": "text", "text": text}], "end_turn")
+
+    def anthropic_blocks(self, body, blocks, stop_reason):
+        """An Anthropic answer of these content blocks, streamed (thinking and signature deltas) or whole."""
+        model = str(body.get("model", ""))
+        mid = "msg_mock%d" % int(time.time() * 1000)
+        if not body.get("stream"):
+            return self.send_json(200, {"id": mid, "type": "message", "role": "assistant", "model": model, "content": blocks,
+                                        "stop_reason": stop_reason, "stop_sequence": None,
+                                        "usage": {"input_tokens": 5, "output_tokens": 9}})
+        self.start_sse()
+
+        def event(name, obj):
+            self.chunk("event: %s\ndata: %s\n\n" % (name, json.dumps(obj)))
+
+        event("message_start", {"type": "message_start", "message": {
+            "id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 0}}})
+        for i, b in enumerate(blocks):
+            if b["type"] == "thinking":
+                event("content_block_start", {"type": "content_block_start", "index": i,
+                                              "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
+                event("content_block_delta", {"type": "content_block_delta", "index": i,
+                                              "delta": {"type": "thinking_delta", "thinking": b["thinking"]}})
+                event("content_block_delta", {"type": "content_block_delta", "index": i,
+                                              "delta": {"type": "signature_delta", "signature": b["signature"]}})
+            elif b["type"] == "tool_use":
+                event("content_block_start", {"type": "content_block_start", "index": i,
+                                              "content_block": dict(b, input={})})
+                event("content_block_delta", {"type": "content_block_delta", "index": i,
+                                              "delta": {"type": "input_json_delta", "partial_json": json.dumps(b["input"])}})
+            else:
+                event("content_block_start", {"type": "content_block_start", "index": i,
+                                              "content_block": {"type": "text", "text": ""}})
+                event("content_block_delta", {"type": "content_block_delta", "index": i,
+                                              "delta": {"type": "text_delta", "text": b["text"]}})
+            event("content_block_stop", {"type": "content_block_stop", "index": i})
+        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                                "usage": {"output_tokens": 9}})
         event("message_stop", {"type": "message_stop"})
         self.end_sse()
 
@@ -220,11 +302,19 @@ class Handler(BaseHTTPRequestHandler):
         model = str(body.get("model", ""))
         items = body.get("input") if isinstance(body.get("input"), list) else [
             {"type": "message", "role": "user", "content": str(body.get("input", ""))}]
-        outputs = [str(i.get("output", "")) for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
+        outputs = [str(i.get("output", "")) for i in items if isinstance(i, dict) and str(i.get("type", "")).endswith("_call_output")]
         users = [text_of(i.get("content")) for i in items if isinstance(i, dict) and i.get("role") == "user"]
         tools = [t for t in (body.get("tools") or []) if isinstance(t, dict) and t.get("type") == "function"]
         call = None
-        if "shell" in model and not outputs:
+        local = None
+        if "record" in model and not outputs:
+            call = self.tool_call_for("shell", tools)
+            local = {"type": "image_generation_call", "id": "ig_mock1", "status": "completed", "revised_prompt": "a probe",
+                     "result": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="}
+            text = None
+        elif "record" in model:
+            text = "MOCK-RESPONSES-TOOL-RESULT-SEEN: " + one_line(outputs[-1])
+        elif "shell" in model and not outputs:
             call = self.tool_call_for(model, tools)
             text = None if call else "MOCK-NO-TOOL-OFFERED[%s]" % model
         elif "shell" in model:
@@ -234,6 +324,7 @@ class Handler(BaseHTTPRequestHandler):
                 model, one_line(users[-1] if users else "", 200), ",".join(body.get("include") or []))
         rid = "resp_mock%d" % int(time.time() * 1000)
         usage = {"input_tokens": 11, "output_tokens": 7, "total_tokens": 18}
+        extra = [local] if local else []
         if call:
             item = {"type": "function_call", "id": "fc_mock1", "call_id": "call_mock1", "name": call[0],
                     "arguments": call[1], "status": "completed"}
@@ -241,7 +332,7 @@ class Handler(BaseHTTPRequestHandler):
             item = {"type": "message", "id": "msg_mock1", "role": "assistant", "status": "completed",
                     "content": [{"type": "output_text", "text": text, "annotations": []}]}
         done = {"id": rid, "object": "response", "created_at": int(time.time()), "status": "completed",
-                "model": model, "output": [item], "usage": usage}
+                "model": model, "output": extra + [item], "usage": usage}
         if not body.get("stream"):
             return self.send_json(200, done)
         self.start_sse()
@@ -253,21 +344,24 @@ class Handler(BaseHTTPRequestHandler):
             self.chunk("event: %s\ndata: %s\n\n" % (name, json.dumps(obj)))
 
         event("response.created", {"response": dict(done, status="in_progress", output=[], usage=None)})
+        for n, x in enumerate(extra):
+            event("response.output_item.added", {"output_index": n, "item": dict(x, status="in_progress")})
+            event("response.output_item.done", {"output_index": n, "item": x})
         if call:
-            event("response.output_item.added", {"output_index": 0, "item": dict(item, arguments="", status="in_progress")})
-            event("response.function_call_arguments.delta", {"item_id": "fc_mock1", "output_index": 0, "delta": call[1]})
-            event("response.function_call_arguments.done", {"item_id": "fc_mock1", "output_index": 0, "arguments": call[1]})
+            event("response.output_item.added", {"output_index": len(extra), "item": dict(item, arguments="", status="in_progress")})
+            event("response.function_call_arguments.delta", {"item_id": "fc_mock1", "output_index": len(extra), "delta": call[1]})
+            event("response.function_call_arguments.done", {"item_id": "fc_mock1", "output_index": len(extra), "arguments": call[1]})
         else:
-            event("response.output_item.added", {"output_index": 0, "item": dict(item, content=[], status="in_progress")})
-            event("response.content_part.added", {"item_id": "msg_mock1", "output_index": 0, "content_index": 0,
+            event("response.output_item.added", {"output_index": len(extra), "item": dict(item, content=[], status="in_progress")})
+            event("response.content_part.added", {"item_id": "msg_mock1", "output_index": len(extra), "content_index": 0,
                                                   "part": {"type": "output_text", "text": "", "annotations": []}})
             for i in range(0, len(text), 16):
-                event("response.output_text.delta", {"item_id": "msg_mock1", "output_index": 0, "content_index": 0,
+                event("response.output_text.delta", {"item_id": "msg_mock1", "output_index": len(extra), "content_index": 0,
                                                      "delta": text[i:i + 16]})
-            event("response.output_text.done", {"item_id": "msg_mock1", "output_index": 0, "content_index": 0, "text": text})
-            event("response.content_part.done", {"item_id": "msg_mock1", "output_index": 0, "content_index": 0,
+            event("response.output_text.done", {"item_id": "msg_mock1", "output_index": len(extra), "content_index": 0, "text": text})
+            event("response.content_part.done", {"item_id": "msg_mock1", "output_index": len(extra), "content_index": 0,
                                                  "part": item["content"][0]})
-        event("response.output_item.done", {"output_index": 0, "item": item})
+        event("response.output_item.done", {"output_index": len(extra), "item": item})
         event("response.completed", {"response": done})
         self.end_sse()
 

@@ -28,7 +28,10 @@ import java.time.InstantSource;
  * like chat completions — failover, combos, resilience, admission, stream watchdogs — passed
  * through to connections whose upstream serves the Responses API (the {@code openai} provider;
  * any connection with {@code responsesApi: true}), translated through the canonical model to any
- * other. Built-in tools a translated upstream cannot run are dropped and named in
+ * other. A body the canonical model cannot carry (an item type it does not know, {@code
+ * previous_response_id} …) is served by passthrough connections only: the others are passed over,
+ * and when none is left the answer is the 400 naming what cannot be translated (issue 32).
+ * Built-in tools a translated upstream cannot run are dropped and named in
  * {@code X-Sluice-Dropped-Tools}; {@code background: true} is served synchronously, which
  * {@code X-Sluice-Warning} says. Errors get the OpenAI envelope.
  */
@@ -68,9 +71,14 @@ final class ResponsesApiService implements HttpService {
         long createdAt = clock.millis() / 1000;
         // passed through to upstreams that serve the Responses API themselves (built-in tools, reasoning items, include),
         // translated through the canonical model to any other
+        // a body the canonical model cannot carry goes to passthrough connections only, the others passed over (issue 32)
         Outcome outcome = router.route(new ClientRequest.Dialect(request.chat(), PassthroughCall.OPENAI_RESPONSES,
-                model -> codec.forUpstream(body, model), Map.of()), caller, requestId);
+                model -> codec.forUpstream(body, model), Map.of(), request.untranslatable()), caller, requestId);
         RequestRecord record = RequestTelemetry.routed(req, request.chat().model(), outcome);
+        if (outcome instanceof Outcome.Unroutable u && u.why() == Outcome.Unroutable.Why.UNTRANSLATABLE && request.untranslatable() != null) {
+            // no connection passes it through: what the translated path refuses, named as it would have been
+            throw request.untranslatable();
+        }
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             RoutedAnswers.routedHeaders(res, served.connection(), served.route());
             boolean translated = served.reply() instanceof Reply.Complete || served.reply() instanceof Reply.Stream;

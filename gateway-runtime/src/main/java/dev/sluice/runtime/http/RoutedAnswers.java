@@ -96,6 +96,9 @@ final class RoutedAnswers {
                             + " upstream serving '" + u.model() + "' takes (" + u.detail() + "; learned from its earlier refusal, OF-2):"
                             + " send fewer tools or use a combo whose other targets take them.", "tools", Map.of());
             case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.LEASE_FENCE_STALE -> throw LeaseErrors.fenceStale();
+            case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.UNTRANSLATABLE ->
+                    throw ApiException.badRequest("input", "No connection serving '" + u.model() + "' passes the request through,"
+                            + " and it cannot be translated.");
             case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.NO_EMBEDDINGS ->
                     throw ApiException.badRequest("model", "Provider '" + u.detail() + "' does not serve embeddings.");
             case Outcome.Unroutable u -> throw modelNotFound(u.model());

@@ -27,7 +27,11 @@ import java.util.Set;
  * {@code function} tools (with {@code strict}), {@code tool_choice}, {@code reasoning.effort},
  * {@code text.format}, {@code max_output_tokens}, {@code temperature}, {@code top_p},
  * {@code parallel_tool_calls}. Built-in tools a translated upstream cannot run ({@code web_search},
- * {@code file_search}, {@code namespace} …) are dropped and named. A bad field is a 400 naming it.
+ * {@code file_search}, {@code namespace} …) are dropped and named. What cannot be translated (an
+ * unknown item type, a bad field) does not fail the read: it is kept as the request's
+ * {@linkplain ResponsesRequest#untranslatable() refusal}, a 400 naming the field only when no
+ * connection that passes the body through is left (issue 32). A body that is not a JSON object, or
+ * has no usable {@code model}, cannot be routed at all and is refused at once.
  */
 public final class ResponsesRequestReader {
 
@@ -56,6 +60,20 @@ public final class ResponsesRequestReader {
     public ResponsesRequest read(byte[] body) {
         ObjectNode root = JsonFields.parseObject(mapper, body);
         String model = JsonFields.modelName(root);
+        try {
+            return translated(root, model);
+        } catch (InvalidRequestException untranslatable) {
+            // issue 32: what the canonical model cannot carry (an item type it does not know yet, previous_response_id …)
+            // is no reason to refuse a request an upstream serving the Responses API takes as it is. Routing needs the
+            // model and the stream flag only: read leniently, and the refusal kept for connections that would translate.
+            boolean stream = root.path("stream").isBoolean() && root.get("stream").booleanValue();
+            ChatRequest chat = new ChatRequest(model, List.of(), List.of(), null, stream, null, null, null, null, Map.of());
+            return new ResponsesRequest(chat, List.of(), root.path("background").asBoolean(false), Map.of(), Set.of(), untranslatable);
+        }
+    }
+
+    /** The request in the canonical model, or the first thing that keeps it from being translated. */
+    private ResponsesRequest translated(ObjectNode root, String model) {
         JsonNode previous = root.get("previous_response_id");
         if (previous != null && !previous.isNull()) {
             throw new InvalidRequestException("previous_response_id", "Sluice does not store responses, so 'previous_response_id' cannot"
@@ -105,7 +123,7 @@ public final class ResponsesRequestReader {
             }
         }
         ChatRequest chat = new ChatRequest(model, messages, tools, toolChoice, stream, maxTokens, temperature, topP, null, extra);
-        return new ResponsesRequest(chat, dropped, background, echo, custom);
+        return new ResponsesRequest(chat, dropped, background, echo, custom, null);
     }
 
     private void readInput(JsonNode input, List<ChatMessage> out) {

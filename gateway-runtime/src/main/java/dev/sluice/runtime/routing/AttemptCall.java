@@ -81,14 +81,24 @@ interface AttemptCall {
         AttemptCall native_ = passthrough(d.dialect(), d.body(), d.request().stream(), requestId, timeout, d.clientHeaders(), gate);
         return (route, target) -> {
             if (!route.provider().executor().supportsPassthrough(d.dialect(), target) || natives.unserved(d.dialect(), target)) {
-                return translated.send(route, target);
+                // only when the connection was learned unserved between the walk's filter and now: nothing to translate
+                return d.untranslatable() == null ? translated.send(route, target)
+                        : Attempt.protocol("the connection stopped passing " + d.dialect() + " requests through");
             }
             Attempt attempt = native_.send(route, target);
-            if (attempt instanceof Attempt.Failed f && natives.learn(d.dialect(), target, f)) {
+            if (attempt instanceof Attempt.Failed f && natives.learn(d.dialect(), target, f) && d.untranslatable() == null) {
                 return translated.send(route, target);
             }
             return attempt;
         };
+    }
+
+    /**
+     * Which connections pass a dialect's requests through: the only ones that may serve a request
+     * the canonical model cannot carry (issue 32).
+     */
+    static java.util.function.BiPredicate<Route, UpstreamTarget> passesThrough(String dialect, NativeDialects natives) {
+        return (route, target) -> route.provider().executor().supportsPassthrough(dialect, target) && !natives.unserved(dialect, target);
     }
 
     /**

@@ -109,6 +109,11 @@ final class AttemptRunner {
         return new Ran(attempt, way, egress.egressIp(way), latencyMs);
     }
 
+    /** The connection as an executor sees it, with the client of its egress route. */
+    UpstreamTarget target(Route route, Connection c) {
+        return target(route, c, egress.route(EgressRoute.of(c.localAddress(), c.proxyUrl())));
+    }
+
     private UpstreamTarget target(Route route, Connection c, UpstreamHttp http) {
         String base = c.baseUrl() != null ? ProviderCatalog.lowerCaseScheme(c.baseUrl()) : route.provider().descriptor().defaultBaseUrl();
         if (base.endsWith("/")) {

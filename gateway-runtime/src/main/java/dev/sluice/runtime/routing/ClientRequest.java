@@ -45,15 +45,30 @@ public sealed interface ClientRequest {
      * @param dialect the dialect, e.g. {@link dev.sluice.api.PassthroughCall#ANTHROPIC_MESSAGES}
      * @param body the client's body, for each route's model
      * @param clientHeaders allow-listed client headers for the executor
+     * @param untranslatable why the body cannot be translated (the client's error), or null: when
+     *     set, {@code request} holds the routing facts only and connections that would translate are
+     *     passed over for this request (issue 32)
      */
-    record Dialect(ChatRequest request, String dialect, PassthroughBody body, Map<String, String> clientHeaders)
-            implements ClientRequest {
+    record Dialect(ChatRequest request, String dialect, PassthroughBody body, Map<String, String> clientHeaders,
+            RuntimeException untranslatable) implements ClientRequest {
         /** Validates and copies. */
         public Dialect {
             requireNonNull(request, "request is null");
             requireNonNull(dialect, "dialect is null");
             requireNonNull(body, "body is null");
             clientHeaders = Map.copyOf(clientHeaders);
+        }
+
+        /**
+         * A request that every connection may serve, translated or passed through.
+         *
+         * @param request the request in the canonical model
+         * @param dialect the dialect
+         * @param body the client's body, for each route's model
+         * @param clientHeaders allow-listed client headers for the executor
+         */
+        public Dialect(ChatRequest request, String dialect, PassthroughBody body, Map<String, String> clientHeaders) {
+            this(request, dialect, body, clientHeaders, null);
         }
 
         @Override

@@ -174,6 +174,8 @@ public final class ConnectionSelector {
         private Map<String, Connection> current;
         private List<Connection> seenSnapshot;
         private boolean stale;
+        /** Which connections may serve this request at all (null: every one); the others are passed over unseen. */
+        private java.util.function.Predicate<Connection> serves;
 
         private Cursor(Entry[] entries, Route route, Caller caller, ProviderClass providerClass, String family, Exclusion providerHold,
                 ModelLockouts.Query lockouts) {
@@ -209,6 +211,9 @@ public final class ConnectionSelector {
                 Entry e = entries[i];
                 Connection c = now(e.connection());
                 if (!c.enabled() || !caller.mayUse(c.id())) {
+                    continue;
+                }
+                if (serves != null && !serves.test(c)) {
                     continue;
                 }
                 eligible++;
@@ -269,7 +274,8 @@ public final class ConnectionSelector {
 
         private boolean canServe(int i, String provider, long now) {
             Connection c = now(entries[i].connection());
-            return c.enabled() && caller.mayUse(c.id()) && !sessions.leasedByOther(c.id(), caller.affinity().leaseOwnerHash())
+            return c.enabled() && caller.mayUse(c.id()) && (serves == null || serves.test(c))
+                    && !sessions.leasedByOther(c.id(), caller.affinity().leaseOwnerHash())
                     && !engine.held(provider, providerClass, c, entries[i].breakerKey(), lockouts, now, hold);
         }
 
@@ -382,6 +388,18 @@ public final class ConnectionSelector {
                 }
             }
             return soonest;
+        }
+
+        /**
+         * Narrows the walk, before its first step, to the connections that can serve this request
+         * at all: the others are passed over as a connection the caller may not use is (issue 32:
+         * a connection that would translate a body the canonical model cannot carry); they do not
+         * count as {@linkplain #eligible() eligible}.
+         *
+         * @param which the connections that may serve
+         */
+        void only(java.util.function.Predicate<Connection> which) {
+            serves = which;
         }
 
         /** @return enabled connections the caller may use, seen so far */

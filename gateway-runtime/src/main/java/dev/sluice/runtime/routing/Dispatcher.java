@@ -117,7 +117,27 @@ public final class Dispatcher implements AutoCloseable {
      * @return how it ended; a {@link Outcome.Served} holds its lease until closed
      */
     Outcome dispatch(Route route, Caller caller, String requestId, AttemptCall call, int earlyEofRetries) {
+        return dispatch(route, caller, requestId, call, earlyEofRetries, null);
+    }
+
+    /**
+     * Dispatches a request to those of a route's connections that can serve it at all.
+     *
+     * @param route the resolved model
+     * @param caller the caller
+     * @param requestId the request id
+     * @param call what each attempt sends
+     * @param earlyEofRetries re-attempts on the same connection after a stream's early EOF (ST-0)
+     * @param serves which connections can serve the request (null: every one); when no enabled
+     *     connection the caller may use is left, the outcome is {@link Outcome.Unroutable.Why#UNTRANSLATABLE}
+     * @return how it ended; a {@link Outcome.Served} holds its lease until closed
+     */
+    Outcome dispatch(Route route, Caller caller, String requestId, AttemptCall call, int earlyEofRetries,
+            java.util.function.BiPredicate<Route, dev.sluice.api.UpstreamTarget> serves) {
         ConnectionAdmission.Walk walk = admission.open(route, caller, requestId);
+        if (serves != null) {
+            walk.cursor().only(c -> serves.test(route, runner.target(route, c)));
+        }
         Outcome.Failed last = null;
         Outcome.Refused refused = null;
         int attempts = 0;
@@ -161,6 +181,10 @@ public final class Dispatcher implements AutoCloseable {
         }
         if (refused != null) {
             return refused;
+        }
+        if (serves != null && walk.cursor().eligible() == 0) {
+            // issue 32: no connection that could serve the request was there, not even one held back
+            return new Outcome.Unroutable(route.requested(), Outcome.Unroutable.Why.UNTRANSLATABLE, null);
         }
         long soonest = walk.cursor().soonestTimerMs();
         return soonest < 0 ? new Outcome.NoConnection(route, walk.cursor().excluded(), null)

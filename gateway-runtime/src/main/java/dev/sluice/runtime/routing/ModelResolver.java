@@ -7,7 +7,8 @@ import java.util.Optional;
 /**
  * Resolves the client's {@code model} (SPEC API-1): {@code provider/model} picks the provider
  * (the model part may itself contain slashes); a bare model id resolves to the first provider,
- * in listing order, that has connections and lists that model.
+ * in listing order, that has connections and whose model-id patterns match it, else to the first
+ * that has connections and lists it.
  */
 public final class ModelResolver {
 
@@ -41,17 +42,19 @@ public final class ModelResolver {
             }
         }
         List<Provider> usable = catalog.withConnections();
+        // SPEC API-1: the provider whose model-id patterns claim the id (the family's own: claude for claude-*) comes first,
+        // so that a bare Claude id reaches Anthropic's API even when a reseller lists it too (issue 32: Claude Code sends
+        // bare ids); its patterns also route dated and future ids it does not list
+        for (Provider p : usable) {
+            if (p.descriptor().servesByPattern(model)) {
+                return Optional.of(new Route(p, model, model));
+            }
+        }
         for (Provider p : usable) {
             for (ModelInfo m : p.descriptor().models()) {
                 if (m.id().equals(model)) {
                     return Optional.of(new Route(p, model, model));
                 }
-            }
-        }
-        // SPEC API-1: a provider's model-id patterns route dated and future ids it does not list
-        for (Provider p : usable) {
-            if (p.descriptor().servesByPattern(model)) {
-                return Optional.of(new Route(p, model, model));
             }
         }
         return Optional.empty();

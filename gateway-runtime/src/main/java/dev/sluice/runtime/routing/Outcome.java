@@ -197,7 +197,12 @@ public sealed interface Outcome {
             /** The request has more tools than the route's upstream takes (OF-2); {@code provider} names it. */
             TOOL_LIMIT,
             /** A managed request's lease generation is no longer the owner's active one (SPEC SL-3): nothing was sent. */
-            LEASE_FENCE_STALE
+            LEASE_FENCE_STALE,
+            /**
+             * The body cannot be translated through the canonical model and no connection of the
+             * route passes it through (issue 32): the client's 400 naming what cannot be translated.
+             */
+            UNTRANSLATABLE
         }
 
         /** Nothing was routed. */

@@ -110,7 +110,10 @@ public final class RequestRouter {
             // an executor's own recovery comes before the generic failure path (e.g. a provider's slower lane)
             call = AttemptCall.recovering(call, caller.client(), attemptTimeout);
         }
-        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries());
+        // issue 32: a body the canonical model cannot carry goes only where it is passed through as it is
+        java.util.function.BiPredicate<Route, dev.sluice.api.UpstreamTarget> serves =
+                request instanceof ClientRequest.Dialect d && d.untranslatable() != null ? AttemptCall.passesThrough(d.dialect(), natives) : null;
+        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries(), serves);
         toolLimits.learn(outcome, tools);
         return outcome;
     }

@@ -192,6 +192,90 @@ class ResponsesPassthroughIT {
                 .containsExactly("/v1/responses", "/v1/chat/completions", "/v1/chat/completions");
     }
 
+    /** Codex-shaped, with what the canonical model does not know: an item, a tool, an include entry, a top-level field. */
+    private static final String FUTURE_BODY = """
+            {"model":"%s","stream":false,"store":false,"instructions":"You are Codex.","brand_new_field":{"nested":[1,{"k":null}]},
+             "input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},
+                      {"type":"future_item","x":1},
+                      {"type":"additional_tools","tools":[{"type":"function","name":"late"}]}],
+             "tools":[{"type":"function","name":"shell","parameters":{"type":"object","properties":{}}},{"type":"future_tool","y":[true]}],
+             "include":["reasoning.encrypted_content","future.include"],"prompt_cache_key":"cache-9"}""";
+
+    private HttpResponse<String> postFuture(String model) {
+        return sluice.send("POST", "/v1/responses", key, FUTURE_BODY.formatted(model));
+    }
+
+    @Test
+    void anItemTypeSluiceDoesNotKnowReachesAPassthroughUpstreamEqualAsJsonButForTheModel_issue32() throws Exception {
+        openAiConnection("");
+        upstream.enqueue(MockResponse.json(200, ANSWER));
+
+        HttpResponse<String> r = postFuture("openai/gpt-5");
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(read(r.body())).isEqualTo(read(ANSWER));
+        RecordedRequest sent = upstream.takeRequest(Duration.ofSeconds(5));
+        assertThat(sent.path()).isEqualTo("/v1/responses");
+        assertThat(read(sent.body())).isEqualTo(read(FUTURE_BODY.formatted("gpt-5")));
+    }
+
+    @Test
+    void aConnectionThatWouldTranslateIsPassedOverForAnUntranslatableBody_issue32() throws Exception {
+        // the better-priority connection translates (it opted out); the body goes to the one that passes it through
+        openAiConnection(",\"providerSpecificData\":{\"responsesApi\":false}");
+        MockUpstream second = MockUpstream.start();
+        try {
+            sluice.addConnection("{\"provider\":\"openai\",\"authType\":\"apikey\",\"apiKey\":\"sk-upstream-openai-2\","
+                    + "\"baseUrl\":\"" + second.baseUrl() + "/v1\",\"priority\":2}");
+            second.enqueue(MockResponse.json(200, ANSWER));
+
+            HttpResponse<String> r = postFuture("openai/gpt-5");
+
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(upstream.requestCount()).as("nothing went to the translating connection").isZero();
+            assertThat(read(second.takeRequest(Duration.ofSeconds(5)).body())).isEqualTo(read(FUTURE_BODY.formatted("gpt-5")));
+        } finally {
+            second.close();
+        }
+    }
+
+    @Test
+    void withOnlyTranslatingConnectionsTheAnswerIsThe400NamingTheItem_issue32() {
+        sluice.addConnection("{\"provider\":\"plain\",\"authType\":\"apikey\",\"apiKey\":\"sk-p\",\"baseUrl\":\""
+                + upstream.baseUrl() + "/v1\"}");
+        openAiConnection(",\"providerSpecificData\":{\"responsesApi\":false}");
+
+        for (String model : List.of("plain/gpt-5", "openai/gpt-5")) {
+            HttpResponse<String> r = postFuture(model);
+
+            assertThat(r.statusCode()).as(model + ": " + r.body()).isEqualTo(400);
+            JsonNode error = read(r.body()).get("error");
+            assertThat(error.get("param").asText()).isEqualTo("input[1].type");
+            assertThat(error.get("message").asText()).contains("'future_item' is not supported");
+        }
+        assertThat(upstream.requestCount()).as("no attempt, no failover chain").isZero();
+    }
+
+    @Test
+    void aComboGoesOnToTheTargetThatPassesThroughAndAnswers400WhenNoneDoes_issue32() throws Exception {
+        sluice.addConnection("{\"provider\":\"plain\",\"authType\":\"apikey\",\"apiKey\":\"sk-p\",\"baseUrl\":\""
+                + upstream.baseUrl() + "/v1\"}");
+        openAiConnection("");
+        assertThat(sluice.send("POST", "/api/combos", SluiceHarness.ADMIN_KEY, "{\"name\":\"codex-combo\",\"strategy\":\"priority\","
+                + "\"targets\":[{\"model\":\"plain/gpt-5\"},{\"model\":\"openai/gpt-5\"}]}").statusCode()).isEqualTo(201);
+        assertThat(sluice.send("POST", "/api/combos", SluiceHarness.ADMIN_KEY, "{\"name\":\"plain-only\",\"strategy\":\"priority\","
+                + "\"targets\":[{\"model\":\"plain/gpt-5\"}]}").statusCode()).isEqualTo(201);
+        upstream.enqueue(MockResponse.json(200, ANSWER));
+
+        HttpResponse<String> served = postFuture("codex-combo");
+        HttpResponse<String> refused = postFuture("plain-only");
+
+        assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+        assertThat(read(refused.body()).at("/error/param").asText()).isEqualTo("input[1].type");
+        assertThat(upstream.requests()).extracting(RecordedRequest::path).containsExactly("/v1/responses");
+    }
+
     private static List<JsonNode> events(String body) {
         List<JsonNode> out = new ArrayList<>();
         for (String block : body.split("\n\n")) {

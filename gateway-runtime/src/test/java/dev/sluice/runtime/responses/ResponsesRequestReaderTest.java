@@ -46,4 +46,44 @@ class ResponsesRequestReaderTest {
         assertThat(Progress.suspendsThroughput(new StreamChunk("c", "m", 1, List.of(new ChunkChoice(0, null, "x", null, null, "")), null,
                 Map.of()))).isFalse();
     }
+
+    private static final String FUTURE = """
+            {"model":"openai/gpt-5","stream":true,"store":false,"brand_new_field":{"a":[1,2]},
+             "input":[{"type":"message","role":"user","content":"hi"},{"type":"future_item","x":1}],
+             "tools":[{"type":"function","name":"shell","parameters":{"type":"object"}},{"type":"future_tool","y":[true]}],
+             "include":["reasoning.encrypted_content","future.include"]}""";
+
+    @Test
+    void anInventedItemTypeIsKeptAsTheTranslatedPathsRefusalNamingItsPathNotThrown_issue32() {
+        ResponsesRequest r = new ResponsesCodec(new ObjectMapper()).read(FUTURE.getBytes(StandardCharsets.UTF_8));
+
+        assertThat(r.untranslatable()).isNotNull();
+        assertThat(r.untranslatable().param()).isEqualTo("input[1].type");
+        assertThat(r.untranslatable().getMessage()).contains("'future_item' is not supported");
+        assertThat(r.chat().model()).as("routing facts read leniently").isEqualTo("openai/gpt-5");
+        assertThat(r.chat().stream()).isTrue();
+    }
+
+    @Test
+    void anInventedItemTypeReachesAPassthroughUpstreamEqualAsJsonButForTheModel_issue32() throws Exception {
+        ObjectMapper mapper = new ObjectMapper();
+        ResponsesCodec codec = new ResponsesCodec(mapper);
+        byte[] body = FUTURE.getBytes(StandardCharsets.UTF_8);
+        codec.read(body);
+
+        byte[] upstream = codec.forUpstream(body, "gpt-5");
+
+        com.fasterxml.jackson.databind.node.ObjectNode expected = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.readTree(body);
+        expected.put("model", "gpt-5");
+        assertThat(mapper.readTree(upstream)).isEqualTo(expected);
+        assertThat(mapper.readTree(upstream).at("/input/1").toString()).isEqualTo("{\"type\":\"future_item\",\"x\":1}");
+    }
+
+    @Test
+    void aTranslatableRequestHasNoRefusal_issue32() {
+        ResponsesRequest r = new ResponsesCodec(new ObjectMapper()).read("{\"model\":\"p/m\",\"input\":\"hi\"}"
+                .getBytes(StandardCharsets.UTF_8));
+        assertThat(r.untranslatable()).isNull();
+        assertThat(r.chat().messages()).hasSize(1);
+    }
 }

@@ -137,6 +137,22 @@ class ModelResolverTest {
     }
 
     @Test
+    void aBareIdGoesToTheProviderWhosePatternsClaimItBeforeAResellerListedEarlier_API1_issue32() {
+        // a reseller that lists a family's ids comes earlier in listing order than the family's own provider
+        ProviderDescriptor reseller = new ProviderDescriptor("reseller", "Reseller", ProviderClass.APIKEY, "https://reseller.example/v1",
+                "reseller-exec", List.of(ModelInfo.chat("fam-1")), false, false, false);
+        ModelResolver r = new ModelResolver(new ProviderCatalog(List.of(new Provider(reseller, PLUGIN_EXECUTOR, "a-plugin"),
+                new Provider(CLOSED, PLUGIN_EXECUTOR, "closed-plugin")), CUSTOM_EXECUTOR, fx.store));
+        fx.add("reseller", "r", 1);
+        assertThat(r.resolve("fam-1")).as("only the reseller has a connection").map(x -> x.provider().id()).contains("reseller");
+
+        fx.add("closed", "c", 1);
+
+        assertThat(r.resolve("fam-1")).map(x -> x.provider().id()).contains("closed");
+        assertThat(r.resolve("reseller/fam-1")).as("a prefixed id keeps its provider").map(x -> x.provider().id()).contains("reseller");
+    }
+
+    @Test
     void bareModelThatNobodyListsResolvesToNothing_API6() {
         fx.add("openai", "o", 1);
         assertThat(resolver.resolve("gpt-9")).isEmpty();

@@ -222,6 +222,10 @@ public final class ComboRouter implements ComboRouting {
                 // a queue refusal is not a cooldown to wait out: the queue already waited
                 return trail(r, combo, Outcome.Held.NONE);
             }
+            if (r instanceof Outcome.Unroutable) {
+                // issue 32: no target passes the body through; waiting changes nothing
+                return r;
+            }
             long transientMs;
             List<ConnectionSelector.Excluded> excluded = List.of();
             if (r instanceof Outcome.Failed f) {
@@ -304,6 +308,7 @@ public final class ComboRouter implements ComboRouting {
         }
         Outcome.Failed last = null;
         Outcome.Refused refused = null;
+        Outcome.Unroutable untranslatable = null;
         for (ComboTargetView v : order(combo, eligible, request)) {
             if (budget.exhausted(clock.millis())) {
                 break;
@@ -358,11 +363,20 @@ public final class ComboRouter implements ComboRouting {
                         return t;
                     }
                 }
-                case Outcome.Unroutable u -> st.ended(index);
+                case Outcome.Unroutable u -> {
+                    st.ended(index);
+                    if (u.why() == Outcome.Unroutable.Why.UNTRANSLATABLE) {
+                        untranslatable = u;
+                    }
+                }
             }
         }
         if (last != null) {
             return last;
+        }
+        if (refused == null && untranslatable != null && excluded.isEmpty()) {
+            // issue 32: no target passes the body through, and none was held back: the client's 400
+            return untranslatable;
         }
         return refused != null ? refused : ComboWait.held(excluded);
     }
