@@ -109,6 +109,13 @@ final class MockConnection implements Runnable {
         String body = readBody(headers);
         RecordedRequest request = new RecordedRequest(requestLine.substring(0, sp1), requestLine.substring(sp1 + 1, sp2),
                 headers, body, socket.getInetAddress().getHostAddress());
+        if (MockUpstream.isModelsRequest(request)) {
+            // a gateway's model discovery (GET {baseUrl}/models) is answered apart: it takes no scripted response
+            server.recordModels(request);
+            String connection = headers.getOrDefault("connection", "").toLowerCase(Locale.ROOT);
+            boolean keepAlive = version.equals("HTTP/1.0") ? connection.contains("keep-alive") : !connection.contains("close");
+            return respond(server.modelsResponse(), request, keepAlive);
+        }
         latestGone = server.record(request);
         String connection = headers.getOrDefault("connection", "").toLowerCase(Locale.ROOT);
         boolean keepAlive = version.equals("HTTP/1.0") ? connection.contains("keep-alive") : !connection.contains("close");

@@ -34,7 +34,7 @@ class DatabaseTest {
     @Test
     void freshDatabaseIsMigratedToTheLatestVersion_DM3() {
         try (Database db = Database.open(dir.resolve("data"))) {
-            assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion()).isEqualTo(6);
+            assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion()).isEqualTo(7);
             assertThat(dir.resolve("data").resolve(Database.FILE_NAME)).isRegularFile();
             assertThat(Database.FILE_NAME).isEqualTo("sluice.db");
         }
