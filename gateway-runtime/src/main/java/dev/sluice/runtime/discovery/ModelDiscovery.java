@@ -36,9 +36,6 @@ public final class ModelDiscovery implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(ModelDiscovery.class.getName());
 
-    /** Default {@code upstream.modelDiscoveryIntervalMs}: hourly (a catalogue changes in days, not minutes). */
-    public static final long DEFAULT_INTERVAL_MS = 3_600_000L;
-
     private final ConnectionStore connections;
     private final ProviderCatalog catalog;
     private final Function<EgressRoute, UpstreamHttp> routes;
