@@ -69,6 +69,8 @@ public final class MockUpstream implements AutoCloseable {
     private int count;
     private volatile MockResponse modelsResponse = MockResponse.json(200, "{\"object\":\"list\",\"data\":[]}");
     private final Queue<RecordedRequest> modelsRequests = new ConcurrentLinkedQueue<>();
+    /** Connections that carried a models request, kept to tell those that carried nothing else. */
+    private final Queue<MockConnection> everConnected = new ConcurrentLinkedQueue<>();
 
     private MockUpstream(ServerSocket serverSocket) {
         this.serverSocket = serverSocket;
@@ -147,6 +149,12 @@ public final class MockUpstream implements AutoCloseable {
         String path = request.path();
         int q = path.indexOf('?');
         return request.method().equals("GET") && (q < 0 ? path : path.substring(0, q)).endsWith("/models");
+    }
+
+    void modelsConnection(MockConnection connection) {
+        if (everConnected.size() < MAX_RECORDED) {
+            everConnected.add(connection);
+        }
     }
 
     void recordModels(RecordedRequest request) {
@@ -290,12 +298,24 @@ public final class MockUpstream implements AutoCloseable {
 
     /**
      * The number of TCP connections accepted since start (tells whether a client reuses keep-alive
-     * connections).
+     * connections), but for those that carried only {@code GET …/models} requests: a gateway's
+     * model discovery, running beside the requests under test, must not change the count.
      *
      * @return the count
      */
     public int connectionCount() {
-        return accepted.get();
+        return accepted.get() - modelsOnlyConnections();
+    }
+
+    /** Connections that carried a models request and nothing else (so far). */
+    private int modelsOnlyConnections() {
+        int n = 0;
+        for (MockConnection c : everConnected) {
+            if (c.modelsOnly()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**

@@ -352,7 +352,8 @@ class ChatCompletionsIT {
 
     @Test
     void completedStreamsGiveTheirUpstreamConnectionBackToThePool() throws Exception {
-        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
+        // the model discovery of the new connection (issue 32) ends first, so it cannot open a second connection beside these
+        sluice.awaitModelDiscovery(sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1));
         for (int i = 0; i < 5; i++) {
             primary.enqueue(MockResponse.chatStream(List.of("a", "b"), Duration.ofMillis(1)));
             HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/gpt-x", true));
@@ -364,7 +365,8 @@ class ChatCompletionsIT {
 
     @Test
     void completeAnswersGiveTheirUpstreamConnectionBackToThePool() throws Exception {
-        sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1);
+        // the model discovery of the new connection (issue 32) ends first, so it cannot open a second connection beside these
+        sluice.awaitModelDiscovery(sluice.addOpenAiCompatible("mockai", primary.baseUrl() + "/v1", 1));
         for (int i = 0; i < 5; i++) {
             assertThat(sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("mockai/gpt-x", false)).statusCode())
                     .isEqualTo(200);

@@ -111,6 +111,12 @@ final class SluiceHarness implements AutoCloseable {
     }
 
     /** Creates a client key through the admin API and returns its secret. */
+    /** Waits until the connection's first model discovery (issue 32) ended, its upstream connection back in the pool. */
+    void awaitModelDiscovery(String connectionId) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+                !read(send("GET", "/api/providers/" + connectionId, ADMIN_KEY, null).body()).path("modelDiscovery").isNull());
+    }
+
     String addKey(String json) {
         HttpResponse<String> r = send("POST", "/api/keys", ADMIN_KEY, json);
         if (r.statusCode() != 201) {
