@@ -51,7 +51,8 @@ public final class ExecutorCustomizer {
     /**
      * Also sends a fixed header on every upstream request (chat, embeddings and passthrough),
      * e.g. a client identification the provider requires. A later value for the same name (in
-     * any case) replaces the earlier one; {@code User-Agent} replaces the runtime's.
+     * any case) replaces the earlier one. The runtime sends no {@code User-Agent} of its own: one
+     * reaches the upstream only when set here.
      *
      * @param name header name, an RFC 9110 token; not {@code Authorization} (credentials come
      *     from the connection) nor a framing header ({@code Content-Type}, {@code Content-Length},

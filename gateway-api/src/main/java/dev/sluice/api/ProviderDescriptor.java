@@ -28,6 +28,9 @@ import java.util.regex.Pattern;
  *     {@code scope} is acted on end to end
  * @param modelPatterns model ids with {@code *} for any run of characters that the provider serves
  *     without listing them (dated and future ids of a family, SPEC API-1); empty for none
+ * @param discoversModels the upstream answers OpenAI's {@code GET {baseUrl}/models} with the
+ *     connection's bearer credential: the runtime reads it in the background and lists what it
+ *     finds beside {@link #models()} (issue 32); false when absent
  */
 public record ProviderDescriptor(
         String id,
@@ -39,7 +42,8 @@ public record ProviderDescriptor(
         boolean passthroughModels,
         boolean fullTextErrorRules,
         boolean honorsRuleScope,
-        List<String> modelPatterns) {
+        List<String> modelPatterns,
+        boolean discoversModels) {
 
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
@@ -64,6 +68,27 @@ public record ProviderDescriptor(
                         + "' must be a model id with '*' for any run of characters, and more than '*'");
             }
         }
+    }
+
+    /**
+     * A descriptor that does not discover its models (the form before issue 32).
+     *
+     * @param id provider id
+     * @param displayName display name
+     * @param defaultClass default connection class
+     * @param defaultBaseUrl default base URL
+     * @param executor executor name
+     * @param models listed models
+     * @param passthroughModels whether any model id is served
+     * @param fullTextErrorRules whether error rules see the full body text
+     * @param honorsRuleScope whether error rules' scopes are honoured
+     * @param modelPatterns model ids with {@code *} served without being listed
+     */
+    public ProviderDescriptor(String id, String displayName, ProviderClass defaultClass, String defaultBaseUrl, String executor,
+            List<ModelInfo> models, boolean passthroughModels, boolean fullTextErrorRules, boolean honorsRuleScope,
+            List<String> modelPatterns) {
+        this(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels, fullTextErrorRules, honorsRuleScope,
+                modelPatterns, false);
     }
 
     /**
@@ -95,7 +120,7 @@ public record ProviderDescriptor(
      */
     public ProviderDescriptor withModelPatterns(String... patterns) {
         return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels,
-                fullTextErrorRules, honorsRuleScope, List.of(patterns));
+                fullTextErrorRules, honorsRuleScope, List.of(patterns), discoversModels);
     }
 
     /**
@@ -180,7 +205,7 @@ public record ProviderDescriptor(
      */
     public ProviderDescriptor withExecutor(String executorName) {
         return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executorName, models,
-                passthroughModels, fullTextErrorRules, honorsRuleScope, modelPatterns);
+                passthroughModels, fullTextErrorRules, honorsRuleScope, modelPatterns, discoversModels);
     }
 
     /**
@@ -192,7 +217,7 @@ public record ProviderDescriptor(
      */
     public ProviderDescriptor withErrorRuleOptIns(boolean fullText, boolean honorScope) {
         return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models,
-                passthroughModels, fullText, honorScope, modelPatterns);
+                passthroughModels, fullText, honorScope, modelPatterns, discoversModels);
     }
 
     /**
@@ -211,7 +236,7 @@ public record ProviderDescriptor(
      * @param id provider id
      * @return the builder: display name = id, class {@link ProviderClass#APIKEY}, executor
      *     {@value HostContext#OPENAI_COMPATIBLE}, no models, no passthrough models, no error-rule
-     *     opt-ins, no model patterns; the base URL must be set
+     *     opt-ins, no model patterns, no model discovery; the base URL must be set
      */
     public static Builder builder(String id) {
         return new Builder(id);
@@ -225,7 +250,7 @@ public record ProviderDescriptor(
     public Builder toBuilder() {
         return new Builder(id).displayName(displayName).defaultClass(defaultClass).defaultBaseUrl(defaultBaseUrl).executor(executor)
                 .models(models).passthroughModels(passthroughModels).errorRuleOptIns(fullTextErrorRules, honorsRuleScope)
-                .modelPatterns(modelPatterns);
+                .modelPatterns(modelPatterns).discoversModels(discoversModels);
     }
 
     /** Builds a {@link ProviderDescriptor}; not thread-safe. Validation happens in {@link #build()}. */
@@ -240,6 +265,7 @@ public record ProviderDescriptor(
         private boolean fullTextErrorRules;
         private boolean honorsRuleScope;
         private List<String> modelPatterns = List.of();
+        private boolean discoversModels;
 
         private Builder(String id) {
             this.id = id;
@@ -323,13 +349,23 @@ public record ProviderDescriptor(
         }
 
         /**
+         * @param value the upstream answers OpenAI's {@code GET {baseUrl}/models}, read in the
+         *     background and listed (issue 32); default false
+         * @return this builder
+         */
+        public Builder discoversModels(boolean value) {
+            discoversModels = value;
+            return this;
+        }
+
+        /**
          * @return the descriptor
          * @throws NullPointerException when the base URL (or another required value) is missing
          * @throws IllegalArgumentException when a value is invalid
          */
         public ProviderDescriptor build() {
             return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels,
-                    fullTextErrorRules, honorsRuleScope, modelPatterns);
+                    fullTextErrorRules, honorsRuleScope, modelPatterns, discoversModels);
         }
     }
 }

@@ -39,6 +39,8 @@ import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.ModelListing;
+import dev.sluice.runtime.discovery.ModelDiscovery;
+import dev.sluice.runtime.store.JdbcDiscoveredModels;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.stream.StreamRules;
@@ -119,10 +121,12 @@ public final class SluiceServer implements AutoCloseable {
     private final Telemetry telemetry;
     private final RouteTable routes;
     private final SharedState shared;
+    private final ModelDiscovery discovery;
 
     private SluiceServer(WebServer web, Database database, ChangeFeed feed, ProxyLogWriter logWriter, ConnectionStore connections,
             ProxyLogStore proxyLogs, PluginRegistry plugins, EgressRoutes egress, Dispatcher dispatcher, Telemetry telemetry,
-            RouteTable routes, SharedState shared) {
+            RouteTable routes, SharedState shared, ModelDiscovery discovery) {
+        this.discovery = discovery;
         this.feed = feed;
         this.shared = shared;
         this.telemetry = telemetry;
@@ -303,13 +307,17 @@ public final class SluiceServer implements AutoCloseable {
         RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(),
                 () -> streamRules(resilienceSettings.get().streamRecovery()), model -> generalSettings.modelAliases().resolve(model), buffers);
 
+        // issue 32: upstreams' GET /models, read in the background; the listing reads what it found from memory
+        ModelDiscovery discovery = new ModelDiscovery(connections, catalog, http::route, new JdbcDiscoveredModels(db), mapper, clock,
+                config.modelDiscoveryInterval(), config.headersTimeout());
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
                 resolver, router, new ModelListing(combos, catalog, connections, resolver, psd,
-                        () -> generalSettings.modelAliases().exact()), catalog, connections, keys, registry, db, resilience, resilienceSettings,
+                        () -> generalSettings.modelAliases().exact(), model -> generalSettings.modelAliases().resolve(model),
+                        discovery::ids), catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
                 sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
                 telemetry, usage, config.observability().metricsPublic(), instanceId, shared,
-                new RequestHistory(recentRequests, proxyLogs));
+                new RequestHistory(recentRequests, proxyLogs), discovery);
         RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()
                 .host(config.host())
@@ -342,7 +350,9 @@ public final class SluiceServer implements AutoCloseable {
                 + (shared.configured() ? ", shared state redis " + shared.url() : ""));
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
-        return new SluiceServer(web, db, feed, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry, routes, shared);
+        discovery.start(feed);
+        return new SluiceServer(web, db, feed, logWriter, connections, proxyLogs, registry, http, dispatcher, telemetry, routes, shared,
+                discovery);
     }
 
     /** How often idle connections are looked for: a tenth of the timeout, between 100 ms and 10 s. */
@@ -430,6 +440,7 @@ public final class SluiceServer implements AutoCloseable {
         if (web.isRunning()) {
             web.stop();
         }
+        discovery.close();
         dispatcher.close();
         egress.close();
         logWriter.close();

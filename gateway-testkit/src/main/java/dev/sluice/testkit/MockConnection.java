@@ -42,6 +42,9 @@ final class MockConnection implements Runnable {
     /** The departure latch of the latest request on this connection; null before the first. */
     private CountDownLatch latestGone;
     volatile Thread thread;
+    /** Requests other than {@code GET …/models} this connection carried; models ones seen. */
+    private volatile int otherRequests;
+    private volatile boolean carriedModels;
 
     MockConnection(MockUpstream server, Socket socket) {
         this.server = server;
@@ -88,6 +91,11 @@ final class MockConnection implements Runnable {
     }
 
     /** Reads the rest of one request, records it, answers it; returns whether to keep the connection. */
+    /** Whether this connection carried models requests and nothing else. */
+    boolean modelsOnly() {
+        return carriedModels && otherRequests == 0;
+    }
+
     private boolean serve(String requestLine) throws IOException {
         int sp1 = requestLine.indexOf(' ');
         int sp2 = requestLine.lastIndexOf(' ');
@@ -109,6 +117,18 @@ final class MockConnection implements Runnable {
         String body = readBody(headers);
         RecordedRequest request = new RecordedRequest(requestLine.substring(0, sp1), requestLine.substring(sp1 + 1, sp2),
                 headers, body, socket.getInetAddress().getHostAddress());
+        if (MockUpstream.isModelsRequest(request)) {
+            // a gateway's model discovery (GET {baseUrl}/models) is answered apart: it takes no scripted response
+            if (!carriedModels) {
+                carriedModels = true;
+                server.modelsConnection(this);
+            }
+            server.recordModels(request);
+            String connection = headers.getOrDefault("connection", "").toLowerCase(Locale.ROOT);
+            boolean keepAlive = version.equals("HTTP/1.0") ? connection.contains("keep-alive") : !connection.contains("close");
+            return respond(server.modelsResponse(), request, keepAlive);
+        }
+        otherRequests++;
         latestGone = server.record(request);
         String connection = headers.getOrDefault("connection", "").toLowerCase(Locale.ROOT);
         boolean keepAlive = version.equals("HTTP/1.0") ? connection.contains("keep-alive") : !connection.contains("close");

@@ -28,7 +28,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * virtual thread per connection, keep-alive. Every request, on any path and with any method, is
  * recorded and then answered with the next {@linkplain #enqueue enqueued} response, or with the
  * {@linkplain #setDefault default} ({@link MockResponse#echoCompletion()} initially) when the
- * script is empty.
+ * script is empty. The exception is {@code GET …/models} (a gateway's model discovery): it is
+ * answered with the {@linkplain #models model list} and recorded apart ({@link #modelsRequests()}),
+ * so discovery never takes a scripted answer nor counts in {@link #requestCount()}.
  *
  * <pre>{@code
  * try (MockUpstream upstream = MockUpstream.start()) {
@@ -65,6 +67,10 @@ public final class MockUpstream implements AutoCloseable {
     /** Per kept request (by identity): counted down when the client leaves its connection. */
     private final IdentityHashMap<RecordedRequest, CountDownLatch> departures = new IdentityHashMap<>();
     private int count;
+    private volatile MockResponse modelsResponse = MockResponse.json(200, "{\"object\":\"list\",\"data\":[]}");
+    private final Queue<RecordedRequest> modelsRequests = new ConcurrentLinkedQueue<>();
+    /** Connections that carried a models request, kept to tell those that carried nothing else. */
+    private final Queue<MockConnection> everConnected = new ConcurrentLinkedQueue<>();
 
     private MockUpstream(ServerSocket serverSocket) {
         this.serverSocket = serverSocket;
@@ -100,6 +106,65 @@ public final class MockUpstream implements AutoCloseable {
         MockUpstream upstream = new MockUpstream(socket);
         upstream.acceptor.start();
         return upstream;
+    }
+
+    /**
+     * What {@code GET …/models} answers from now on: an OpenAI model list of these ids (none at
+     * first).
+     *
+     * @param ids model ids
+     * @return this
+     */
+    public MockUpstream models(String... ids) {
+        StringBuilder b = new StringBuilder("{\"object\":\"list\",\"data\":[");
+        for (int i = 0; i < ids.length; i++) {
+            b.append(i == 0 ? "" : ",").append("{\"id\":\"").append(ids[i].replace("\\", "\\\\").replace("\"", "\\\""))
+                    .append("\",\"object\":\"model\",\"created\":0,\"owned_by\":\"mock\"}");
+        }
+        return modelsResponse(MockResponse.json(200, b.append("]}").toString()));
+    }
+
+    /**
+     * What {@code GET …/models} answers from now on, e.g. an error status.
+     *
+     * @param response the answer
+     * @return this
+     */
+    public MockUpstream modelsResponse(MockResponse response) {
+        modelsResponse = requireNonNull(response, "response is null");
+        return this;
+    }
+
+    /**
+     * The {@code GET …/models} requests received, oldest first.
+     *
+     * @return a copy
+     */
+    public List<RecordedRequest> modelsRequests() {
+        return List.copyOf(modelsRequests);
+    }
+
+    /** Whether a request is a model list request: {@code GET} of a path ending in {@code /models}. */
+    static boolean isModelsRequest(RecordedRequest request) {
+        String path = request.path();
+        int q = path.indexOf('?');
+        return request.method().equals("GET") && (q < 0 ? path : path.substring(0, q)).endsWith("/models");
+    }
+
+    void modelsConnection(MockConnection connection) {
+        if (everConnected.size() < MAX_RECORDED) {
+            everConnected.add(connection);
+        }
+    }
+
+    void recordModels(RecordedRequest request) {
+        if (modelsRequests.size() < MAX_RECORDED) {
+            modelsRequests.add(request);
+        }
+    }
+
+    MockResponse modelsResponse() {
+        return modelsResponse;
     }
 
     /**
@@ -233,12 +298,24 @@ public final class MockUpstream implements AutoCloseable {
 
     /**
      * The number of TCP connections accepted since start (tells whether a client reuses keep-alive
-     * connections).
+     * connections), but for those that carried only {@code GET …/models} requests: a gateway's
+     * model discovery, running beside the requests under test, must not change the count.
      *
      * @return the count
      */
     public int connectionCount() {
-        return accepted.get();
+        return accepted.get() - modelsOnlyConnections();
+    }
+
+    /** Connections that carried a models request and nothing else (so far). */
+    private int modelsOnlyConnections() {
+        int n = 0;
+        for (MockConnection c : everConnected) {
+            if (c.modelsOnly()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**

@@ -18,7 +18,7 @@ import java.util.concurrent.CountDownLatch;
 public final class MockUpstreamMain {
 
     private static final String USAGE =
-            "usage: MockUpstreamMain [--port N] [--stream-pieces N] [--stream-delay-ms D]";
+            "usage: MockUpstreamMain [--port N] [--stream-pieces N] [--stream-delay-ms D] [--models N]";
 
     private MockUpstreamMain() {
     }
@@ -27,13 +27,15 @@ public final class MockUpstreamMain {
      * Starts the server and blocks until the process is terminated.
      *
      * @param args {@code --port N} (default 0: ephemeral), {@code --stream-pieces N} (default 0:
-     *     answer with the echo completion), {@code --stream-delay-ms D} (default 20)
+     *     answer with the echo completion), {@code --stream-delay-ms D} (default 20), {@code --models N}
+     *     (default 0: {@code GET …/models} lists {@code model-0} … {@code model-<N-1>})
      * @throws InterruptedException if the main thread is interrupted
      */
     public static void main(String[] args) throws InterruptedException {
         int port = 0;
         int streamPieces = 0;
         long streamDelayMs = 20;
+        int models = 0;
         try {
             for (int i = 0; i < args.length; i++) {
                 String arg = args[i];
@@ -44,7 +46,7 @@ public final class MockUpstreamMain {
                     name = arg.substring(0, eq);
                     value = arg.substring(eq + 1);
                 }
-                if (!name.equals("--port") && !name.equals("--stream-pieces") && !name.equals("--stream-delay-ms")) {
+                if (!name.equals("--port") && !name.equals("--stream-pieces") && !name.equals("--stream-delay-ms") && !name.equals("--models")) {
                     usage();
                 }
                 if (value == null) {
@@ -56,13 +58,14 @@ public final class MockUpstreamMain {
                 switch (name) {
                     case "--port" -> port = Integer.parseInt(value);
                     case "--stream-pieces" -> streamPieces = Integer.parseInt(value);
+                    case "--models" -> models = Integer.parseInt(value);
                     default -> streamDelayMs = Long.parseLong(value);
                 }
             }
         } catch (NumberFormatException e) {
             usage();
         }
-        if (streamPieces < 0 || streamDelayMs < 0) {
+        if (streamPieces < 0 || streamDelayMs < 0 || models < 0) {
             usage();
         }
         MockUpstream upstream = MockUpstream.start(port);
@@ -72,6 +75,13 @@ public final class MockUpstreamMain {
                 pieces.add("piece" + i + " ");
             }
             upstream.setDefault(MockResponse.chatStream(pieces, Duration.ofMillis(streamDelayMs)));
+        }
+        if (models > 0) {
+            String[] ids = new String[models];
+            for (int i = 0; i < models; i++) {
+                ids[i] = "model-" + i;
+            }
+            upstream.models(ids);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(upstream::close, "mock-upstream-shutdown"));
         System.out.println("MockUpstream listening on " + upstream.baseUrl());

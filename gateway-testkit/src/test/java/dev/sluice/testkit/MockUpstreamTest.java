@@ -46,6 +46,27 @@ class MockUpstreamTest {
     }
 
     @Test
+    void aModelsRequestIsAnsweredApartAndTakesNoScriptedResponse() throws Exception {
+        upstream.models("m-1", "m\"2").enqueue(MockResponse.completion("scripted"));
+
+        HttpResponse<String> models = client.send(HttpRequest.newBuilder(URI.create(upstream.baseUrl() + "/v1/models")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+
+        assertThat(models.statusCode()).isEqualTo(200);
+        assertThat(models.body()).isEqualTo("{\"object\":\"list\",\"data\":[{\"id\":\"m-1\",\"object\":\"model\",\"created\":0,"
+                + "\"owned_by\":\"mock\"},{\"id\":\"m\\\"2\",\"object\":\"model\",\"created\":0,\"owned_by\":\"mock\"}]}");
+        assertThat(upstream.modelsRequests()).extracting(RecordedRequest::path).containsExactly("/v1/models");
+        assertThat(upstream.requestCount()).isZero();
+        assertThat(upstream.connectionCount()).as("a connection that carried only models requests").isZero();
+        assertThat(post("/v1/chat/completions", CHAT_BODY).body()).contains("scripted");
+        assertThat(upstream.requestCount()).isEqualTo(1);
+
+        upstream.modelsResponse(MockResponse.status(503, "{}"));
+        assertThat(client.send(HttpRequest.newBuilder(URI.create(upstream.baseUrl() + "/v1/models?x=1")).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(503);
+    }
+
+    @Test
     void baseUrlIsLoopbackWithTheEphemeralPort() {
         assertThat(upstream.port()).isPositive();
         assertThat(upstream.baseUrl()).isEqualTo("http://127.0.0.1:" + upstream.port());

@@ -67,6 +67,8 @@ public final class ConfigLoader {
     /** The PostgreSQL password (beats one in the URL). */
     public static final String ENV_DATABASE_PASSWORD = "SLUICE_DATABASE_PASSWORD";
 
+    /** How often each OpenAI-compatible connection's {@code GET /models} is read, ms; 0 = never (beats {@code upstream.modelDiscoveryIntervalMs}). */
+    public static final String ENV_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS = "SLUICE_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS";
     /** The most client connections open at once (beats {@code server.maxConnections}). */
     public static final String ENV_MAX_CONNECTIONS = "SLUICE_MAX_CONNECTIONS";
     /** How long a new connection may stay silent, ms (beats {@code server.firstByteTimeoutMs}). */
@@ -185,7 +187,19 @@ public final class ConfigLoader {
                 aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog, proxyLogSuccessSample(env, file),
                         Duration.ofMillis(usageFlushMs)),
                 positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT),
-                upstreamLimits(file), database(env, file), redis(env, file), clientLimits(env, file));
+                upstreamLimits(file), database(env, file), redis(env, file), clientLimits(env, file), modelDiscoveryInterval(env, file));
+    }
+
+    /** {@code SLUICE_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS}, else {@code upstream.modelDiscoveryIntervalMs}: 0 (off) or more ms. */
+    private static Duration modelDiscoveryInterval(Map<String, String> env, Config file) {
+        String envName = ENV_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS;
+        String name = env.get(envName) != null && !env.get(envName).isBlank() ? envName : "upstream.modelDiscoveryIntervalMs";
+        long ms = parseLong(pick(env, envName, file.get("upstream.modelDiscoveryIntervalMs"),
+                String.valueOf(SluiceConfig.DEFAULT_MODEL_DISCOVERY_INTERVAL.toMillis())), name);
+        if (ms < 0) {
+            throw new IllegalArgumentException(name + " must be 0 (off) or a positive number of milliseconds, got " + ms);
+        }
+        return Duration.ofMillis(ms);
     }
 
     /** {@code SLUICE_FIRST_BYTE_TIMEOUT_MS|REQUEST_HEAD_TIMEOUT_MS|MAX_CONNECTIONS}, else {@code server.…} of the file. */

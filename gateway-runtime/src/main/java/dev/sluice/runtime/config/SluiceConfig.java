@@ -58,6 +58,9 @@ import java.util.Map;
  * @param redis {@code SLUICE_REDIS_URL} (or {@code redis.url}): the Redis/Valkey server several
  *     instances share their hot resilience state through (NF-6; needs {@code database} too), or
  *     {@link RedisSettings#NONE}
+ * @param modelDiscoveryInterval {@code SLUICE_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS} (or
+ *     {@code upstream.modelDiscoveryIntervalMs}): how often each OpenAI-compatible connection's
+ *     {@code GET /models} is read (issue 32); zero = never; null = the default, hourly
  * @param clientLimits {@code server.firstByteTimeoutMs}, {@code server.requestHeadTimeoutMs},
  *     {@code server.maxConnections}: what client connections can make one instance hold (issue 29)
  */
@@ -83,7 +86,7 @@ public record SluiceConfig(
         Observability observability,
         Duration idleConnectionTimeout,
         UpstreamLimits upstreamLimits,
-        DatabaseSettings database, RedisSettings redis, ClientLimits clientLimits) {
+        DatabaseSettings database, RedisSettings redis, ClientLimits clientLimits, Duration modelDiscoveryInterval) {
 
     /**
      * Who may scrape the metrics, where the access log goes, how often usage is written.
@@ -185,6 +188,22 @@ public record SluiceConfig(
     /** Default upstream response-headers timeout. */
     public static final Duration DEFAULT_HEADERS_TIMEOUT = Duration.ofSeconds(110);
 
+    /** Default {@code upstream.modelDiscoveryIntervalMs}: hourly (a provider's catalogue changes in days). */
+    public static final Duration DEFAULT_MODEL_DISCOVERY_INTERVAL = Duration.ofMillis(3_600_000L);
+
+    /**
+     * This configuration with another model discovery interval.
+     *
+     * @param target the interval; zero turns discovery off
+     * @return the copy
+     */
+    public SluiceConfig withModelDiscoveryInterval(Duration target) {
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
+                headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, redis, clientLimits,
+                target);
+    }
+
     /** Default idle client connection timeout. */
     public static final Duration DEFAULT_IDLE_CONNECTION_TIMEOUT = Duration.ofSeconds(60);
 
@@ -197,7 +216,7 @@ public record SluiceConfig(
     public SluiceConfig withUpstreamLimits(UpstreamLimits limits) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits, database, redis, clientLimits);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits, database, redis, clientLimits, modelDiscoveryInterval);
     }
 
     /**
@@ -209,7 +228,7 @@ public record SluiceConfig(
     public SluiceConfig withDatabase(DatabaseSettings target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, target, redis, clientLimits);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, target, redis, clientLimits, modelDiscoveryInterval);
     }
 
     /**
@@ -221,7 +240,7 @@ public record SluiceConfig(
     public SluiceConfig withRedis(RedisSettings target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, target, clientLimits);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, target, clientLimits, modelDiscoveryInterval);
     }
 
     /** The longest session affinity TTL: one day (as OmniRoute). */
@@ -231,6 +250,10 @@ public record SluiceConfig(
     public SluiceConfig {
         upstreamLimits = upstreamLimits == null ? UpstreamLimits.DEFAULTS : upstreamLimits;
         clientLimits = clientLimits == null ? ClientLimits.defaults() : clientLimits;
+        modelDiscoveryInterval = modelDiscoveryInterval == null ? DEFAULT_MODEL_DISCOVERY_INTERVAL : modelDiscoveryInterval;
+        if (modelDiscoveryInterval.isNegative()) {
+            throw new IllegalArgumentException("upstream.modelDiscoveryIntervalMs must be 0 (off) or positive");
+        }
         idleConnectionTimeout = idleConnectionTimeout == null ? DEFAULT_IDLE_CONNECTION_TIMEOUT : idleConnectionTimeout;
         database = database == null ? DatabaseSettings.SQLITE : database;
         redis = redis == null ? RedisSettings.NONE : redis;
@@ -284,7 +307,7 @@ public record SluiceConfig(
             Map<String, Map<String, String>> pluginSettings) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
                 pluginSettings, Map.of(), Map.of(), null, null, null, Map.of(), 0, null, DEFAULT_IDLE_CONNECTION_TIMEOUT,
-                UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE, RedisSettings.NONE, null);
+                UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE, RedisSettings.NONE, null, null);
     }
 
     /**
@@ -296,7 +319,7 @@ public record SluiceConfig(
     public SluiceConfig withObservability(Observability target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, target, idleConnectionTimeout, upstreamLimits, database, redis, clientLimits);
+                modelAliases, sessionAffinityTtlMs, target, idleConnectionTimeout, upstreamLimits, database, redis, clientLimits, modelDiscoveryInterval);
     }
 
     /**
@@ -308,7 +331,7 @@ public record SluiceConfig(
     public SluiceConfig withIdleConnectionTimeout(Duration target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, target, upstreamLimits, database, redis, clientLimits);
+                modelAliases, sessionAffinityTtlMs, observability, target, upstreamLimits, database, redis, clientLimits, modelDiscoveryInterval);
     }
 
     /**
@@ -320,7 +343,7 @@ public record SluiceConfig(
     public SluiceConfig withClientLimits(ClientLimits target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, redis, target);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, redis, target, modelDiscoveryInterval);
     }
 
     /** A deep, unmodifiable copy of a YAML subtree (maps and lists copied at every level, order kept). */

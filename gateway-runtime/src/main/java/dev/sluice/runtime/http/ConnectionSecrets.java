@@ -31,12 +31,9 @@ final class ConnectionSecrets {
         }
     }
 
-    /** Shows the first 3 and last 4 characters of long secrets, nothing of short ones. */
+    /** The one masked form ({@code sk-…abcd}) that {@code /api/keys} shows too. */
     static String mask(String secret) {
-        if (secret == null) {
-            return null;
-        }
-        return secret.length() < 16 ? "****" : secret.substring(0, 3) + "…" + secret.substring(secret.length() - 4);
+        return dev.sluice.runtime.security.SecretMask.of(secret);
     }
 
     /**

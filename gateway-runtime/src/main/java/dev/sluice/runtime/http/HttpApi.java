@@ -5,6 +5,7 @@ import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.routing.ModelListing;
+import dev.sluice.runtime.discovery.ModelDiscovery;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.stream.StreamCounters;
 import dev.sluice.runtime.routing.ModelResolver;
@@ -74,6 +75,7 @@ public final class HttpApi {
      * @param instanceId this server's id among the instances sharing a database (the health view shows it)
      * @param shared the hot resilience state shared through Redis (the health view shows its reachability)
      * @param requestHistory recent requests and persisted failed attempts ({@code GET /api/logs})
+     * @param discovery the upstreams' model lists (issue 32): shown on, and refreshed through, {@code /api/providers}
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
@@ -82,7 +84,7 @@ public final class HttpApi {
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
             Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageTotals usage, boolean metricsPublic,
-            String instanceId, SharedState shared, RequestHistory requestHistory) {
+            String instanceId, SharedState shared, RequestHistory requestHistory, ModelDiscovery discovery) {
     }
 
     /** What a connection's executor keeps about it; a misbehaving executor shows nothing rather than failing the view. */
@@ -138,7 +140,8 @@ public final class HttpApi {
         routes.register(routing, "/api/sessions", new SessionsAdminService(json, auth, d.sessions(), d.generalSettings()::sessionAffinityTtlMs));
         routes.register(routing, "/api/providers", new ProvidersAdminService(json, auth, d.connections(), new ConnectionJson(json, d.catalog()),
                 d.gates()::forget, () -> d.egress().retain(d.connections().list().stream()
-                        .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet()))));
+                        .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet())),
+                d.discovery()));
         routes.register(routing, "/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies()),
@@ -166,6 +169,7 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/v1/models(/.+)?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/providers/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/providers/[^/]+"), "GET, PUT, PATCH, DELETE"),
+            Map.entry(java.util.regex.Pattern.compile("/api/providers/[^/]+/test"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/combos/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/combos/[^/]+"), "GET, PUT, DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/keys/?"), "GET, POST"),

@@ -33,8 +33,6 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
 
     /** Error bodies are read up to this size. */
     static final int MAX_ERROR_BODY = 64 * 1024;
-    /** The user agent Sluice announces upstream. */
-    public static final String USER_AGENT = "Sluice/0.1";
 
     private final UpstreamHttp http;
     private final OpenAiCodec codec;
@@ -268,7 +266,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         h.putAll(extraHeaders);
         h.put("Content-Type", "application/json");
         h.put("Accept", stream ? "text/event-stream" : "application/json");
-        h.putIfAbsent("User-Agent", USER_AGENT);
+        // no User-Agent of Sluice's own (issue 32): a plugin that must identify itself sets one (ExecutorCustomizer.withHeader)
         String token = target.credentials().bearerToken();
         if (token != null && !token.isEmpty()) {
             h.put("Authorization", "Bearer " + token);

@@ -362,7 +362,10 @@ public final class ResilienceEngine {
         // a rate or quota 429 that no model lockout took cools the account (lockout is off by default)
         boolean untakenLimit = locked == null && lockScope == LockScope.MODEL && !ruleOnUncoolable
                 && (v.reason() == FailureReason.RATE_LIMIT_EXCEEDED || v.reason() == FailureReason.QUOTA_EXHAUSTED);
-        if (accountWide || untakenLimit) {
+        // issue 32: a 503 is the service's (the breaker counted it); it cools the connection only when the operator says so
+        boolean unavailable = locked == null && v.status() == 503 && v.reason() == FailureReason.SERVER_ERROR
+                && settings.get().serviceUnavailableCooldown().enabled();
+        if (accountWide || untakenLimit || unavailable) {
             cooldowns.onFailure(c.connection().id(), v, errorMessage, errorCode);
         }
         if (egress) {

@@ -20,6 +20,7 @@ import java.util.Map;
  * @param requestQueue the local request queue per connection (§14)
  * @param quotaShareConcurrencyLimit quota-share serialization (§12, QC-3)
  * @param streamRecovery the stream watchdogs' timers (§15, ST-0..ST-3)
+ * @param serviceUnavailableCooldown whether an upstream 503 cools the connection (issue 32)
  */
 public record ResilienceSettings(
         CircuitBreakerSettings circuitBreaker,
@@ -30,7 +31,8 @@ public record ResilienceSettings(
         ComboCooldownWait comboCooldownWait,
         RequestQueue requestQueue,
         QuotaShareConcurrencyLimit quotaShareConcurrencyLimit,
-        StreamRecovery streamRecovery) {
+        StreamRecovery streamRecovery,
+        ServiceUnavailableCooldown serviceUnavailableCooldown) {
 
     /** The built-in defaults of the spec. */
     public static final ResilienceSettings DEFAULTS = new ResilienceSettings(
@@ -50,7 +52,8 @@ public record ResilienceSettings(
             ComboCooldownWait.DEFAULT,
             RequestQueue.DEFAULT,
             QuotaShareConcurrencyLimit.DEFAULT,
-            StreamRecovery.DEFAULT);
+            StreamRecovery.DEFAULT,
+            ServiceUnavailableCooldown.DEFAULT);
 
     /** Validates. */
     public ResilienceSettings {
@@ -63,6 +66,29 @@ public record ResilienceSettings(
         requireNonNull(requestQueue, "requestQueue");
         requireNonNull(quotaShareConcurrencyLimit, "quotaShareConcurrencyLimit");
         requireNonNull(streamRecovery, "streamRecovery");
+        requireNonNull(serviceUnavailableCooldown, "serviceUnavailableCooldown");
+    }
+
+    /**
+     * The settings with the default {@link ServiceUnavailableCooldown}: the shape before issue 32,
+     * kept so that code and tests building a tree by position still compile.
+     *
+     * @param circuitBreaker provider circuit breaker
+     * @param providerCooldown provider cooldown window gate
+     * @param connectionCooldown connection cooldown
+     * @param streamStallCooldown stream stall cooldown
+     * @param modelLockout model lockout
+     * @param comboCooldownWait the combos' cooldown-aware wait
+     * @param requestQueue the local request queue per connection
+     * @param quotaShareConcurrencyLimit quota-share serialization
+     * @param streamRecovery the stream watchdogs' timers
+     */
+    public ResilienceSettings(CircuitBreakerSettings circuitBreaker, ProviderCooldownSettings providerCooldown,
+            ConnectionCooldownSettings connectionCooldown, StreamStallCooldown streamStallCooldown, ModelLockoutSettings modelLockout,
+            ComboCooldownWait comboCooldownWait, RequestQueue requestQueue, QuotaShareConcurrencyLimit quotaShareConcurrencyLimit,
+            StreamRecovery streamRecovery) {
+        this(circuitBreaker, providerCooldown, connectionCooldown, streamStallCooldown, modelLockout, comboCooldownWait,
+                requestQueue, quotaShareConcurrencyLimit, streamRecovery, ServiceUnavailableCooldown.DEFAULT);
     }
 
     /**
@@ -337,6 +363,22 @@ public record ResilienceSettings(
      * @param enabled whether a stream stall cools the connection (default false)
      */
     public record StreamStallCooldown(boolean enabled) {
+    }
+
+    /**
+     * Whether an upstream {@code 503} cools the connection that got it (issue 32), beside the
+     * provider breaker, which counts every 503 either way. Off by default: a 503 says the service
+     * is unavailable, for every key of it alike, so cooling the key that happened to ask only
+     * moves the next request to a sibling key of the same unavailable service and keeps this one
+     * out after the service is back; the breaker is the mechanism for a service. Turn it on when
+     * each connection is its own server (self-hosted or local upstreams, where a 503 means "this
+     * server is loading or full").
+     *
+     * @param enabled whether a 503 cools the connection (default false)
+     */
+    public record ServiceUnavailableCooldown(boolean enabled) {
+        /** The default: a 503 does not cool the connection. */
+        public static final ServiceUnavailableCooldown DEFAULT = new ServiceUnavailableCooldown(false);
     }
 
     /**

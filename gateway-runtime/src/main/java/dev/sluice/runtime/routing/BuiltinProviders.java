@@ -23,7 +23,9 @@ public final class BuiltinProviders {
                     ModelInfo.chat("gpt-4o-mini"), ModelInfo.chat("o4-mini"),
                     ModelInfo.embedding("text-embedding-3-small"), ModelInfo.embedding("text-embedding-3-large")))
             // api.openai.com serves the Responses API: /v1/responses is passed through (built-in tools, reasoning items)
-            .withExecutor(HostContext.OPENAI_RESPONSES);
+            .withExecutor(HostContext.OPENAI_RESPONSES)
+            // api.openai.com answers GET /v1/models with what the key may use (issue 32): listed beside these
+            .toBuilder().discoversModels(true).build();
 
     /** Zhipu GLM (OpenAI-compatible endpoint). */
     public static final ProviderDescriptor GLM = ProviderDescriptor.openAiCompatible("glm", "GLM (Zhipu)",

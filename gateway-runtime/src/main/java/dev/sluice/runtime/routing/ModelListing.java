@@ -13,11 +13,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The models a caller can route to (API-2): the combos, then every model of each provider with an
  * enabled connection the caller may use — the provider's declared models and those its connections
- * declare in {@code providerSpecificData.models} (custom providers list theirs this way).
+ * declare in {@code providerSpecificData.models} (custom providers list theirs this way), and
+ * those its connections' upstreams listed when asked (model discovery, issue 32). Everything is
+ * read from memory: listing never calls an upstream.
  */
 public final class ModelListing {
 
@@ -29,6 +32,8 @@ public final class ModelListing {
     private final ModelResolver resolver;
     private final Function<String, Map<String, Object>> jsonObjectParser;
     private final Supplier<Map<String, String>> aliases;
+    private final UnaryOperator<String> aliasTargets;
+    private final Function<String, List<String>> discovered;
 
     /**
      * Creates the listing.
@@ -42,7 +47,27 @@ public final class ModelListing {
      */
     public ModelListing(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
             Function<String, Map<String, Object>> jsonObjectParser, Supplier<Map<String, String>> aliases) {
+        this(combos, catalog, connections, resolver, jsonObjectParser, aliases, m -> aliases.get().getOrDefault(m, m), id -> List.of());
+    }
+
+    /**
+     * Creates the listing.
+     *
+     * @param combos the combos
+     * @param catalog the providers
+     * @param connections the connections
+     * @param resolver resolves a bare model name like chat does
+     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     * @param aliases the operators' exact model aliases (alias → target), listed as models
+     * @param aliasTargets what chat routes instead of a client's model (every alias rule, API-1)
+     * @param discovered the model ids a connection's upstream listed (issue 32), by connection id
+     */
+    public ModelListing(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
+            Function<String, Map<String, Object>> jsonObjectParser, Supplier<Map<String, String>> aliases,
+            UnaryOperator<String> aliasTargets, Function<String, List<String>> discovered) {
         this.aliases = aliases;
+        this.aliasTargets = aliasTargets;
+        this.discovered = discovered;
         this.combos = combos;
         this.catalog = catalog;
         this.connections = connections;
@@ -79,17 +104,24 @@ public final class ModelListing {
                     models.putIfAbsent(p.id() + "/" + m, p.id());
                 }
             }
+            for (Connection c : enabled) {
+                for (String m : discovered.apply(c.id())) {
+                    models.putIfAbsent(p.id() + "/" + m, p.id());
+                }
+            }
         }
         return models;
     }
 
     /**
-     * The owner of one routable model; a bare model name resolves like it does for chat (the first
-     * provider listing it).
+     * The owner of a model a chat request could name: every listed id, and every id chat would
+     * route (an alias's target, a combo, {@code provider/anything} of a passthrough provider, a
+     * bare id a provider lists or serves by pattern). Empty exactly when chat answers 404
+     * ({@code model_not_found}); a refused plugin's provider throws its refusal, as chat does.
      *
      * @param id the model id
      * @param caller the caller
-     * @return the owner, or empty when the caller cannot route to it
+     * @return the owner (a provider id, {@code combo} or {@code alias}), or empty
      */
     public Optional<String> owner(String id, Caller caller) {
         Map<String, String> routable = routable(caller);
@@ -97,7 +129,20 @@ public final class ModelListing {
         if (owner != null) {
             return Optional.of(owner);
         }
-        return resolver.resolve(id).map(r -> r.provider().id() + "/" + r.upstreamModel()).map(routable::get);
+        // API-1: an alias (exact or pattern) is routed as its target, which is not aliased again
+        String model = aliasTargets.apply(id);
+        boolean aliased = !model.equals(id);
+        if (model.indexOf('/') < 0 && combos.find(model).isPresent()) {
+            return Optional.of(aliased ? "alias" : "combo");
+        }
+        Optional<Route> route = resolver.resolve(model);
+        if (route.isEmpty()) {
+            resolver.refusal(model).ifPresent(e -> {
+                throw e;
+            });
+            return Optional.empty();
+        }
+        return Optional.of(aliased ? "alias" : route.get().provider().id());
     }
 
     private Set<String> declaredModels(Connection c) {

@@ -170,8 +170,9 @@ public final class ProviderCatalog {
     private Optional<Provider> makeCustom(Connection c) {
         String baseUrl = lowerCaseScheme(c.baseUrl());
         try {
+            // a custom provider is OpenAI-compatible by definition (DM-2b), so it answers GET /models (issue 32)
             return Optional.of(new Provider(new ProviderDescriptor(c.provider(), c.provider(), ProviderClass.APIKEY, baseUrl,
-                    HostContext.OPENAI_COMPATIBLE, List.<ModelInfo>of(), true, false, false),
+                    HostContext.OPENAI_COMPATIBLE, List.<ModelInfo>of(), true, false, false, List.of(), true),
                     customExecutor, Provider.CUSTOM));
         } catch (IllegalArgumentException e) {
             if (reported.add(c.id())) {

@@ -80,14 +80,13 @@ public final class KeyHasher {
     }
 
     /**
-     * The visible start of a key, for listings (never enough to use it).
+     * The masked form of a key, for listings (never enough to use it): {@link SecretMask#of}.
      *
      * @param key the key
-     * @return e.g. {@code sk-sluice-AbCd…}
+     * @return e.g. {@code sk-…AbCd}
      */
     public static String preview(String key) {
-        int keep = Math.min(key.length(), key.startsWith(ADMIN_KEY_PREFIX) ? ADMIN_KEY_PREFIX.length() + 4
-                : key.startsWith(CLIENT_KEY_PREFIX) ? CLIENT_KEY_PREFIX.length() + 4 : 4);
-        return key.substring(0, keep) + "…";
+        // issue 32: one masked form for client keys and provider keys alike
+        return SecretMask.of(key);
     }
 }

@@ -45,6 +45,8 @@ public final class ResilienceEnvironment {
             new EnvOverride("SLUICE_PROVIDER_BREAKER_API_KEY_COOLDOWN_MS", "providerCooldown.apikey.cooldownMs"),
             // §11 ML-2
             new EnvOverride("SLUICE_MODEL_LOCKOUT_ENABLED", "modelLockout.enabled"),
+            // issue 32: whether an upstream 503 cools the connection
+            new EnvOverride("SLUICE_SERVICE_UNAVAILABLE_COOLDOWN_ENABLED", "serviceUnavailableCooldown.enabled"),
             // §14 RQ-3, RQ-5 (the names OmniRoute operators already use)
             new EnvOverride("RATE_LIMIT_MAX_WAIT_MS", "requestQueue.maxWaitMs"),
             new EnvOverride("RATE_LIMIT_EXECUTION_MAX_WAIT_MS", "requestQueue.executionMaxWaitMs"),

@@ -25,10 +25,11 @@ public final class ResilienceSettingsCodec {
     private static final RequestQueueSection REQUEST_QUEUE = new RequestQueueSection();
     private static final QuotaShareConcurrencyLimitSection QUOTA_SHARE = new QuotaShareConcurrencyLimitSection();
     private static final StreamRecoverySection STREAM_RECOVERY = new StreamRecoverySection();
+    private static final ServiceUnavailableCooldownSection SERVICE_UNAVAILABLE_COOLDOWN = new ServiceUnavailableCooldownSection();
 
     /** The top-level keys, in display order. */
     static final List<Section<?>> SECTIONS = List.of(CIRCUIT_BREAKER, PROVIDER_COOLDOWN, CONNECTION_COOLDOWN, STREAM_STALL_COOLDOWN,
-            MODEL_LOCKOUT, COMBO_COOLDOWN_WAIT, REQUEST_QUEUE, QUOTA_SHARE, STREAM_RECOVERY);
+            SERVICE_UNAVAILABLE_COOLDOWN, MODEL_LOCKOUT, COMBO_COOLDOWN_WAIT, REQUEST_QUEUE, QUOTA_SHARE, STREAM_RECOVERY);
 
     /** The whole tree's schema. */
     static final Schema.Obj SCHEMA;
@@ -149,7 +150,8 @@ public final class ResilienceSettingsCodec {
                 COMBO_COOLDOWN_WAIT.read(section(valid, COMBO_COOLDOWN_WAIT)),
                 REQUEST_QUEUE.read(section(valid, REQUEST_QUEUE)),
                 QUOTA_SHARE.read(section(valid, QUOTA_SHARE)),
-                STREAM_RECOVERY.read(section(valid, STREAM_RECOVERY)));
+                STREAM_RECOVERY.read(section(valid, STREAM_RECOVERY)),
+                SERVICE_UNAVAILABLE_COOLDOWN.read(section(valid, SERVICE_UNAVAILABLE_COOLDOWN)));
     }
 
     private static ObjectNode section(ObjectNode tree, Section<?> s) {

@@ -188,7 +188,11 @@ final class Migrations {
                     GROUP BY (ts / 60000) * 60000, COALESCE(key_id, ''), api, COALESCE(provider, ''), COALESCE(connection_id, ''),
                       COALESCE(model, '')""",
                     "DROP TABLE usage",
-                    "ALTER TABLE usage_minutes RENAME TO usage")));
+                    "ALTER TABLE usage_minutes RENAME TO usage")),
+            // issue 32: what the upstream's GET /models last answered lives with the connection's row, so every instance
+            // sharing the database lists it; a column, not providerSpecificData, so an admin's PUT never erases it
+            new Migration(7, "provider_connections: discovered models (issue 32)", List.of(
+                    "ALTER TABLE provider_connections ADD COLUMN discovered_models TEXT")));
 
     /** The key of the advisory lock under which one PostgreSQL instance migrates while the others wait. */
     static final long MIGRATION_LOCK = 0x5_11CE_0001L;

@@ -186,7 +186,11 @@ final class PostgresMigrations {
                     GROUP BY (ts / 60000) * 60000, COALESCE(key_id, ''), api, COALESCE(provider, ''), COALESCE(connection_id, ''),
                       COALESCE(model, '')""",
                     "DROP TABLE usage",
-                    "ALTER TABLE usage_minutes RENAME TO usage")));
+                    "ALTER TABLE usage_minutes RENAME TO usage")),
+            // issue 32: what the upstream's GET /models last answered lives with the connection's row, so every instance
+            // sharing the database lists it; a column, not providerSpecificData, so an admin's PUT never erases it
+            new Migration(7, "provider_connections: discovered models (issue 32)", List.of(
+                    "ALTER TABLE provider_connections ADD COLUMN discovered_models TEXT")));
 
     private PostgresMigrations() {
     }

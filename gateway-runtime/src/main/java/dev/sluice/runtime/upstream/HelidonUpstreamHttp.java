@@ -10,6 +10,8 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.Method;
 import io.helidon.webclient.api.HttpClientRequest;
 import io.helidon.webclient.api.HttpClientResponse;
+import io.helidon.webclient.api.ClientRequestBase;
+import io.helidon.webclient.api.Proxy;
 import io.helidon.webclient.api.WebClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,7 +73,25 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
                 .writeBufferSize(WRITE_BUFFER_SIZE)
                 .followRedirects(false)
                 .sendExpectContinue(false)
+                // issue 32: WebClient's default (system) proxy setting adds "Proxy-Connection: keep-alive" to every request
+                // sent directly; a connection's proxy goes through its egress route's client, never this one
+                .proxy(Proxy.noProxy())
+                .addService(HelidonUpstreamHttp::withoutDefaultUserAgent)
                 .build();
+    }
+
+    /**
+     * Drops the {@code User-Agent: Helidon x.y} WebClient adds to every request that has none:
+     * an upstream sees a User-Agent only when an executor (a plugin, or a connection's settings)
+     * set one on purpose (issue 32). A set one is kept, whatever its value.
+     */
+    private static io.helidon.webclient.api.WebClientServiceResponse withoutDefaultUserAgent(
+            io.helidon.webclient.spi.WebClientService.Chain chain, io.helidon.webclient.api.WebClientServiceRequest request) {
+        var headers = request.headers();
+        if (headers.contains(ClientRequestBase.USER_AGENT_HEADER)) {
+            headers.remove(HeaderNames.USER_AGENT);
+        }
+        return chain.proceed(request);
     }
 
     @Override

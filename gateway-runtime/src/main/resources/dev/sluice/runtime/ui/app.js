@@ -274,7 +274,9 @@ function time(epochMs) {
 
 function connectionLabel(id, names) {
   const c = names.get(id);
-  return [c ? c.name : id, el('span', { class: 'sub' }, id)];
+  // the key as /api/providers masks it (sk-…abcd): the one masked form, never computed here
+  const key = c && c.apiKey ? el('span', { class: 'sub', testid: 'connection-key-' + id }, c.apiKey) : null;
+  return [c ? c.name : id, el('span', { class: 'sub' }, id), key];
 }
 
 // An action button: disabled while its call runs, then the views refresh.

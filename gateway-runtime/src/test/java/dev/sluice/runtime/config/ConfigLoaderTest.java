@@ -507,6 +507,22 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void modelDiscoveryRunsHourlyByDefaultOrAsTheFileAndTheEnvironmentSayAndZeroTurnsItOff_issue32() throws IOException {
+        assertThat(SluiceConfig.DEFAULT_MODEL_DISCOVERY_INTERVAL).isEqualTo(Duration.ofHours(1));
+        assertThat(load(Map.of()).modelDiscoveryInterval()).isEqualTo(Duration.ofHours(1));
+        writeConfig("""
+                upstream:
+                  modelDiscoveryIntervalMs: 600000
+                """);
+        assertThat(load(Map.of()).modelDiscoveryInterval()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(load(Map.of(ConfigLoader.ENV_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS, "0")).modelDiscoveryInterval()).isZero();
+        assertThat(ConfigLoader.ENV_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS).isEqualTo("SLUICE_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS");
+        assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS, "-1")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("SLUICE_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS must be 0 (off) or a positive number of milliseconds");
+    }
+
+    @Test
     void aUsageFlushIntervalOutsideOneSecondToOneMinuteStopsStartUpNamingTheSetting_issue26() throws IOException {
         assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_USAGE_FLUSH_INTERVAL_MS, "999")))
                 .isInstanceOf(IllegalArgumentException.class)

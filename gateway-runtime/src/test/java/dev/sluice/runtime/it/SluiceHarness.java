@@ -73,6 +73,13 @@ final class SluiceHarness implements AutoCloseable {
                 SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), headersTimeout, Map.of()).withUpstreamLimits(limits));
     }
 
+    /** A server whose model discovery runs every {@code interval} (zero: never, issue 32). */
+    static SluiceHarness withModelDiscoveryInterval(Path dir, Duration interval) {
+        return new SluiceHarness(new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY, null,
+                SluiceConfig.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), Duration.ofSeconds(10), Map.of())
+                .withModelDiscoveryInterval(interval));
+    }
+
     private SluiceHarness(SluiceConfig config) {
         server = SluiceServer.start(config, clock, ModuleLayer.boot(), new PrintStream(console, true, StandardCharsets.UTF_8));
     }
@@ -104,6 +111,12 @@ final class SluiceHarness implements AutoCloseable {
     }
 
     /** Creates a client key through the admin API and returns its secret. */
+    /** Waits until the connection's first model discovery (issue 32) ended, its upstream connection back in the pool. */
+    void awaitModelDiscovery(String connectionId) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+                !read(send("GET", "/api/providers/" + connectionId, ADMIN_KEY, null).body()).path("modelDiscovery").isNull());
+    }
+
     String addKey(String json) {
         HttpResponse<String> r = send("POST", "/api/keys", ADMIN_KEY, json);
         if (r.statusCode() != 201) {

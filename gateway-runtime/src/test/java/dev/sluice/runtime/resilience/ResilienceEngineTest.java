@@ -129,6 +129,26 @@ class ResilienceEngineTest {
     }
 
     @Test
+    void a503CoolsTheConnectionOnlyWhenServiceUnavailableCooldownIsOn_issue32() {
+        fail("o3", error(503, "Service Unavailable"));
+        assertThat(state()).as("off by default: the breaker's business").isEqualTo(ConnectionState.ACTIVE);
+
+        ResilienceSettings d = ResilienceSettings.DEFAULTS;
+        settings.set(new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(),
+                d.modelLockout(), d.comboCooldownWait(), d.requestQueue(), d.quotaShareConcurrencyLimit(), d.streamRecovery(),
+                new ResilienceSettings.ServiceUnavailableCooldown(true)));
+        clock.advance(java.time.Duration.ofMillis(CircuitBreakers.DEDUPE_WINDOW_MS));
+        fail("o3", error(500, "Internal Server Error"));
+        assertThat(state()).as("only a 503").isEqualTo(ConnectionState.ACTIVE);
+        clock.advance(java.time.Duration.ofMillis(CircuitBreakers.DEDUPE_WINDOW_MS));
+        assertThat(fail("o3", error(503, "Service Unavailable"))).isEqualTo(ResilienceEngine.Decision.TRY_NEXT);
+        assertThat(state().testStatus()).isEqualTo("unavailable");
+        assertThat(state().rateLimitedUntil()).isEqualTo(clock.millis() + d.connectionCooldown().apikey().baseCooldownMs());
+        assertThat(state().lastErrorType()).isEqualTo("server_error");
+        assertThat(breakers.view(new BreakerKey("codexish", "127.0.0.1:1"), ProviderClass.APIKEY).failureCount()).isEqualTo(3);
+    }
+
+    @Test
     void serverErrorsCountForTheBreakerButNeverCoolTheConnection_CB3() {
         fail("o3", error(503, "Service Unavailable"));
         clock.advance(java.time.Duration.ofMillis(CircuitBreakers.DEDUPE_WINDOW_MS));

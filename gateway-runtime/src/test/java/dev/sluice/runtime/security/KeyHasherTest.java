@@ -66,10 +66,12 @@ class KeyHasherTest {
     }
 
     @Test
-    void previewShowsOnlyThePrefixAndFourCharacters_SEC2() {
-        assertThat(KeyHasher.preview("sk-sluice-AbCdEfGh")).isEqualTo("sk-sluice-AbCd…");
-        assertThat(KeyHasher.preview("sk-sluice-admin-WxYzabcd")).isEqualTo("sk-sluice-admin-WxYz…");
-        assertThat(KeyHasher.preview("other-secret-key")).isEqualTo("othe…");
-        assertThat(KeyHasher.preview("ab")).isEqualTo("ab…");
+    void previewIsTheOneMaskedFormFirstThreeEllipsisLastFour_SEC2_issue32() {
+        String client = KeyHasher.generate(KeyHasher.CLIENT_KEY_PREFIX);
+        assertThat(KeyHasher.preview(client)).isEqualTo("sk-…" + client.substring(client.length() - 4));
+        assertThat(KeyHasher.preview("sk-sluice-admin-WxYzabcd")).isEqualTo("sk-…abcd");
+        assertThat(KeyHasher.preview("other-secret-key")).isEqualTo("oth…-key");
+        assertThat(KeyHasher.preview("sk-short")).isEqualTo("****");
+        assertThat(KeyHasher.preview("sk-sluice-AbCdEfGh")).isEqualTo(SecretMask.of("sk-sluice-AbCdEfGh"));
     }
 }

@@ -70,6 +70,12 @@ class ResilienceSettingsDefaultsTest {
     }
 
     @Test
+    void anUpstream503DoesNotCoolTheConnectionByDefault_issue32() {
+        assertThat(D.serviceUnavailableCooldown().enabled()).isFalse();
+        assertThat(ResilienceSettings.ServiceUnavailableCooldown.DEFAULT.enabled()).isFalse();
+    }
+
+    @Test
     void modelLockoutDefaults_ML2() {
         assertThat(D.modelLockout().enabled()).isFalse();
         assertThat(D.modelLockout().errorCodes()).containsExactly(403, 404, 429, 502, 503, 504);
@@ -102,6 +108,7 @@ class ResilienceSettingsDefaultsTest {
                     "apikey": {"baseCooldownMs": 3000, "maxBackoffSteps": 5, "maxCooldownMs": 1800000}
                   },
                   "streamStallCooldown": {"enabled": false},
+                  "serviceUnavailableCooldown": {"enabled": false},
                   "modelLockout": {
                     "enabled": false, "errorCodes": [403, 404, 429, 502, 503, 504], "baseCooldownMs": 120000,
                     "maxCooldownMs": 1800000, "maxBackoffSteps": 10, "useExponentialBackoff": true
@@ -119,7 +126,8 @@ class ResilienceSettingsDefaultsTest {
 
         assertThat(ResilienceSettingsCodec.toJson(D)).isEqualTo(expected);
         assertThat(List.copyOf(ResilienceSettingsCodec.toJson(D).properties()).stream().map(Map.Entry::getKey))
-                .containsExactly("circuitBreaker", "providerCooldown", "connectionCooldown", "streamStallCooldown", "modelLockout",
+                .containsExactly("circuitBreaker", "providerCooldown", "connectionCooldown", "streamStallCooldown",
+                        "serviceUnavailableCooldown", "modelLockout",
                         "comboCooldownWait", "requestQueue", "quotaShareConcurrencyLimit", "streamRecovery");
     }
 

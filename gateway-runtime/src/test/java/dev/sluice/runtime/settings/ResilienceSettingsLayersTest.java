@@ -118,6 +118,7 @@ class ResilienceSettingsLayersTest {
                 tuple("SLUICE_PROVIDER_BREAKER_API_KEY_FAILURE_WINDOW_MS", "providerCooldown.apikey.failureWindowMs"),
                 tuple("SLUICE_PROVIDER_BREAKER_API_KEY_COOLDOWN_MS", "providerCooldown.apikey.cooldownMs"),
                 tuple("SLUICE_MODEL_LOCKOUT_ENABLED", "modelLockout.enabled"),
+                tuple("SLUICE_SERVICE_UNAVAILABLE_COOLDOWN_ENABLED", "serviceUnavailableCooldown.enabled"),
                 tuple("RATE_LIMIT_MAX_WAIT_MS", "requestQueue.maxWaitMs"),
                 tuple("RATE_LIMIT_EXECUTION_MAX_WAIT_MS", "requestQueue.executionMaxWaitMs"),
                 tuple("RATE_LIMIT_MAX_QUEUE_DEPTH", "requestQueue.maxQueueDepth"),

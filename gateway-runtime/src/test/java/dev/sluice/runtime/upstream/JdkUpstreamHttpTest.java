@@ -127,7 +127,7 @@ class JdkUpstreamHttpTest {
         JdkUpstreamHttp client = client(EgressRoute.of("127.0.0.3", null));
         upstream.enqueue(MockResponse.json(200, "{\"data\":[]}"));
 
-        try (UpstreamResponse r = client.send(new UpstreamRequest("GET", URI.create(upstream.baseUrl() + "/v1/models"),
+        try (UpstreamResponse r = client.send(new UpstreamRequest("GET", URI.create(upstream.baseUrl() + "/v1/things"),
                 Map.of(), null, TIMEOUT))) {
             assertThat(r.bodyText(100)).isEqualTo("{\"data\":[]}");
         }
