@@ -77,27 +77,29 @@ public final class ModelDiscovery implements AutoCloseable {
     }
 
     /**
-     * Loads what earlier runs (or other instances) found, follows other instances' discoveries,
-     * and, unless off, discovers every connection now and then every interval on one daemon
-     * thread.
+     * Unless off: loads what earlier runs (or other instances) found, follows other instances'
+     * discoveries, and discovers every connection now and then every interval on one daemon
+     * thread. Off, it lists nothing discovered, stored or not.
      *
      * @param feed change notifications of the shared database, or null
      * @return this
      */
     public ModelDiscovery start(ChangeFeed feed) {
+        if (!enabled()) {
+            // off means nothing discovered is listed, not even what an earlier run stored
+            return this;
+        }
         store.all().forEach(this::adopt);
         if (feed != null) {
             store.follow(feed, this::adopt);
         }
-        if (enabled()) {
-            ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread th = new Thread(r, "sluice-model-discovery");
-                th.setDaemon(true);
-                return th;
-            });
-            t.scheduleWithFixedDelay(this::discoverAll, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
-            ticker = t;
-        }
+        ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread th = new Thread(r, "sluice-model-discovery");
+            th.setDaemon(true);
+            return th;
+        });
+        t.scheduleWithFixedDelay(this::discoverAll, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        ticker = t;
         return this;
     }
 

@@ -1,0 +1,113 @@
+package dev.sluice.runtime.discovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.routing.BuiltinProviders;
+import dev.sluice.runtime.routing.Provider;
+import dev.sluice.runtime.routing.ProviderCatalog;
+import dev.sluice.runtime.security.SecretBox;
+import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.Database;
+import dev.sluice.runtime.store.JdbcConnectionStore;
+import dev.sluice.runtime.store.JdbcDiscoveredModels;
+import dev.sluice.runtime.store.NewConnection;
+import dev.sluice.runtime.upstream.HelidonUpstreamHttp;
+import dev.sluice.testkit.MockResponse;
+import dev.sluice.testkit.MockUpstream;
+import dev.sluice.testkit.TestClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Model discovery on a real SQLite database and a loopback mock (issue 32), run on the test's thread. */
+class ModelDiscoveryTest {
+
+    @TempDir
+    Path dir;
+    private final TestClock clock = TestClock.at(Instant.parse("2026-01-01T00:00:00Z"));
+    private final HelidonUpstreamHttp http = new HelidonUpstreamHttp(Duration.ofSeconds(2), Duration.ofSeconds(5));
+    private Database db;
+    private JdbcConnectionStore store;
+    private ProviderCatalog catalog;
+    private MockUpstream upstream;
+
+    @BeforeEach
+    void open() {
+        db = Database.open(dir);
+        store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
+        // discovery never calls an executor: one that refuses shows it
+        dev.sluice.api.ProviderExecutor none = call -> {
+            throw new AssertionError("discovery called an executor");
+        };
+        catalog = new ProviderCatalog(List.of(new Provider(BuiltinProviders.GLM, none, Provider.BUILT_IN)), none, store);
+        upstream = MockUpstream.start().models("a", "b");
+    }
+
+    @AfterEach
+    void close() {
+        upstream.close();
+        db.close();
+    }
+
+    private ModelDiscovery discovery(Duration interval) {
+        return new ModelDiscovery(store, catalog, route -> http, new JdbcDiscoveredModels(db), new ObjectMapper(), clock, interval,
+                Duration.ofSeconds(5));
+    }
+
+    private Connection connection(String provider, String baseUrl) {
+        return store.create(new NewConnection(provider, provider, ProviderClass.APIKEY, "sk-0123456789abcdef", null, baseUrl, 1, true, null,
+                null, false, null, null, null));
+    }
+
+    @Test
+    void aFailureKeepsTheLastListAndSaysWhyAndTheNextSuccessReplacesIt() {
+        Connection c = connection("acme", upstream.baseUrl() + "/v1");
+        try (ModelDiscovery d = discovery(Duration.ofHours(1))) {
+            assertThat(d.discoverNow(c)).contains(new DiscoveredModels(List.of("a", "b"), clock.millis(), null));
+            clock.advance(Duration.ofMinutes(1));
+            upstream.modelsResponse(MockResponse.status(401, "{}"));
+            assertThat(d.discoverNow(c)).contains(new DiscoveredModels(List.of("a", "b"), clock.millis(), "GET /models answered HTTP 401"));
+            assertThat(d.ids(c.id())).containsExactly("a", "b");
+            upstream.close();
+            assertThat(d.discoverNow(c).orElseThrow().error()).startsWith("GET /models failed: ");
+            assertThat(d.ids(c.id())).containsExactly("a", "b");
+        }
+    }
+
+    @Test
+    void whatWasFoundIsStoredWithTheConnectionAndListedAfterARestart() {
+        Connection c = connection("acme", upstream.baseUrl() + "/v1");
+        try (ModelDiscovery d = discovery(Duration.ofHours(1))) {
+            d.discoverNow(c);
+        }
+        upstream.modelsResponse(MockResponse.status(500, "{}"));
+        try (ModelDiscovery restarted = discovery(Duration.ofHours(1))) {
+            // loaded from the row at start, before (and whatever) its own first run finds
+            restarted.start(null);
+            assertThat(restarted.ids(c.id())).containsExactly("a", "b");
+        }
+        try (ModelDiscovery off = discovery(Duration.ZERO).start(null)) {
+            assertThat(off.ids(c.id())).as("off: nothing discovered is listed").isEmpty();
+            assertThat(off.discover(c.id())).isFalse();
+        }
+    }
+
+    @Test
+    void onlyEnabledConnectionsOfProvidersThatDiscoverAreAsked() {
+        Connection glm = connection("glm", upstream.baseUrl() + "/v1");
+        try (ModelDiscovery d = discovery(Duration.ofHours(1))) {
+            assertThat(d.discoverNow(glm)).isEmpty();
+            assertThat(d.discover(glm.id())).isFalse();
+            assertThat(d.discover("no-such-connection")).isFalse();
+        }
+        assertThat(upstream.modelsRequests()).isEmpty();
+    }
+}
