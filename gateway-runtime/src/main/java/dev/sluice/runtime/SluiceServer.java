@@ -212,6 +212,8 @@ public final class SluiceServer implements AutoCloseable {
             return new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
                     builtinExecutors, updates, shared.notes(p.name()).orElse(null));
         }, config.strictPlugins());
+        LOG.log(registry.failures().isEmpty() ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "Plugins from {0}: {1}",
+                config.pluginsDir(), registry.summary());
 
         List<Provider> providers = new ArrayList<>();
         for (ProviderDescriptor d : BuiltinProviders.ALL) {

@@ -73,7 +73,8 @@ final class PluginLayers {
         if (descriptors.stream().noneMatch(PluginLayers::providesPlugin)) {
             throw new PluginRefusedException("provides no " + SPI_SERVICE + ": no "
                     + (source.folder() ? "explicit module in the folder" : "module") + " declares 'provides " + SPI_SERVICE
-                    + " with ...' in its module-info.java (a META-INF/services file alone is ignored for named modules)");
+                    + " with ...' in its module-info.java (a META-INF/services file alone is ignored for named modules)")
+                    .inModules(descriptors.stream().filter(d -> !d.isAutomatic()).map(ModuleDescriptor::name).toList());
         }
         return defineLayer(moduleJars);
     }
@@ -109,7 +110,7 @@ final class PluginLayers {
         shaded.retainAll(spiPackages);
         if (!shaded.isEmpty()) {
             throw new PluginRefusedException("bundles its own copy of the SPI module " + SPI_MODULE + " (module '" + descriptor.name()
-                    + "' in " + label + " contains its packages " + shaded + ")" + PROVIDED_HINT);
+                    + "' in " + label + " contains its packages " + shaded + ")" + PROVIDED_HINT).inModules(List.of(descriptor.name()));
         }
         return descriptor;
     }

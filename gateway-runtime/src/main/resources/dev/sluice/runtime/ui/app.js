@@ -449,11 +449,16 @@ function renderPlugins(p) {
     return el('div', { class: 'plugin' },
       el('h3', {}, plugin.name, ' ', el('span', { class: 'sub' }, `${plugin.source} · SPI ${plugin.spiVersion}`)),
       el('p', { class: 'sub' }, 'Providers: ' + ((plugin.providers || []).map((d) => d.id).join(', ') || 'none')
-        + (plugin.executors && plugin.executors.length ? ' · executors: ' + plugin.executors.map((x) => x.name || x).join(', ') : '')),
+        + (plugin.executors && plugin.executors.length ? ' · executors: ' + plugin.executors.map((x) => x.name || x).join(', ') : '')
+        + (plugin.comboStrategies && plugin.comboStrategies.length ? ' · combo strategies: ' + plugin.comboStrategies.join(', ') : '')),
       rules.length ? el('ul', {}, ...rules.map((r) => el('li', {}, r))) : el('p', { class: 'sub' }, 'No rules.'));
   });
   for (const f of p.failures || []) {
-    items.push(el('div', { class: 'plugin' }, el('h3', {}, f.source, ' ', badge('refused')), el('p', { class: 'sub' }, f.reason)));
+    // issue 27: the providers a refused plugin keeps claimed answer 503 until it is fixed
+    const claimed = (f.providers || []).join(', ');
+    items.push(el('div', { class: 'plugin' }, el('h3', {}, f.source, ' ', badge('refused')), el('p', { class: 'sub' }, f.reason),
+      el('p', { class: 'sub' }, claimed ? `Providers unavailable (503 provider_unavailable; new connections refused): ${claimed}`
+        + (f.providersGuessed ? ' (taken from its file and module names)' : '') : 'Claims no provider id.')));
   }
   if (items.length === 0) {
     items.push(el('p', { class: 'empty' }, 'No plugins loaded.'));
