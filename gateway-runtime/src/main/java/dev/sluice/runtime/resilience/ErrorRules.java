@@ -18,6 +18,9 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>Operator rules are checked before plugin rules; the first match wins.</li>
+ *   <li>Issue 27: a plugin's rule for a provider that same plugin declares is <em>authoritative</em>:
+ *       the provider knows its own wire best, so the classifier lets it decide ahead of its
+ *       built-in text patterns ({@link Match#authoritative()}).</li>
  *   <li>ER-2: a plugin's rule sees the full error text only for providers that declare full-text
  *       matching (their descriptor); every other provider's plugin rules see only the structured
  *       {@code code} and {@code type}, so a provider that opted into nothing classifies exactly as
@@ -52,6 +55,8 @@ public final class ErrorRules {
     /** No rules at all. */
     public static final ErrorRules NONE = new ErrorRules(List.of(), Set.of(), Set.of(), List::of);
 
+    private final Set<ErrorRule> authoritative;
+
     private final Map<String, List<ErrorRule>> plugin;
     private final Set<String> fullText;
     private final Set<String> honourScope;
@@ -68,6 +73,22 @@ public final class ErrorRules {
      */
     public ErrorRules(List<ErrorRule> pluginRules, Set<String> fullTextProviders, Set<String> honourScopeProviders,
             Supplier<List<ErrorRule>> operatorRules) {
+        this(pluginRules, fullTextProviders, honourScopeProviders, operatorRules, Set.of());
+    }
+
+    /**
+     * Creates the registry.
+     *
+     * @param pluginRules the rules plugins contributed
+     * @param fullTextProviders providers whose descriptor opts into full-text matching (ER-2, ER-6)
+     * @param honourScopeProviders providers whose descriptor opts into honoured scopes (ER-3, ER-6)
+     * @param operatorRules the operators' rules, read on each use (they change at run time)
+     * @param ownProviderRules those of {@code pluginRules} whose provider the contributing plugin
+     *     itself declares: they decide ahead of the built-in text patterns (issue 27)
+     */
+    public ErrorRules(List<ErrorRule> pluginRules, Set<String> fullTextProviders, Set<String> honourScopeProviders,
+            Supplier<List<ErrorRule>> operatorRules, Set<ErrorRule> ownProviderRules) {
+        this.authoritative = Set.copyOf(ownProviderRules);
         this.plugin = group(pluginRules);
         this.fullText = Set.copyOf(fullTextProviders);
         this.honourScope = Set.copyOf(honourScopeProviders);
@@ -102,8 +123,21 @@ public final class ErrorRules {
      *
      * @param rule the rule
      * @param honoured whether its scope is acted on (ER-3)
+     * @param authoritative whether it is a plugin's rule for its own provider, which decides ahead of
+     *     the built-in text patterns (issue 27)
+     * @param operator whether it is an operator's rule
      */
-    public record Match(ErrorRule rule, boolean honoured) {
+    public record Match(ErrorRule rule, boolean honoured, boolean authoritative, boolean operator) {
+
+        /**
+         * A plugin rule that is not authoritative.
+         *
+         * @param rule the rule
+         * @param honoured whether its scope is acted on
+         */
+        public Match(ErrorRule rule, boolean honoured) {
+            this(rule, honoured, false, false);
+        }
     }
 
     /**
@@ -138,10 +172,38 @@ public final class ErrorRules {
         // ER-5: operator rules always see the full text and have their scope honoured; ER-2/ER-3: a
         // plugin's rules only where the provider's descriptor opts in — an operator rule for a
         // provider does not change what its plugin rules see
+        List<Match> found = collect(p, ops, own, status, head, fullText, code, type, false);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    /**
+     * Every rule that matches, in the order they are consulted, the first being the one
+     * {@link #match} returns: for explaining a verdict ({@code RuleVerdict}'s shadowed rules), never
+     * on the request path.
+     *
+     * @param provider the provider id
+     * @param status the (restated) status
+     * @param head the response head
+     * @param fullText the whole error text, lower case
+     * @param code the structured error code, lower case
+     * @param type the structured error type, lower case
+     * @return the matches, possibly empty
+     */
+    public List<Match> matchAll(String provider, int status, ResponseHead head, String fullText, String code, String type) {
+        String p = provider.toLowerCase(Locale.ROOT);
+        return collect(p, operatorRules().get(p), plugin.get(p), status, head, fullText, code, type, true);
+    }
+
+    private List<Match> collect(String p, List<ErrorRule> ops, List<ErrorRule> own, int status, ResponseHead head, String fullText,
+            String code, String type, boolean all) {
+        List<Match> found = new ArrayList<>(1);
         if (ops != null) {
             for (ErrorRule r : ops) {
                 if (matches(r, status, head, fullText)) {
-                    return new Match(r, true);
+                    found.add(new Match(r, true, false, true));
+                    if (!all) {
+                        return found;
+                    }
                 }
             }
         }
@@ -150,11 +212,14 @@ public final class ErrorRules {
             boolean honoured = honourScope.contains(p);
             for (ErrorRule r : own) {
                 if (matches(r, status, head, text)) {
-                    return new Match(r, honoured);
+                    found.add(new Match(r, honoured, authoritative.contains(r), false));
+                    if (!all) {
+                        return found;
+                    }
                 }
             }
         }
-        return null;
+        return found;
     }
 
     private static boolean matches(ErrorRule r, int status, ResponseHead head, String text) {

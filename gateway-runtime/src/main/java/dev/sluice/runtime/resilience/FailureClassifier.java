@@ -175,15 +175,118 @@ public final class FailureClassifier {
         String text = (body + "\n" + code + "\n" + type + "\n" + lower(e.message())).toLowerCase(Locale.ROOT);
         long now = clock.millis();
         Facts f = new Facts(status, text, code, type, RetryHints.all(e.head(), e.retryHint(), text, now), now);
-        Verdict v = byText(f, provider, connectionClass);
-        if (provider != null && v.reason() != FailureReason.BANNED && rules.any(provider)) {
+        Verdict builtIn = byText(f, provider, connectionClass);
+        Verdict v = builtIn;
+        if (provider != null && rules.any(provider)) {
             ErrorRules.Match match = rules.match(provider, status, e.head(), text, code, type);
-            if (match != null) {
-                v = withRule(v, match);
+            if (match != null && match.authoritative()) {
+                // issue 27: a plugin's rule for its own provider decides ahead of the built-in text patterns
+                v = fromOwnRule(builtIn, match);
+            } else if (match != null && builtIn.reason() != FailureReason.BANNED) {
+                v = withRule(builtIn, match);
             }
         }
         Hint hint = f.hint();
         return hint == null ? v : v.withHint(hint.ms(), hint.source());
+    }
+
+    /**
+     * Why an upstream error got its verdict, for plugin authors (the plugin test kit's
+     * {@code RuleVerdict}); never called on the request path. Classifies exactly as
+     * {@link #classify(String, ProviderClass, UpstreamFailure)} does, then names what decided and
+     * which matching rules were shadowed by it.
+     *
+     * @param provider the provider id
+     * @param connectionClass the class of the connection that failed
+     * @param e the error
+     * @return the explanation
+     */
+    public Explanation explain(String provider, ProviderClass connectionClass, UpstreamError e) {
+        Verdict v = classify(provider, connectionClass, e);
+        if (e.status() < 400) {
+            return new Explanation(v, null, "built-in: an error answer below 400 is an unusable answer", List.of());
+        }
+        String code = lower(e.errorCode());
+        String type = lower(e.errorType());
+        String body = e.body().length() > MAX_SCANNED_CHARS ? e.body().substring(0, MAX_SCANNED_CHARS) : e.body();
+        String text = (body + "\n" + code + "\n" + type + "\n" + lower(e.message())).toLowerCase(Locale.ROOT);
+        List<ErrorRules.Match> matches = provider == null ? List.of() : rules.matchAll(provider, e.status(), e.head(), text, code, type);
+        List<String> shadowed = new java.util.ArrayList<>();
+        ErrorRules.Match decided = null;
+        if (!matches.isEmpty() && (matches.get(0).authoritative() || v.ruleScope() != null)) {
+            decided = matches.get(0);
+        }
+        for (ErrorRules.Match m : matches) {
+            if (m != decided) {
+                shadowed.add(label(m));
+            }
+        }
+        String by = decided != null ? label(decided) : builtInLabel(text, e.status(), v);
+        if (decided == null && !matches.isEmpty()) {
+            by += "; it outranks the rule" + (matches.size() > 1 ? "s" : "") + " that matched";
+        }
+        return new Explanation(v, decided, by, shadowed);
+    }
+
+    /**
+     * A verdict and what decided it.
+     *
+     * @param verdict the verdict, as {@code classify} returns it
+     * @param rule the rule that decided, or null when the built-in classifier did
+     * @param decidedBy the rule ({@code error rule 'id' of provider 'p'}, {@code operator rule ...}) or
+     *     built-in pattern that decided
+     * @param shadowed rules that matched too but did not decide, in the order they are consulted
+     */
+    public record Explanation(Verdict verdict, ErrorRules.Match rule, String decidedBy, List<String> shadowed) {
+
+        /** Copies the list. */
+        public Explanation {
+            shadowed = List.copyOf(shadowed);
+        }
+    }
+
+    private static String label(ErrorRules.Match m) {
+        return (m.operator() ? "operator rule '" : "error rule '") + m.rule().id() + "' of provider '" + m.rule().provider() + "'"
+                + (m.authoritative() ? " (the plugin's own provider: ahead of the built-in patterns)" : "");
+    }
+
+    /** Which built-in table decided; the terminal ones are those a rule of another origin cannot undo. */
+    private static String builtInLabel(String text, int status, Verdict v) {
+        String why;
+        if (containsAny(text, ErrorTextPatterns.DEACTIVATED_PHRASES)) {
+            why = "deactivated-account text";
+        } else if (findsAny(text, ErrorTextPatterns.BILLING_SUSPENSION_PATTERNS)) {
+            why = "billing-suspension text";
+        } else if (containsAny(text, ErrorTextPatterns.CREDIT_PHRASES) || findsAny(text, ErrorTextPatterns.CREDIT_PATTERNS)) {
+            why = "out-of-credit text";
+        } else {
+            why = "status " + status;
+        }
+        return "built-in pattern: " + why + " -> " + v.reason().name().toLowerCase(Locale.ROOT)
+                + (v.permanent() || v.creditsExhausted() ? " (terminal)" : "");
+    }
+
+    /**
+     * Issue 27: a plugin's rule for its own provider, ahead of the built-in text patterns. Its
+     * reason decides, terminal ones included ({@code credits_exhausted} stays out of rotation until
+     * reactivated, {@code banned} for a year unless the rule declares a cooldown); its scope is
+     * acted on only where the descriptor honours rule scopes (ER-3), else the scope the built-in
+     * classifier would lock.
+     */
+    private static Verdict fromOwnRule(Verdict builtIn, ErrorRules.Match match) {
+        var rule = match.rule();
+        FailureReason reason = rule.reason();
+        LockScope scope = match.honoured() ? rule.scope() : builtIn.lockScope();
+        Long cooldown = rule.baseCooldownMs() != null ? rule.baseCooldownMs() : reason == builtIn.reason() ? builtIn.cooldownMs() : null;
+        boolean providerLevel = Verdict.serviceLevel(reason) || scope == LockScope.PROVIDER;
+        Verdict.Builder b = Verdict.builder(reason, builtIn.status(), scope).skipProviderBreaker(!providerLevel).ruleScope(rule.scope());
+        switch (reason) {
+            case CREDITS_EXHAUSTED -> b.creditsExhausted();
+            case BANNED -> b.permanent().cooldownMs(cooldown != null ? cooldown : BANNED_COOLDOWN_MS);
+            case BAD_REQUEST, CONTEXT_OVERFLOW -> b.fallback(false).requestScoped();
+            default -> b.cooldownMs(cooldown);
+        }
+        return b.build();
     }
 
     /**

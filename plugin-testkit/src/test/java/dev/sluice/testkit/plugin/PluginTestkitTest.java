@@ -97,6 +97,45 @@ class PluginTestkitTest {
         assertThat(v.retryAfterMs()).isEqualTo(7_000L);
     }
 
+    /** Zenith's wire says "credit_exhausted" for a spend cap that resets within the hour. */
+    private static final ErrorRule SPEND_CAP = new ErrorRule("spend-cap", "zenith", 429, Map.of(), List.of("credit_exhausted"),
+            FailureReason.QUOTA_EXHAUSTED, LockScope.CONNECTION, 3_600_000L);
+    private static final ErrorRule CATCH_ALL = new ErrorRule("any-429", "zenith", 429, Map.of(), List.of(),
+            FailureReason.RATE_LIMIT_EXCEEDED, LockScope.MODEL, null);
+    private static final String CREDIT_BODY = "{\"error\":{\"code\":\"credit_exhausted\",\"message\":\"credit_exhausted: top up\"}}";
+
+    @Test
+    void aPluginsRuleForItsOwnProviderDecidesAheadOfTheBuiltinPatternsAndNamesWhatItShadowed_issue27() {
+        ProviderDescriptor zenith = ProviderDescriptor.builder("zenith").defaultBaseUrl("https://z.test/v1")
+                .models(List.of(ModelInfo.chat("z-1"))).errorRuleOptIns(true, true).build();
+        RuleEvaluator rules = RuleEvaluator.of(List.of(zenith), List.of(), List.of(SPEND_CAP, CATCH_ALL), java.time.InstantSource.system());
+
+        RuleVerdict v = rules.evaluate("zenith", 429, Map.of(), CREDIT_BODY);
+
+        assertThat(v.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
+        assertThat(v.terminal()).isFalse();
+        assertThat(v.errorRule()).isEqualTo("spend-cap");
+        assertThat(v.cooldownMs()).isEqualTo(3_600_000L);
+        assertThat(v.decidedBy()).startsWith("error rule 'spend-cap' of provider 'zenith'").contains("ahead of the built-in patterns");
+        assertThat(v.shadowed()).singleElement().asString().startsWith("error rule 'any-429' of provider 'zenith'");
+    }
+
+    @Test
+    void aRuleForAProviderThePluginDoesNotDeclareCannotUndoATerminalVerdictAndSaysItWasShadowed_issue27() {
+        ProviderDescriptor other = ProviderDescriptor.builder("other").defaultBaseUrl("https://o.test/v1")
+                .models(List.of(ModelInfo.chat("o-1"))).errorRuleOptIns(true, true).build();
+        RuleEvaluator rules = RuleEvaluator.of(List.of(other), List.of(), List.of(SPEND_CAP), java.time.InstantSource.system());
+
+        RuleVerdict v = rules.evaluate("zenith", 429, Map.of(), CREDIT_BODY);
+
+        assertThat(v.reason()).isEqualTo(FailureReason.CREDITS_EXHAUSTED);
+        assertThat(v.terminal()).isTrue();
+        assertThat(v.errorRule()).isNull();
+        assertThat(v.decidedBy()).isEqualTo("built-in pattern: out-of-credit text -> credits_exhausted (terminal); it outranks the rule"
+                + " that matched");
+        assertThat(v.shadowed()).containsExactly("error rule 'spend-cap' of provider 'zenith'");
+    }
+
     @Test
     void theTestingHostServesTheRealBuiltinExecutorCustomised() throws Exception {
         TestingHostContext host = TestingHostContext.builder("reseller").setting("client", "kit").build();
