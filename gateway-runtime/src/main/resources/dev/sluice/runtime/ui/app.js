@@ -351,7 +351,7 @@ function renderConnections(list, names) {
     return el('tr', { testid: 'connection-' + c.connectionId, 'data-key': c.connectionId },
       el('th', { scope: 'row' }, ...connectionLabel(c.connectionId, names)),
       td(c.provider),
-      td(badge(status), terminal ? el('span', { class: 'sub' }, 'terminal: fix its credentials') : null),
+      td(badge(status), terminal ? el('span', { class: 'sub' }, 'terminal: fix its credentials, or reactivate once the cause is gone') : null),
       td(duration(c.remainingMs)),
       numTd(c.backoffLevel),
       td(c.lastErrorType || '—', lastError ? el('span', { class: 'error-text' }, lastError) : null),
@@ -360,7 +360,13 @@ function renderConnections(list, names) {
           const r = await json('POST', '/api/resilience/cooldowns', { connectionIds: [c.connectionId] });
           return `Cleared ${r.cleared.length} cooldown(s) and ${r.lockoutsCleared} model lockout(s).`;
         })
-        : null));
+        // issue 27: a terminal account comes back once its credit is refilled, without new credentials
+        : terminal ? actionButton('connection-reactivate-' + c.connectionId, 'Reactivate',
+          `Bring ${conn.name || c.connectionId} back to active`, async () => {
+            const r = await json('POST', '/api/resilience/cooldowns', { connectionIds: [c.connectionId], reactivate: true });
+            return `Reactivated ${r.reactivated.length} connection(s).`;
+          })
+          : null));
   }));
 }
 
