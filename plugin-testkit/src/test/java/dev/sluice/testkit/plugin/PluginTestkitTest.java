@@ -137,6 +137,44 @@ class PluginTestkitTest {
     }
 
     @Test
+    void headersAndQueryParametersAreComputedFromEachConnectionsSettingsAndTheRequest_issue27() throws Exception {
+        TestingHostContext host = TestingHostContext.builder("zenith").build();
+        ProviderExecutor executor = host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none()
+                .withHeader("X-Zenith-Org", "fixed-value-is-replaced")
+                .withHeaders((target, call) -> Map.of("X-Zenith-Org", target.setting("org"), "X-Zenith-Model", call.model()))
+                .withQueryParameters((target, call) -> Map.of("project", target.setting("project")))).orElseThrow();
+
+        try (MockUpstream upstream = MockUpstream.start()) {
+            upstream.setDefault(MockResponse.completion("hello"));
+            for (String org : List.of("org-a", "org b")) {
+                UpstreamTarget target = new UpstreamTarget("c-" + org, "zenith", ProviderClass.APIKEY, upstream.baseUrl() + "/v1",
+                        new Credentials("sk-test", null, null, null), Map.of("org", org, "project", "p/" + org));
+                ChatOutcome outcome = executor.chat(ChatCall.builder(ChatRequest.builder("z-1",
+                        List.of(ChatMessage.text(Role.USER, "hi"))).build(), target).build());
+                assertThat(outcome).isInstanceOf(ChatOutcome.Completed.class);
+
+                RecordedRequest sent = upstream.takeRequest(Duration.ofSeconds(5));
+                assertThat(sent.header("x-zenith-org")).isEqualTo(org);
+                assertThat(sent.header("x-zenith-model")).isEqualTo("z-1");
+                assertThat(sent.path()).isEqualTo("/v1/chat/completions?project=p%2F" + org.replace(" ", "%20"));
+            }
+        }
+    }
+
+    @Test
+    void aComputedHeaderTheRuntimeSetsItselfFailsTheAttemptNamingIt_issue27() {
+        TestingHostContext host = TestingHostContext.builder("zenith").build();
+        ProviderExecutor executor = host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none()
+                .withHeaders((target, call) -> Map.of("Authorization", "Bearer stolen"))).orElseThrow();
+        UpstreamTarget target = new UpstreamTarget("c1", "zenith", ProviderClass.APIKEY, "http://127.0.0.1:9/v1",
+                new Credentials("sk-test", null, null, null), Map.of());
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> executor.chat(ChatCall.builder(ChatRequest.builder("z-1",
+                List.of(ChatMessage.text(Role.USER, "hi"))).build(), target).build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("header 'Authorization' is set by the runtime");
+    }
+
+    @Test
     void theTestingHostServesTheRealBuiltinExecutorCustomised() throws Exception {
         TestingHostContext host = TestingHostContext.builder("reseller").setting("client", "kit").build();
         ProviderExecutor executor = host.builtinExecutor(HostContext.OPENAI_COMPATIBLE,
