@@ -572,8 +572,10 @@ class PluginLoaderTest {
         assertThat(registry.refusedProviders()).isEmpty();
         assertThat(registry.failures()).singleElement().satisfies(failure -> {
             assertThat(failure.source()).isEqualTo("acme-1.0.1.jar");
-            assertThat(failure.reason()).contains("two copies of plugin 'acme' are in plugins/: acme-1.0.0.jar is loaded and"
-                    + " acme-1.0.1.jar is ignored; remove acme-1.0.0.jar from plugins/ to use acme-1.0.1.jar");
+            // issue 27: the file to remove comes first
+            assertThat(failure.reason()).startsWith("remove acme-1.0.0.jar from plugins/ to use acme-1.0.1.jar (or remove acme-1.0.1.jar"
+                    + " to keep acme-1.0.0.jar) and restart: two copies of plugin 'acme' are in plugins/, acme-1.0.0.jar is loaded and"
+                    + " acme-1.0.1.jar is ignored;");
         });
     }
 
