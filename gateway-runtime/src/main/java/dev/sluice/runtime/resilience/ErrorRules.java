@@ -18,9 +18,10 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>Operator rules are checked before plugin rules; the first match wins.</li>
- *   <li>Issue 27: a plugin's rule for a provider that same plugin declares is <em>authoritative</em>:
- *       the provider knows its own wire best, so the classifier lets it decide ahead of its
- *       built-in text patterns ({@link Match#authoritative()}).</li>
+ *   <li>Issue 27: a plugin's rule with a text or header condition, for a provider that same plugin
+ *       declares, is <em>authoritative</em>: the provider knows its own wire best, so the classifier
+ *       lets it decide ahead of its built-in text patterns ({@link Match#authoritative()}). A
+ *       status-only rule only refines the built-in verdict.</li>
  *   <li>ER-2: a plugin's rule sees the full error text only for providers that declare full-text
  *       matching (their descriptor); every other provider's plugin rules see only the structured
  *       {@code code} and {@code type}, so a provider that opted into nothing classifies exactly as
@@ -212,7 +213,7 @@ public final class ErrorRules {
             boolean honoured = honourScope.contains(p);
             for (ErrorRule r : own) {
                 if (matches(r, status, head, text)) {
-                    found.add(new Match(r, honoured, authoritative.contains(r), false));
+                    found.add(new Match(r, honoured, decides(r), false));
                     if (!all) {
                         return found;
                     }
@@ -220,6 +221,16 @@ public final class ErrorRules {
             }
         }
         return found;
+    }
+
+    /**
+     * Issue 27: a plugin's rule for its own provider decides ahead of the built-in text patterns
+     * when it says something about the wire (a text or header condition); a status-only rule (a
+     * catch-all "any 429 is a rate limit") only refines the built-in verdict, so it never turns a
+     * quota or an out-of-credit text the built-in tables recognise into a mere rate limit.
+     */
+    private boolean decides(ErrorRule r) {
+        return authoritative.contains(r) && (!r.textMarkers().isEmpty() || !r.headers().isEmpty());
     }
 
     private static boolean matches(ErrorRule r, int status, ResponseHead head, String text) {

@@ -121,6 +121,21 @@ class PluginTestkitTest {
     }
 
     @Test
+    void aStatusOnlyRuleOfTheOwnProviderOnlyRefinesAndLeavesARecognisedCreditTextTerminal_issue27() {
+        ProviderDescriptor zenith = ProviderDescriptor.builder("zenith").defaultBaseUrl("https://z.test/v1")
+                .models(List.of(ModelInfo.chat("z-1"))).errorRuleOptIns(true, true).build();
+        RuleEvaluator rules = RuleEvaluator.of(List.of(zenith), List.of(), List.of(CATCH_ALL), java.time.InstantSource.system());
+
+        RuleVerdict credit = rules.evaluate("zenith", 429, Map.of(), CREDIT_BODY);
+        RuleVerdict plain = rules.evaluate("zenith", 429, Map.of(), "{\"error\":{\"message\":\"slow down\"}}");
+
+        assertThat(credit.reason()).isEqualTo(FailureReason.CREDITS_EXHAUSTED);
+        assertThat(credit.shadowed()).containsExactly("error rule 'any-429' of provider 'zenith'");
+        assertThat(plain.errorRule()).isEqualTo("any-429");
+        assertThat(plain.decidedBy()).isEqualTo("error rule 'any-429' of provider 'zenith'");
+    }
+
+    @Test
     void aRuleForAProviderThePluginDoesNotDeclareCannotUndoATerminalVerdictAndSaysItWasShadowed_issue27() {
         ProviderDescriptor other = ProviderDescriptor.builder("other").defaultBaseUrl("https://o.test/v1")
                 .models(List.of(ModelInfo.chat("o-1"))).errorRuleOptIns(true, true).build();
