@@ -173,8 +173,22 @@ public final class ErrorRules {
         // ER-5: operator rules always see the full text and have their scope honoured; ER-2/ER-3: a
         // plugin's rules only where the provider's descriptor opts in — an operator rule for a
         // provider does not change what its plugin rules see
-        List<Match> found = collect(p, ops, own, status, head, fullText, code, type, false);
-        return found.isEmpty() ? null : found.get(0);
+        if (ops != null) {
+            for (ErrorRule r : ops) {
+                if (matches(r, status, head, fullText)) {
+                    return new Match(r, true, false, true);
+                }
+            }
+        }
+        if (own != null) {
+            String text = this.fullText.contains(p) ? fullText : code + " " + type;
+            for (ErrorRule r : own) {
+                if (matches(r, status, head, text)) {
+                    return new Match(r, honourScope.contains(p), decides(r), false);
+                }
+            }
+        }
+        return null;
     }
 
     /**
@@ -192,19 +206,13 @@ public final class ErrorRules {
      */
     public List<Match> matchAll(String provider, int status, ResponseHead head, String fullText, String code, String type) {
         String p = provider.toLowerCase(Locale.ROOT);
-        return collect(p, operatorRules().get(p), plugin.get(p), status, head, fullText, code, type, true);
-    }
-
-    private List<Match> collect(String p, List<ErrorRule> ops, List<ErrorRule> own, int status, ResponseHead head, String fullText,
-            String code, String type, boolean all) {
-        List<Match> found = new ArrayList<>(1);
+        List<ErrorRule> ops = operatorRules().get(p);
+        List<ErrorRule> own = plugin.get(p);
+        List<Match> found = new ArrayList<>();
         if (ops != null) {
             for (ErrorRule r : ops) {
                 if (matches(r, status, head, fullText)) {
                     found.add(new Match(r, true, false, true));
-                    if (!all) {
-                        return found;
-                    }
                 }
             }
         }
@@ -214,9 +222,6 @@ public final class ErrorRules {
             for (ErrorRule r : own) {
                 if (matches(r, status, head, text)) {
                     found.add(new Match(r, honoured, decides(r), false));
-                    if (!all) {
-                        return found;
-                    }
                 }
             }
         }
