@@ -201,69 +201,8 @@ public final class FailureClassifier {
      * @param e the error
      * @return the explanation
      */
-    public Explanation explain(String provider, ProviderClass connectionClass, UpstreamError e) {
-        Verdict v = classify(provider, connectionClass, e);
-        if (e.status() < 400) {
-            return new Explanation(v, null, "built-in: an error answer below 400 is an unusable answer", List.of());
-        }
-        String code = lower(e.errorCode());
-        String type = lower(e.errorType());
-        String body = e.body().length() > MAX_SCANNED_CHARS ? e.body().substring(0, MAX_SCANNED_CHARS) : e.body();
-        String text = (body + "\n" + code + "\n" + type + "\n" + lower(e.message())).toLowerCase(Locale.ROOT);
-        List<ErrorRules.Match> matches = provider == null ? List.of() : rules.matchAll(provider, e.status(), e.head(), text, code, type);
-        List<String> shadowed = new java.util.ArrayList<>();
-        ErrorRules.Match decided = null;
-        if (!matches.isEmpty() && (matches.get(0).authoritative() || v.ruleScope() != null)) {
-            decided = matches.get(0);
-        }
-        for (ErrorRules.Match m : matches) {
-            if (m != decided) {
-                shadowed.add(label(m));
-            }
-        }
-        String by = decided != null ? label(decided) : builtInLabel(text, e.status(), v);
-        if (decided == null && !matches.isEmpty()) {
-            by += "; it outranks the rule" + (matches.size() > 1 ? "s" : "") + " that matched";
-        }
-        return new Explanation(v, decided, by, shadowed);
-    }
-
-    /**
-     * A verdict and what decided it.
-     *
-     * @param verdict the verdict, as {@code classify} returns it
-     * @param rule the rule that decided, or null when the built-in classifier did
-     * @param decidedBy the rule ({@code error rule 'id' of provider 'p'}, {@code operator rule ...}) or
-     *     built-in pattern that decided
-     * @param shadowed rules that matched too but did not decide, in the order they are consulted
-     */
-    public record Explanation(Verdict verdict, ErrorRules.Match rule, String decidedBy, List<String> shadowed) {
-
-        /** Copies the list. */
-        public Explanation {
-            shadowed = List.copyOf(shadowed);
-        }
-    }
-
-    private static String label(ErrorRules.Match m) {
-        return (m.operator() ? "operator rule '" : "error rule '") + m.rule().id() + "' of provider '" + m.rule().provider() + "'"
-                + (m.authoritative() ? " (the plugin's own provider: ahead of the built-in patterns)" : "");
-    }
-
-    /** Which built-in table decided; the terminal ones are those a rule of another origin cannot undo. */
-    private static String builtInLabel(String text, int status, Verdict v) {
-        String why;
-        if (containsAny(text, ErrorTextPatterns.DEACTIVATED_PHRASES)) {
-            why = "deactivated-account text";
-        } else if (findsAny(text, ErrorTextPatterns.BILLING_SUSPENSION_PATTERNS)) {
-            why = "billing-suspension text";
-        } else if (containsAny(text, ErrorTextPatterns.CREDIT_PHRASES) || findsAny(text, ErrorTextPatterns.CREDIT_PATTERNS)) {
-            why = "out-of-credit text";
-        } else {
-            why = "status " + status;
-        }
-        return "built-in pattern: " + why + " -> " + v.reason().name().toLowerCase(Locale.ROOT)
-                + (v.permanent() || v.creditsExhausted() ? " (terminal)" : "");
+    public ClassifierExplanation explain(String provider, ProviderClass connectionClass, UpstreamError e) {
+        return ClassifierExplanation.of(classify(provider, connectionClass, e), rules, provider, e);
     }
 
     /**

@@ -231,7 +231,7 @@ class ErrorRulesTest {
         // only the catch-all matches: the built-in out-of-credit verdict stays terminal
         assertThat(empty.creditsExhausted()).isTrue();
         assertThat(without.classify("opencode-go", ProviderClass.APIKEY, error(429, Map.of(), credit)).creditsExhausted()).isTrue();
-        FailureClassifier.Explanation why = classifier.explain("opencode-go", ProviderClass.APIKEY, error(429, Map.of(), broke));
+        dev.sluice.runtime.resilience.ClassifierExplanation why = classifier.explain("opencode-go", ProviderClass.APIKEY, error(429, Map.of(), broke));
         assertThat(why.decidedBy()).startsWith("built-in pattern: out-of-credit text -> credits_exhausted (terminal)");
         assertThat(why.shadowed()).containsExactly("error rule 'status_429' of provider 'opencode-go'");
     }

@@ -137,7 +137,7 @@ public final class RuleEvaluator {
         ProviderDescriptor descriptor = providers.get(provider);
         ProviderClass connectionClass = descriptor == null ? ProviderClass.APIKEY : descriptor.defaultClass();
         UpstreamError e = (UpstreamError) failure;
-        FailureClassifier.Explanation why = classifier.explain(provider, connectionClass, e);
+        dev.sluice.runtime.resilience.ClassifierExplanation why = classifier.explain(provider, connectionClass, e);
         Verdict v = why.verdict();
         ErrorRules.Match match = why.rule();
         return new RuleVerdict(e.status(), restated.rule() == null ? null : restated.rule().id(),
