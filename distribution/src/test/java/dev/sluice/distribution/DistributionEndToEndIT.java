@@ -107,8 +107,16 @@ class DistributionEndToEndIT {
                     .anyMatch(n -> n.matches("sluice-toolkit-.*\\.jar"))
                     .anyMatch(n -> n.matches("sluice-plugin-testkit-.*\\.jar"))
                     .anyMatch(n -> n.matches("sluice-testkit-.*\\.jar"))
-                    .contains("plugin-guide.md", "README.md")
-                    .hasSize(7);
+                    .contains("plugin-guide.md", "README.md", "api.md", "combos.md", "resilience.md", "operator-guide.md", "providers");
+            // issue 27: every document the guide links is shipped beside it
+            java.util.regex.Matcher link = java.util.regex.Pattern.compile("\\]\\(([A-Za-z0-9_./-]+\\.md)(#[^)]*)?\\)")
+                    .matcher(Files.readString(top.resolve("sdk/plugin-guide.md")));
+            int links = 0;
+            while (link.find()) {
+                links++;
+                assertThat(top.resolve("sdk").resolve(link.group(1))).as("sdk/plugin-guide.md links " + link.group(1)).isRegularFile();
+            }
+            assertThat(links).isGreaterThan(5);
             assertThat(Files.readString(top.resolve("sdk/README.md"))).doesNotContain("${project.version}");
             // the plugins that bundle the toolkit: each folder a layer with its own copy
             for (String folder : List.of("claude", "gemini")) {

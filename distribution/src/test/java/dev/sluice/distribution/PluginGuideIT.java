@@ -117,7 +117,10 @@ class PluginGuideIT {
             assertThat(plugins.at("/failures").size()).as(plugins::toString).isZero();
             assertThat(plugins.toString()).contains("\"credit-gone\"").contains("\"scopeHonoured\":true");
 
-            client.createConnection(adminKey, "reseller", "sk-reseller-0123456789", upstream.baseUrl() + "/v1");
+            // issue 27: the connection's account id reaches the upstream through the guide's computed header
+            String connection = client.expect(client.post("/api/providers", adminKey, Map.of("provider", "reseller", "authType", "apikey",
+                    "apiKey", "sk-reseller-0123456789", "baseUrl", upstream.baseUrl() + "/v1",
+                    "providerSpecificData", Map.of("org", "o-7"))), 201).path("id").asText();
             String key = client.createKey(adminKey, "guide");
             upstream.enqueue(dev.sluice.testkit.MockResponse.completion("resold"));
             java.net.http.HttpResponse<String> answer = client.post("/v1/chat/completions", key, SluiceClient.chat("reseller/r-1", false));
@@ -125,6 +128,21 @@ class PluginGuideIT {
             assertThat(client.expect(answer, 200).at("/choices/0/message/content").asText()).isEqualTo("resold");
             dev.sluice.testkit.RecordedRequest sent = upstream.takeRequest(java.time.Duration.ofSeconds(5));
             assertThat(sent.header("x-reseller-client")).isEqualTo("sluice");
+            assertThat(sent.header("x-reseller-org")).isEqualTo("o-7");
+
+            // issue 27: the guide's own-provider rule outranks the built-in "out of credit" text: a one-hour
+            // cooldown, not a terminal state
+            upstream.enqueue(dev.sluice.testkit.MockResponse.json(402, "{\"error\":{\"code\":\"credit_exhausted\"}}"));
+            assertThat(client.post("/v1/chat/completions", key, SluiceClient.chat("reseller/r-1", false)).statusCode()).isNotEqualTo(200);
+            com.fasterxml.jackson.databind.JsonNode state = null;
+            for (com.fasterxml.jackson.databind.JsonNode c : client.expect(client.get("/api/resilience/cooldowns", adminKey), 200).path("data")) {
+                if (c.path("connectionId").asText().equals(connection)) {
+                    state = c;
+                }
+            }
+            assertThat(state).as("cooldown of the reseller connection").isNotNull();
+            assertThat(state.path("testStatus").asText()).as(state::toString).isEqualTo("unavailable");
+            assertThat(state.path("remainingMs").asLong()).as(state::toString).isGreaterThan(3_000_000L);
             assertThat(SluiceClient.JSON.readTree(sent.body()).path("service_tier").asText()).isEqualTo("flex");
         }
     }

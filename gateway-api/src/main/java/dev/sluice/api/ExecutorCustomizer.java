@@ -2,7 +2,9 @@ package dev.sluice.api;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -29,14 +31,19 @@ public final class ExecutorCustomizer {
     private static final Set<String> RESERVED = Set.of("authorization", "content-type", "content-length", "host",
             "transfer-encoding", "connection", "accept");
 
-    private static final ExecutorCustomizer NONE = new ExecutorCustomizer(Map.of(), null);
+    private static final ExecutorCustomizer NONE = new ExecutorCustomizer(Map.of(), null, List.of(), List.of());
 
     private final Map<String, String> headers;
     private final UnaryOperator<String> chatBody;
+    private final List<RequestValues> computedHeaders;
+    private final List<RequestValues> queryParameters;
 
-    private ExecutorCustomizer(Map<String, String> headers, UnaryOperator<String> chatBody) {
+    private ExecutorCustomizer(Map<String, String> headers, UnaryOperator<String> chatBody, List<RequestValues> computedHeaders,
+            List<RequestValues> queryParameters) {
         this.headers = headers;
         this.chatBody = chatBody;
+        this.computedHeaders = computedHeaders;
+        this.queryParameters = queryParameters;
     }
 
     /**
@@ -81,7 +88,7 @@ public final class ExecutorCustomizer {
             }
         });
         copy.put(name, value);
-        return new ExecutorCustomizer(Map.copyOf(copy), chatBody);
+        return new ExecutorCustomizer(Map.copyOf(copy), chatBody, computedHeaders, queryParameters);
     }
 
     /**
@@ -99,7 +106,72 @@ public final class ExecutorCustomizer {
         requireNonNull(tweak, "tweak is null");
         UnaryOperator<String> before = chatBody;
         UnaryOperator<String> combined = before == null ? tweak : json -> tweak.apply(before.apply(json));
-        return new ExecutorCustomizer(headers, combined);
+        return new ExecutorCustomizer(headers, combined, computedHeaders, queryParameters);
+    }
+
+    /**
+     * Also sends headers computed for each upstream request from the connection and the request
+     * (issue 27), e.g. a per-connection organisation id:
+     * {@code withHeaders((target, call) -> Map.of("X-Zenith-Org", target.setting("org")))}. They
+     * are added after the fixed headers and replace one of the same name (in any case); the same
+     * names are reserved as for {@link #withHeader(String, String)}. Several calls add up, later
+     * ones winning.
+     *
+     * @param values the headers of one request
+     * @return a copy that computes them
+     */
+    public ExecutorCustomizer withHeaders(RequestValues values) {
+        requireNonNull(values, "values is null");
+        return new ExecutorCustomizer(headers, chatBody, append(computedHeaders, values), queryParameters);
+    }
+
+    /**
+     * Also adds query parameters computed for each upstream request from the connection and the
+     * request (issue 27), e.g. {@code withQueryParameters((target, call) -> Map.of("project",
+     * target.setting("project")))}. Names and values are URL-encoded by the runtime.
+     *
+     * @param values the query parameters of one request
+     * @return a copy that computes them
+     */
+    public ExecutorCustomizer withQueryParameters(RequestValues values) {
+        requireNonNull(values, "values is null");
+        return new ExecutorCustomizer(headers, chatBody, computedHeaders, append(queryParameters, values));
+    }
+
+    /**
+     * The computed headers, in the order they were added.
+     *
+     * @return the functions; empty for none
+     */
+    public List<RequestValues> computedHeaders() {
+        return computedHeaders;
+    }
+
+    /**
+     * The computed query parameters, in the order they were added.
+     *
+     * @return the functions; empty for none
+     */
+    public List<RequestValues> queryParameters() {
+        return queryParameters;
+    }
+
+    /**
+     * Checks one header a {@link RequestValues} computed, as {@link #withHeader} checks a fixed one.
+     * The runtime calls it for every computed header.
+     *
+     * @param name header name
+     * @param value header value
+     * @throws IllegalArgumentException for an invalid or reserved name or an invalid value
+     */
+    public static void checkHeader(String name, String value) {
+        NONE.withHeader(name, value);
+    }
+
+    private static List<RequestValues> append(List<RequestValues> list, RequestValues values) {
+        List<RequestValues> copy = new ArrayList<>(list);
+        copy.add(values);
+        return List.copyOf(copy);
     }
 
     /**
@@ -127,7 +199,7 @@ public final class ExecutorCustomizer {
      * @return true for {@link #none()} and equivalents
      */
     public boolean isEmpty() {
-        return headers.isEmpty() && chatBody == null;
+        return headers.isEmpty() && chatBody == null && computedHeaders.isEmpty() && queryParameters.isEmpty();
     }
 
     private static boolean isTokenChar(int c) {
@@ -136,6 +208,7 @@ public final class ExecutorCustomizer {
 
     @Override
     public String toString() {
-        return "ExecutorCustomizer[headers=" + headers.keySet() + ", chatBody=" + (chatBody != null) + "]";
+        return "ExecutorCustomizer[headers=" + headers.keySet() + ", chatBody=" + (chatBody != null) + ", computedHeaders="
+                + computedHeaders.size() + ", queryParameters=" + queryParameters.size() + "]";
     }
 }

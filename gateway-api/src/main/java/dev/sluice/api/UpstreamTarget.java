@@ -66,6 +66,18 @@ public record UpstreamTarget(
     }
 
     /**
+     * One of the connection's provider-specific settings as text (issue 27), for values that
+     * differ per connection, such as an organisation or project id.
+     *
+     * @param key the setting's name
+     * @return its value as text ({@code String.valueOf}), or null when the connection has none
+     */
+    public String setting(String key) {
+        Object value = providerSpecificData.get(requireNonNull(key, "key is null"));
+        return value == null ? null : String.valueOf(value);
+    }
+
+    /**
      * The client to send this attempt through: the connection's egress route when the host gave
      * one, else {@code fallback} (normally {@link HostContext#http()}). An executor that sends
      * through its host's client directly bypasses the connection's proxy and local address.

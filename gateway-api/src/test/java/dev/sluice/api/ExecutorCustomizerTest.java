@@ -58,4 +58,23 @@ class ExecutorCustomizerTest {
         assertThat(host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none())).isPresent();
         assertThat(host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none().withHeader("X-A", "1"))).isEmpty();
     }
+
+    @Test
+    void computedHeadersAndQueryParametersAddUpAndMakeTheCustomizerNonEmpty_issue27() {
+        RequestValues org = (target, call) -> Map.of("X-Org", target.setting("org"));
+        RequestValues project = (target, call) -> Map.of("project", target.setting("project"));
+        ExecutorCustomizer c = ExecutorCustomizer.none().withHeaders(org).withQueryParameters(project).withHeader("X-A", "1");
+
+        assertThat(c.isEmpty()).isFalse();
+        assertThat(c.computedHeaders()).containsExactly(org);
+        assertThat(c.queryParameters()).containsExactly(project);
+        assertThat(c.headers()).containsOnlyKeys("X-A");
+        assertThat(ExecutorCustomizer.none().computedHeaders()).isEmpty();
+        UpstreamTarget target = new UpstreamTarget("c1", "p", ProviderClass.APIKEY, "https://x", new Credentials("k", null, null, null),
+                Map.of("org", "o-1", "seats", 3));
+        assertThat(target.setting("org")).isEqualTo("o-1");
+        assertThat(target.setting("seats")).isEqualTo("3");
+        assertThat(target.setting("missing")).isNull();
+        assertThatThrownBy(() -> ExecutorCustomizer.checkHeader("Content-Length", "1")).isInstanceOf(IllegalArgumentException.class);
+    }
 }

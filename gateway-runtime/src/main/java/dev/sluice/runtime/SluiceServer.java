@@ -216,6 +216,8 @@ public final class SluiceServer implements AutoCloseable {
             return new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
                     builtinExecutors, updates, shared.notes(p.name()).orElse(null));
         }, config.strictPlugins());
+        LOG.log(registry.failures().isEmpty() ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "Plugins from {0}: {1}",
+                config.pluginsDir(), registry.summary());
 
         List<Provider> providers = new ArrayList<>();
         for (ProviderDescriptor d : BuiltinProviders.ALL) {
@@ -254,7 +256,13 @@ public final class SluiceServer implements AutoCloseable {
         // the built-in providers' rules (minimax), then the plugins'
         List<dev.sluice.api.rules.ErrorRule> shippedRules = new ArrayList<>(BuiltinProviders.ERROR_RULES);
         shippedRules.addAll(registry.errorRules());
-        ErrorRules errorRules = new ErrorRules(shippedRules, fullText, honourScope, generalSettings::providerErrorRules);
+        // issue 27: a plugin's rules for the providers it declares itself decide ahead of the built-in text patterns
+        Set<dev.sluice.api.rules.ErrorRule> ownProviderRules = new HashSet<>();
+        for (LoadedPlugin p : registry.plugins()) {
+            Set<String> own = p.providers().stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
+            p.errorRules().stream().filter(r -> own.contains(r.provider())).forEach(ownProviderRules::add);
+        }
+        ErrorRules errorRules = new ErrorRules(shippedRules, fullText, honourScope, generalSettings::providerErrorRules, ownProviderRules);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock, errorRules), resilienceSettings, resilience.breakers(),
                 resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(), new QuotaFamilies(registry.quotaFamilies()),
                 new StatusRestatement(registry.restatementRules()),

@@ -38,6 +38,7 @@ final class AdminCommands {
                 case Command.CooldownsList c -> cooldowns();
                 case Command.CooldownsClear c -> clearCooldowns(c.connectionIds());
                 case Command.BreakersReset b -> resetBreakers(b);
+                case Command.ConnectionsReactivate r -> reactivate(r.connectionIds());
             };
         } catch (AdminClient.Failure e) {
             err.println("sluice: " + e.getMessage());
@@ -115,6 +116,27 @@ final class AdminCommands {
         out.println("Model lockouts cleared: " + lockouts);
         if (!notFound.isEmpty()) {
             // the route answers 200 either way; a mistyped id must not look like success
+            err.println("sluice: no connection with id " + String.join(", ", notFound));
+            return Cli.FAILED;
+        }
+        return Cli.OK;
+    }
+
+    /** Issue 27: the terminal connections back to active; the cooldown route with "reactivate" does it. */
+    private int reactivate(List<String> ids) throws AdminClient.Failure {
+        ObjectNode body = AdminClient.json().createObjectNode().put("reactivate", true);
+        ArrayNode list = body.putArray("connectionIds");
+        ids.forEach(list::add);
+        JsonNode answer = admin.post("/api/resilience/cooldowns", body);
+        List<String> reactivated = strings(answer.path("reactivated"));
+        List<String> notTerminal = new ArrayList<>(strings(answer.path("cleared")));
+        notTerminal.addAll(strings(answer.path("unchanged")));
+        List<String> notFound = strings(answer.path("notFound"));
+        out.println("Reactivated: " + listOrNone(reactivated));
+        if (!notTerminal.isEmpty()) {
+            out.println("Not terminal (cooldowns cleared, nothing to reactivate): " + String.join(", ", notTerminal));
+        }
+        if (!notFound.isEmpty()) {
             err.println("sluice: no connection with id " + String.join(", ", notFound));
             return Cli.FAILED;
         }

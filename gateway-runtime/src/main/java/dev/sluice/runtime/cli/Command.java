@@ -73,6 +73,18 @@ public sealed interface Command {
     }
 
     /**
+     * {@code POST /api/resilience/cooldowns} with {@code "reactivate": true} (issue 27).
+     *
+     * @param connectionIds the terminal connections to bring back; never empty
+     */
+    record ConnectionsReactivate(List<String> connectionIds) implements Admin {
+        /** Validates the fields and copies the list. */
+        public ConnectionsReactivate {
+            connectionIds = List.copyOf(requireNonNull(connectionIds, "connectionIds is null"));
+        }
+    }
+
+    /**
      * {@code POST /api/resilience/reset}.
      *
      * @param provider the provider whose breakers to reset; empty = every provider's

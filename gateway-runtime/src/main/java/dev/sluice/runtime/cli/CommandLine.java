@@ -25,13 +25,16 @@ public final class CommandLine {
               cooldowns list             list the connections' cooldowns and model lockouts
               cooldowns clear [ID...]    clear the cooldowns of every connection, or of the given ones
               breakers reset [PROVIDER]  reset the circuit breakers of every provider, or of one
+              connections reactivate ID...
+                                         bring terminal connections (banned, expired, credits exhausted)
+                                         back to active, e.g. once their credit is refilled
               rotate-key                 re-encrypt the stored credentials under a new secret key (stop the
                                          server first); the new key comes from SLUICE_NEW_SECRET_KEY, or is
                                          generated into data/secret.key when the key is that file
               help, --help               print this help
 
             The server and doctor read conf/sluice.yaml (or the file named by SLUICE_CONFIG) and the
-            SLUICE_* environment variables. providers, keys, cooldowns and breakers talk to a running
+            SLUICE_* environment variables. providers, keys, cooldowns, breakers and connections talk to a running
             server's admin API:
               SLUICE_URL        the server, default http://127.0.0.1:20128
               SLUICE_ADMIN_KEY  the admin key (required)
@@ -65,6 +68,7 @@ public final class CommandLine {
             case "keys" -> keys(rest);
             case "cooldowns" -> cooldowns(rest);
             case "breakers" -> breakers(rest);
+            case "connections" -> connections(rest);
             default -> new Command.Invalid("unknown command: " + String.join(" ", args));
         };
     }
@@ -121,6 +125,21 @@ public final class CommandLine {
             return new Command.CooldownsClear(ids);
         }
         return subcommand("cooldowns", "list or clear", rest);
+    }
+
+    private static Command connections(List<String> rest) {
+        if (rest.isEmpty() || !rest.getFirst().equals("reactivate")) {
+            return subcommand("connections", "reactivate ID...", rest);
+        }
+        List<String> ids = new ArrayList<>();
+        for (String id : rest.subList(1, rest.size())) {
+            if (id.startsWith("-") || id.isBlank()) {
+                return new Command.Invalid("connections reactivate: unknown argument '" + id + "' (expected connection ids)");
+            }
+            ids.add(id);
+        }
+        return ids.isEmpty() ? new Command.Invalid("connections reactivate needs at least one connection id")
+                : new Command.ConnectionsReactivate(ids);
     }
 
     private static Command breakers(List<String> rest) {

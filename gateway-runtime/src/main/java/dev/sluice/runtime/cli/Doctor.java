@@ -120,7 +120,7 @@ final class Doctor {
         if (config.redis().configured()) {
             sink.accept(redis(config.redis().url(), SharedState.problem(config.redis())));
         }
-        plugins(config.pluginsDir(), config.strictPlugins(), pluginParent).forEach(sink);
+        plugins(config.pluginsDir(), config.strictPlugins(), pluginParent, config.pluginSettings()).forEach(sink);
     }
 
     static Check java(Runtime.Version version) {
@@ -182,6 +182,16 @@ final class Doctor {
     }
 
     static List<Check> plugins(Path dir, boolean strict, ModuleLayer parent) {
+        return plugins(dir, strict, parent, Map.of());
+    }
+
+    /**
+     * The plugins as the server would have them once started: loaded, and their executors
+     * created (issue 27), so that a plugin whose executor factory throws is reported as refused
+     * rather than "loaded". Every refusal is a failure, strict mode or not: the server would
+     * start, but the refused plugin's providers answer 503 until it is fixed.
+     */
+    static List<Check> plugins(Path dir, boolean strict, ModuleLayer parent, Map<String, Map<String, String>> settings) {
         if (Files.notExists(dir)) {
             return List.of(new Check(Status.OK, "plugins", "no plugins folder at " + dir + ": built-in providers only"));
         }
@@ -193,6 +203,7 @@ final class Doctor {
         try {
             registry = PluginLoader.create(dir, parent, PluginLoader.class.getClassLoader()).load(builtinIds,
                     dev.sluice.runtime.combo.strategy.ComboStrategies.builtIn().names(), false);
+            registry = registry.startExecutors(p -> DoctorHost.of(p.name(), settings.getOrDefault(p.name(), Map.of())), false);
         } catch (RuntimeException e) {
             return List.of(new Check(Status.FAIL, "plugins", "loading " + dir + " failed: " + message(e)));
         } finally {
@@ -204,9 +215,10 @@ final class Doctor {
                     + p.providers().stream().map(ProviderDescriptor::id).toList()));
         }
         for (PluginFailure f : registry.failures()) {
-            // the server skips a refused plugin and starts, unless strict mode makes it a start-up failure
-            checks.add(new Check(strict ? Status.FAIL : Status.WARN, "plugin " + f.source(), "refused: " + f.reason()
-                    + (strict ? " (strict mode: the server would not start)" : " (the server starts without it)")));
+            String claimed = f.providerIds().isEmpty() ? "" : "; providers " + f.providerIds().stream().sorted().toList()
+                    + " answer 503 provider_unavailable until it is fixed";
+            checks.add(new Check(Status.FAIL, "plugin " + f.source(), "refused: " + f.reason()
+                    + (strict ? " (strict mode: the server would not start)" : " (the server starts without it" + claimed + ")")));
         }
         if (checks.isEmpty()) {
             checks.add(new Check(Status.OK, "plugins", dir + " holds no plugins: built-in providers only"));

@@ -58,12 +58,17 @@ final class PluginsAdminService implements HttpService {
             p.errorRules().forEach(r -> errors.add(OperatorErrorRules.write(r).put("scopeHonoured", scopeHonoured(r))));
             ArrayNode egress = o.putArray("egressBucketing");
             p.egressBucketing().forEach(e -> egress.add(egress(e)));
+            // issue 27: what a plugin contributes to combos is listed with the rest of its contributions
+            ArrayNode strategies = o.putArray("comboStrategies");
+            p.comboStrategies().forEach(c -> strategies.add(c.name()));
         }
         ArrayNode failures = root.putArray("failures");
         for (PluginFailure f : registry.failures()) {
             ObjectNode o = failures.addObject().put("source", f.source()).put("reason", f.reason());
             ArrayNode refused = o.putArray("providers");
             f.providerIds().stream().sorted().forEach(refused::add);
+            // issue 27: ids taken from the file and module names when none could be read from the plugin
+            o.put("providersGuessed", f.providersGuessed());
         }
         ArrayNode builtins = root.putArray("builtinProviders");
         BuiltinProviders.ALL.forEach(d -> builtins.add(descriptor(d)));

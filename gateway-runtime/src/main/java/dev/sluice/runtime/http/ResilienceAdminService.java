@@ -242,6 +242,12 @@ final class ResilienceAdminService {
             throw ApiException.badRequest("all", "'all' must be a boolean.");
         }
         boolean everything = all != null && all.asBoolean();
+        JsonNode reactivateField = body.get("reactivate");
+        if (reactivateField != null && !reactivateField.isNull() && !reactivateField.isBoolean()) {
+            throw ApiException.badRequest("reactivate", "'reactivate' must be a boolean.");
+        }
+        // issue 27: the operator's way back for a terminal connection (credit refilled) without new credentials
+        boolean reactivate = reactivateField != null && reactivateField.asBoolean();
         String provider = optionalString(body, "provider");
         Set<String> targets = new LinkedHashSet<>();
         List<String> notFound = new ArrayList<>();
@@ -273,12 +279,13 @@ final class ResilienceAdminService {
         ArrayNode cleared = out.putArray("cleared");
         ArrayNode unchanged = out.putArray("unchanged");
         ArrayNode skipped = out.putArray("skippedTerminal");
+        ArrayNode reactivated = out.putArray("reactivated");
         int lockoutsCleared = 0;
         for (String id : targets) {
             switch (cooldowns.clear(id)) {
                 case CLEARED -> cleared.add(id);
                 case UNCHANGED -> unchanged.add(id);
-                case SKIPPED_TERMINAL -> skipped.add(id);
+                case SKIPPED_TERMINAL -> (reactivate && cooldowns.reactivate(id) ? reactivated : skipped).add(id);
             }
             lockoutsCleared += lockouts.clearConnection(id);
             providerCooldowns.clearConnection(id);

@@ -7,6 +7,7 @@ import dev.sluice.api.EmbeddingOutcome;
 import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.PassthroughOutcome;
 import dev.sluice.api.ProviderExecutor;
+import dev.sluice.api.UpstreamCallInfo;
 import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
@@ -44,6 +45,8 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     private final boolean responsesByDefault;
     /** A plugin's rewrite of the chat body ({@link ExecutorCustomizer#withChatBody}), or null. */
     private final UnaryOperator<String> chatBody;
+    /** A plugin's per-request headers and query parameters (issue 27), or null: then nothing is computed. */
+    private final PerRequestValues perRequest;
 
     /**
      * Creates the executor.
@@ -52,12 +55,13 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
      * @param codec the codec
      */
     public OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec) {
-        this(http, codec, Map.of(), false, null);
+        this(http, codec, Map.of(), false, null, null);
     }
 
     private OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec, Map<String, String> extraHeaders, boolean responsesByDefault,
-            UnaryOperator<String> chatBody) {
+            UnaryOperator<String> chatBody, PerRequestValues perRequest) {
         this.chatBody = chatBody;
+        this.perRequest = perRequest;
         this.http = http;
         this.codec = codec;
         this.extraHeaders = Map.copyOf(extraHeaders);
@@ -72,7 +76,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
      * @return the copy
      */
     public OpenAiCompatibleExecutor withResponsesPassthrough() {
-        return new OpenAiCompatibleExecutor(http, codec, extraHeaders, true, chatBody);
+        return new OpenAiCompatibleExecutor(http, codec, extraHeaders, true, chatBody, perRequest);
     }
 
     @Override
@@ -94,8 +98,10 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         if (!PassthroughCall.OPENAI_RESPONSES.equals(call.dialect())) {
             throw new IllegalStateException("the OpenAI-compatible executor does not pass " + call.dialect() + " requests through");
         }
-        UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/responses"),
-                headers(call.target(), call.stream()), call.body(), call.timeout());
+        UpstreamCallInfo info = perRequest == null ? null
+                : new UpstreamCallInfo(UpstreamCallInfo.PASSTHROUGH, null, call.stream(), call.requestId());
+        UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/responses", info),
+                headers(call.target(), call.stream(), info), call.body(), call.timeout());
         UpstreamResponse response;
         try {
             response = call.target().httpOr(http).send(request);
@@ -111,8 +117,10 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     @Override
     public ChatOutcome chat(ChatCall call) {
         boolean stream = call.request().stream();
-        UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/chat/completions"),
-                headers(call.target(), stream), chatBody(call), call.timeout());
+        UpstreamCallInfo info = perRequest == null ? null
+                : new UpstreamCallInfo(UpstreamCallInfo.CHAT, call.request().model(), stream, call.requestId());
+        UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/chat/completions", info),
+                headers(call.target(), stream, info), chatBody(call), call.timeout());
         UpstreamResponse response;
         try {
             response = call.target().httpOr(http).send(request);
@@ -156,8 +164,10 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
 
     @Override
     public EmbeddingOutcome embed(EmbeddingCall call) {
-        UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/embeddings"),
-                headers(call.target(), false), codec.writeEmbeddingRequest(call.request()), call.timeout());
+        UpstreamCallInfo info = perRequest == null ? null
+                : new UpstreamCallInfo(UpstreamCallInfo.EMBEDDINGS, call.request().model(), false, call.requestId());
+        UpstreamRequest request = new UpstreamRequest("POST", endpoint(call.target(), "/embeddings", info),
+                headers(call.target(), false, info), codec.writeEmbeddingRequest(call.request()), call.timeout());
         UpstreamResponse response;
         try {
             response = call.target().httpOr(http).send(request);
@@ -194,7 +204,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     public OpenAiCompatibleExecutor withHeaders(Map<String, String> headers) {
         Map<String, String> all = new HashMap<>(extraHeaders);
         all.putAll(headers);
-        return new OpenAiCompatibleExecutor(http, codec, all, responsesByDefault, chatBody);
+        return new OpenAiCompatibleExecutor(http, codec, all, responsesByDefault, chatBody, perRequest);
     }
 
     /**
@@ -216,8 +226,11 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         });
         all.putAll(customizer.headers());
         UnaryOperator<String> tweak = customizer.chatBody();
-        UnaryOperator<String> combined = chatBody == null ? tweak : json -> tweak.apply(chatBody.apply(json));
-        return new OpenAiCompatibleExecutor(http, codec, all, responsesByDefault, combined);
+        // the identity when the customizer has no rewrite: keep "no rewrite" as null so no copy of the body is made
+        UnaryOperator<String> combined = tweak == UnaryOperator.<String>identity() ? chatBody
+                : chatBody == null ? tweak : json -> tweak.apply(chatBody.apply(json));
+        return new OpenAiCompatibleExecutor(http, codec, all, responsesByDefault, combined,
+                PerRequestValues.of(perRequest, customizer));
     }
 
     /** The chat body to send: the codec's, rewritten by a plugin's customizer when there is one. */
@@ -253,15 +266,16 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         return response.wholeBody();
     }
 
-    private static URI endpoint(UpstreamTarget target, String path) {
+    private URI endpoint(UpstreamTarget target, String path, UpstreamCallInfo info) {
         String base = target.baseUrl();
         if (base.endsWith("/")) {
             base = base.substring(0, base.length() - 1);
         }
-        return URI.create(base + path);
+        URI uri = URI.create(base + path);
+        return perRequest == null ? uri : perRequest.endpoint(uri, target, info);
     }
 
-    private Map<String, String> headers(UpstreamTarget target, boolean stream) {
+    private Map<String, String> headers(UpstreamTarget target, boolean stream, UpstreamCallInfo info) {
         Map<String, String> h = new HashMap<>(8);
         h.putAll(extraHeaders);
         h.put("Content-Type", "application/json");
@@ -270,6 +284,9 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
         String token = target.credentials().bearerToken();
         if (token != null && !token.isEmpty()) {
             h.put("Authorization", "Bearer " + token);
+        }
+        if (perRequest != null) {
+            perRequest.addHeaders(h, target, info);
         }
         return h;
     }

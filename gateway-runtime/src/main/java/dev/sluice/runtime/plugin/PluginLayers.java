@@ -73,7 +73,8 @@ final class PluginLayers {
         if (descriptors.stream().noneMatch(PluginLayers::providesPlugin)) {
             throw new PluginRefusedException("provides no " + SPI_SERVICE + ": no "
                     + (source.folder() ? "explicit module in the folder" : "module") + " declares 'provides " + SPI_SERVICE
-                    + " with ...' in its module-info.java (a META-INF/services file alone is ignored for named modules)");
+                    + " with ...' in its module-info.java (a META-INF/services file alone is ignored for named modules)")
+                    .inModules(descriptors.stream().filter(d -> !d.isAutomatic()).map(ModuleDescriptor::name).toList());
         }
         return defineLayer(moduleJars);
     }
@@ -82,8 +83,13 @@ final class PluginLayers {
     private ModuleDescriptor inspect(PluginSource source, Path jar) throws PluginRefusedException {
         String label = source.describe(jar);
         boolean explicit;
+        Set<String> shaded = new TreeSet<>();
         try (JarFile file = new JarFile(jar.toFile(), true, ZipFile.OPEN_READ, Runtime.version())) {
             explicit = file.getEntry("module-info.class") != null;
+            // issue 27: a module-info written by the jar tool lists its packages, and a shaded SPI
+            // copy is then left out of the module rather than refused; the entries tell the truth
+            file.stream().map(e -> e.getName()).filter(n -> n.endsWith(".class") && n.lastIndexOf('/') > 0)
+                    .map(n -> n.substring(0, n.lastIndexOf('/')).replace('/', '.')).filter(spiPackages::contains).forEach(shaded::add);
         } catch (IOException | SecurityException e) {
             throw new PluginRefusedException(label + " is not a readable JAR (" + e.getMessage() + ")", e);
         }
@@ -105,11 +111,12 @@ final class PluginLayers {
         if (descriptor.name().equals(SPI_MODULE)) {
             throw new PluginRefusedException("bundles its own copy of the SPI module " + SPI_MODULE + " (" + label + ")" + PROVIDED_HINT);
         }
-        Set<String> shaded = new TreeSet<>(descriptor.packages());
-        shaded.retainAll(spiPackages);
+        Set<String> declared = new TreeSet<>(descriptor.packages());
+        declared.retainAll(spiPackages);
+        shaded.addAll(declared);
         if (!shaded.isEmpty()) {
             throw new PluginRefusedException("bundles its own copy of the SPI module " + SPI_MODULE + " (module '" + descriptor.name()
-                    + "' in " + label + " contains its packages " + shaded + ")" + PROVIDED_HINT);
+                    + "' in " + label + " contains its packages " + shaded + ")" + PROVIDED_HINT).inModules(List.of(descriptor.name()));
         }
         return descriptor;
     }

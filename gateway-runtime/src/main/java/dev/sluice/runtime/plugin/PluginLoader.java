@@ -70,7 +70,8 @@ public final class PluginLoader {
      * @throws PluginLoadException when strict and any source or plugin failed
      */
     public PluginRegistry load(Set<String> builtinProviderIds, Set<String> builtinComboStrategies, boolean strict) {
-        RegistryBuilder builder = new RegistryBuilder(Set.copyOf(requireNonNull(builtinProviderIds, "builtinProviderIds is null")),
+        Set<String> builtinIds = Set.copyOf(requireNonNull(builtinProviderIds, "builtinProviderIds is null"));
+        RegistryBuilder builder = new RegistryBuilder(builtinIds,
                 Set.copyOf(requireNonNull(builtinComboStrategies, "builtinComboStrategies is null")));
         if (Files.notExists(pluginsDir)) {
             LOG.log(Level.INFO, "No plugins folder at {0}; running with the built-in providers only", pluginsDir);
@@ -80,28 +81,31 @@ public final class PluginLoader {
         try {
             sources = PluginSource.scan(pluginsDir);
         } catch (IOException e) {
-            refuse(builder, PluginSource.fileName(pluginsDir),
-                    new PluginRefusedException("plugins folder " + pluginsDir + " cannot be listed (" + e + ")", e));
+            // no source could be seen, so no name to claim a provider id by
+            String reason = "plugins folder " + pluginsDir + " cannot be listed (" + e + ")";
+            builder.fail(new PluginFailure(PluginSource.fileName(pluginsDir), reason));
+            LOG.log(Level.WARNING, reason);
             sources = List.of();
         }
         for (PluginSource source : sources) {
-            load(source, builder);
+            load(source, builder, builtinIds);
         }
         PluginRegistry registry = builder.build();
-        LOG.log(Level.INFO, "Plugins from {0}: {1} loaded {2}, {3} skipped", pluginsDir, registry.plugins().size(),
-                registry.plugins().stream().map(LoadedPlugin::name).toList(), registry.failures().size());
+        // the start-up summary is the server's, logged once executors have started (issue 27):
+        // a count taken here would call healthy a plugin whose executor is about to be refused
+        LOG.log(Level.DEBUG, "Plugins read from {0}: {1}", pluginsDir, registry.summary());
         if (strict && !registry.failures().isEmpty()) {
             throw new PluginLoadException(registry.failures());
         }
         return registry;
     }
 
-    private void load(PluginSource source, RegistryBuilder builder) {
+    private void load(PluginSource source, RegistryBuilder builder, Set<String> builtins) {
         List<ServiceLoader.Provider<ProviderPlugin>> providers;
         try {
             providers = providers(layers.define(source));
         } catch (PluginRefusedException e) {
-            refuse(builder, source.name(), e);
+            refuse(builder, source.name(), builtins, e);
             return;
         }
         for (ServiceLoader.Provider<ProviderPlugin> provider : providers) {
@@ -110,11 +114,12 @@ public final class PluginLoader {
                 builder.admit(candidate);
                 LoadedPlugin plugin = candidate.plugin();
                 LOG.log(Level.INFO, "Loaded {0}: providers {1}, executors {2}, {3} restatement rules, {4} error rules,"
-                        + " {5} egress-bucketing hooks", plugin.origin(),
+                        + " {5} egress-bucketing hooks, combo strategies {6}", plugin.origin(),
                         plugin.providers().stream().map(ProviderDescriptor::id).toList(), candidate.executorNames(),
-                        plugin.restatementRules().size(), plugin.errorRules().size(), plugin.egressBucketing().size());
+                        plugin.restatementRules().size(), plugin.errorRules().size(), plugin.egressBucketing().size(),
+                        candidate.comboStrategyNames());
             } catch (PluginRefusedException e) {
-                refuse(builder, source.name(), e);
+                refuse(builder, source.name(), builtins, e.providerIds().isEmpty() ? e.inModules(Set.of(moduleOf(provider))) : e);
             }
         }
     }
@@ -143,8 +148,19 @@ public final class PluginLoader {
         return providers;
     }
 
-    private static void refuse(RegistryBuilder builder, String source, PluginRefusedException e) {
-        PluginFailure failure = new PluginFailure(source, e.reason(), e.providerIds());
+    private static String moduleOf(ServiceLoader.Provider<ProviderPlugin> provider) {
+        return provider.type().getModule().getName();
+    }
+
+    /**
+     * Records a refusal. Its provider ids stay claimed (issue 27): the ones read from the plugin,
+     * or, when none could be read, the ones its file and module names suggest, so that its
+     * connections are never served by the generic OpenAI-compatible route.
+     */
+    private static void refuse(RegistryBuilder builder, String source, Set<String> builtins, PluginRefusedException e) {
+        boolean guessed = e.providerIds().isEmpty();
+        Set<String> ids = guessed ? NameClaims.guess(source, e.modules(), builtins) : e.providerIds();
+        PluginFailure failure = new PluginFailure(source, e.reason(), ids, guessed && !ids.isEmpty());
         builder.fail(failure);
         if (e.getCause() == null) {
             LOG.log(Level.WARNING, "Plugin source {0} skipped: {1}", source, e.reason());

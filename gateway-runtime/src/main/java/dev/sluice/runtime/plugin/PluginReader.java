@@ -55,6 +55,17 @@ final class PluginReader {
         }
         List<String> problems = new ArrayList<>();
         List<ProviderDescriptor> providers = list(problems, call(who, "providers()", plugin::providers), "providers()");
+        try {
+            return readContributions(plugin, name, spiVersion, source, problems, providers);
+        } catch (PluginRefusedException e) {
+            // issue 27: whatever fails after providers() was read, the ids it declared stay claimed
+            throw e.providerIds().isEmpty() ? e.declaring(ids(providers)) : e;
+        }
+    }
+
+    private static PluginCandidate readContributions(ProviderPlugin plugin, String name, int spiVersion, String source,
+            List<String> problems, List<ProviderDescriptor> providers) throws PluginRefusedException {
+        String who = "plugin '" + name + "'";
         List<ExecutorFactory> executors = list(problems, call(who, "executors()", plugin::executors), "executors()");
         List<RestatementRule> restatementRules =
                 list(problems, call(who, "restatementRules()", plugin::restatementRules), "restatementRules()");
@@ -73,8 +84,7 @@ final class PluginReader {
         checkRuleIds(problems, restatementRules, "restatement rule", RestatementRule::provider, RestatementRule::id);
         checkRuleIds(problems, errorRules, "error rule", ErrorRule::provider, ErrorRule::id);
         if (!problems.isEmpty()) {
-            throw new PluginRefusedException(who + " contributes invalid values: " + String.join("; ", problems))
-                    .declaring(ids(providers));
+            throw new PluginRefusedException(who + " contributes invalid values: " + String.join("; ", problems));
         }
         LoadedPlugin loaded = new LoadedPlugin(name, spiVersion, source, providers, executors, restatementRules, errorRules,
                 egressBucketing, quotaFamilies, comboStrategies, modelScopedLimits);

@@ -34,4 +34,17 @@ final class PluginRefusedException extends Exception {
     java.util.Set<String> providerIds() {
         return providerIds;
     }
+
+    /** Module names read from the refused source, from which its provider ids are guessed when none were read. */
+    private java.util.Set<String> modules = java.util.Set.of();
+
+    /** Records the module names of the refused source ({@link NameClaims}). */
+    PluginRefusedException inModules(java.util.Collection<String> names) {
+        modules = java.util.Set.copyOf(names);
+        return this;
+    }
+
+    java.util.Set<String> modules() {
+        return modules;
+    }
 }

@@ -252,6 +252,17 @@ public final class PluginRegistry {
         return refusedProviders;
     }
 
+    /**
+     * The start-up summary line (issue 27): refused plugins are counted and named with the
+     * providers they keep claimed, so a broken plugin never reads as "0 skipped".
+     *
+     * @return e.g. {@code 2 loaded [acme, zenith], 1 refused [broken.jar (providers [broken])]}
+     */
+    public String summary() {
+        return plugins.size() + " loaded " + plugins.stream().map(LoadedPlugin::name).toList() + ", " + failures.size() + " refused "
+                + failures.stream().map(f -> f.source() + " (providers " + f.providerIds().stream().sorted().toList() + ")").toList();
+    }
+
     @Override
     public String toString() {
         return "PluginRegistry[plugins=" + plugins.stream().map(LoadedPlugin::origin).toList() + ", failures=" + failures.size() + "]";

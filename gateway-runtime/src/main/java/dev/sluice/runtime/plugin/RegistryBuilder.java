@@ -93,12 +93,13 @@ final class RegistryBuilder {
         }
         if (!clashes.isEmpty()) {
             String owner = pluginNames.get(plugin.name());
-            String hint = owner == null ? "" : duplicateHint(plugin, owner);
             // the ids nobody else owns are this plugin's: their connections must not fall through
             Set<String> own = new java.util.HashSet<>();
             plugin.providers().forEach(d -> own.add(d.id()));
             own.removeAll(providerIds.keySet());
-            throw new PluginRefusedException(plugin.origin() + ": " + String.join("; ", clashes) + hint).declaring(own);
+            // issue 27: two copies of one plugin lead with the file to remove, the clashes follow
+            String first = owner == null ? plugin.origin() + ": " : duplicateHint(plugin, owner);
+            throw new PluginRefusedException(first + String.join("; ", clashes)).declaring(own);
         }
         for (Claim claim : claims) {
             claim.taken().put(claim.key(), plugin.origin());
@@ -116,9 +117,9 @@ final class RegistryBuilder {
      */
     private String duplicateHint(LoadedPlugin plugin, String owner) {
         String loaded = sourceOf(owner);
-        return "; two copies of plugin '" + plugin.name() + "' are in plugins/: " + loaded + " is loaded and " + plugin.source()
-                + " is ignored; remove " + loaded + " from plugins/ to use " + plugin.source() + " (or remove " + plugin.source()
-                + " to keep " + loaded + ") and restart";
+        return "remove " + loaded + " from plugins/ to use " + plugin.source() + " (or remove " + plugin.source() + " to keep " + loaded
+                + ") and restart: two copies of plugin '" + plugin.name() + "' are in plugins/, " + loaded + " is loaded and "
+                + plugin.source() + " is ignored; " + plugin.origin() + ": ";
     }
 
     /** The source file named in an origin such as {@code plugin 'acme' (acme-1.0.0.jar)}. */

@@ -313,6 +313,31 @@ public final class ConnectionCooldowns {
     }
 
     /**
+     * Issue 27: brings a terminal connection ({@code banned}, {@code expired},
+     * {@code credits_exhausted}) back to {@code active} once the operator has dealt with the cause
+     * (credit refilled, account restored) without new credentials. Like new credentials, it forgets
+     * the status rather than moving it (there is no legal move out of a terminal status).
+     *
+     * @param connectionId the connection
+     * @return true when it was terminal and is active now; false when it is unknown or not terminal
+     */
+    public boolean reactivate(String connectionId) {
+        ReentrantLock lock = locks.computeIfAbsent(connectionId, k -> new ReentrantLock());
+        lock.lock();
+        try {
+            Optional<Connection> c = store.find(connectionId);
+            if (c.isEmpty() || !(ConnectionStatus.of(c.get().state(), clock.millis()) instanceof Terminal)) {
+                return false;
+            }
+            steps.forget(connectionId);
+            store.updateState(connectionId, ConnectionStatus.ACTIVE.stored(null, null, null, 0, 0));
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * {@link #clear} as another instance made it (NF-6): the row and the shared key are already
      * written and arrive on their own; only the streak this instance counted is forgotten.
      *

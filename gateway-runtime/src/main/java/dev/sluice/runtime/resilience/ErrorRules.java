@@ -18,6 +18,10 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>Operator rules are checked before plugin rules; the first match wins.</li>
+ *   <li>Issue 27: a plugin's rule with a text or header condition, for a provider that same plugin
+ *       declares, is <em>authoritative</em>: the provider knows its own wire best, so the classifier
+ *       lets it decide ahead of its built-in text patterns ({@link Match#authoritative()}). A
+ *       status-only rule only refines the built-in verdict.</li>
  *   <li>ER-2: a plugin's rule sees the full error text only for providers that declare full-text
  *       matching (their descriptor); every other provider's plugin rules see only the structured
  *       {@code code} and {@code type}, so a provider that opted into nothing classifies exactly as
@@ -52,6 +56,8 @@ public final class ErrorRules {
     /** No rules at all. */
     public static final ErrorRules NONE = new ErrorRules(List.of(), Set.of(), Set.of(), List::of);
 
+    private final Set<ErrorRule> authoritative;
+
     private final Map<String, List<ErrorRule>> plugin;
     private final Set<String> fullText;
     private final Set<String> honourScope;
@@ -68,6 +74,22 @@ public final class ErrorRules {
      */
     public ErrorRules(List<ErrorRule> pluginRules, Set<String> fullTextProviders, Set<String> honourScopeProviders,
             Supplier<List<ErrorRule>> operatorRules) {
+        this(pluginRules, fullTextProviders, honourScopeProviders, operatorRules, Set.of());
+    }
+
+    /**
+     * Creates the registry.
+     *
+     * @param pluginRules the rules plugins contributed
+     * @param fullTextProviders providers whose descriptor opts into full-text matching (ER-2, ER-6)
+     * @param honourScopeProviders providers whose descriptor opts into honoured scopes (ER-3, ER-6)
+     * @param operatorRules the operators' rules, read on each use (they change at run time)
+     * @param ownProviderRules those of {@code pluginRules} whose provider the contributing plugin
+     *     itself declares: they decide ahead of the built-in text patterns (issue 27)
+     */
+    public ErrorRules(List<ErrorRule> pluginRules, Set<String> fullTextProviders, Set<String> honourScopeProviders,
+            Supplier<List<ErrorRule>> operatorRules, Set<ErrorRule> ownProviderRules) {
+        this.authoritative = Set.copyOf(ownProviderRules);
         this.plugin = group(pluginRules);
         this.fullText = Set.copyOf(fullTextProviders);
         this.honourScope = Set.copyOf(honourScopeProviders);
@@ -102,8 +124,21 @@ public final class ErrorRules {
      *
      * @param rule the rule
      * @param honoured whether its scope is acted on (ER-3)
+     * @param authoritative whether it is a plugin's rule for its own provider, which decides ahead of
+     *     the built-in text patterns (issue 27)
+     * @param operator whether it is an operator's rule
      */
-    public record Match(ErrorRule rule, boolean honoured) {
+    public record Match(ErrorRule rule, boolean honoured, boolean authoritative, boolean operator) {
+
+        /**
+         * A plugin rule that is not authoritative.
+         *
+         * @param rule the rule
+         * @param honoured whether its scope is acted on
+         */
+        public Match(ErrorRule rule, boolean honoured) {
+            this(rule, honoured, false, false);
+        }
     }
 
     /**
@@ -141,7 +176,43 @@ public final class ErrorRules {
         if (ops != null) {
             for (ErrorRule r : ops) {
                 if (matches(r, status, head, fullText)) {
-                    return new Match(r, true);
+                    return new Match(r, true, false, true);
+                }
+            }
+        }
+        if (own != null) {
+            String text = this.fullText.contains(p) ? fullText : code + " " + type;
+            for (ErrorRule r : own) {
+                if (matches(r, status, head, text)) {
+                    return new Match(r, honourScope.contains(p), decides(r), false);
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Every rule that matches, in the order they are consulted, the first being the one
+     * {@link #match} returns: for explaining a verdict ({@code RuleVerdict}'s shadowed rules), never
+     * on the request path.
+     *
+     * @param provider the provider id
+     * @param status the (restated) status
+     * @param head the response head
+     * @param fullText the whole error text, lower case
+     * @param code the structured error code, lower case
+     * @param type the structured error type, lower case
+     * @return the matches, possibly empty
+     */
+    public List<Match> matchAll(String provider, int status, ResponseHead head, String fullText, String code, String type) {
+        String p = provider.toLowerCase(Locale.ROOT);
+        List<ErrorRule> ops = operatorRules().get(p);
+        List<ErrorRule> own = plugin.get(p);
+        List<Match> found = new ArrayList<>();
+        if (ops != null) {
+            for (ErrorRule r : ops) {
+                if (matches(r, status, head, fullText)) {
+                    found.add(new Match(r, true, false, true));
                 }
             }
         }
@@ -150,11 +221,21 @@ public final class ErrorRules {
             boolean honoured = honourScope.contains(p);
             for (ErrorRule r : own) {
                 if (matches(r, status, head, text)) {
-                    return new Match(r, honoured);
+                    found.add(new Match(r, honoured, decides(r), false));
                 }
             }
         }
-        return null;
+        return found;
+    }
+
+    /**
+     * Issue 27: a plugin's rule for its own provider decides ahead of the built-in text patterns
+     * when it says something about the wire (a text or header condition); a status-only rule (a
+     * catch-all "any 429 is a rate limit") only refines the built-in verdict, so it never turns a
+     * quota or an out-of-credit text the built-in tables recognise into a mere rate limit.
+     */
+    private boolean decides(ErrorRule r) {
+        return authoritative.contains(r) && (!r.textMarkers().isEmpty() || !r.headers().isEmpty());
     }
 
     private static boolean matches(ErrorRule r, int status, ResponseHead head, String text) {

@@ -175,15 +175,57 @@ public final class FailureClassifier {
         String text = (body + "\n" + code + "\n" + type + "\n" + lower(e.message())).toLowerCase(Locale.ROOT);
         long now = clock.millis();
         Facts f = new Facts(status, text, code, type, RetryHints.all(e.head(), e.retryHint(), text, now), now);
-        Verdict v = byText(f, provider, connectionClass);
-        if (provider != null && v.reason() != FailureReason.BANNED && rules.any(provider)) {
+        Verdict builtIn = byText(f, provider, connectionClass);
+        Verdict v = builtIn;
+        if (provider != null && rules.any(provider)) {
             ErrorRules.Match match = rules.match(provider, status, e.head(), text, code, type);
-            if (match != null) {
-                v = withRule(v, match);
+            if (match != null && match.authoritative()) {
+                // issue 27: a plugin's rule for its own provider decides ahead of the built-in text patterns
+                v = fromOwnRule(builtIn, match);
+            } else if (match != null && builtIn.reason() != FailureReason.BANNED) {
+                v = withRule(builtIn, match);
             }
         }
         Hint hint = f.hint();
         return hint == null ? v : v.withHint(hint.ms(), hint.source());
+    }
+
+    /**
+     * Why an upstream error got its verdict, for plugin authors (the plugin test kit's
+     * {@code RuleVerdict}); never called on the request path. Classifies exactly as
+     * {@link #classify(String, ProviderClass, UpstreamFailure)} does, then names what decided and
+     * which matching rules were shadowed by it.
+     *
+     * @param provider the provider id
+     * @param connectionClass the class of the connection that failed
+     * @param e the error
+     * @return the explanation
+     */
+    public ClassifierExplanation explain(String provider, ProviderClass connectionClass, UpstreamError e) {
+        return ClassifierExplanation.of(classify(provider, connectionClass, e), rules, provider, e);
+    }
+
+    /**
+     * Issue 27: a plugin's rule for its own provider, ahead of the built-in text patterns. Its
+     * reason decides, terminal ones included ({@code credits_exhausted} stays out of rotation until
+     * reactivated, {@code banned} for a year unless the rule declares a cooldown); its scope is
+     * acted on only where the descriptor honours rule scopes (ER-3), else the scope the built-in
+     * classifier would lock.
+     */
+    private static Verdict fromOwnRule(Verdict builtIn, ErrorRules.Match match) {
+        var rule = match.rule();
+        FailureReason reason = rule.reason();
+        LockScope scope = match.honoured() ? rule.scope() : builtIn.lockScope();
+        Long cooldown = rule.baseCooldownMs() != null ? rule.baseCooldownMs() : reason == builtIn.reason() ? builtIn.cooldownMs() : null;
+        boolean providerLevel = Verdict.serviceLevel(reason) || scope == LockScope.PROVIDER;
+        Verdict.Builder b = Verdict.builder(reason, builtIn.status(), scope).skipProviderBreaker(!providerLevel).ruleScope(rule.scope());
+        switch (reason) {
+            case CREDITS_EXHAUSTED -> b.creditsExhausted();
+            case BANNED -> b.permanent().cooldownMs(cooldown != null ? cooldown : BANNED_COOLDOWN_MS);
+            case BAD_REQUEST, CONTEXT_OVERFLOW -> b.fallback(false).requestScoped();
+            default -> b.cooldownMs(cooldown);
+        }
+        return b.build();
     }
 
     /**

@@ -353,7 +353,7 @@ function renderConnections(list, names) {
     return el('tr', { testid: 'connection-' + c.connectionId, 'data-key': c.connectionId },
       el('th', { scope: 'row' }, ...connectionLabel(c.connectionId, names)),
       td(c.provider),
-      td(badge(status), terminal ? el('span', { class: 'sub' }, 'terminal: fix its credentials') : null),
+      td(badge(status), terminal ? el('span', { class: 'sub' }, 'terminal: fix its credentials, or reactivate once the cause is gone') : null),
       td(duration(c.remainingMs)),
       numTd(c.backoffLevel),
       td(c.lastErrorType || '—', lastError ? el('span', { class: 'error-text' }, lastError) : null),
@@ -362,7 +362,13 @@ function renderConnections(list, names) {
           const r = await json('POST', '/api/resilience/cooldowns', { connectionIds: [c.connectionId] });
           return `Cleared ${r.cleared.length} cooldown(s) and ${r.lockoutsCleared} model lockout(s).`;
         })
-        : null));
+        // issue 27: a terminal account comes back once its credit is refilled, without new credentials
+        : terminal ? actionButton('connection-reactivate-' + c.connectionId, 'Reactivate',
+          `Bring ${conn.name || c.connectionId} back to active`, async () => {
+            const r = await json('POST', '/api/resilience/cooldowns', { connectionIds: [c.connectionId], reactivate: true });
+            return `Reactivated ${r.reactivated.length} connection(s).`;
+          })
+          : null));
   }));
 }
 
@@ -451,11 +457,16 @@ function renderPlugins(p) {
     return el('div', { class: 'plugin' },
       el('h3', {}, plugin.name, ' ', el('span', { class: 'sub' }, `${plugin.source} · SPI ${plugin.spiVersion}`)),
       el('p', { class: 'sub' }, 'Providers: ' + ((plugin.providers || []).map((d) => d.id).join(', ') || 'none')
-        + (plugin.executors && plugin.executors.length ? ' · executors: ' + plugin.executors.map((x) => x.name || x).join(', ') : '')),
+        + (plugin.executors && plugin.executors.length ? ' · executors: ' + plugin.executors.map((x) => x.name || x).join(', ') : '')
+        + (plugin.comboStrategies && plugin.comboStrategies.length ? ' · combo strategies: ' + plugin.comboStrategies.join(', ') : '')),
       rules.length ? el('ul', {}, ...rules.map((r) => el('li', {}, r))) : el('p', { class: 'sub' }, 'No rules.'));
   });
   for (const f of p.failures || []) {
-    items.push(el('div', { class: 'plugin' }, el('h3', {}, f.source, ' ', badge('refused')), el('p', { class: 'sub' }, f.reason)));
+    // issue 27: the providers a refused plugin keeps claimed answer 503 until it is fixed
+    const claimed = (f.providers || []).join(', ');
+    items.push(el('div', { class: 'plugin' }, el('h3', {}, f.source, ' ', badge('refused')), el('p', { class: 'sub' }, f.reason),
+      el('p', { class: 'sub' }, claimed ? `Providers unavailable (503 provider_unavailable; new connections refused): ${claimed}`
+        + (f.providersGuessed ? ' (taken from its file and module names)' : '') : 'Claims no provider id.')));
   }
   if (items.length === 0) {
     items.push(el('p', { class: 'empty' }, 'No plugins loaded.'));

@@ -34,6 +34,9 @@ class CommandLineTest {
         assertThat(parse("providers", "list")).isEqualTo(new Command.ProvidersList());
         assertThat(parse("keys", "create", "--name", "laptop")).isEqualTo(new Command.KeysCreate("laptop"));
         assertThat(parse("keys", "create", "--name=ci runner")).isEqualTo(new Command.KeysCreate("ci runner"));
+        assertThat(parse("connections", "reactivate", "c1", "c2")).isEqualTo(new Command.ConnectionsReactivate(List.of("c1", "c2")));
+        assertThat(parse("connections", "reactivate")).isInstanceOf(Command.Invalid.class);
+        assertThat(parse("connections", "reactivate", "--all")).isInstanceOf(Command.Invalid.class);
         assertThat(parse("cooldowns", "list")).isEqualTo(new Command.CooldownsList());
         assertThat(parse("cooldowns", "clear")).isEqualTo(new Command.CooldownsClear(List.of()));
         assertThat(parse("cooldowns", "clear", "c1", "c2")).isEqualTo(new Command.CooldownsClear(List.of("c1", "c2")));
@@ -62,7 +65,7 @@ class CommandLineTest {
     @Test
     void usageNamesEveryCommandAndTheEnvironment() {
         assertThat(CommandLine.USAGE).startsWith("Usage: bin/sluice")
-                .contains("serve", "doctor", "providers list", "keys create --name NAME", "cooldowns list", "cooldowns clear [ID...]",
+                .contains("serve", "doctor", "providers list", "keys create --name NAME", "cooldowns list", "cooldowns clear [ID...]", "connections reactivate ID...",
                         "breakers reset [PROVIDER]", "SLUICE_URL", "SLUICE_ADMIN_KEY", "http://127.0.0.1:20128");
     }
 }

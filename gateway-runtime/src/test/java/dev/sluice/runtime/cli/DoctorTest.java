@@ -169,18 +169,18 @@ class DoctorTest {
     }
 
     @Test
-    void aRefusedPluginIsAWarningWithItsReasonAndAFailureInStrictMode() throws IOException {
+    void aRefusedPluginFailsWithItsReasonAndClaimedProvidersInStrictModeOrNot_issue27() throws IOException {
         Files.createDirectories(home.resolve("plugins"));
-        Files.writeString(home.resolve("plugins/broken.jar"), "not a jar");
+        Files.writeString(home.resolve("plugins/broken-1.0.jar"), "not a jar");
 
-        assertThat(doctor()).as(lines().toString()).isEqualTo(Cli.OK);
-        assertThat(line("plugin broken.jar")).startsWith("warn plugin broken.jar: refused: broken.jar is not a readable JAR")
-                .endsWith("(the server starts without it)");
+        assertThat(doctor()).as(lines().toString()).isEqualTo(Cli.FAILED);
+        assertThat(line("plugin broken-1.0.jar")).startsWith("FAIL plugin broken-1.0.jar: refused: broken-1.0.jar is not a readable JAR")
+                .endsWith("(the server starts without it; providers [broken] answer 503 provider_unavailable until it is fixed)");
 
         env.put("SLUICE_STRICT_PLUGINS", "true");
         out.reset();
         assertThat(doctor()).isEqualTo(Cli.FAILED);
-        assertThat(line("plugin broken.jar")).startsWith("FAIL plugin broken.jar: refused: ")
+        assertThat(line("plugin broken-1.0.jar")).startsWith("FAIL plugin broken-1.0.jar: refused: ")
                 .endsWith("(strict mode: the server would not start)");
     }
 

@@ -250,6 +250,26 @@ class ResilienceIT {
     }
 
     @Test
+    void anOperatorReactivatesACreditsExhaustedConnectionOnceItsCreditIsRefilled_issue27() {
+        String conn = sluice.addOpenAiCompatible("mockai", a.baseUrl() + "/v1", 1);
+        a.enqueue(MockResponse.json(402, "{\"error\":{\"message\":\"Your credit balance is too low\"}}"));
+        a.setDefault(MockResponse.completion("refilled"));
+        assertThat(chat("mockai/gpt-x").statusCode()).isEqualTo(402);
+        assertThat(cooldownOf(conn).get("testStatus").asText()).isEqualTo("credits_exhausted");
+        assertThat(chat("mockai/gpt-x").statusCode()).isEqualTo(404);
+
+        HttpResponse<String> bad = sluice.send("POST", "/api/resilience/cooldowns", ADMIN_KEY,
+                "{\"connectionIds\":[\"" + conn + "\"],\"reactivate\":\"yes\"}");
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(read(bad.body()).at("/error/param").asText()).isEqualTo("reactivate");
+        JsonNode out = admin("POST", "/api/resilience/cooldowns", "{\"connectionIds\":[\"" + conn + "\"],\"reactivate\":true}");
+        assertThat(out.get("reactivated").get(0).asText()).isEqualTo(conn);
+        assertThat(out.get("skippedTerminal")).isEmpty();
+        assertThat(cooldownOf(conn).get("testStatus").asText()).isEqualTo("active");
+        assertThat(chat("mockai/gpt-x").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void cooldownManagerClearsCooldownsAndLockouts_CC8() {
         String first = sluice.addOpenAiCompatible("mockai", a.baseUrl() + "/v1", 1);
         a.enqueue(MockResponse.json(429, "{\"error\":{\"message\":\"slow down\"}}").header("Retry-After", "60"));

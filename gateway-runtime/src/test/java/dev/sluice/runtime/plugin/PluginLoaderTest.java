@@ -285,7 +285,7 @@ class PluginLoaderTest {
 
         PluginRegistry registry = load();
 
-        assertThat(registry.failures()).containsExactly(new PluginFailure("empty", "folder contains no JAR"));
+        assertThat(registry.failures()).containsExactly(new PluginFailure("empty", "folder contains no JAR", Set.of("empty"), true));
     }
 
     @Test
@@ -572,8 +572,10 @@ class PluginLoaderTest {
         assertThat(registry.refusedProviders()).isEmpty();
         assertThat(registry.failures()).singleElement().satisfies(failure -> {
             assertThat(failure.source()).isEqualTo("acme-1.0.1.jar");
-            assertThat(failure.reason()).contains("two copies of plugin 'acme' are in plugins/: acme-1.0.0.jar is loaded and"
-                    + " acme-1.0.1.jar is ignored; remove acme-1.0.0.jar from plugins/ to use acme-1.0.1.jar");
+            // issue 27: the file to remove comes first
+            assertThat(failure.reason()).startsWith("remove acme-1.0.0.jar from plugins/ to use acme-1.0.1.jar (or remove acme-1.0.1.jar"
+                    + " to keep acme-1.0.0.jar) and restart: two copies of plugin 'acme' are in plugins/, acme-1.0.0.jar is loaded and"
+                    + " acme-1.0.1.jar is ignored;");
         });
     }
 
@@ -602,6 +604,81 @@ class PluginLoaderTest {
         assertThat(registry.failures()).extracting(PluginFailure::reason).containsExactly(
                 "plugin 'b' (b.jar): combo strategy name 'spread' is already claimed by plugin 'a' (a.jar)",
                 "plugin 'c' (c.jar): combo strategy name 'priority' is already claimed by built-in");
+    }
+
+    @Test
+    void pluginWithAnInvalidErrorRuleRegexKeepsItsProviderIdsClaimed_issue27() {
+        jars.plugin("zenith.plugin", "zenith").openAiProviders("zenith", "zenith-eu")
+                .errorRules("List.of(new ErrorRule(\"bad\", \"zenith\", 429, Map.of(\"x-why\", \"~(unclosed\"), List.of(),"
+                        + " FailureReason.RATE_LIMIT_EXCEEDED, LockScope.CONNECTION, null))")
+                .writeTo(plugins.resolve("zenith-1.0.jar"));
+
+        PluginRegistry registry = load();
+
+        assertThat(registry.plugins()).isEmpty();
+        assertThat(registry.refusedProviders()).containsOnlyKeys("zenith", "zenith-eu");
+        assertThat(registry.failures()).singleElement().satisfies(failure -> {
+            assertThat(failure.reason()).contains("plugin 'zenith' threw from errorRules()").contains("not a valid regular expression");
+            assertThat(failure.providersGuessed()).isFalse();
+        });
+    }
+
+    @Test
+    void pluginThrowingFromAnyMethodAfterProvidersKeepsItsProviderIdsClaimed_issue27() {
+        jars.plugin("late.plugin", "late").openAiProviders("late-a").executorsExpression("fail(\"no executors today\")")
+                .writeTo(plugins.resolve("late.jar"));
+        jars.plugin("later.plugin", "later").openAiProviders("later-a").comboStrategies("")
+                .writeTo(plugins.resolve("later.jar"));
+
+        PluginRegistry registry = load();
+
+        assertThat(registry.plugins()).isEmpty();
+        assertThat(registry.refusedProviders()).containsOnlyKeys("late-a", "later-a");
+    }
+
+    @Test
+    void moduleThatProvidesNoPluginClaimsTheIdsItsFileAndModuleNamesSuggest_issue27() {
+        jars.plugin("com.example.zenith.plugin", "zenith").openAiProviders("zenith").withoutProvides()
+                .writeTo(plugins.resolve("sluice-plugin-zenith-2.1.0-SNAPSHOT.jar"));
+
+        PluginRegistry registry = load();
+
+        assertThat(registry.refusedProviders()).containsOnlyKeys("sluice-plugin-zenith", "zenith");
+        assertThat(registry.failures()).singleElement().satisfies(failure -> {
+            assertThat(failure.reason()).contains("provides no dev.sluice.api.ProviderPlugin");
+            assertThat(failure.providersGuessed()).isTrue();
+        });
+    }
+
+    @Test
+    void bundledSpiRefusalsClaimTheirNamesButNeverABuiltinOrALoadedPluginsId_issue27() throws IOException {
+        Path folder = plugins.resolve("greedy");
+        jars.plugin("greedy.plugin", "greedy").openAiProviders("greedy").writeTo(folder.resolve("greedy-plugin.jar"));
+        Files.copy(jars.apiJar(), folder.resolve("sluice-api-0.1.0.jar"));
+        Path shaded = jars.plugin("shady.plugin", "shady").openAiProviders("shady").writeTo(scratch.resolve("shady.jar"));
+        Map<String, byte[]> entries = PluginJars.entriesOf(shaded);
+        PluginJars.entriesOf(jars.apiJar()).forEach((name, bytes) -> {
+            if (name.startsWith("dev/")) {
+                entries.put(name, bytes);
+            }
+        });
+        PluginJars.writeJar(plugins.resolve("openai-shady-1.0.jar"), entries);
+        validPlugin("shady.jar", "fine.plugin", "fine", "shady");
+
+        PluginRegistry registry = load();
+
+        assertThat(registry.plugins()).extracting(LoadedPlugin::name).containsExactly("fine");
+        // "openai" is built in and "shady" is served by the loaded plugin: neither is taken away
+        assertThat(registry.refusedProviders()).containsOnlyKeys("greedy", "openai-shady");
+        assertThat(registry.summary()).startsWith("1 loaded [fine], 2 refused [greedy (providers [greedy])");
+    }
+
+    @Test
+    void nameClaimsStripVersionsAndPluginWords_issue27() {
+        assertThat(NameClaims.guess("zenith-1.2.0.jar", List.of(), Set.of())).containsExactly("zenith");
+        assertThat(NameClaims.guess("zenith-plugin-v2.jar", List.of("com.example.zenith"), Set.of())).containsExactly("zenith", "zenith-plugin");
+        assertThat(NameClaims.guess("Glm.jar", List.of("sluice.plugin.glm"), Set.of("glm"))).isEmpty();
+        assertThat(NameClaims.guess("plugin.jar", List.of("plugin"), Set.of())).containsExactly("plugin");
     }
 
     @Test

@@ -333,6 +333,24 @@ class ConnectionCooldownsTest {
         assertThat(state(banned).testStatus()).isEqualTo("banned");
     }
 
+    @Test
+    void reactivateBringsOnlyATerminalConnectionBackToActive_issue27() {
+        Connection cooling = apiKey(false);
+        Connection broke = apiKey(false);
+        cooldowns.onFailure(cooling.id(), rateLimit(), null, null);
+        cooldowns.onFailure(broke.id(), Verdict.builder(FailureReason.CREDITS_EXHAUSTED, 402, LockScope.CONNECTION).creditsExhausted().build(),
+                null, null);
+        assertThat(state(broke).testStatus()).isEqualTo("credits_exhausted");
+
+        assertThat(cooldowns.reactivate(cooling.id())).isFalse();
+        assertThat(cooldowns.reactivate("no-such-connection")).isFalse();
+        assertThat(cooldowns.reactivate(broke.id())).isTrue();
+
+        assertThat(state(broke)).isEqualTo(ConnectionState.ACTIVE);
+        assertThat(state(cooling).testStatus()).isNotEqualTo("active");
+        assertThat(cooldowns.reactivate(broke.id())).isFalse();
+    }
+
     private long classifiedCooldown(String body) {
         Connection c = apiKey(false);
         Verdict v = new FailureClassifier(clock).classify("glm", ProviderClass.APIKEY,

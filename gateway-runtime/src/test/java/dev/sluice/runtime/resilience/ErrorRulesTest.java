@@ -211,4 +211,28 @@ class ErrorRulesTest {
                 FailureReason.RATE_LIMIT_EXCEEDED, LockScope.MODEL, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("header h is not a valid regular expression");
     }
+
+    @Test
+    void anOwnProvidersTextRuleDecidesAheadOfTheBuiltinCreditTextButAStatusOnlyRuleOnlyRefines_issue27() {
+        ErrorRule spendCap = new ErrorRule("spend-cap", "opencode-go", 429, Map.of(), List.of("credit_exhausted"),
+                FailureReason.QUOTA_EXHAUSTED, LockScope.CONNECTION, 3_600_000L);
+        ErrorRules own = new ErrorRules(List.of(spendCap, OPENCODE_429), Set.of("opencode-go"), Set.of("opencode-go"), List::of,
+                Set.of(spendCap, OPENCODE_429));
+        FailureClassifier classifier = new FailureClassifier(InstantSource.fixed(Instant.EPOCH), own);
+        String credit = "{\"error\":{\"message\":\"credit_exhausted: top up your account\"}}";
+        String broke = "{\"error\":{\"message\":\"Your credit balance is too low\"}}";
+
+        Verdict capped = classifier.classify("opencode-go", ProviderClass.APIKEY, error(429, Map.of(), credit));
+        Verdict empty = classifier.classify("opencode-go", ProviderClass.APIKEY, error(429, Map.of(), broke));
+
+        assertThat(capped.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
+        assertThat(capped.creditsExhausted()).isFalse();
+        assertThat(capped.cooldownMs()).isEqualTo(3_600_000L);
+        // only the catch-all matches: the built-in out-of-credit verdict stays terminal
+        assertThat(empty.creditsExhausted()).isTrue();
+        assertThat(without.classify("opencode-go", ProviderClass.APIKEY, error(429, Map.of(), credit)).creditsExhausted()).isTrue();
+        dev.sluice.runtime.resilience.ClassifierExplanation why = classifier.explain("opencode-go", ProviderClass.APIKEY, error(429, Map.of(), broke));
+        assertThat(why.decidedBy()).startsWith("built-in pattern: out-of-credit text -> credits_exhausted (terminal)");
+        assertThat(why.shadowed()).containsExactly("error rule 'status_429' of provider 'opencode-go'");
+    }
 }

@@ -39,9 +39,6 @@ import java.util.Set;
  */
 public final class RuleEvaluator {
 
-    /** The classifier searches this much of a body (as the runtime's). */
-    private static final int MAX_SCANNED_CHARS = 16_384;
-
     private final Map<String, ProviderDescriptor> providers;
     private final StatusRestatement restatement;
     private final ErrorRules errorRules;
@@ -65,7 +62,10 @@ public final class RuleEvaluator {
         }
         this.providers = Map.copyOf(byId);
         this.restatement = new StatusRestatement(restatementRules);
-        this.errorRules = new ErrorRules(rules, fullText, honour, List::of);
+        // issue 27: rules for the providers given here are the plugin's own, and decide ahead of the built-in patterns
+        Set<ErrorRule> own = new HashSet<>();
+        rules.stream().filter(r -> byId.containsKey(r.provider())).forEach(own::add);
+        this.errorRules = new ErrorRules(rules, fullText, honour, List::of, own);
         this.classifier = new FailureClassifier(clock, errorRules);
         this.clock = clock;
     }
@@ -136,24 +136,13 @@ public final class RuleEvaluator {
         UpstreamFailure failure = restated.failure();
         ProviderDescriptor descriptor = providers.get(provider);
         ProviderClass connectionClass = descriptor == null ? ProviderClass.APIKEY : descriptor.defaultClass();
-        Verdict v = classifier.classify(provider, connectionClass, failure);
         UpstreamError e = (UpstreamError) failure;
-        ErrorRules.Match match = v.ruleScope() == null ? null : matchOf(provider, e);
+        dev.sluice.runtime.resilience.ClassifierExplanation why = classifier.explain(provider, connectionClass, e);
+        Verdict v = why.verdict();
+        ErrorRules.Match match = why.rule();
         return new RuleVerdict(e.status(), restated.rule() == null ? null : restated.rule().id(),
                 match == null ? null : match.rule().id(), v.reason(), v.lockScope(), v.ruleScope(), match != null && match.honoured(),
-                v.cooldownMs(), v.retryAfterMs(), v.fallback());
+                v.cooldownMs(), v.retryAfterMs(), v.fallback(), why.decidedBy(), why.shadowed(), v.creditsExhausted() || v.permanent());
     }
 
-    /** The rule the classifier applied: the same text it matches rules against. */
-    private ErrorRules.Match matchOf(String provider, UpstreamError e) {
-        String code = lower(e.errorCode());
-        String type = lower(e.errorType());
-        String body = e.body().length() > MAX_SCANNED_CHARS ? e.body().substring(0, MAX_SCANNED_CHARS) : e.body();
-        String text = (body + "\n" + code + "\n" + type + "\n" + lower(e.message())).toLowerCase(Locale.ROOT);
-        return errorRules.match(provider, e.status(), e.head(), text, code, type);
-    }
-
-    private static String lower(String s) {
-        return s == null ? "" : s.toLowerCase(Locale.ROOT);
-    }
 }

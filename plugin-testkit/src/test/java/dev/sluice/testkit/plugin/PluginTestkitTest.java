@@ -97,6 +97,98 @@ class PluginTestkitTest {
         assertThat(v.retryAfterMs()).isEqualTo(7_000L);
     }
 
+    /** Zenith's wire says "credit_exhausted" for a spend cap that resets within the hour. */
+    private static final ErrorRule SPEND_CAP = new ErrorRule("spend-cap", "zenith", 429, Map.of(), List.of("credit_exhausted"),
+            FailureReason.QUOTA_EXHAUSTED, LockScope.CONNECTION, 3_600_000L);
+    private static final ErrorRule CATCH_ALL = new ErrorRule("any-429", "zenith", 429, Map.of(), List.of(),
+            FailureReason.RATE_LIMIT_EXCEEDED, LockScope.MODEL, null);
+    private static final String CREDIT_BODY = "{\"error\":{\"code\":\"credit_exhausted\",\"message\":\"credit_exhausted: top up\"}}";
+
+    @Test
+    void aPluginsRuleForItsOwnProviderDecidesAheadOfTheBuiltinPatternsAndNamesWhatItShadowed_issue27() {
+        ProviderDescriptor zenith = ProviderDescriptor.builder("zenith").defaultBaseUrl("https://z.test/v1")
+                .models(List.of(ModelInfo.chat("z-1"))).errorRuleOptIns(true, true).build();
+        RuleEvaluator rules = RuleEvaluator.of(List.of(zenith), List.of(), List.of(SPEND_CAP, CATCH_ALL), java.time.InstantSource.system());
+
+        RuleVerdict v = rules.evaluate("zenith", 429, Map.of(), CREDIT_BODY);
+
+        assertThat(v.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
+        assertThat(v.terminal()).isFalse();
+        assertThat(v.errorRule()).isEqualTo("spend-cap");
+        assertThat(v.cooldownMs()).isEqualTo(3_600_000L);
+        assertThat(v.decidedBy()).startsWith("error rule 'spend-cap' of provider 'zenith'").contains("ahead of the built-in patterns");
+        assertThat(v.shadowed()).singleElement().asString().startsWith("error rule 'any-429' of provider 'zenith'");
+    }
+
+    @Test
+    void aStatusOnlyRuleOfTheOwnProviderOnlyRefinesAndLeavesARecognisedCreditTextTerminal_issue27() {
+        ProviderDescriptor zenith = ProviderDescriptor.builder("zenith").defaultBaseUrl("https://z.test/v1")
+                .models(List.of(ModelInfo.chat("z-1"))).errorRuleOptIns(true, true).build();
+        RuleEvaluator rules = RuleEvaluator.of(List.of(zenith), List.of(), List.of(CATCH_ALL), java.time.InstantSource.system());
+
+        RuleVerdict credit = rules.evaluate("zenith", 429, Map.of(), CREDIT_BODY);
+        RuleVerdict plain = rules.evaluate("zenith", 429, Map.of(), "{\"error\":{\"message\":\"slow down\"}}");
+
+        assertThat(credit.reason()).isEqualTo(FailureReason.CREDITS_EXHAUSTED);
+        assertThat(credit.shadowed()).containsExactly("error rule 'any-429' of provider 'zenith'");
+        assertThat(plain.errorRule()).isEqualTo("any-429");
+        assertThat(plain.decidedBy()).isEqualTo("error rule 'any-429' of provider 'zenith'");
+    }
+
+    @Test
+    void aRuleForAProviderThePluginDoesNotDeclareCannotUndoATerminalVerdictAndSaysItWasShadowed_issue27() {
+        ProviderDescriptor other = ProviderDescriptor.builder("other").defaultBaseUrl("https://o.test/v1")
+                .models(List.of(ModelInfo.chat("o-1"))).errorRuleOptIns(true, true).build();
+        RuleEvaluator rules = RuleEvaluator.of(List.of(other), List.of(), List.of(SPEND_CAP), java.time.InstantSource.system());
+
+        RuleVerdict v = rules.evaluate("zenith", 429, Map.of(), CREDIT_BODY);
+
+        assertThat(v.reason()).isEqualTo(FailureReason.CREDITS_EXHAUSTED);
+        assertThat(v.terminal()).isTrue();
+        assertThat(v.errorRule()).isNull();
+        assertThat(v.decidedBy()).isEqualTo("built-in pattern: out-of-credit text -> credits_exhausted (terminal); it outranks the rule"
+                + " that matched");
+        assertThat(v.shadowed()).containsExactly("error rule 'spend-cap' of provider 'zenith'");
+    }
+
+    @Test
+    void headersAndQueryParametersAreComputedFromEachConnectionsSettingsAndTheRequest_issue27() throws Exception {
+        TestingHostContext host = TestingHostContext.builder("zenith").build();
+        ProviderExecutor executor = host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none()
+                .withHeader("X-Zenith-Org", "fixed-value-is-replaced")
+                .withHeaders((target, call) -> Map.of("X-Zenith-Org", target.setting("org"), "X-Zenith-Model", call.model()))
+                .withQueryParameters((target, call) -> Map.of("project", target.setting("project")))).orElseThrow();
+
+        try (MockUpstream upstream = MockUpstream.start()) {
+            upstream.setDefault(MockResponse.completion("hello"));
+            for (String org : List.of("org-a", "org b")) {
+                UpstreamTarget target = new UpstreamTarget("c-" + org, "zenith", ProviderClass.APIKEY, upstream.baseUrl() + "/v1",
+                        new Credentials("sk-test", null, null, null), Map.of("org", org, "project", "p/" + org));
+                ChatOutcome outcome = executor.chat(ChatCall.builder(ChatRequest.builder("z-1",
+                        List.of(ChatMessage.text(Role.USER, "hi"))).build(), target).build());
+                assertThat(outcome).isInstanceOf(ChatOutcome.Completed.class);
+
+                RecordedRequest sent = upstream.takeRequest(Duration.ofSeconds(5));
+                assertThat(sent.header("x-zenith-org")).isEqualTo(org);
+                assertThat(sent.header("x-zenith-model")).isEqualTo("z-1");
+                assertThat(sent.path()).isEqualTo("/v1/chat/completions?project=p%2F" + org.replace(" ", "%20"));
+            }
+        }
+    }
+
+    @Test
+    void aComputedHeaderTheRuntimeSetsItselfFailsTheAttemptNamingIt_issue27() {
+        TestingHostContext host = TestingHostContext.builder("zenith").build();
+        ProviderExecutor executor = host.builtinExecutor(HostContext.OPENAI_COMPATIBLE, ExecutorCustomizer.none()
+                .withHeaders((target, call) -> Map.of("Authorization", "Bearer stolen"))).orElseThrow();
+        UpstreamTarget target = new UpstreamTarget("c1", "zenith", ProviderClass.APIKEY, "http://127.0.0.1:9/v1",
+                new Credentials("sk-test", null, null, null), Map.of());
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> executor.chat(ChatCall.builder(ChatRequest.builder("z-1",
+                List.of(ChatMessage.text(Role.USER, "hi"))).build(), target).build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("header 'Authorization' is set by the runtime");
+    }
+
     @Test
     void theTestingHostServesTheRealBuiltinExecutorCustomised() throws Exception {
         TestingHostContext host = TestingHostContext.builder("reseller").setting("client", "kit").build();
