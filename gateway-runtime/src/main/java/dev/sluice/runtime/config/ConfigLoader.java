@@ -77,7 +77,10 @@ public final class ConfigLoader {
     private ConfigLoader() {
     }
 
-    /** {@code upstream.maxAnswerBytes}, {@code upstream.maxEventBytes}, {@code upstream.answerBufferBytes}, {@code upstream.maxStreamBytes}. */
+    /**
+     * {@code upstream.maxAnswerBytes}, {@code upstream.maxEventBytes}, {@code upstream.answerBufferBytes},
+     * {@code upstream.maxStreamBytes}, {@code upstream.bodyIdleTimeoutMs}, {@code upstream.answerDeadlineMs}.
+     */
     private static UpstreamLimits upstreamLimits(Config file) {
         long answer = parseLong(file.get("upstream.maxAnswerBytes").asString()
                 .orElse(String.valueOf(UpstreamLimits.DEFAULT_MAX_ANSWER_BYTES)), "upstream.maxAnswerBytes");
@@ -90,7 +93,11 @@ public final class ConfigLoader {
         if (event > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("upstream.maxEventBytes must be 1024–268435456 (1 KiB – 256 MiB), got " + event);
         }
-        return new UpstreamLimits(answer, (int) event, budget, stream);
+        long idle = parseLong(file.get("upstream.bodyIdleTimeoutMs").asString()
+                .orElse(String.valueOf(UpstreamLimits.DEFAULT_BODY_IDLE_TIMEOUT_MS)), "upstream.bodyIdleTimeoutMs");
+        long deadline = parseLong(file.get("upstream.answerDeadlineMs").asString()
+                .orElse(String.valueOf(UpstreamLimits.DEFAULT_ANSWER_DEADLINE_MS)), "upstream.answerDeadlineMs");
+        return new UpstreamLimits(answer, (int) event, budget, stream, idle, deadline);
     }
 
     /**

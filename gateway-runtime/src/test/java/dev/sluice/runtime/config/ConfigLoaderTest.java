@@ -545,4 +545,17 @@ class ConfigLoaderTest {
             assertThatThrownBy(() -> load(Map.of())).as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(key);
         }
     }
+
+    @Test
+    void wholeAnswerTimeBoundsAreSettingsWithDefaults_issue28() throws IOException {
+        assertThat(load(Map.of()).upstreamLimits().bodyIdleTimeoutMs()).isEqualTo(UpstreamLimits.DEFAULT_BODY_IDLE_TIMEOUT_MS).isEqualTo(30_000);
+        assertThat(load(Map.of()).upstreamLimits().answerDeadlineMs()).isEqualTo(UpstreamLimits.DEFAULT_ANSWER_DEADLINE_MS).isEqualTo(180_000);
+        writeConfig("upstream:\n  bodyIdleTimeoutMs: 3000\n  answerDeadlineMs: 4000\n");
+        assertThat(load(Map.of()).upstreamLimits()).isEqualTo(UpstreamLimits.DEFAULTS.withAnswerTimes(3_000, 4_000));
+        for (String bad : new String[] {"bodyIdleTimeoutMs: 999", "bodyIdleTimeoutMs: soon", "answerDeadlineMs: 3600001", "answerDeadlineMs: 0"}) {
+            writeConfig("upstream:\n  " + bad + "\n");
+            String key = "upstream." + bad.substring(0, bad.indexOf(':'));
+            assertThatThrownBy(() -> load(Map.of())).as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(key);
+        }
+    }
 }
