@@ -2,6 +2,7 @@ package dev.sluice.runtime.http;
 
 import dev.sluice.runtime.config.ClientLimits;
 import dev.sluice.runtime.routing.ClientLiveness;
+import dev.sluice.runtime.routing.ClientLiveness.GoneWatch;
 import io.helidon.common.buffers.BufferData;
 import io.helidon.common.buffers.DataReader;
 import io.helidon.common.buffers.DataWriter;
@@ -170,6 +171,7 @@ public final class ClientConnections implements ServerConnectionSelector {
         private final DataReader original;
         private final DataReader reader;
         private final Object lock = new Object();
+        private final GoneActions goneActions = new GoneActions();
         private boolean drained;
         private CompletableFuture<Read> watcher;
 
@@ -232,7 +234,19 @@ public final class ClientConnections implements ServerConnectionSelector {
 
         @Override
         public boolean connected() {
-            CompletableFuture<Read> w;
+            Read r = watcher().getNow(null);
+            return r == null || r.bytes() != null;
+        }
+
+        /** Runs the action the moment the watcher's read meets the client's close (issue 28). */
+        @Override
+        public GoneWatch whenGone(Runnable action) {
+            watcher();
+            return goneActions.add(action);
+        }
+
+        /** The watcher's read, started on the first question. */
+        private CompletableFuture<Read> watcher() {
             synchronized (lock) {
                 if (watcher == null) {
                     watcher = new CompletableFuture<>();
@@ -240,22 +254,25 @@ public final class ClientConnections implements ServerConnectionSelector {
                     Thread.ofVirtual().name("sluice-client-watch-" + ctx.childSocketId()).start(() -> {
                         while (true) {
                             try {
-                                started.complete(new Read(readSocket(), null));
+                                byte[] bytes = readSocket();
+                                started.complete(new Read(bytes, null));
+                                if (bytes == null) {
+                                    goneActions.gone();
+                                }
                                 return;
                             } catch (RuntimeException e) {
                                 // the socket's read timeout closes stalled requests; a watcher just reads on
                                 if (!timedOut(e)) {
                                     started.complete(new Read(null, e));
+                                    goneActions.gone();
                                     return;
                                 }
                             }
                         }
                     });
                 }
-                w = watcher;
+                return watcher;
             }
-            Read r = w.getNow(null);
-            return r == null || r.bytes() != null;
         }
 
         /**
