@@ -67,6 +67,8 @@ public final class ConfigLoader {
     /** The PostgreSQL password (beats one in the URL). */
     public static final String ENV_DATABASE_PASSWORD = "SLUICE_DATABASE_PASSWORD";
 
+    /** How long an upstream connect may take, ms, whatever the egress route (beats {@code upstream.connectTimeoutMs}). */
+    public static final String ENV_UPSTREAM_CONNECT_TIMEOUT_MS = "SLUICE_UPSTREAM_CONNECT_TIMEOUT_MS";
     /** The most client connections open at once (beats {@code server.maxConnections}). */
     public static final String ENV_MAX_CONNECTIONS = "SLUICE_MAX_CONNECTIONS";
     /** How long a new connection may stay silent, ms (beats {@code server.firstByteTimeoutMs}). */
@@ -137,7 +139,8 @@ public final class ConfigLoader {
         String secretKey = blankToNull(pick(env, ENV_SECRET_KEY, file.get("security.secretKey"), null));
         long maxBody = parseLong(file.get("server.maxBodyBytes").asString().orElse(String.valueOf(SluiceConfig.DEFAULT_MAX_BODY_BYTES)),
                 "server.maxBodyBytes");
-        Duration connect = positiveMillis(file, "upstream.connectTimeoutMs", SluiceConfig.DEFAULT_CONNECT_TIMEOUT);
+        Duration connect = positiveMillis(env, ENV_UPSTREAM_CONNECT_TIMEOUT_MS, file, "upstream.connectTimeoutMs",
+                SluiceConfig.DEFAULT_CONNECT_TIMEOUT);
         Duration headers = positiveMillis(file, "upstream.headersTimeoutMs", SluiceConfig.DEFAULT_HEADERS_TIMEOUT);
         URI egressProbeUrl = httpUrl(file, "upstream.egressProbeUrl");
         String egressLockProviders = blankToNull(pick(env, ENV_EGRESS_IP_LOCK_PROVIDERS, file.get("upstream.egressIpLockProviders"), null));

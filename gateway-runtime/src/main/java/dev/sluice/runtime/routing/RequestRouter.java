@@ -109,9 +109,19 @@ public final class RequestRouter {
             // an executor's own recovery comes before the generic failure path (e.g. a provider's slower lane)
             call = AttemptCall.recovering(call, caller.client(), attemptTimeout);
         }
-        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries());
+        // issue 32: a stream's readiness bound counts from the attempt's start, the wait for headers included
+        long readinessMs = streamed(request) ? gate.rules().readinessTimeoutMs() : 0;
+        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries(), readinessMs);
         toolLimits.learn(outcome, tools);
         return outcome;
+    }
+
+    private static boolean streamed(ClientRequest request) {
+        return switch (request) {
+            case ClientRequest.Chat c -> c.request().stream();
+            case ClientRequest.Dialect d -> d.request().stream();
+            case ClientRequest.Embeddings e -> false;
+        };
     }
 
     private static int tools(ClientRequest request) {

@@ -81,7 +81,7 @@ class ConfigLoaderTest {
         assertThat(SluiceConfig.DEFAULT_HOST).isEqualTo("127.0.0.1");
         assertThat(SluiceConfig.DEFAULT_PORT).isEqualTo(20128);
         assertThat(SluiceConfig.DEFAULT_MAX_BODY_BYTES).isEqualTo(10_485_760L);
-        assertThat(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofSeconds(30));
+        assertThat(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofSeconds(10));
         assertThat(SluiceConfig.DEFAULT_HEADERS_TIMEOUT).isEqualTo(Duration.ofSeconds(110));
     }
 
@@ -97,7 +97,7 @@ class ConfigLoaderTest {
         assertThat(c.adminKey()).isNull();
         assertThat(c.secretKey()).isNull();
         assertThat(c.maxBodyBytes()).isEqualTo(SluiceConfig.DEFAULT_MAX_BODY_BYTES).isEqualTo(10L * 1024 * 1024);
-        assertThat(c.connectTimeout()).isEqualTo(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofMillis(30_000));
+        assertThat(c.connectTimeout()).isEqualTo(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofMillis(10_000));
         assertThat(c.headersTimeout()).isEqualTo(SluiceConfig.DEFAULT_HEADERS_TIMEOUT).isEqualTo(Duration.ofMillis(110_000));
         assertThat(c.pluginSettings()).isEmpty();
     }
@@ -544,6 +544,17 @@ class ConfigLoaderTest {
             String key = "upstream." + bad.substring(0, bad.indexOf(':'));
             assertThatThrownBy(() -> load(Map.of())).as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(key);
         }
+    }
+
+    @Test
+    void theUpstreamConnectTimeoutIsTenSecondsAndTheEnvironmentBeatsTheFile_issue32() throws IOException {
+        assertThat(load(Map.of()).connectTimeout()).isEqualTo(Duration.ofSeconds(10));
+        writeConfig("upstream:\n  connectTimeoutMs: 1500\n");
+        assertThat(load(Map.of()).connectTimeout()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(load(Map.of(ConfigLoader.ENV_UPSTREAM_CONNECT_TIMEOUT_MS, "2500")).connectTimeout()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(ConfigLoader.ENV_UPSTREAM_CONNECT_TIMEOUT_MS).isEqualTo("SLUICE_UPSTREAM_CONNECT_TIMEOUT_MS");
+        assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_UPSTREAM_CONNECT_TIMEOUT_MS, "0")))
+                .hasMessageContaining("SLUICE_UPSTREAM_CONNECT_TIMEOUT_MS");
     }
 
     @Test
