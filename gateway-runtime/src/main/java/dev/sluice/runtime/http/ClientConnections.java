@@ -203,7 +203,15 @@ public final class ClientConnections implements ServerConnectionSelector {
             if (w == null) {
                 return boundedRead();
             }
-            SocketWatcher.Read r = w.join();
+            SocketWatcher.Read r;
+            // the watcher's read is now the connection's own: bounded by its phase's deadline like any other
+            // (every stream starts a watcher: an idle keep-alive connection after it must still be closed in time)
+            readDeadline = open.deadline(this, open.now());
+            try {
+                r = w.join();
+            } finally {
+                readDeadline = OpenConnections.NOT_READING;
+            }
             if (r.failure() != null) {
                 throw r.failure();
             }
