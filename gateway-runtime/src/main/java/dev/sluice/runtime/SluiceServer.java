@@ -9,6 +9,7 @@ import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderExecutor;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.io.AnswerBuffers;
+import dev.sluice.runtime.io.AnswerWatch;
 import dev.sluice.runtime.http.ClientConnections;
 import dev.sluice.runtime.http.HttpApi;
 import dev.sluice.runtime.http.RouteTable;
@@ -182,7 +183,9 @@ public final class SluiceServer implements AutoCloseable {
         // every executor sends through the egress routes: a connection's localAddress / proxyUrl (§16.3)
         // issue 19: every upstream answer is read within the operator's memory bounds
         AnswerBuffers buffers = new AnswerBuffers(config.upstreamLimits().maxAnswerBytes(), config.upstreamLimits().maxEventBytes(),
-                config.upstreamLimits().answerBufferBytes(), config.upstreamLimits().maxStreamBytes());
+                config.upstreamLimits().answerBufferBytes(), config.upstreamLimits().maxStreamBytes(),
+                // issue 28: and a whole answer within its silence and deadline bounds
+                new AnswerWatch(config.upstreamLimits().bodyIdleTimeoutMs(), config.upstreamLimits().answerDeadlineMs()));
         EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout(), buffers),
                 config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         try {

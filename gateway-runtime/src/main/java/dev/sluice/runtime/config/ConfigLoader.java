@@ -69,6 +69,8 @@ public final class ConfigLoader {
 
     /** How often each OpenAI-compatible connection's {@code GET /models} is read, ms; 0 = never (beats {@code upstream.modelDiscoveryIntervalMs}). */
     public static final String ENV_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS = "SLUICE_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS";
+    /** How long an upstream connect may take, ms, whatever the egress route (beats {@code upstream.connectTimeoutMs}). */
+    public static final String ENV_UPSTREAM_CONNECT_TIMEOUT_MS = "SLUICE_UPSTREAM_CONNECT_TIMEOUT_MS";
     /** The most client connections open at once (beats {@code server.maxConnections}). */
     public static final String ENV_MAX_CONNECTIONS = "SLUICE_MAX_CONNECTIONS";
     /** How long a new connection may stay silent, ms (beats {@code server.firstByteTimeoutMs}). */
@@ -79,7 +81,10 @@ public final class ConfigLoader {
     private ConfigLoader() {
     }
 
-    /** {@code upstream.maxAnswerBytes}, {@code upstream.maxEventBytes}, {@code upstream.answerBufferBytes}, {@code upstream.maxStreamBytes}. */
+    /**
+     * {@code upstream.maxAnswerBytes}, {@code upstream.maxEventBytes}, {@code upstream.answerBufferBytes},
+     * {@code upstream.maxStreamBytes}, {@code upstream.bodyIdleTimeoutMs}, {@code upstream.answerDeadlineMs}.
+     */
     private static UpstreamLimits upstreamLimits(Config file) {
         long answer = parseLong(file.get("upstream.maxAnswerBytes").asString()
                 .orElse(String.valueOf(UpstreamLimits.DEFAULT_MAX_ANSWER_BYTES)), "upstream.maxAnswerBytes");
@@ -92,7 +97,11 @@ public final class ConfigLoader {
         if (event > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("upstream.maxEventBytes must be 1024–268435456 (1 KiB – 256 MiB), got " + event);
         }
-        return new UpstreamLimits(answer, (int) event, budget, stream);
+        long idle = parseLong(file.get("upstream.bodyIdleTimeoutMs").asString()
+                .orElse(String.valueOf(UpstreamLimits.DEFAULT_BODY_IDLE_TIMEOUT_MS)), "upstream.bodyIdleTimeoutMs");
+        long deadline = parseLong(file.get("upstream.answerDeadlineMs").asString()
+                .orElse(String.valueOf(UpstreamLimits.DEFAULT_ANSWER_DEADLINE_MS)), "upstream.answerDeadlineMs");
+        return new UpstreamLimits(answer, (int) event, budget, stream, idle, deadline);
     }
 
     /**
@@ -132,7 +141,8 @@ public final class ConfigLoader {
         String secretKey = blankToNull(pick(env, ENV_SECRET_KEY, file.get("security.secretKey"), null));
         long maxBody = parseLong(file.get("server.maxBodyBytes").asString().orElse(String.valueOf(SluiceConfig.DEFAULT_MAX_BODY_BYTES)),
                 "server.maxBodyBytes");
-        Duration connect = positiveMillis(file, "upstream.connectTimeoutMs", SluiceConfig.DEFAULT_CONNECT_TIMEOUT);
+        Duration connect = positiveMillis(env, ENV_UPSTREAM_CONNECT_TIMEOUT_MS, file, "upstream.connectTimeoutMs",
+                SluiceConfig.DEFAULT_CONNECT_TIMEOUT);
         Duration headers = positiveMillis(file, "upstream.headersTimeoutMs", SluiceConfig.DEFAULT_HEADERS_TIMEOUT);
         URI egressProbeUrl = httpUrl(file, "upstream.egressProbeUrl");
         String egressLockProviders = blankToNull(pick(env, ENV_EGRESS_IP_LOCK_PROVIDERS, file.get("upstream.egressIpLockProviders"), null));

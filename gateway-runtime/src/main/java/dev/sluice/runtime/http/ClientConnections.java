@@ -2,6 +2,7 @@ package dev.sluice.runtime.http;
 
 import dev.sluice.runtime.config.ClientLimits;
 import dev.sluice.runtime.routing.ClientLiveness;
+import dev.sluice.runtime.routing.ClientLiveness.GoneWatch;
 import io.helidon.common.buffers.BufferData;
 import io.helidon.common.buffers.DataReader;
 import io.helidon.common.buffers.DataWriter;
@@ -28,11 +29,10 @@ import java.util.function.Supplier;
  * Tells a request handler when its HTTP/1 client has gone away (CO-3: a wait ends early when the
  * client disconnects). Helidon SE 4 gives handlers no connection-closed signal, so this selector
  * stands in front of Helidon's own HTTP/1 selector (same default configuration) and gives each
- * connection a reader Sluice can watch. While a handler waits, one virtual thread blocks in the
- * connection's next read: end of stream or a reset there means the client closed. Whatever that
- * read returns (a pipelined request, or the end) is handed to the connection as its next read, so
- * the connection never reads concurrently with the watcher and loses no byte. Requests that never
- * wait never start a watcher and pay nothing but one indirection per read.
+ * connection a reader Sluice can watch ({@link SocketWatcher}): while a handler waits, one virtual
+ * thread blocks in the connection's next read, and the client's close is told to the work that
+ * asked ({@link ClientLiveness#whenGone}, issue 28). Requests that never wait never start a watcher
+ * and pay nothing but one indirection per read.
  */
 public final class ClientConnections implements ServerConnectionSelector {
 
@@ -161,17 +161,12 @@ public final class ClientConnections implements ServerConnectionSelector {
     /** A connection whose reads go through {@link #get()}, so a watcher can stand in for them. */
     static final class Watched extends OpenConnections.Entry implements ConnectionContext, ClientLiveness, Supplier<byte[]> {
 
-        /** What a finished watcher read: bytes, or null for end of stream, or the failure. */
-        private record Read(byte[] bytes, RuntimeException failure) {
-        }
-
         private final ConnectionContext ctx;
         private final Http10.ConnectionWriter writer;
         private final DataReader original;
         private final DataReader reader;
-        private final Object lock = new Object();
+        private final SocketWatcher watcher;
         private boolean drained;
-        private CompletableFuture<Read> watcher;
 
         private final OpenConnections open;
         /** The last request asked for the connection to close once it is answered: the next read is its end. */
@@ -184,6 +179,7 @@ public final class ClientConnections implements ServerConnectionSelector {
             this.original = ctx.dataReader();
             this.reader = DataReader.create(this);
             this.writer = new Http10.ConnectionWriter(ctx.dataWriter());
+            this.watcher = new SocketWatcher("sluice-client-watch-" + ctx.childSocketId(), this::readSocket);
         }
 
         /** The connection's next bytes: what the selector had already read, the watcher's read, or a socket read. */
@@ -203,15 +199,19 @@ public final class ClientConnections implements ServerConnectionSelector {
                 int buffered = original.available();
                 return prologue(buffered > 0 ? spoke(original.readBytes(buffered)) : boundedRead());
             }
-            CompletableFuture<Read> w;
-            synchronized (lock) {
-                w = watcher;
-                watcher = null;
-            }
+            CompletableFuture<SocketWatcher.Read> w = watcher.take();
             if (w == null) {
                 return boundedRead();
             }
-            Read r = w.join();
+            SocketWatcher.Read r;
+            // the watcher's read is now the connection's own: bounded by its phase's deadline like any other
+            // (every stream starts a watcher: an idle keep-alive connection after it must still be closed in time)
+            readDeadline = open.deadline(this, open.now());
+            try {
+                r = w.join();
+            } finally {
+                readDeadline = OpenConnections.NOT_READING;
+            }
             if (r.failure() != null) {
                 throw r.failure();
             }
@@ -232,30 +232,13 @@ public final class ClientConnections implements ServerConnectionSelector {
 
         @Override
         public boolean connected() {
-            CompletableFuture<Read> w;
-            synchronized (lock) {
-                if (watcher == null) {
-                    watcher = new CompletableFuture<>();
-                    CompletableFuture<Read> started = watcher;
-                    Thread.ofVirtual().name("sluice-client-watch-" + ctx.childSocketId()).start(() -> {
-                        while (true) {
-                            try {
-                                started.complete(new Read(readSocket(), null));
-                                return;
-                            } catch (RuntimeException e) {
-                                // the socket's read timeout closes stalled requests; a watcher just reads on
-                                if (!timedOut(e)) {
-                                    started.complete(new Read(null, e));
-                                    return;
-                                }
-                            }
-                        }
-                    });
-                }
-                w = watcher;
-            }
-            Read r = w.getNow(null);
-            return r == null || r.bytes() != null;
+            return watcher.connected();
+        }
+
+        /** Runs the action the moment the watcher's read meets the client's close (issue 28). */
+        @Override
+        public GoneWatch whenGone(Runnable action) {
+            return watcher.whenGone(action);
         }
 
         /**
@@ -336,16 +319,6 @@ public final class ClientConnections implements ServerConnectionSelector {
             } catch (RuntimeException e) {
                 // already closed
             }
-        }
-
-        /** Whether a read failed only because the socket's read timeout ran out. */
-        private static boolean timedOut(Throwable e) {
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                if (t instanceof java.net.SocketTimeoutException) {
-                    return true;
-                }
-            }
-            return false;
         }
 
         /** One blocking read, failures mapped as Helidon's own connection reader maps them. */

@@ -2,6 +2,7 @@ package dev.sluice.runtime.http;
 
 import dev.sluice.runtime.telemetry.RequestRecord;
 import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.ClientLiveness;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Route;
 import dev.sluice.runtime.store.Secrets;
@@ -80,6 +81,10 @@ final class StreamResponse {
         RoutedAnswers.streamHeaders(res);
         StreamEnding ending;
         String[] detail = {null};
+        // issue 28: the client's close interrupts the relay at once (its socket is watched, not only
+        // written to), which ends the upstream request with the pump
+        Thread relaying = Thread.currentThread();
+        ClientLiveness.GoneWatch gone = caller.client().whenGone(relaying::interrupt);
         try (OutputStream out = res.outputStream()) {
             ending = StreamRelay.relay(prefix, rest, new StreamRelay.Sink<T>() {
                 @Override
@@ -110,8 +115,18 @@ final class StreamResponse {
                     write(out, wire.end());
                 }
             }, signal, rules, startedNanos, System::nanoTime, caller.client()::connected);
+            gone.close();
+            if (Thread.interrupted()) {
+                // the watch's interrupt: cleared before the response is closed and the connection reads again
+                ending = StreamEnding.CLIENT_GONE;
+            }
         } catch (IOException | UncheckedIOException e) {
             ending = StreamEnding.CLIENT_GONE;
+        } finally {
+            gone.close();
+            if (Thread.interrupted()) {
+                ending = StreamEnding.CLIENT_GONE;
+            }
         }
         if (ending == StreamEnding.CLIENT_GONE) {
             // the upstream request was ended with the pump: nothing else to do

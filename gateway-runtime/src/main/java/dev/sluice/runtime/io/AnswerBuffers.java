@@ -33,6 +33,8 @@ public final class AnswerBuffers {
     /** The releases of the answers read by the request running on this thread, when in {@link #withinRequest}. */
     private static final ThreadLocal<java.util.List<Runnable>> REQUEST = new ThreadLocal<>();
 
+    /** The default time bounds of whole answers: 30 s of silence, 180 s from request to last byte. */
+    private static final AnswerWatch DEFAULT_WATCH = new AnswerWatch(30_000, 180_000);
     /** The defaults: 16 MiB per answer, 4 MiB per event, 64 MiB for all answers being read, 128 MiB per stream. */
     public static final AnswerBuffers DEFAULTS = new AnswerBuffers(16L * 1024 * 1024, 4 * 1024 * 1024, 64L * 1024 * 1024,
             128L * 1024 * 1024);
@@ -46,6 +48,7 @@ public final class AnswerBuffers {
     private final long budgetBytes;
     private final long maxStreamBytes;
     private final AtomicLong inUse = new AtomicLong();
+    private final AnswerWatch watch;
 
     /**
      * @param maxAnswerBytes the most bytes of one answer
@@ -54,6 +57,18 @@ public final class AnswerBuffers {
      * @param maxStreamBytes the most bytes of one streamed answer ({@code upstream.maxStreamBytes})
      */
     public AnswerBuffers(long maxAnswerBytes, int maxEventBytes, long budgetBytes, long maxStreamBytes) {
+        this(maxAnswerBytes, maxEventBytes, budgetBytes, maxStreamBytes, DEFAULT_WATCH);
+    }
+
+    /**
+     * @param maxAnswerBytes the most bytes of one answer
+     * @param maxEventBytes the most bytes of one stream event (carried for the readers of streams)
+     * @param budgetBytes the most bytes of all answers being read at once
+     * @param maxStreamBytes the most bytes of one streamed answer ({@code upstream.maxStreamBytes})
+     * @param watch how long a whole answer may take ({@code upstream.bodyIdleTimeoutMs}, {@code upstream.answerDeadlineMs})
+     */
+    public AnswerBuffers(long maxAnswerBytes, int maxEventBytes, long budgetBytes, long maxStreamBytes, AnswerWatch watch) {
+        this.watch = java.util.Objects.requireNonNull(watch, "watch is null");
         this.maxAnswerBytes = maxAnswerBytes;
         this.maxEventBytes = maxEventBytes;
         this.budgetBytes = budgetBytes;
@@ -70,6 +85,11 @@ public final class AnswerBuffers {
     }
 
     private static final long DEFAULTS_MAX_STREAM_BYTES = 128L * 1024 * 1024;
+
+    /** @return how long a whole answer may take (issue 28) */
+    public AnswerWatch watch() {
+        return watch;
+    }
 
     /**
      * An upstream stream's body, bounded to {@code upstream.maxStreamBytes} in all: past it a read

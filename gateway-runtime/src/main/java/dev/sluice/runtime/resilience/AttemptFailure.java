@@ -113,7 +113,7 @@ public sealed interface AttemptFailure {
         }
     }
 
-    /** The gateway's own timers (SPEC RQ-2, ST-0). */
+    /** The gateway's own timers (SPEC RQ-2, ST-0, issue 32). */
     enum Timer {
         /** RQ-2: {@code requestQueue.executionMaxWaitMs} bounds one attempt's execution. */
         EXECUTION_BOUND("RATE_LIMIT_EXECUTION_TIMEOUT", 504) {
@@ -126,7 +126,15 @@ public sealed interface AttemptFailure {
         STREAM_READINESS("STREAM_READINESS_TIMEOUT", 504) {
             @Override
             String describe(long boundMs) {
-                return "the upstream stream sent no useful event within streamRecovery.readinessTimeoutMs (" + boundMs + " ms)";
+                return "the upstream stream sent no useful event within streamRecovery.readinessTimeoutMs (" + boundMs + " ms)"
+                        + " of the attempt's start (the wait for its headers included)";
+            }
+        },
+        /** Issue 32: {@code upstream.connectTimeoutMs} bounds the connect to the upstream, whatever the egress route. */
+        UPSTREAM_CONNECT("UPSTREAM_CONNECT_TIMEOUT", 504) {
+            @Override
+            String describe(long boundMs) {
+                return "the upstream did not accept the connection within upstream.connectTimeoutMs (" + boundMs + " ms)";
             }
         };
 

@@ -3,6 +3,8 @@ package dev.sluice.runtime.routing;
 import dev.sluice.api.Credentials;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.UpstreamTarget;
+import dev.sluice.api.upstream.TransportError;
+import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.runtime.resilience.AdmissionPolicy;
 import dev.sluice.runtime.resilience.AttemptFailure;
@@ -78,10 +80,28 @@ final class AttemptRunner {
      * @return what happened
      */
     Ran run(Lease lease, Route route, AttemptCall call, ClientLiveness client) {
+        return run(lease, route, call, client, 0);
+    }
+
+    /**
+     * Runs the attempt of a streamed request: besides its execution bound, it must be ready (its
+     * first useful event read) within {@code readinessMs} of its start, the wait for the upstream's
+     * headers included (issue 32) — the readiness gate bounds only what comes after the headers.
+     *
+     * @param lease the attempt's admission
+     * @param route the route being tried
+     * @param call what to send
+     * @param client whether the request's client is still there
+     * @param readinessMs {@code streamRecovery.readinessTimeoutMs} for a streamed request, 0 for a whole answer
+     * @return what happened
+     */
+    Ran run(Lease lease, Route route, AttemptCall call, ClientLiveness client, long readinessMs) {
         Connection c = lease.candidate().connection();
         EgressRoute way = EgressRoute.of(c.localAddress(), c.proxyUrl());
         UpstreamHttp http = egress.route(way);
-        long boundMs = policy.executionMaxWaitMs(c, startTimeoutMs);
+        long executionMs = policy.executionMaxWaitMs(c, startTimeoutMs);
+        boolean readinessBound = readinessMs > 0 && readinessMs < executionMs;
+        long boundMs = readinessBound ? readinessMs : executionMs;
         long t0 = System.nanoTime();
         lease.watch(watchdog, boundMs, client);
         Attempt attempt;
@@ -103,7 +123,11 @@ final class AttemptRunner {
             }
             attempt = new Attempt.Failed(new AttemptFailure.ClientGone());
         } else if (overran && attempt instanceof Attempt.Failed) {
-            attempt = new Attempt.Failed(new AttemptFailure.GatewayTimer(AttemptFailure.Timer.EXECUTION_BOUND, boundMs));
+            attempt = new Attempt.Failed(readinessBound ? new AttemptFailure.GatewayTimer(AttemptFailure.Timer.STREAM_READINESS, readinessMs)
+                    : new AttemptFailure.GatewayTimer(AttemptFailure.Timer.EXECUTION_BOUND, boundMs));
+        } else if (connectTimedOut(attempt) && egress.connectTimeoutMs() > 0) {
+            // issue 32: the gateway's own bound on the connect (BO-7), not evidence against the provider
+            attempt = new Attempt.Failed(new AttemptFailure.GatewayTimer(AttemptFailure.Timer.UPSTREAM_CONNECT, egress.connectTimeoutMs()));
         }
         long latencyMs = (System.nanoTime() - t0) / 1_000_000;
         return new Ran(attempt, way, egress.egressIp(way), latencyMs);
@@ -112,6 +136,17 @@ final class AttemptRunner {
     /** The connection as an executor sees it, with the client of its egress route. */
     UpstreamTarget target(Route route, Connection c) {
         return target(route, c, egress.route(EgressRoute.of(c.localAddress(), c.proxyUrl())));
+    }
+
+    /**
+     * Whether the attempt failed because its connect did not complete in time: both upstream
+     * clients report it as a {@code SocketTimeoutException} whose message says "connect timed out"
+     * (Helidon's socket connect, and {@code JdkTransportErrors} for the JDK client's).
+     */
+    static boolean connectTimedOut(Attempt attempt) {
+        return attempt instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.Upstream u
+                && u.failure() instanceof TransportError t && t.kind() == TransportErrorKind.TIMEOUT
+                && t.message().toLowerCase(java.util.Locale.ROOT).contains("connect timed out");
     }
 
     private UpstreamTarget target(Route route, Connection c, UpstreamHttp http) {

@@ -8,24 +8,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * is still running after its bound, that thread is interrupted, which ends a blocking upstream read
  * (the socket is closed) or wait.
  *
- * <p>The same patrol ends an attempt whose client has left (issue 19): once an attempt has run for
- * {@link #CLIENT_CHECK_AFTER_MS} ms, its client's liveness is asked every few ticks, and a client that
- * is gone interrupts the attempt as the bound does — the upstream call is cut instead of running on
- * for nobody until the upstream answers.
+ * <p>The same patrol ends an attempt whose client has left (issues 19, 28): once an attempt has run
+ * for {@link #CLIENT_WATCH_AFTER_MS} ms, the patrol has its client's socket watched
+ * ({@link ClientLiveness#whenGone}), and the client's close interrupts the attempt at once, as the
+ * bound does — the upstream call is cut instead of running on for nobody until the upstream
+ * answers. A client that left before that is seen at the patrol's next tick: within
+ * {@link #CLIENT_WATCH_AFTER_MS} + {@link #TICK_MS} ms of the attempt's start.
  *
  * <p>Per attempt this costs one insertion into and one removal from a concurrent set: one daemon
  * thread looks over the running attempts every {@link #TICK_MS} ms, so no timer is scheduled, and
- * no thread woken, per attempt. A bound is therefore kept to within {@link #TICK_MS} ms — bounds are
- * seconds to minutes.
+ * no thread woken, per attempt. Only an attempt still running after {@link #CLIENT_WATCH_AFTER_MS} ms
+ * starts a socket watcher (one virtual thread parked in a read) — never a fast one. A bound is kept
+ * to within {@link #TICK_MS} ms — bounds are seconds to minutes.
  */
 final class AttemptWatchdog implements AutoCloseable {
 
     /** How often running attempts are checked, ms. */
     static final long TICK_MS = 100;
     /** An attempt's client is watched once the attempt has run this long (fast attempts never pay for it), ms. */
-    static final long CLIENT_CHECK_AFTER_MS = 500;
-    /** The client is asked every this many ticks. */
-    static final int CLIENT_CHECK_TICKS = 3;
+    static final long CLIENT_WATCH_AFTER_MS = 100;
 
     private final Set<Watch> running = ConcurrentHashMap.newKeySet();
     private final Thread patrol;
@@ -72,7 +73,6 @@ final class AttemptWatchdog implements AutoCloseable {
     }
 
     private void patrol() {
-        long tick = 0;
         while (true) {
             try {
                 Thread.sleep(TICK_MS);
@@ -80,25 +80,14 @@ final class AttemptWatchdog implements AutoCloseable {
                 return;
             }
             long now = System.nanoTime();
-            boolean askClients = ++tick % CLIENT_CHECK_TICKS == 0;
             for (Watch w : running) {
                 if (now - w.deadlineNanos >= 0) {
                     w.fire(false);
                     running.remove(w);
-                } else if (askClients && w.client != ClientLiveness.ALWAYS && now - w.startNanos >= CLIENT_CHECK_AFTER_MS * 1_000_000L
-                        && !connected(w.client)) {
-                    w.fire(true);
-                    running.remove(w);
+                } else if (w.client != ClientLiveness.ALWAYS && now - w.startNanos >= CLIENT_WATCH_AFTER_MS * 1_000_000L) {
+                    w.watchClient();
                 }
             }
-        }
-    }
-
-    private static boolean connected(ClientLiveness client) {
-        try {
-            return client.connected();
-        } catch (RuntimeException e) {
-            return true;
         }
     }
 
@@ -112,6 +101,8 @@ final class AttemptWatchdog implements AutoCloseable {
         private boolean done;
         private boolean fired;
         private boolean clientGone;
+        /** The client's socket watch, once the patrol started it (only the patrol and finish touch it). */
+        private ClientLiveness.GoneWatch gone;
 
         private Watch(Thread thread, long boundMs, long deadlineNanos, ClientLiveness client, long startNanos) {
             this.thread = thread;
@@ -131,6 +122,33 @@ final class AttemptWatchdog implements AutoCloseable {
             return boundMs;
         }
 
+        /** On the patrol's thread: has the client's close interrupt the attempt, once. */
+        private void watchClient() {
+            synchronized (this) {
+                if (gone != null || done) {
+                    return;
+                }
+                gone = ClientLiveness.GoneWatch.NONE;
+            }
+            ClientLiveness.GoneWatch g;
+            try {
+                g = client.whenGone(() -> {
+                    fire(true);
+                    running.remove(this);
+                });
+            } catch (RuntimeException e) {
+                return;
+            }
+            boolean finished;
+            synchronized (this) {
+                finished = done;
+                gone = g;
+            }
+            if (finished) {
+                g.close();
+            }
+        }
+
         private synchronized void fire(boolean becauseClientLeft) {
             if (!done) {
                 fired = true;
@@ -147,8 +165,16 @@ final class AttemptWatchdog implements AutoCloseable {
          */
         boolean finish() {
             running.remove(this);
+            ClientLiveness.GoneWatch g;
             synchronized (this) {
                 done = true;
+                g = gone;
+            }
+            if (g != null) {
+                // after this no close of the client interrupts the thread
+                g.close();
+            }
+            synchronized (this) {
                 if (fired) {
                     Thread.interrupted();
                 }

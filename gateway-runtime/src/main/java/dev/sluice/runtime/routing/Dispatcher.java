@@ -117,7 +117,7 @@ public final class Dispatcher implements AutoCloseable {
      * @return how it ended; a {@link Outcome.Served} holds its lease until closed
      */
     Outcome dispatch(Route route, Caller caller, String requestId, AttemptCall call, int earlyEofRetries) {
-        return dispatch(route, caller, requestId, call, earlyEofRetries, null);
+        return dispatch(route, caller, requestId, call, earlyEofRetries, 0, null);
     }
 
     /**
@@ -128,11 +128,12 @@ public final class Dispatcher implements AutoCloseable {
      * @param requestId the request id
      * @param call what each attempt sends
      * @param earlyEofRetries re-attempts on the same connection after a stream's early EOF (ST-0)
+     * @param readinessMs a streamed request's readiness bound, counted from each attempt's start (issue 32); 0 otherwise
      * @param serves which connections can serve the request (null: every one); when no enabled
      *     connection the caller may use is left, the outcome is {@link Outcome.Unroutable.Why#UNTRANSLATABLE}
      * @return how it ended; a {@link Outcome.Served} holds its lease until closed
      */
-    Outcome dispatch(Route route, Caller caller, String requestId, AttemptCall call, int earlyEofRetries,
+    Outcome dispatch(Route route, Caller caller, String requestId, AttemptCall call, int earlyEofRetries, long readinessMs,
             java.util.function.BiPredicate<Route, dev.sluice.api.UpstreamTarget> serves) {
         ConnectionAdmission.Walk walk = admission.open(route, caller, requestId);
         if (serves != null) {
@@ -155,7 +156,7 @@ public final class Dispatcher implements AutoCloseable {
                     Lease lease = granted.lease();
                     boolean handedOn = false;
                     try {
-                        Settled settled = attempt(route, caller, requestId, call, walk, granted, attempts, earlyEofRetries);
+                        Settled settled = attempt(route, caller, requestId, call, walk, granted, attempts, earlyEofRetries, readinessMs);
                         if (settled.outcome() instanceof Outcome.Served served) {
                             handedOn = true;
                             return served;
@@ -197,7 +198,7 @@ public final class Dispatcher implements AutoCloseable {
 
     /** Runs one admitted attempt and settles it with the resilience mechanisms. */
     private Settled attempt(Route route, Caller caller, String requestId, AttemptCall call, ConnectionAdmission.Walk walk,
-            ConnectionAdmission.Granted granted, int attempts, int earlyEofRetries) {
+            ConnectionAdmission.Granted granted, int attempts, int earlyEofRetries, long readinessMs) {
         Lease lease = granted.lease();
         Candidate candidate = lease.candidate();
         Connection c = candidate.connection();
@@ -209,7 +210,7 @@ public final class Dispatcher implements AutoCloseable {
         AttemptRunner.Ran run;
         for (int eof = 0;; eof++) {
             startedAt = clock.millis();
-            run = runner.run(lease, route, call, caller.client());
+            run = runner.run(lease, route, call, caller.client(), readinessMs);
             AttemptRunner.Ran egress = run;
             bookkeeping(() -> engine.recordEgress(candidate, egress.egressIp(), egress.way().isDirect()));
             if (!(run.attempt() instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.EarlyEof) || eof >= earlyEofRetries) {

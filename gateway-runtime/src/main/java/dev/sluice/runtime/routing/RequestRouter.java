@@ -113,7 +113,9 @@ public final class RequestRouter {
         // issue 32: a body the canonical model cannot carry goes only where it is passed through as it is
         java.util.function.BiPredicate<Route, dev.sluice.api.UpstreamTarget> serves =
                 request instanceof ClientRequest.Dialect d && d.untranslatable() != null ? AttemptCall.passesThrough(d.dialect(), natives) : null;
-        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries(), serves);
+        // issue 32: a stream's readiness bound counts from the attempt's start, the wait for headers included
+        long readinessMs = streamed(request) ? gate.rules().readinessTimeoutMs() : 0;
+        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries(), readinessMs, serves);
         toolLimits.learn(outcome, tools);
         return outcome;
     }
@@ -124,6 +126,14 @@ public final class RequestRouter {
             case ClientRequest.Chat c -> c.request();
             case ClientRequest.Dialect d -> d.request();
             case ClientRequest.Embeddings e -> null;
+        };
+    }
+
+    private static boolean streamed(ClientRequest request) {
+        return switch (request) {
+            case ClientRequest.Chat c -> c.request().stream();
+            case ClientRequest.Dialect d -> d.request().stream();
+            case ClientRequest.Embeddings e -> false;
         };
     }
 

@@ -13,7 +13,8 @@ import java.util.function.LongSupplier;
  * upstream is silent, a keep-alive every {@code keepAliveIntervalMs}; no model output for
  * {@code idleTimeoutMs}, output below the minimum rate, or the attempt's deadline ends the stream
  * with an in-band error in the client's protocol. A client that leaves ends the upstream request at
- * once (its liveness is asked at least every second). The upstream is closed on every path.
+ * once: its socket's close interrupts the relaying thread (issue 28), and its liveness is also asked
+ * at least every second. The upstream is closed on every path.
  */
 public final class StreamRelay {
 
@@ -137,6 +138,10 @@ public final class StreamRelay {
             Thread.currentThread().interrupt();
             return StreamEnding.CLIENT_GONE;
         } catch (RuntimeException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                // the client's close interrupted a write (issue 28)
+                return StreamEnding.CLIENT_GONE;
+            }
             // a renderer's bug after the 200 went out: the stream ends, and is counted as failed
             System.getLogger(StreamRelay.class.getName()).log(System.Logger.Level.WARNING, "stream relay failed: " + e);
             return StreamEnding.UPSTREAM_FAILED;

@@ -61,6 +61,8 @@ public final class EgressRoutes implements UpstreamHttp, AutoCloseable {
     private final Map<EgressRoute, Probe> probes = new ConcurrentHashMap<>();
     private final Set<EgressRoute> probing = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** The connect timeout of every client here (issue 32), ms; 0 when not known (tests). */
+    private long connectTimeoutMs;
 
     EgressRoutes(UpstreamHttp defaultClient, Function<EgressRoute, JdkUpstreamHttp> clientFactory, URI probeUrl,
             InstantSource clock, ExecutorService probeExecutor) {
@@ -105,8 +107,20 @@ public final class EgressRoutes implements UpstreamHttp, AutoCloseable {
         if (System.getProperty(JdkUpstreamHttp.TUNNELING_DISABLED_SCHEMES) == null) {
             System.setProperty(JdkUpstreamHttp.TUNNELING_DISABLED_SCHEMES, "");
         }
-        return new EgressRoutes(defaultClient, route -> new JdkUpstreamHttp(route, connectTimeout, null, buffers), egressProbeUrl, clock,
-                Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-egress-probe-", 0).factory()));
+        EgressRoutes routes = new EgressRoutes(defaultClient, route -> new JdkUpstreamHttp(route, connectTimeout, null, buffers), egressProbeUrl,
+                clock, Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-egress-probe-", 0).factory()));
+        routes.connectTimeoutMs = connectTimeout.toMillis();
+        return routes;
+    }
+
+    /**
+     * The connect timeout of every route's client ({@code upstream.connectTimeoutMs}): a connect
+     * that did not complete within it is the gateway's own timer (issue 32).
+     *
+     * @return the timeout, ms; 0 when not known
+     */
+    public long connectTimeoutMs() {
+        return connectTimeoutMs;
     }
 
     /**

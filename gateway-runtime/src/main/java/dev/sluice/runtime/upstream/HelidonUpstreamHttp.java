@@ -96,17 +96,20 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
 
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
+        long sent = System.nanoTime();
+        boolean whole = wholeAnswer(request);
         try {
             HttpClientRequest r = client.method(Method.create(request.method()))
                     .uri(JdkUpstreamHttp.withoutUserInfo(request.uri()))
-                    .readTimeout(request.timeout());
+                    // a whole answer's headers are awaited within its deadline too (issue 28)
+                    .readTimeout(whole ? buffers.watch().headersWait(request.timeout()) : request.timeout());
             for (Map.Entry<String, String> h : request.headers().entrySet()) {
                 r.header(HeaderNames.create(h.getKey()), h.getValue());
             }
             HttpClientResponse res = request.body().length == 0 && request.method().equals("GET")
                     ? r.request()
                     : r.submit(request.body());
-            return new Response(res, wholeAnswer(request) ? request.timeout().toMillis() : 0, buffers);
+            return new Response(res, whole ? request.timeout().toMillis() : 0, sent, buffers);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         } catch (RuntimeException e) {
@@ -152,7 +155,7 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
         private final InputStream body;
         private final dev.sluice.runtime.io.AnswerBuffers buffers;
 
-        Response(HttpClientResponse res, long deadlineMs, dev.sluice.runtime.io.AnswerBuffers buffers) {
+        Response(HttpClientResponse res, long deadlineMs, long sentNanos, dev.sluice.runtime.io.AnswerBuffers buffers) {
             this.res = res;
             this.buffers = buffers;
             Map<String, List<String>> headers = new HashMap<>();
@@ -161,8 +164,9 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
             }
             this.head = new ResponseHead(res.status().code(), headers);
             InputStream in = res.inputStream();
-            // a whole answer arrives within its deadline (issue 19); a stream is bounded in all (issue 29)
-            this.body = new GuardedStream(deadlineMs > 0 ? new dev.sluice.runtime.io.DeadlineInputStream(in, deadlineMs) : buffers.streamed(in));
+            // a whole answer arrives within its bounds (issues 19, 28); a stream is bounded in all (issue 29)
+            this.body = deadlineMs > 0 ? buffers.watch().watch(new GuardedStream(in), sentNanos, deadlineMs, this::close)
+                    : new GuardedStream(buffers.streamed(in));
         }
 
         @Override

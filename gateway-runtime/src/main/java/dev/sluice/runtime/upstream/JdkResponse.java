@@ -16,14 +16,14 @@ final class JdkResponse implements UpstreamResponse {
     private final InputStream body;
     private final dev.sluice.runtime.io.AnswerBuffers buffers;
 
-    JdkResponse(HttpResponse<Flow.Publisher<List<ByteBuffer>>> res, Duration readTimeout, boolean wholeAnswer,
+    JdkResponse(HttpResponse<Flow.Publisher<List<ByteBuffer>>> res, Duration readTimeout, boolean wholeAnswer, long sentNanos,
             dev.sluice.runtime.io.AnswerBuffers buffers) {
         this.buffers = buffers;
         this.head = new ResponseHead(res.statusCode(), res.headers().map());
         this.stream = new JdkBodyStream(readTimeout);
         res.body().subscribe(stream);
-        // a whole answer must arrive within the timeout from its headers (issue 19); a stream is bounded in all (issue 29)
-        this.body = wholeAnswer ? new dev.sluice.runtime.io.DeadlineInputStream(stream, readTimeout.toMillis()) : buffers.streamed(stream);
+        // a whole answer arrives within its bounds (issues 19, 28); a stream is bounded in all (issue 29)
+        this.body = wholeAnswer ? buffers.watch().watch(stream, sentNanos, readTimeout.toMillis(), stream::close) : buffers.streamed(stream);
     }
 
     @Override

@@ -140,9 +140,11 @@ final class JdkUpstreamHttp implements UpstreamHttp {
 
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
+        long sent = System.nanoTime();
+        boolean whole = HelidonUpstreamHttp.wholeAnswer(request);
         try {
-            HttpResponse<Flow.Publisher<List<ByteBuffer>>> res = client.send(build(request), HttpResponse.BodyHandlers.ofPublisher());
-            return new JdkResponse(res, request.timeout(), HelidonUpstreamHttp.wholeAnswer(request), buffers);
+            HttpResponse<Flow.Publisher<List<ByteBuffer>>> res = client.send(build(request, whole), HttpResponse.BodyHandlers.ofPublisher());
+            return new JdkResponse(res, request.timeout(), whole, sent, buffers);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the upstream");
@@ -178,10 +180,11 @@ final class JdkUpstreamHttp implements UpstreamHttp {
         return URI.create(s.toString());
     }
 
-    private HttpRequest build(UpstreamRequest request) {
+    private HttpRequest build(UpstreamRequest request, boolean whole) {
         HttpRequest.Builder b = HttpRequest.newBuilder(withoutUserInfo(request.uri()))
                 .version(HttpClient.Version.HTTP_1_1)
-                .timeout(request.timeout());
+                // a whole answer's headers are awaited within its deadline too (issue 28)
+                .timeout(whole ? buffers.watch().headersWait(request.timeout()) : request.timeout());
         boolean hasProxyAuth = false;
         for (Map.Entry<String, String> h : request.headers().entrySet()) {
             String name = h.getKey().toLowerCase(Locale.ROOT);

@@ -81,7 +81,7 @@ class ConfigLoaderTest {
         assertThat(SluiceConfig.DEFAULT_HOST).isEqualTo("127.0.0.1");
         assertThat(SluiceConfig.DEFAULT_PORT).isEqualTo(20128);
         assertThat(SluiceConfig.DEFAULT_MAX_BODY_BYTES).isEqualTo(10_485_760L);
-        assertThat(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofSeconds(30));
+        assertThat(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofSeconds(10));
         assertThat(SluiceConfig.DEFAULT_HEADERS_TIMEOUT).isEqualTo(Duration.ofSeconds(110));
     }
 
@@ -97,7 +97,7 @@ class ConfigLoaderTest {
         assertThat(c.adminKey()).isNull();
         assertThat(c.secretKey()).isNull();
         assertThat(c.maxBodyBytes()).isEqualTo(SluiceConfig.DEFAULT_MAX_BODY_BYTES).isEqualTo(10L * 1024 * 1024);
-        assertThat(c.connectTimeout()).isEqualTo(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofMillis(30_000));
+        assertThat(c.connectTimeout()).isEqualTo(SluiceConfig.DEFAULT_CONNECT_TIMEOUT).isEqualTo(Duration.ofMillis(10_000));
         assertThat(c.headersTimeout()).isEqualTo(SluiceConfig.DEFAULT_HEADERS_TIMEOUT).isEqualTo(Duration.ofMillis(110_000));
         assertThat(c.pluginSettings()).isEmpty();
     }
@@ -556,6 +556,30 @@ class ConfigLoaderTest {
         assertThat(load(Map.of()).upstreamLimits().answerBufferBytes()).isEqualTo(128L << 20);
         for (String bad : new String[] {"maxAnswerBytes: 10", "maxEventBytes: 999999999999", "maxAnswerBytes: lots",
                 "answerBufferBytes: 1024", "maxStreamBytes: 1024", "maxStreamBytes: lots"}) {
+            writeConfig("upstream:\n  " + bad + "\n");
+            String key = "upstream." + bad.substring(0, bad.indexOf(':'));
+            assertThatThrownBy(() -> load(Map.of())).as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(key);
+        }
+    }
+
+    @Test
+    void theUpstreamConnectTimeoutIsTenSecondsAndTheEnvironmentBeatsTheFile_issue32() throws IOException {
+        assertThat(load(Map.of()).connectTimeout()).isEqualTo(Duration.ofSeconds(10));
+        writeConfig("upstream:\n  connectTimeoutMs: 1500\n");
+        assertThat(load(Map.of()).connectTimeout()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(load(Map.of(ConfigLoader.ENV_UPSTREAM_CONNECT_TIMEOUT_MS, "2500")).connectTimeout()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(ConfigLoader.ENV_UPSTREAM_CONNECT_TIMEOUT_MS).isEqualTo("SLUICE_UPSTREAM_CONNECT_TIMEOUT_MS");
+        assertThatThrownBy(() -> load(Map.of(ConfigLoader.ENV_UPSTREAM_CONNECT_TIMEOUT_MS, "0")))
+                .hasMessageContaining("SLUICE_UPSTREAM_CONNECT_TIMEOUT_MS");
+    }
+
+    @Test
+    void wholeAnswerTimeBoundsAreSettingsWithDefaults_issue28() throws IOException {
+        assertThat(load(Map.of()).upstreamLimits().bodyIdleTimeoutMs()).isEqualTo(UpstreamLimits.DEFAULT_BODY_IDLE_TIMEOUT_MS).isEqualTo(30_000);
+        assertThat(load(Map.of()).upstreamLimits().answerDeadlineMs()).isEqualTo(UpstreamLimits.DEFAULT_ANSWER_DEADLINE_MS).isEqualTo(180_000);
+        writeConfig("upstream:\n  bodyIdleTimeoutMs: 3000\n  answerDeadlineMs: 4000\n");
+        assertThat(load(Map.of()).upstreamLimits()).isEqualTo(UpstreamLimits.DEFAULTS.withAnswerTimes(3_000, 4_000));
+        for (String bad : new String[] {"bodyIdleTimeoutMs: 999", "bodyIdleTimeoutMs: soon", "answerDeadlineMs: 3600001", "answerDeadlineMs: 0"}) {
             writeConfig("upstream:\n  " + bad + "\n");
             String key = "upstream." + bad.substring(0, bad.indexOf(':'));
             assertThatThrownBy(() -> load(Map.of())).as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(key);

@@ -65,4 +65,19 @@ class IdleConnectionsIT {
         assertThat(closedAfter("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\""))
                 .as("a short body").isBetween(0L, 5_000L);
     }
+
+    @Test
+    void aKeepAliveConnectionIdleAfterAStreamIsClosedToo_issue28() throws Exception {
+        // a stream starts a watcher of the client's socket (issue 28): the connection's next read is the
+        // watcher's, and it must still end at the idle timeout
+        try (dev.sluice.testkit.MockUpstream upstream = dev.sluice.testkit.MockUpstream.start()) {
+            sluice.addOpenAiCompatible("alpha", upstream.baseUrl() + "/v1", 1);
+            String key = sluice.addKey("{\"name\":\"it\"}");
+            upstream.enqueue(dev.sluice.testkit.MockResponse.chatStream(java.util.List.of("a", "b"), Duration.ZERO));
+            String body = SluiceHarness.chatBody("alpha/m", true);
+            assertThat(closedAfter("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key
+                    + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body))
+                    .as("idle after a stream").isBetween(0L, 5_000L);
+        }
+    }
 }

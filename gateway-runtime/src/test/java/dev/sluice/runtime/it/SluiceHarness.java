@@ -80,6 +80,12 @@ final class SluiceHarness implements AutoCloseable {
                 .withModelDiscoveryInterval(interval));
     }
 
+    /** A server with these upstream connect and headers timeouts (issue 32). */
+    static SluiceHarness withUpstreamTimeouts(Path dir, Duration connectTimeout, Duration headersTimeout) {
+        return new SluiceHarness(new SluiceConfig("127.0.0.1", 0, dir.resolve("data"), dir.resolve("plugins"), false, ADMIN_KEY, null,
+                SluiceConfig.DEFAULT_MAX_BODY_BYTES, connectTimeout, headersTimeout, Map.of()));
+    }
+
     private SluiceHarness(SluiceConfig config) {
         server = SluiceServer.start(config, clock, ModuleLayer.boot(), new PrintStream(console, true, StandardCharsets.UTF_8));
     }

@@ -1,0 +1,94 @@
+package dev.sluice.runtime.io;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.runtime.config.UpstreamLimits;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Issue 28: a whole answer's body is bounded by its silence and by its deadline; the bound is named. */
+class AnswerWatchTest {
+
+    @Test
+    void theDefaultsAreThirtySecondsOfSilenceAndThreeMinutesInAll() {
+        assertThat(UpstreamLimits.DEFAULT_BODY_IDLE_TIMEOUT_MS).isEqualTo(30_000);
+        assertThat(UpstreamLimits.DEFAULT_ANSWER_DEADLINE_MS).isEqualTo(180_000);
+        assertThat(UpstreamLimits.DEFAULTS.bodyIdleTimeoutMs()).isEqualTo(30_000);
+        assertThat(UpstreamLimits.DEFAULTS.answerDeadlineMs()).isEqualTo(180_000);
+        assertThat(AnswerBuffers.DEFAULTS.watch().bodyIdleMs()).isEqualTo(30_000);
+        assertThat(AnswerBuffers.DEFAULTS.watch().deadlineMs()).isEqualTo(180_000);
+    }
+
+    @Test
+    void theBoundsAreValidatedNamingTheSetting() {
+        assertThatThrownBy(() -> UpstreamLimits.DEFAULTS.withAnswerTimes(999, 60_000))
+                .hasMessageContaining("upstream.bodyIdleTimeoutMs");
+        assertThatThrownBy(() -> UpstreamLimits.DEFAULTS.withAnswerTimes(1_000, 3_600_001))
+                .hasMessageContaining("upstream.answerDeadlineMs");
+    }
+
+    @Test
+    void theHeadersWaitIsTheRequestTimeoutUnlessTheDeadlineIsShorter() {
+        AnswerWatch watch = new AnswerWatch(1_000, 5_000);
+        assertThat(watch.headersWait(Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(3));
+        assertThat(watch.headersWait(Duration.ofSeconds(110))).isEqualTo(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aSilentBodyIsClosedAndItsReadFailsNamingTheSilenceBound() throws Exception {
+        PipedOutputStream upstream = new PipedOutputStream();
+        PipedInputStream socket = new PipedInputStream(upstream);
+        AtomicInteger aborted = new AtomicInteger();
+        InputStream body = new AnswerWatch(300, 60_000).watch(socket, System.nanoTime(), 60_000, () -> {
+            aborted.incrementAndGet();
+            close(upstream);
+        });
+        upstream.write("{\"id\":".getBytes());
+        byte[] buf = new byte[64];
+        assertThat(body.read(buf, 0, buf.length)).isEqualTo(6);
+        long t0 = System.nanoTime();
+        // the read blocks on the silent "socket" until the watch closes it
+        assertThatThrownBy(() -> body.read(buf, 0, buf.length)).isInstanceOf(SocketTimeoutException.class)
+                .hasMessageContaining("upstream.bodyIdleTimeoutMs").hasMessageContaining("300 ms");
+        assertThat((System.nanoTime() - t0) / 1_000_000).isBetween(150L, 2_000L);
+        assertThat(aborted).hasValue(1);
+        assertThatThrownBy(() -> body.read(buf, 0, buf.length)).isInstanceOf(SocketTimeoutException.class);
+    }
+
+    @Test
+    void aBodyThatLooksEndedAfterTheAbortStillFailsNamingTheDeadline() throws Exception {
+        PipedOutputStream upstream = new PipedOutputStream();
+        PipedInputStream socket = new PipedInputStream(upstream);
+        // the deadline counts from the request: sent 60 s ago with a 1 s deadline, it has passed
+        long sent = System.nanoTime() - Duration.ofSeconds(60).toNanos();
+        InputStream body = new AnswerWatch(60_000, 1_000).watch(socket, sent, 60_000, () -> close(upstream));
+        byte[] buf = new byte[64];
+        // closing the writer makes the read return -1, as the JDK client's body does when cancelled
+        assertThatThrownBy(() -> body.read(buf, 0, buf.length)).isInstanceOf(SocketTimeoutException.class)
+                .hasMessageContaining("upstream.answerDeadlineMs");
+    }
+
+    @Test
+    void aBodyReadToItsEndIsNoLongerWatched() throws Exception {
+        int before = AnswerWatch.watched();
+        InputStream body = new AnswerWatch(1_000, 1_000).watch(new ByteArrayInputStream("{}".getBytes()), System.nanoTime(), 1_000, () -> { });
+        assertThat(AnswerWatch.watched()).isEqualTo(before + 1);
+        assertThat(body.readAllBytes()).hasSize(2);
+        assertThat(AnswerWatch.watched()).isEqualTo(before);
+    }
+
+    private static void close(java.io.Closeable c) {
+        try {
+            c.close();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
