@@ -74,6 +74,7 @@ public final class HttpApi {
      * @param instanceId this server's id among the instances sharing a database (the health view shows it)
      * @param shared the hot resilience state shared through Redis (the health view shows its reachability)
      * @param requestHistory recent requests and persisted failed attempts ({@code GET /api/logs})
+     * @param logins subscription-account logins ({@code /api/oauth}, issue 36)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
@@ -82,7 +83,7 @@ public final class HttpApi {
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
             Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageTotals usage, boolean metricsPublic,
-            String instanceId, SharedState shared, RequestHistory requestHistory) {
+            String instanceId, SharedState shared, RequestHistory requestHistory, dev.sluice.runtime.oauth.LoginFlows logins) {
     }
 
     /** What a connection's executor keeps about it; a misbehaving executor shows nothing rather than failing the view. */
@@ -143,6 +144,7 @@ public final class HttpApi {
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies())));
         routes.register(routing, "/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
+        routes.register(routing, "/api/oauth", new OAuthAdminService(json, auth, d.logins(), d.mapper()));
         routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),
@@ -170,6 +172,10 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/keys/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/keys/[^/]+"), "DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/plugins/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/oauth/[^/]+/start"), "POST"),
+            Map.entry(java.util.regex.Pattern.compile("/api/oauth/callback"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/oauth/flows/[^/]+"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/oauth/flows/[^/]+/code"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/?"), "GET, PATCH"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/reset"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/cooldowns"), "GET, POST"),
