@@ -27,6 +27,9 @@ public final class LoginSettings {
     /** Setting: the base URL of connections created by login. */
     public static final String UPSTREAM_BASE_URL = "upstreamBaseUrl";
 
+    /** Setting: how long before its expiry an access token is renewed, in ms. */
+    public static final String REFRESH_SKEW_MS = "oauthRefreshSkewMs";
+
     private LoginSettings() {
     }
 
@@ -64,6 +67,23 @@ public final class LoginSettings {
             b.upstreamBaseUrl(v);
         }
         return b.build();
+    }
+
+    /**
+     * The refresh skew setting.
+     *
+     * @param settings the plugin's settings
+     * @param dflt the default
+     * @return the skew in ms; the default when unset or not a non-negative integer
+     */
+    public static long refreshSkewMs(Map<String, String> settings, long dflt) {
+        String v = value(settings, REFRESH_SKEW_MS);
+        try {
+            long ms = v == null ? dflt : Long.parseLong(v);
+            return ms < 0 ? dflt : ms;
+        } catch (NumberFormatException e) {
+            return dflt;
+        }
     }
 
     private static String value(Map<String, String> settings, String key) {
