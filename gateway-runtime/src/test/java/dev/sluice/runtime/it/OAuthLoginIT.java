@@ -177,4 +177,31 @@ class OAuthLoginIT {
             assertThat(auth.requestCount()).isZero();
         }
     }
+
+    private static int cli(SluiceHarness sluice, String stdin, java.io.ByteArrayOutputStream out, java.io.ByteArrayOutputStream err,
+            Map<String, String> extraEnv, String... args) {
+        Map<String, String> env = new java.util.HashMap<>(extraEnv);
+        env.put("SLUICE_URL", sluice.base());
+        env.put("SLUICE_ADMIN_KEY", ADMIN_KEY);
+        return dev.sluice.runtime.cli.Cli.run(dev.sluice.runtime.cli.CommandLine.parse(List.of(args)), Path.of("."), env,
+                new java.io.ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new java.io.PrintStream(out, true, StandardCharsets.UTF_8), new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void binSluiceLoginPrintsTheUrlReadsThePastedCodeAndPrintsTheConnection() throws Exception {
+        try (MockUpstream auth = MockUpstream.start(); SluiceHarness sluice = start(auth)) {
+            auth.enqueue(MockResponse.json(200, tokenAnswer("access-token-cli-0123456789", "cli@example.com")));
+            var out = new java.io.ByteArrayOutputStream();
+            var err = new java.io.ByteArrayOutputStream();
+
+            int status = cli(sluice, "pasted-code-1\n", out, err, Map.of(), "login", "acme", "--name", "from cli");
+
+            assertThat(status).as(err::toString).isZero();
+            String printed = out.toString(StandardCharsets.UTF_8);
+            assertThat(printed).contains(auth.baseUrl() + "/authorize?").contains("Connected: connection ").contains("'from cli'")
+                    .contains("authType oauth").doesNotContain("access-token-cli");
+            assertThat(auth.takeRequest(Duration.ofSeconds(5)).body()).contains("code=pasted-code-1");
+        }
+    }
 }
