@@ -29,7 +29,8 @@ public final class CommandLine {
                                          log in to a subscription account (claude, qwen): prints the URL or
                                          the user code, reads a pasted code or redirect URL from stdin when
                                          the flow needs one, waits, prints the new connection
-              import PROVIDER [--file F] create a connection from the credentials an official CLI stored
+              import PROVIDER [--file F]
+                                         create a connection from the credentials an official CLI stored
                                          (claude: ~/.claude/.credentials.json, qwen: ~/.qwen/oauth_creds.json)
               rotate-key                 re-encrypt the stored credentials under a new secret key (stop the
                                          server first); the new key comes from SLUICE_NEW_SECRET_KEY, or is

@@ -144,7 +144,7 @@ public final class HttpApi {
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies())));
         routes.register(routing, "/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
-        routes.register(routing, "/api/oauth", new OAuthAdminService(json, auth, d.logins(), d.mapper()));
+        routes.register(routing, "/api/oauth", new OAuthAdminService(json, auth, d.logins()));
         routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),

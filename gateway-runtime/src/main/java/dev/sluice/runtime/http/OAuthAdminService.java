@@ -1,7 +1,6 @@
 package dev.sluice.runtime.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.api.oauth.OAuthFlow;
 import dev.sluice.runtime.oauth.FlowView;
@@ -28,7 +27,7 @@ final class OAuthAdminService implements HttpService {
     private final Authenticator auth;
     private final LoginFlows flows;
 
-    OAuthAdminService(Json json, Authenticator auth, LoginFlows flows, ObjectMapper mapper) {
+    OAuthAdminService(Json json, Authenticator auth, LoginFlows flows) {
         this.json = json;
         this.auth = auth;
         this.flows = flows;

@@ -11,9 +11,6 @@ import dev.sluice.runtime.oauth.TokenEndpoint.Reply;
 import dev.sluice.runtime.oauth.TokenEndpoint.Unreachable;
 import dev.sluice.toolkit.json.Json;
 import java.lang.System.Logger.Level;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
@@ -103,7 +100,7 @@ public final class LoginFlows {
         LoginFlow flow = new LoginFlow(Pkce.random(18), login, type, options, Pkce.random(32), pkce ? Pkce.verifier() : null,
                 now + FLOW_TTL.toMillis());
         if (type == OAuthFlow.PKCE) {
-            flow.authorizeUrl = authorizeUrl(login, flow);
+            flow.authorizeUrl = LoginUrls.authorizeUrl(login, flow);
             states.put(flow.state, flow.id);
         } else {
             requestDeviceCode(flow, now);
@@ -166,7 +163,7 @@ public final class LoginFlows {
         LoginFlow flow = find(flowId);
         String error = null;
         if (callbackUrl != null) {
-            Map<String, String> query = query(callbackUrl);
+            Map<String, String> query = LoginUrls.query(callbackUrl);
             code = query.get("code");
             state = query.get("state");
             error = query.get("error");
@@ -373,51 +370,6 @@ public final class LoginFlows {
                 states.remove(flow.state);
             }
         }
-    }
-
-    private static String authorizeUrl(OAuthLogin login, LoginFlow flow) {
-        Map<String, String> q = new LinkedHashMap<>(login.authorizeParams());
-        q.put("client_id", login.clientId());
-        q.put("response_type", "code");
-        q.put("redirect_uri", login.redirectUri());
-        if (!login.scopes().isEmpty()) {
-            q.put("scope", String.join(" ", login.scopes()));
-        }
-        q.put("code_challenge", Pkce.challenge(flow.verifier));
-        q.put("code_challenge_method", "S256");
-        q.put("state", flow.state);
-        StringBuilder sb = new StringBuilder(login.authorizeUrl());
-        char sep = login.authorizeUrl().contains("?") ? '&' : '?';
-        for (Map.Entry<String, String> e : q.entrySet()) {
-            sb.append(sep).append(enc(e.getKey())).append('=').append(enc(e.getValue()));
-            sep = '&';
-        }
-        return sb.toString();
-    }
-
-    private static String enc(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    /** The query parameters of a pasted URL (first value of each). */
-    private static Map<String, String> query(String url) {
-        URI u;
-        try {
-            u = new URI(url.strip());
-        } catch (java.net.URISyntaxException e) {
-            throw LoginException.badRequest("callbackUrl", "'callbackUrl' is not a valid URL: " + e.getReason() + ".");
-        }
-        Map<String, String> out = new LinkedHashMap<>();
-        String raw = u.getRawQuery();
-        if (raw != null) {
-            for (String pair : raw.split("&")) {
-                int eq = pair.indexOf('=');
-                String k = java.net.URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-                String v = eq < 0 ? "" : java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-                out.putIfAbsent(k, v);
-            }
-        }
-        return out;
     }
 
     private static String printable(String s) {
