@@ -11,4 +11,5 @@ module sluice.api {
     exports dev.sluice.api.upstream;
     exports dev.sluice.api.rules;
     exports dev.sluice.api.combo;
+    exports dev.sluice.api.oauth;
 }

@@ -1,6 +1,7 @@
 package dev.sluice.api;
 
 import dev.sluice.api.combo.ComboStrategy;
+import dev.sluice.api.oauth.OAuthLogin;
 import dev.sluice.api.rules.EgressBucketing;
 import dev.sluice.api.rules.ErrorRule;
 import dev.sluice.api.rules.QuotaFamily;
@@ -125,5 +126,18 @@ public interface ProviderPlugin {
      */
     default Set<String> modelScopedLimits() {
         return Set.of();
+    }
+
+    /**
+     * OAuth login descriptions of this plugin's providers (issue 36): the host runs the flows
+     * ({@code POST /api/oauth/{provider}/start}, {@code bin/sluice login}) and refreshes the
+     * tokens; each description's provider must be one of {@link #providers()}, at most one per
+     * provider. Empty by default: connections are added with a pasted key or token only.
+     *
+     * @return login descriptions
+     */
+    @Experimental("issue 36: subscription logins are new")
+    default List<OAuthLogin> oauthLogins() {
+        return List.of();
     }
 }

@@ -105,6 +105,46 @@ import java.util.stream.Collectors;
  */
 public final class SluiceServer implements AutoCloseable {
 
+    /** Issue 36: the login descriptions of the loaded plugins, with each plugin's endpoint settings applied. */
+    private static Map<String, dev.sluice.api.oauth.OAuthLogin> effectiveLogins(PluginRegistry registry, SluiceConfig config,
+            Map<String, Long> skews) {
+        Map<String, dev.sluice.api.oauth.OAuthLogin> logins = new java.util.HashMap<>();
+        for (LoadedPlugin p : registry.plugins()) {
+            Map<String, String> settings = config.pluginSettings().getOrDefault(p.name(), Map.of());
+            for (dev.sluice.api.oauth.OAuthLogin login : p.oauthLogins()) {
+                skews.put(login.provider(), dev.sluice.runtime.oauth.LoginSettings.refreshSkewMs(settings,
+                        dev.sluice.runtime.oauth.TokenRefresher.DEFAULT_SKEW_MS));
+                try {
+                    logins.put(login.provider(), dev.sluice.runtime.oauth.LoginSettings.apply(login, settings));
+                } catch (IllegalArgumentException e) {
+                    LOG.log(System.Logger.Level.WARNING, "plugins.settings." + p.name() + ": " + e.getMessage()
+                            + "; the login of '" + login.provider() + "' uses the plugin's own endpoints");
+                    logins.put(login.provider(), login);
+                }
+            }
+        }
+        return logins;
+    }
+
+    private static dev.sluice.runtime.oauth.LoginFlows loginFlows(PluginRegistry registry, SluiceConfig config,
+            dev.sluice.api.upstream.UpstreamHttp http, dev.sluice.runtime.store.ConnectionStore connections, java.time.InstantSource clock) {
+        Map<String, dev.sluice.api.oauth.OAuthLogin> logins = new java.util.HashMap<>();
+        for (LoadedPlugin p : registry.plugins()) {
+            for (dev.sluice.api.oauth.OAuthLogin login : p.oauthLogins()) {
+                try {
+                    logins.put(login.provider(), dev.sluice.runtime.oauth.LoginSettings.apply(login,
+                            config.pluginSettings().getOrDefault(p.name(), Map.of())));
+                } catch (IllegalArgumentException e) {
+                    LOG.log(System.Logger.Level.WARNING, "plugins.settings." + p.name() + ": " + e.getMessage()
+                            + "; the login of '" + login.provider() + "' uses the plugin's own endpoints");
+                    logins.put(login.provider(), login);
+                }
+            }
+        }
+        return new dev.sluice.runtime.oauth.LoginFlows(logins, new dev.sluice.runtime.oauth.TokenEndpoint(http, config.headersTimeout()),
+                new dev.sluice.runtime.oauth.AccountConnections(connections), clock);
+    }
+
     private static final System.Logger LOG = System.getLogger(SluiceServer.class.getName());
     /** Server writes queued per connection before the writer blocks (doubled streaming throughput). */
     static final int WRITE_QUEUE_LENGTH = 32;
@@ -293,8 +333,13 @@ public final class SluiceServer implements AutoCloseable {
         AttemptLog attemptLog = new AttemptLog(recentRequests, logWriter::record, config.observability().proxyLogSuccessSample());
         // a connection's providerSpecificData is parsed once per distinct value, not once per attempt
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
+        Map<String, Long> refreshSkews = new java.util.HashMap<>();
+        Map<String, dev.sluice.api.oauth.OAuthLogin> logins = effectiveLogins(registry, config, refreshSkews);
+        dev.sluice.runtime.oauth.TokenEndpoint tokenEndpoint = new dev.sluice.runtime.oauth.TokenEndpoint(http, config.headersTimeout());
+        dev.sluice.runtime.oauth.TokenRefresher refresher = new dev.sluice.runtime.oauth.TokenRefresher(logins, tokenEndpoint, connections,
+                clock, refreshSkews);
         Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(attemptLog), clock, psd, http, gates,
-                admissionPolicy, config.headersTimeout(), sessions, shared.events());
+                admissionPolicy, config.headersTimeout(), sessions, shared.events(), refresher::fresh);
         // NF-6: pauses, learned pacing, resets and clears announced by the other instances apply here too
         ClusterSync.start(shared.events(), clock, gates, resilience);
         // SPEC §13: built-in strategies, then the plugins' (a clash already refused the plugin at load; kept as a guard)
@@ -328,7 +373,8 @@ public final class SluiceServer implements AutoCloseable {
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
                 sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
                 telemetry, usage, config.observability().metricsPublic(), instanceId, shared,
-                new RequestHistory(recentRequests, proxyLogs), discovery);
+                new RequestHistory(recentRequests, proxyLogs), discovery, new dev.sluice.runtime.oauth.LoginFlows(logins, tokenEndpoint,
+                        new dev.sluice.runtime.oauth.AccountConnections(connections), clock));
         RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()
                 .host(config.host())

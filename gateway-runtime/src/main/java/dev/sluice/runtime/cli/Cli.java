@@ -41,6 +41,21 @@ public final class Cli {
      * @return the exit status: {@link #OK}, {@link #FAILED} or {@link #USAGE}
      */
     public static int run(Command command, Path home, Map<String, String> env, PrintStream out, PrintStream err) {
+        return run(command, home, env, System.in, out, err);
+    }
+
+    /**
+     * Runs a command reading stdin from {@code in} ({@code bin/sluice login} reads a pasted code).
+     *
+     * @param command the parsed command line
+     * @param home the installation folder
+     * @param env the environment
+     * @param in standard input
+     * @param out standard output
+     * @param err standard error
+     * @return the exit status
+     */
+    public static int run(Command command, Path home, Map<String, String> env, java.io.InputStream in, PrintStream out, PrintStream err) {
         return switch (command) {
             case Command.Serve s -> throw new IllegalArgumentException("serve is started by Main, not run as a command");
             case Command.Help h -> {
@@ -55,11 +70,11 @@ public final class Cli {
             }
             case Command.Doctor d -> Doctor.run(home, env, ModuleLayer.boot(), out);
             case Command.RotateKey r -> KeyRotation.run(home, env, out, err);
-            case Command.Admin a -> admin(a, env, out, err);
+            case Command.Admin a -> admin(a, env, in, out, err);
         };
     }
 
-    private static int admin(Command.Admin command, Map<String, String> env, PrintStream out, PrintStream err) {
+    private static int admin(Command.Admin command, Map<String, String> env, java.io.InputStream in, PrintStream out, PrintStream err) {
         String key = env.get(ConfigLoader.ENV_ADMIN_KEY);
         if (key == null || key.isBlank()) {
             err.println("sluice: set " + ConfigLoader.ENV_ADMIN_KEY + " to the server's admin key (or a client key with the admin"
@@ -74,7 +89,8 @@ public final class Cli {
         }
         try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(AdminClient.CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NEVER).build()) {
-            return new AdminCommands(new AdminClient(base, key.strip(), http), out, err).run(command);
+            java.io.BufferedReader stdin = new java.io.BufferedReader(new java.io.InputStreamReader(in, java.nio.charset.StandardCharsets.UTF_8));
+            return new AdminCommands(new AdminClient(base, key.strip(), http), stdin, env, out, err, d -> Thread.sleep(d)).run(command);
         }
     }
 

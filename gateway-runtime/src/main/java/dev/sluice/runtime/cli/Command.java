@@ -95,4 +95,33 @@ public sealed interface Command {
             requireNonNull(provider, "provider is null");
         }
     }
+
+    /**
+     * {@code login PROVIDER [--name N] [--device]}: a subscription login through the admin API (issue 36).
+     *
+     * @param provider the provider id
+     * @param name the connection's name, or empty
+     * @param device whether to ask for the device-code flow
+     */
+    record Login(String provider, Optional<String> name, boolean device) implements Admin {
+        /** Validates. */
+        public Login {
+            requireNonNull(provider, "provider is null");
+            requireNonNull(name, "name is null");
+        }
+    }
+
+    /**
+     * {@code import PROVIDER [--file F]}: a connection from the credentials an official CLI stored (issue 36).
+     *
+     * @param provider the provider id
+     * @param file the credentials file, or empty for the CLI's default path
+     */
+    record Import(String provider, Optional<String> file) implements Admin {
+        /** Validates. */
+        public Import {
+            requireNonNull(provider, "provider is null");
+            requireNonNull(file, "file is null");
+        }
+    }
 }

@@ -28,6 +28,13 @@ public final class CommandLine {
               connections reactivate ID...
                                          bring terminal connections (banned, expired, credits exhausted)
                                          back to active, e.g. once their credit is refilled
+              login PROVIDER [--name N] [--device]
+                                         log in to a subscription account (claude, qwen): prints the URL or
+                                         the user code, reads a pasted code or redirect URL from stdin when
+                                         the flow needs one, waits, prints the new connection
+              import PROVIDER [--file F]
+                                         create a connection from the credentials an official CLI stored
+                                         (claude: ~/.claude/.credentials.json, qwen: ~/.qwen/oauth_creds.json)
               rotate-key                 re-encrypt the stored credentials under a new secret key (stop the
                                          server first); the new key comes from SLUICE_NEW_SECRET_KEY, or is
                                          generated into data/secret.key when the key is that file
@@ -69,6 +76,8 @@ public final class CommandLine {
             case "cooldowns" -> cooldowns(rest);
             case "breakers" -> breakers(rest);
             case "connections" -> connections(rest);
+            case "login" -> login(rest);
+            case "import" -> importFile(rest);
             default -> new Command.Invalid("unknown command: " + String.join(" ", args));
         };
     }
@@ -153,6 +162,48 @@ public final class CommandLine {
                     : new Command.BreakersReset(Optional.of(rest.get(1)));
             default -> tooMany("breakers reset PROVIDER", rest.subList(2, rest.size()));
         };
+    }
+
+    private static Command login(List<String> rest) {
+        if (rest.isEmpty() || rest.getFirst().startsWith("-")) {
+            return new Command.Invalid("login needs a provider: login PROVIDER [--name N] [--device]");
+        }
+        String name = null;
+        boolean device = false;
+        for (int i = 1; i < rest.size(); i++) {
+            String option = rest.get(i);
+            if (option.equals("--device")) {
+                device = true;
+            } else if (option.equals("--name") && i + 1 < rest.size()) {
+                name = rest.get(++i);
+            } else if (option.startsWith("--name=")) {
+                name = option.substring("--name=".length());
+            } else {
+                return new Command.Invalid("login: unknown argument " + option);
+            }
+        }
+        if (name != null && name.isBlank()) {
+            return new Command.Invalid("login: --name needs a non-empty value");
+        }
+        return new Command.Login(rest.getFirst(), Optional.ofNullable(name).map(String::strip), device);
+    }
+
+    private static Command importFile(List<String> rest) {
+        if (rest.isEmpty() || rest.getFirst().startsWith("-")) {
+            return new Command.Invalid("import needs a provider: import PROVIDER [--file F]");
+        }
+        String file = null;
+        for (int i = 1; i < rest.size(); i++) {
+            String option = rest.get(i);
+            if (option.equals("--file") && i + 1 < rest.size()) {
+                file = rest.get(++i);
+            } else if (option.startsWith("--file=")) {
+                file = option.substring("--file=".length());
+            } else {
+                return new Command.Invalid("import: unknown argument " + option);
+            }
+        }
+        return new Command.Import(rest.getFirst(), Optional.ofNullable(file));
     }
 
     private static Command subcommand(String command, String expected, List<String> rest) {

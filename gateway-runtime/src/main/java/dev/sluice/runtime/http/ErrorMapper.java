@@ -36,6 +36,10 @@ final class ErrorMapper {
         routing.error(RequestException.class, (req, res, e) -> api(req, res,
                 new ApiException(e.status().code(), "invalid_request_error", "invalid_request",
                         e.safeMessage() ? e.getMessage() : "Invalid request.", null, Map.of())));
+        // issue 36: a login refused (unknown provider or flow, bad state, too many flows, device endpoint failure)
+        routing.error(dev.sluice.runtime.oauth.LoginException.class, (req, res, e) -> api(req, res,
+                new ApiException(e.status(), e.status() >= 500 ? "server_error" : "invalid_request_error", e.code(), e.getMessage(),
+                        e.param(), Map.of())));
         // SH-2: the provider's plugin was refused at start-up; the message names it and why
         routing.error(dev.sluice.runtime.plugin.RefusedProviderException.class, (req, res, e) -> api(req, res,
                 new ApiException(503, "server_error", "provider_unavailable", e.getMessage(), null, Map.of())));

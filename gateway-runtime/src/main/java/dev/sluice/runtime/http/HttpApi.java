@@ -76,6 +76,7 @@ public final class HttpApi {
      * @param shared the hot resilience state shared through Redis (the health view shows its reachability)
      * @param requestHistory recent requests and persisted failed attempts ({@code GET /api/logs})
      * @param discovery the upstreams' model lists (issue 32): shown on, and refreshed through, {@code /api/providers}
+     * @param logins subscription-account logins ({@code /api/oauth}, issue 36)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
@@ -84,7 +85,8 @@ public final class HttpApi {
             GeneralSettingsService generalSettings, ComboStore combos, ComboStrategies comboStrategies, ComboRouter comboRouter,
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
             Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageTotals usage, boolean metricsPublic,
-            String instanceId, SharedState shared, RequestHistory requestHistory, ModelDiscovery discovery) {
+            String instanceId, SharedState shared, RequestHistory requestHistory, ModelDiscovery discovery,
+            dev.sluice.runtime.oauth.LoginFlows logins) {
     }
 
     /** What a connection's executor keeps about it; a misbehaving executor shows nothing rather than failing the view. */
@@ -147,6 +149,7 @@ public final class HttpApi {
                 name -> d.comboRouter().forget(name, d.comboStrategies()),
                 (combo, caller, body) -> d.comboRouter().explain(combo, caller, ComboRouter.facts(explainedRequest(d.codec(), body)))));
         routes.register(routing, "/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
+        routes.register(routing, "/api/oauth", new OAuthAdminService(json, auth, d.logins()));
         routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.connections(), d.resilience().breakers(),
                 d.resilience().cooldowns(), d.resilience().lockouts(), d.resilience().providerCooldowns(), d.gates(), d.clock(),
@@ -175,6 +178,10 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/keys/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/keys/[^/]+"), "DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/plugins/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/oauth/[^/]+/start"), "POST"),
+            Map.entry(java.util.regex.Pattern.compile("/api/oauth/callback"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/oauth/flows/[^/]+"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/oauth/flows/[^/]+/code"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/?"), "GET, PATCH"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/reset"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/cooldowns"), "GET, POST"),

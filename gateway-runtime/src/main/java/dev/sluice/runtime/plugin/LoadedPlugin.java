@@ -39,7 +39,8 @@ public record LoadedPlugin(
         List<EgressBucketing> egressBucketing,
         List<QuotaFamily> quotaFamilies,
         List<ComboStrategy> comboStrategies,
-        java.util.Set<String> modelScopedLimits) {
+        java.util.Set<String> modelScopedLimits,
+        List<dev.sluice.api.oauth.OAuthLogin> oauthLogins) {
 
     /** Validates the fields and copies the lists. */
     public LoadedPlugin {
@@ -53,6 +54,29 @@ public record LoadedPlugin(
         quotaFamilies = List.copyOf(quotaFamilies);
         comboStrategies = List.copyOf(comboStrategies);
         modelScopedLimits = java.util.Set.copyOf(modelScopedLimits);
+        oauthLogins = oauthLogins == null ? List.of() : List.copyOf(oauthLogins);
+    }
+
+    /**
+     * A plugin without OAuth logins (the form before issue 36).
+     *
+     * @param name plugin name
+     * @param spiVersion SPI version
+     * @param source source
+     * @param providers providers
+     * @param executors executors
+     * @param restatementRules restatement rules
+     * @param errorRules error rules
+     * @param egressBucketing egress hooks
+     * @param quotaFamilies quota families
+     * @param comboStrategies combo strategies
+     * @param modelScopedLimits providers with per-model limits
+     */
+    public LoadedPlugin(String name, int spiVersion, String source, List<ProviderDescriptor> providers, List<ExecutorFactory> executors,
+            List<RestatementRule> restatementRules, List<ErrorRule> errorRules, List<EgressBucketing> egressBucketing,
+            List<QuotaFamily> quotaFamilies, List<ComboStrategy> comboStrategies, java.util.Set<String> modelScopedLimits) {
+        this(name, spiVersion, source, providers, executors, restatementRules, errorRules, egressBucketing, quotaFamilies,
+                comboStrategies, modelScopedLimits, List.of());
     }
 
     /**

@@ -80,6 +80,9 @@ final class PluginReader {
                 providers);
         List<String> executorNames = names(who, problems, executors, "executor", ExecutorFactory::name);
         List<String> egressNames = names(who, problems, egressBucketing, "egress-bucketing hook", EgressBucketing::name);
+        List<dev.sluice.api.oauth.OAuthLogin> oauthLogins =
+                list(problems, call(who, "oauthLogins()", plugin::oauthLogins), "oauthLogins()");
+        checkLogins(problems, oauthLogins, providers);
         checkProviders(problems, providers, executorNames);
         checkRuleIds(problems, restatementRules, "restatement rule", RestatementRule::provider, RestatementRule::id);
         checkRuleIds(problems, errorRules, "error rule", ErrorRule::provider, ErrorRule::id);
@@ -87,8 +90,21 @@ final class PluginReader {
             throw new PluginRefusedException(who + " contributes invalid values: " + String.join("; ", problems));
         }
         LoadedPlugin loaded = new LoadedPlugin(name, spiVersion, source, providers, executors, restatementRules, errorRules,
-                egressBucketing, quotaFamilies, comboStrategies, modelScopedLimits);
+                egressBucketing, quotaFamilies, comboStrategies, modelScopedLimits, oauthLogins);
         return new PluginCandidate(loaded, executorNames, egressNames, strategyNames);
+    }
+
+    /** Issue 36: a login describes one of the plugin's own providers, at most one per provider. */
+    private static void checkLogins(List<String> problems, List<dev.sluice.api.oauth.OAuthLogin> logins, List<ProviderDescriptor> providers) {
+        Set<String> own = ids(providers);
+        Set<String> seen = new HashSet<>();
+        for (dev.sluice.api.oauth.OAuthLogin login : logins) {
+            if (!own.contains(login.provider())) {
+                problems.add("oauthLogins() describes '" + login.provider() + "', which is not one of its providers");
+            } else if (!seen.add(login.provider())) {
+                problems.add("oauthLogins() describes '" + login.provider() + "' twice");
+            }
+        }
     }
 
     /** RQ-4: the providers a plugin says have per-model limits must be its own. */

@@ -38,8 +38,26 @@ final class AttemptRunner {
      * @param startTimeoutMs the executors' own start timeout (the least execution bound, RQ-2)
      * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
      */
+    private final java.util.function.UnaryOperator<Connection> tokens;
+
     AttemptRunner(EgressRoutes egress, AttemptWatchdog watchdog, AdmissionPolicy policy, long startTimeoutMs,
             Function<String, Map<String, Object>> jsonObjectParser) {
+        this(egress, watchdog, policy, startTimeoutMs, jsonObjectParser, java.util.function.UnaryOperator.identity());
+    }
+
+    /**
+     * Creates the runner.
+     *
+     * @param egress the outbound routes
+     * @param watchdog bounds each attempt
+     * @param policy what limits a request on a connection
+     * @param startTimeoutMs the executors' own start timeout
+     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     * @param tokens gives a connection whose OAuth token is due its renewed tokens (issue 36)
+     */
+    AttemptRunner(EgressRoutes egress, AttemptWatchdog watchdog, AdmissionPolicy policy, long startTimeoutMs,
+            Function<String, Map<String, Object>> jsonObjectParser, java.util.function.UnaryOperator<Connection> tokens) {
+        this.tokens = tokens;
         this.egress = egress;
         this.watchdog = watchdog;
         this.policy = policy;
@@ -149,7 +167,8 @@ final class AttemptRunner {
                 && t.message().toLowerCase(java.util.Locale.ROOT).contains("connect timed out");
     }
 
-    private UpstreamTarget target(Route route, Connection c, UpstreamHttp http) {
+    private UpstreamTarget target(Route route, Connection given, UpstreamHttp http) {
+        Connection c = tokens.apply(given);
         String base = c.baseUrl() != null ? ProviderCatalog.lowerCaseScheme(c.baseUrl()) : route.provider().descriptor().defaultBaseUrl();
         if (base.endsWith("/")) {
             base = base.substring(0, base.length() - 1);

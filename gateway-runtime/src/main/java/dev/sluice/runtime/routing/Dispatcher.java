@@ -97,12 +97,36 @@ public final class Dispatcher implements AutoCloseable {
     public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
             Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
             AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions, ClusterEvents events) {
+        this(selector, engine, recorder, clock, jsonObjectParser, egress, gates, admissionPolicy, attemptTimeout, sessions, events,
+                java.util.function.UnaryOperator.identity());
+    }
+
+    /**
+     * Creates the dispatcher with OAuth renewal before each attempt (issue 36).
+     *
+     * @param selector connection selection
+     * @param engine the resilience engine
+     * @param recorder attempt log
+     * @param clock the clock
+     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     * @param egress the outbound routes
+     * @param gates the caps and request queue in front of each connection
+     * @param admissionPolicy what limits a request on a connection
+     * @param attemptTimeout the executors' own start timeout
+     * @param sessions session pins and the lease fence
+     * @param events where queue pauses and learned pacing are announced
+     * @param tokens gives a connection whose OAuth token is due its renewed tokens
+     */
+    public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
+            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
+            AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions, ClusterEvents events,
+            java.util.function.UnaryOperator<dev.sluice.runtime.store.Connection> tokens) {
         this.sessions = sessions;
         this.engine = engine;
         this.recorder = recorder;
         this.clock = clock;
         this.admission = new ConnectionAdmission(selector, engine, gates, admissionPolicy, clock);
-        this.runner = new AttemptRunner(egress, watchdog, admissionPolicy, attemptTimeout.toMillis(), jsonObjectParser);
+        this.runner = new AttemptRunner(egress, watchdog, admissionPolicy, attemptTimeout.toMillis(), jsonObjectParser, tokens);
         this.settlement = new AttemptSettlement(engine, gates, admissionPolicy, clock, events);
     }
 

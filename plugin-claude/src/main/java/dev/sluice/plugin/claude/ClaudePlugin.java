@@ -53,4 +53,9 @@ public final class ClaudePlugin implements ProviderPlugin {
     public List<ExecutorFactory> executors() {
         return EXECUTORS;
     }
+
+    @Override
+    public List<dev.sluice.api.oauth.OAuthLogin> oauthLogins() {
+        return List.of(ClaudeLogin.LOGIN);
+    }
 }

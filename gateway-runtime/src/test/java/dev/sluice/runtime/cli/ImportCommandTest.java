@@ -1,0 +1,116 @@
+package dev.sluice.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.testkit.MockResponse;
+import dev.sluice.testkit.MockUpstream;
+import dev.sluice.testkit.RecordedRequest;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issue 36: {@code bin/sluice import} reads each official CLI's file format; a mock admin API records what it sends. */
+class ImportCommandTest {
+
+    @TempDir
+    Path home;
+    private MockUpstream server;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @BeforeEach
+    void start() {
+        server = MockUpstream.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private int run(String... args) {
+        Map<String, String> env = new HashMap<>();
+        env.put("SLUICE_URL", server.baseUrl());
+        env.put("SLUICE_ADMIN_KEY", "sk-admin-0123456789");
+        env.put("HOME", home.toString());
+        return Cli.run(CommandLine.parse(List.of(args)), home, env, new ByteArrayInputStream(new byte[0]),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private JsonNode sent() throws Exception {
+        RecordedRequest r = server.takeRequest(Duration.ofSeconds(5));
+        assertThat(r.method()).isEqualTo("POST");
+        assertThat(r.path()).isEqualTo("/api/providers");
+        return new ObjectMapper().readTree(r.body());
+    }
+
+    @Test
+    void claudeCodesCredentialsFileFromTheDefaultPathBecomesAnOAuthConnection() throws Exception {
+        Files.createDirectories(home.resolve(".claude"));
+        Files.writeString(home.resolve(".claude/.credentials.json"), "{\"claudeAiOauth\":{\"accessToken\":\"sk-ant-oat01-aaaa\","
+                + "\"refreshToken\":\"sk-ant-ort01-bbbb\",\"expiresAt\":1767254400000,\"scopes\":[\"user:inference\"],"
+                + "\"subscriptionType\":\"max\"}}");
+        server.enqueue(MockResponse.json(201, "{\"id\":\"c-1\",\"provider\":\"claude\",\"name\":\"claude (imported)\",\"authType\":\"oauth\"}"));
+
+        assertThat(run("import", "claude")).as(err::toString).isZero();
+
+        JsonNode body = sent();
+        assertThat(body.get("provider").asText()).isEqualTo("claude");
+        assertThat(body.get("authType").asText()).isEqualTo("oauth");
+        assertThat(body.at("/oauth/accessToken").asText()).isEqualTo("sk-ant-oat01-aaaa");
+        assertThat(body.at("/oauth/refreshToken").asText()).isEqualTo("sk-ant-ort01-bbbb");
+        assertThat(body.at("/oauth/expiresAt").asLong()).isEqualTo(1767254400000L);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Imported: connection c-1").doesNotContain("sk-ant");
+    }
+
+    @Test
+    void qwenCodesCredentialsFileGivesItsResourceUrlAsTheBaseUrl() throws Exception {
+        Path file = Files.writeString(home.resolve("creds.json"), "{\"access_token\":\"qa\",\"refresh_token\":\"qr\","
+                + "\"token_type\":\"Bearer\",\"resource_url\":\"portal.qwen.ai\",\"expiry_date\":1767254400000}");
+        server.enqueue(MockResponse.json(201, "{\"id\":\"c-2\",\"provider\":\"qwen\",\"name\":\"qwen (imported)\",\"authType\":\"oauth\"}"));
+
+        assertThat(run("import", "qwen", "--file", file.toString())).as(err::toString).isZero();
+
+        JsonNode body = sent();
+        assertThat(body.get("provider").asText()).isEqualTo("qwen");
+        assertThat(body.get("baseUrl").asText()).isEqualTo("https://portal.qwen.ai/v1");
+        assertThat(body.at("/oauth/accessToken").asText()).isEqualTo("qa");
+        assertThat(body.at("/oauth/refreshToken").asText()).isEqualTo("qr");
+        assertThat(body.at("/oauth/expiresAt").asLong()).isEqualTo(1767254400000L);
+    }
+
+    @Test
+    void aMissingOrMalformedFileIsAOneLineErrorNamingItAndNothingIsSent() throws Exception {
+        Path bad = Files.writeString(home.resolve("bad.json"), "{not json");
+        assertThat(run("import", "qwen", "--file", bad.toString())).isEqualTo(Cli.FAILED);
+        assertThat(err.toString(StandardCharsets.UTF_8).strip()).startsWith("sluice: import: cannot read " + bad).doesNotContain("\n");
+        err.reset();
+
+        assertThat(run("import", "claude")).isEqualTo(Cli.FAILED);
+        assertThat(err.toString(StandardCharsets.UTF_8).strip()).contains(home.resolve(".claude/.credentials.json").toString())
+                .doesNotContain("\n");
+        err.reset();
+
+        Path wrong = Files.writeString(home.resolve("wrong.json"), "{\"other\":1}");
+        assertThat(run("import", "claude", "--file", wrong.toString())).isEqualTo(Cli.FAILED);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no claudeAiOauth.accessToken");
+        err.reset();
+
+        assertThat(run("import", "codex")).isEqualTo(Cli.FAILED);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no importer for provider 'codex'");
+        assertThat(server.requestCount()).isZero();
+    }
+}
