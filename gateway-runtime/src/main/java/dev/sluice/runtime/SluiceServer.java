@@ -435,10 +435,11 @@ public final class SluiceServer implements AutoCloseable {
         }
         dispatcher.close();
         egress.close();
+        // issue 37: permits and queue places held in Redis are given back before the log writer's wait (up to 5 s)
+        shared.close();
         logWriter.close();
         feed.close();
         telemetry.close();
-        shared.close();
         database.close();
     }
 }

@@ -234,11 +234,11 @@ public final class SharedState implements AutoCloseable {
 
     @Override
     public void close() {
+        if (permits != null) {
+            permits.close(); // first: the other instances see this one's permits free at once
+        }
         if (events != null) {
             events.close();
-        }
-        if (permits != null) {
-            permits.close();
         }
         if (redis != null) {
             redis.close();

@@ -213,6 +213,20 @@ class RedisSharedStateTest {
     }
 
     @Test
+    void aStoppingInstanceGivesBackItsPermitsAtOnce_issue37() {
+        SharedState a = instance(30_000);
+        SharedState b = instance(30_000);
+        assertThat(a.permits().tryAcquire("c1", "m", 1, 0)).isNotNull();
+        assertThat(a.waiters().tryJoin("c1", 1)).isNotNull();
+        assertThat(b.permits().tryAcquire("c1", "m", 1, 0)).as("held by a").isNull();
+        assertThat(b.waiters().tryJoin("c1", 1)).as("held by a").isNull();
+        redis.forget(a);
+        a.close();
+        assertThat(b.permits().tryAcquire("c1", "m", 1, 0)).as("free at once, not after the 30 s expiry").isNotNull();
+        assertThat(b.waiters().tryJoin("c1", 1)).isNotNull();
+    }
+
+    @Test
     void anInstanceStartedAfterTheAnnouncementsReadsThemFromRedis_issue26() {
         SharedState a = instance(30_000);
         BreakerKey key = new BreakerKey("openai", "api.example:443");
