@@ -248,6 +248,50 @@ class SharedStateEndToEndIT extends TwoInstanceFixture {
         }
     }
 
+    /** One sample of {@code /metrics}, or -1 when absent. */
+    private double metric(SluiceClient c, String sample) {
+        String text = c.get("/metrics", adminKey).body();
+        for (String line : text.split("\n")) {
+            if (line.startsWith(sample + " ")) {
+                return Double.parseDouble(line.substring(sample.length() + 1).trim());
+            }
+        }
+        return -1;
+    }
+
+    @Test
+    void aPartitionedRedisCostsOneTimeoutThenNothingAndSharedModeResumesWhenItAnswers_issue37() {
+        List<SluiceClient> lb = twoInstances();
+        SluiceClient a = lb.get(0);
+        connection(a, mocks.get(0), Map.of("maxConcurrent", 1));
+        awaitConnections(lb.get(1), 1);
+        assertThat(metric(a, "sluice_redis_fallback")).isEqualTo(0.0);
+        assertThat(chat(a, adminKey).statusCode()).isEqualTo(200);
+        redis.freeze(); // the socket stays open, nothing answers
+        try {
+            long t0 = System.nanoTime();
+            assertThat(chat(a, adminKey).statusCode()).isEqualTo(200);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("the request that meets the partition: one 250 ms timeout")
+                    .isLessThan(Duration.ofMillis(1_000));
+            long t1 = System.nanoTime();
+            for (int i = 0; i < 10; i++) {
+                assertThat(chat(a, adminKey).statusCode()).isEqualTo(200);
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - t1)).as("ten requests on the local fallback: no Redis call, no timeout")
+                    .isLessThan(Duration.ofMillis(1_000));
+            assertThat(metric(a, "sluice_redis_fallback")).isEqualTo(1.0);
+            assertThat(metric(a, "sluice_redis_switches_total{to=\"local\"}")).isEqualTo(1.0);
+            assertThat(a.serverOutput()).contains("switches to its local fallback");
+        } finally {
+            redis.thaw();
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> metric(a, "sluice_redis_fallback") == 0.0);
+        assertThat(metric(a, "sluice_redis_switches_total{to=\"shared\"}")).isEqualTo(1.0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> a.expect(a.get("/api/monitoring/health", adminKey), 200)
+                .at("/stores/redis/eventsSubscribed").asBoolean());
+        assertThat(a.serverOutput()).contains("answers again");
+    }
+
     @Test
     void aPauseFromA429ThroughAHoldsTheSameConnectionsQueueOnBUntilItEnds_RQ4_NF6() throws Exception {
         List<SluiceClient> lb = twoInstances();

@@ -194,7 +194,7 @@ public final class SluiceServer implements AutoCloseable {
     public static SluiceServer start(SluiceConfig config, InstantSource clock, ModuleLayer pluginParent, PrintStream console) {
         Database db = Database.open(config.dataDir(), config.database());
         // NF-6: with SLUICE_REDIS_URL the hot state several instances must agree on is shared through Redis
-        SharedState shared = SharedState.open(config.redis());
+        SharedState shared = SharedState.open(config.redis(), clock);
         try {
             return start(config, clock, pluginParent, console, db, shared);
         } catch (RuntimeException e) {
@@ -324,6 +324,9 @@ public final class SluiceServer implements AutoCloseable {
         ConnectionGates gates = new ConnectionGates(clock, nanos -> metricsRef[0].queueWait(nanos), shared.gates());
         SluiceMetrics metrics = new SluiceMetrics(connections, resilience.breakers(), resilience.lockouts(), gates, clock);
         metricsRef[0] = metrics;
+        if (shared.configured()) {
+            metrics.bindRedis(shared::fallback, shared::switchesToLocal, shared::switchesToShared);
+        }
         // issue 26: usage is counted in memory per minute and added to the table every flush interval and at shutdown
         UsageMeter usage = UsageMeter.start(new JdbcUsageStore(db), clock, config.observability().usageFlushInterval());
         // issue 26: every attempt in a ring of recent requests, only failures and a sample of successes in proxy_logs
@@ -500,10 +503,11 @@ public final class SluiceServer implements AutoCloseable {
         discovery.close();
         dispatcher.close();
         egress.close();
+        // issue 37: permits and queue places held in Redis are given back before the log writer's wait (up to 5 s)
+        shared.close();
         logWriter.close();
         feed.close();
         telemetry.close();
-        shared.close();
         database.close();
     }
 }

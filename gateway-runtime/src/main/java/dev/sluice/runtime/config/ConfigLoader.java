@@ -60,7 +60,7 @@ public final class ConfigLoader {
     public static final String ENV_DATABASE_URL = "SLUICE_DATABASE_URL";
     /** The Redis/Valkey server of the shared hot resilience state (NF-6; needs {@link #ENV_DATABASE_URL}); unset = in memory. */
     public static final String ENV_REDIS_URL = "SLUICE_REDIS_URL";
-    /** How long a permit whose instance stopped renewing it holds on, ms (default 30 000). */
+    /** How long a permit whose instance stopped renewing it holds on, ms (default 5 000, issue 37). */
     public static final String ENV_REDIS_PERMIT_TTL_MS = "SLUICE_REDIS_PERMIT_TTL_MS";
     /** The PostgreSQL user (beats one in the URL). */
     public static final String ENV_DATABASE_USER = "SLUICE_DATABASE_USER";

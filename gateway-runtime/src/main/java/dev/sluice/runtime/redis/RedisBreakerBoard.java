@@ -2,7 +2,12 @@ package dev.sluice.runtime.redis;
 
 import dev.sluice.runtime.resilience.BreakerBoard;
 import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.ClusterEvent.BreakerAnnounced;
+import dev.sluice.runtime.resilience.ClusterEvents;
+import java.time.InstantSource;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The shared part of circuit breakers (NF-6): one hash per breaker,
@@ -10,8 +15,13 @@ import java.util.List;
  * Redis server's clock. Open: refused until {@code openUntil}. After it: half-open, and the one
  * caller that claims the probe (a compare-and-set in Lua) holds it until its outcome or
  * {@code probeUntil}. The key expires {@code probe lease} after the open period, so a breaker
- * nobody probes is forgotten rather than kept forever. Unreachable: admitted, the local breaker
- * alone decides.
+ * nobody probes is forgotten rather than kept forever.
+ *
+ * <p>Every open, probe claim and close is announced on the event channel
+ * ({@link BreakerAnnounced}), and {@link #admit} reads this instance's {@link Mirror} first (issue
+ * 26): a breaker no instance announced is admitted, and one still in its open period refused, with
+ * no Redis call; only a half-open one asks Redis, whose script hands out the one probe over all
+ * instances. Redis down: admitted, the local breaker alone decides.
  */
 final class RedisBreakerBoard implements BreakerBoard {
 
@@ -47,20 +57,31 @@ final class RedisBreakerBoard implements BreakerBoard {
             return 1
             """;
 
-    private final RedisClient redis;
+    static final String PREFIX = "sluice:breaker:";
 
-    RedisBreakerBoard(RedisClient redis) {
+    private final RedisClient redis;
+    private final ClusterEvents events;
+    /** breaker → when its open period ends (epoch ms here); the entry lasts as long as the key. */
+    private final Mirror<BreakerKey, Long> mirror;
+
+    RedisBreakerBoard(RedisClient redis, ClusterEvents events, InstantSource clock) {
         this.redis = redis;
+        this.events = events;
+        this.mirror = new Mirror<>(clock);
     }
 
     static String key(BreakerKey key) {
-        return "sluice:breaker:" + key.provider() + ":" + key.host();
+        return PREFIX + key.provider() + ":" + key.host();
     }
 
     @Override
     public void opened(BreakerKey key, long periodMs, long probeLeaseMs) {
+        long period = Math.max(1, periodMs);
+        long lease = Math.max(1, probeLeaseMs);
+        mirror.put(key, mirror.now() + period, period + lease);
         try {
-            redis.eval(OPEN, List.of(key(key)), List.of(Long.toString(Math.max(1, periodMs)), Long.toString(Math.max(1, probeLeaseMs))));
+            redis.eval(OPEN, List.of(key(key)), List.of(Long.toString(period), Long.toString(lease)));
+            events.publish(new BreakerAnnounced(key.provider(), key.host(), period, period + lease));
         } catch (RedisClient.Unavailable e) {
             // this instance's own breaker is open; the others learn of it from their own failures
         }
@@ -68,8 +89,10 @@ final class RedisBreakerBoard implements BreakerBoard {
 
     @Override
     public void closed(BreakerKey key) {
+        mirror.remove(key);
         try {
             redis.call(j -> j.del(key(key)));
+            events.publish(new BreakerAnnounced(key.provider(), key.host(), 0, 0));
         } catch (RedisClient.Unavailable e) {
             // expires on its own
         }
@@ -77,9 +100,30 @@ final class RedisBreakerBoard implements BreakerBoard {
 
     @Override
     public long admit(BreakerKey key, boolean claim, long probeLeaseMs) {
+        if (redis.down()) {
+            return ADMITTED;
+        }
+        Mirror.Timed<Long> announced = mirror.get(key);
+        if (announced == null) {
+            return ADMITTED;
+        }
+        long now = mirror.now();
+        if (announced.value() > now) {
+            return announced.value() - now;
+        }
+        // half-open: the one probe over all instances is handed out by Redis
+        long lease = Math.max(1, probeLeaseMs);
         try {
-            Object r = redis.eval(ADMIT, List.of(key(key)), List.of(claim ? "1" : "0", Long.toString(Math.max(1, probeLeaseMs))));
-            return r instanceof Long l ? l : ADMITTED;
+            Object r = redis.eval(ADMIT, List.of(key(key)), List.of(claim ? "1" : "0", Long.toString(lease)));
+            long answer = r instanceof Long l ? l : ADMITTED;
+            if (answer == ADMITTED) {
+                mirror.remove(key); // closed or expired meanwhile
+            } else if (answer == PROBE && claim && announced.expiresAt() < now + lease) {
+                // the claim keeps the key for its lease: so must every mirror, or a peer would admit around the probe
+                mirror.put(key, now, lease);
+                events.publish(new BreakerAnnounced(key.provider(), key.host(), 0, lease));
+            }
+            return answer;
         } catch (RedisClient.Unavailable e) {
             return ADMITTED;
         }
@@ -87,6 +131,7 @@ final class RedisBreakerBoard implements BreakerBoard {
 
     @Override
     public void reset(String provider) {
+        forget(provider);
         try {
             redis.deleteMatching(provider == null ? "sluice:breaker:*" : "sluice:breaker:" + RedisClient.globLiteral(provider) + ":*");
         } catch (RedisClient.Unavailable e) {
@@ -101,5 +146,38 @@ final class RedisBreakerBoard implements BreakerBoard {
         } catch (RedisClient.Unavailable e) {
             // the claim ends with its lease
         }
+    }
+
+    /** Another instance's announcement. */
+    void apply(BreakerAnnounced a) {
+        BreakerKey key = new BreakerKey(a.provider(), a.host());
+        if (a.keyMs() <= 0) {
+            mirror.remove(key);
+        } else {
+            mirror.put(key, mirror.now() + Math.max(0, a.openMs()), a.keyMs());
+        }
+    }
+
+    /** @param provider whose breakers an operator reset (null: all) */
+    void forget(String provider) {
+        mirror.removeIf(k -> provider == null || k.provider().equals(provider));
+    }
+
+    /** Reads every announced breaker from Redis into the mirror (at start, after an outage). */
+    void reload() {
+        Map<BreakerKey, Mirror.Timed<Long>> now = new HashMap<>();
+        long at = mirror.now();
+        Snapshots.read(redis, redis.keys(PREFIX + "*"), (key, ttl, value) -> {
+            String rest = key.substring(PREFIX.length());
+            int colon = rest.indexOf(':');
+            if (colon > 0 && !value.isEmpty()) {
+                try {
+                    now.put(new BreakerKey(rest.substring(0, colon), rest.substring(colon + 1)), mirror.timed(at + Long.parseLong(value), ttl));
+                } catch (IllegalArgumentException e) {
+                    // not a key this version wrote
+                }
+            }
+        });
+        mirror.replace(now);
     }
 }

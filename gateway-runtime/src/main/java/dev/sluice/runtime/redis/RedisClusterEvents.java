@@ -24,6 +24,12 @@ import redis.clients.jedis.JedisPubSub;
  * {@code PING} on it every {@link #PING_EVERY_MS}: with nothing heard for three of them the
  * connection is dropped and subscribed again. Each message carries its sender's instance id, and an
  * instance ignores its own.
+ *
+ * <p>Every event goes first to the shared boards' mirrors ({@link #feed}), then to the receiver of
+ * {@link #subscribe}; after every (re-)subscription the {@code subscribed} hook reads the boards
+ * again from Redis, since events published while this instance was not subscribed are lost to it.
+ * When the {@link RedisClient} switches to its local fallback the subscription is dropped at once,
+ * and it is not tried again until the client's probe finds Redis answering (issue 37).
  */
 final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
 
@@ -46,6 +52,10 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
     private volatile Thread thread;
     private volatile Connection connection;
     private volatile JedisPubSub pubSub;
+    private volatile Consumer<ClusterEvent> receiver;
+    private volatile Consumer<ClusterEvent> boards;
+    private volatile Runnable onSubscribed;
+    private final Object upSignal = new Object();
 
     RedisClusterEvents(RedisClient redis, String instanceId) {
         this(redis, instanceId, PING_EVERY_MS);
@@ -71,12 +81,35 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
         }
     }
 
+    /**
+     * Where every event goes before the receiver, and what runs after each subscription: the
+     * shared boards' mirrors (set before {@link #start}).
+     *
+     * @param boards applies an announcement (or a reset) to the mirrors
+     * @param subscribed reads the boards again from Redis
+     */
+    void feed(Consumer<ClusterEvent> boards, Runnable subscribed) {
+        this.boards = boards;
+        this.onSubscribed = subscribed;
+        redis.onDown(this::drop);
+        redis.onUp(this::wake);
+    }
+
     @Override
     public void subscribe(Consumer<ClusterEvent> receiver) {
-        if (!started.compareAndSet(false, true)) {
+        if (this.receiver != null) {
             throw new IllegalStateException("already subscribed");
         }
-        Thread t = new Thread(() -> follow(receiver), "sluice-redis-events");
+        this.receiver = receiver;
+        start();
+    }
+
+    /** Starts following the channel (once; {@link #subscribe} starts it too). */
+    void start() {
+        if (!started.compareAndSet(false, true)) {
+            return;
+        }
+        Thread t = new Thread(this::follow, "sluice-redis-events");
         t.setDaemon(true);
         thread = t;
         t.start();
@@ -111,11 +144,51 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
         }
     }
 
+    /** Drops the subscription (Redis switched to down): it subscribes again once the probe finds Redis. */
+    private void drop() {
+        Connection c = connection;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                // already closed
+            }
+        }
+    }
+
+    /** Redis answers again: subscribe now rather than after the back-off. */
+    private void wake() {
+        synchronized (upSignal) {
+            upSignal.notifyAll();
+        }
+    }
+
+    /** Waits while the client is down (its probe wakes this thread), or for {@code ms} when it is up. */
+    private void pause(long ms) throws InterruptedException {
+        synchronized (upSignal) {
+            if (redis.down()) {
+                while (redis.down() && !closed) {
+                    upSignal.wait(RedisClient.PROBE_EVERY_MS);
+                }
+            } else {
+                upSignal.wait(ms);
+            }
+        }
+    }
+
     /** Subscribes, and again after every loss, until closed. */
-    private void follow(Consumer<ClusterEvent> receiver) {
+    private void follow() {
         long retryMs = FIRST_RETRY_MS;
         boolean outage = false;
         while (!closed) {
+            if (redis.down()) {
+                try {
+                    pause(0);
+                } catch (InterruptedException e) {
+                    break; // closed
+                }
+                continue;
+            }
             boolean[] wasUp = {false};
             boolean[] outageNow = {outage};
             String problem;
@@ -131,12 +204,20 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
                             outageNow[0] = false;
                             LOG.log(System.Logger.Level.WARNING, "redis events: subscribed again to " + channel);
                         }
+                        Runnable reload = onSubscribed;
+                        if (reload != null) {
+                            try {
+                                reload.run(); // what was announced while not subscribed; events after it queue on the socket
+                            } catch (RuntimeException e) {
+                                LOG.log(System.Logger.Level.WARNING, "redis events: could not read the shared boards again: " + e);
+                            }
+                        }
                     }
 
                     @Override
                     public void onMessage(String ch, String message) {
                         lastHeardNanos = System.nanoTime();
-                        deliver(message, receiver);
+                        deliver(message);
                     }
 
                     @Override
@@ -170,7 +251,7 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
                         + " retrying");
             }
             try {
-                TimeUnit.MILLISECONDS.sleep(retryMs);
+                pause(retryMs);
             } catch (InterruptedException e) {
                 break; // closed
             }
@@ -178,14 +259,21 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
         }
     }
 
-    private void deliver(String message, Consumer<ClusterEvent> receiver) {
+    private void deliver(String message) {
         ClusterEvent.Received r = ClusterEvent.decode(message);
         if (r == null || instanceId.equals(r.sender())) {
             return; // another version's format, or this instance's own
         }
         received.incrementAndGet();
         try {
-            receiver.accept(r.event());
+            Consumer<ClusterEvent> b = boards;
+            if (b != null) {
+                b.accept(r.event());
+            }
+            Consumer<ClusterEvent> to = receiver;
+            if (to != null) {
+                to.accept(r.event());
+            }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "redis events: could not apply " + r.event() + ": " + e);
         }
@@ -216,6 +304,7 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        wake();
         ScheduledExecutorService p = pinger;
         if (p != null) {
             p.shutdownNow();

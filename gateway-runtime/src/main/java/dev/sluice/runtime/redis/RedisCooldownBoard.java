@@ -1,26 +1,41 @@
 package dev.sluice.runtime.redis;
 
+import dev.sluice.runtime.resilience.ClusterEvent.CooldownAnnounced;
+import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.CooldownBoard;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import redis.clients.jedis.params.SetParams;
 
 /**
  * Connection cooldowns announced to every instance (NF-6): {@code sluice:cooldown:<connection>}
- * holds the cooldown's end and expires with it ({@code PX}), so a reader asks {@code PTTL} — one
- * round trip, no clock comparison between instances. Written synchronously after the durable
- * write; read on selection for a connection whose own snapshot shows no cooldown. Unreachable:
- * reads answer 0 (the local snapshot decides, and the database's notification still arrives),
- * writes are dropped.
+ * holds the cooldown and expires with it ({@code PX}), and each write is announced on the event
+ * channel ({@link CooldownAnnounced}). Selection reads only this instance's {@link Mirror} of the
+ * keys — fed by its own writes and the others' announcements, read again from Redis at start and
+ * after every outage — so a request makes no Redis call (issue 26); another instance's cooldown
+ * counts here once its announcement arrives (pub/sub latency, about a millisecond on a LAN). The
+ * claim of a failure's cooldown stays one atomic {@code SET NX} (CC-3 across instances). Redis down:
+ * reads answer 0 (the local snapshot decides, and the database's notification still arrives), writes
+ * are dropped.
  */
 final class RedisCooldownBoard implements CooldownBoard {
 
-    private final RedisClient redis;
+    static final String PREFIX = "sluice:cooldown:";
 
-    RedisCooldownBoard(RedisClient redis) {
+    private final RedisClient redis;
+    private final ClusterEvents events;
+    private final Mirror<String, Boolean> mirror;
+
+    RedisCooldownBoard(RedisClient redis, ClusterEvents events, InstantSource clock) {
         this.redis = redis;
+        this.events = events;
+        this.mirror = new Mirror<>(clock);
     }
 
     static String key(String connectionId) {
-        return "sluice:cooldown:" + connectionId;
+        return PREFIX + connectionId;
     }
 
     @Override
@@ -28,8 +43,10 @@ final class RedisCooldownBoard implements CooldownBoard {
         if (remainingMs <= 0) {
             return;
         }
+        mirror.put(connectionId, Boolean.TRUE, remainingMs);
         try {
             redis.call(j -> j.set(key(connectionId), "1", SetParams.setParams().px(remainingMs)));
+            events.publish(new CooldownAnnounced(connectionId, remainingMs));
         } catch (RedisClient.Unavailable e) {
             // the durable state carries it within a second
         }
@@ -41,7 +58,12 @@ final class RedisCooldownBoard implements CooldownBoard {
             return true;
         }
         try {
-            return "OK".equals(redis.call(j -> j.set(key(connectionId), "1", SetParams.setParams().nx().px(remainingMs))));
+            boolean claimed = "OK".equals(redis.call(j -> j.set(key(connectionId), "1", SetParams.setParams().nx().px(remainingMs))));
+            if (claimed) {
+                mirror.put(connectionId, Boolean.TRUE, remainingMs);
+                events.publish(new CooldownAnnounced(connectionId, remainingMs));
+            }
+            return claimed;
         } catch (RedisClient.Unavailable e) {
             return true;
         }
@@ -49,8 +71,10 @@ final class RedisCooldownBoard implements CooldownBoard {
 
     @Override
     public void cleared(String connectionId) {
+        mirror.remove(connectionId);
         try {
             redis.call(j -> j.del(key(connectionId)));
+            events.publish(new CooldownAnnounced(connectionId, 0));
         } catch (RedisClient.Unavailable e) {
             // it expires on its own; the durable state says the connection is active
         }
@@ -58,11 +82,24 @@ final class RedisCooldownBoard implements CooldownBoard {
 
     @Override
     public long remainingMs(String connectionId) {
-        try {
-            long ttl = redis.call(j -> j.pttl(key(connectionId)));
-            return Math.max(0, ttl);
-        } catch (RedisClient.Unavailable e) {
-            return 0;
-        }
+        return redis.down() ? 0 : mirror.remainingMs(connectionId);
+    }
+
+    /** Another instance's announcement. */
+    void apply(CooldownAnnounced a) {
+        mirror.put(a.connectionId(), Boolean.TRUE, a.remainingMs());
+    }
+
+    /** An operator cleared a connection on another instance. */
+    void forget(String connectionId) {
+        mirror.remove(connectionId);
+    }
+
+    /** Reads every announced cooldown from Redis into the mirror (at start, after an outage). */
+    void reload() {
+        List<String> keys = redis.keys(PREFIX + "*");
+        Map<String, Mirror.Timed<Boolean>> now = new HashMap<>();
+        Snapshots.read(redis, keys, (key, ttl, value) -> now.put(key.substring(PREFIX.length()), mirror.timed(Boolean.TRUE, ttl)));
+        mirror.replace(now);
     }
 }

@@ -3,18 +3,29 @@ package dev.sluice.runtime.redis;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.LockoutBoard;
+import dev.sluice.runtime.resilience.ClusterEvent.LockAnnounced;
+import dev.sluice.runtime.resilience.ClusterEvent.LocksWithdrawn;
+import dev.sluice.runtime.resilience.ClusterEvents;
+import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Model lockouts announced to every instance (NF-6, §11): {@code sluice:lockout:<connection>:<slot>}
- * holds the lock's reason, scope and key model and expires with the lock ({@code PX}); a reader
- * asks the {@code PTTL} of the (at most four) slots of its model in one script — no clock
- * comparison between instances. {@code sluice:lockouts:<connection>} indexes a connection's slots
- * (so that an operator's clear of the connection finds them) and expires with the last of them.
- * Unreachable: reads answer null (the instance's own locks decide), writes are dropped.
+ * holds the lock's reason, scope and key model and expires with the lock ({@code PX});
+ * {@code sluice:lockouts:<connection>} indexes a connection's slots (so that an operator's clear of
+ * the connection finds them) and expires with the last of them. Each write is announced on the event
+ * channel ({@link LockAnnounced}, {@link LocksWithdrawn}), and a request reads only this instance's
+ * {@link Mirror} per connection (issue 26: no Redis call per walked connection), fed by its own
+ * writes and the others' announcements and read again from Redis at start and after every outage.
+ * Redis down: reads answer null (the instance's own locks decide), writes are dropped.
  */
 final class RedisLockoutBoard implements LockoutBoard {
+
+    static final String INDEX_PREFIX = "sluice:lockouts:";
 
     /** KEYS: the slot, the index; ARGV: value, ttl ms. */
     static final String LOCK = """
@@ -24,20 +35,6 @@ final class RedisLockoutBoard implements LockoutBoard {
               redis.call('PEXPIRE', KEYS[2], ARGV[2])
             end
             return 1
-            """;
-
-    /** KEYS: the slots; answers {value, ttl} of the one that ends last, or nil. */
-    static final String FIND = """
-            local best, bestTtl = nil, 0
-            for i = 1, #KEYS do
-              local t = redis.call('PTTL', KEYS[i])
-              if t > bestTtl then
-                local v = redis.call('GET', KEYS[i])
-                if v then best, bestTtl = v, t end
-              end
-            end
-            if best then return {best, bestTtl} end
-            return nil
             """;
 
     /** KEYS[1]: the index, then the slots. */
@@ -58,9 +55,15 @@ final class RedisLockoutBoard implements LockoutBoard {
             """;
 
     private final RedisClient redis;
+    private final ClusterEvents events;
+    private final InstantSource clock;
+    /** connection → its announced slots. */
+    private final ConcurrentHashMap<String, Mirror<String, Lock>> mirror = new ConcurrentHashMap<>();
 
-    RedisLockoutBoard(RedisClient redis) {
+    RedisLockoutBoard(RedisClient redis, ClusterEvents events, InstantSource clock) {
         this.redis = redis;
+        this.events = events;
+        this.clock = clock;
     }
 
     static String key(String connectionId, String slot) {
@@ -68,7 +71,11 @@ final class RedisLockoutBoard implements LockoutBoard {
     }
 
     static String index(String connectionId) {
-        return "sluice:lockouts:" + connectionId;
+        return INDEX_PREFIX + connectionId;
+    }
+
+    private void remember(String connectionId, String slot, Lock lock, long remainingMs) {
+        mirror.computeIfAbsent(connectionId, c -> new Mirror<>(clock)).put(slot, lock, remainingMs);
     }
 
     @Override
@@ -77,9 +84,11 @@ final class RedisLockoutBoard implements LockoutBoard {
             return;
         }
         String value = lock.reason().name() + '\n' + lock.scope().name() + '\n' + lock.model();
+        remember(connectionId, slot, lock, lock.remainingMs());
         try {
             redis.eval(LOCK, List.of(key(connectionId, slot), index(connectionId)),
                     List.of(value, Long.toString(lock.remainingMs())));
+            events.publish(new LockAnnounced(connectionId, slot, lock.model(), lock.scope().name(), lock.reason().name(), lock.remainingMs()));
         } catch (RedisClient.Unavailable e) {
             // this instance still honours its own lock; the others see the next failure themselves
         }
@@ -87,25 +96,22 @@ final class RedisLockoutBoard implements LockoutBoard {
 
     @Override
     public Lock find(String connectionId, List<String> slots) {
-        List<String> keys = new ArrayList<>(slots.size());
-        for (String slot : slots) {
-            keys.add(key(connectionId, slot));
-        }
-        try {
-            Object r = redis.eval(FIND, keys, List.of());
-            if (!(r instanceof List<?> l) || l.size() != 2 || !(l.get(1) instanceof Long ttl) || ttl <= 0) {
-                return null;
-            }
-            String[] parts = String.valueOf(l.get(0)).split("\n", 3);
-            if (parts.length != 3) {
-                return null;
-            }
-            return new Lock(parts[2], LockScope.valueOf(parts[1]), FailureReason.valueOf(parts[0]), ttl);
-        } catch (RedisClient.Unavailable e) {
+        Mirror<String, Lock> m = mirror.get(connectionId);
+        if (m == null || redis.down()) {
             return null;
-        } catch (IllegalArgumentException e) {
-            return null; // written by another version of Sluice: not ours to read
         }
+        Mirror.Timed<Lock> best = null;
+        for (int i = 0; i < slots.size(); i++) {
+            Mirror.Timed<Lock> t = m.get(slots.get(i));
+            if (t != null && (best == null || t.expiresAt() > best.expiresAt())) {
+                best = t;
+            }
+        }
+        if (best == null) {
+            return null;
+        }
+        long left = best.expiresAt() - m.now();
+        return left > 0 ? new Lock(best.value().model(), best.value().scope(), best.value().reason(), left) : null;
     }
 
     @Override
@@ -115,8 +121,13 @@ final class RedisLockoutBoard implements LockoutBoard {
         for (String slot : slots) {
             keys.add(key(connectionId, slot));
         }
+        Mirror<String, Lock> m = mirror.get(connectionId);
+        if (m != null) {
+            slots.forEach(m::remove);
+        }
         try {
             redis.eval(CLEAR, keys, List.of());
+            events.publish(new LocksWithdrawn(connectionId, slots));
         } catch (RedisClient.Unavailable e) {
             // they expire on their own
         }
@@ -124,10 +135,59 @@ final class RedisLockoutBoard implements LockoutBoard {
 
     @Override
     public void clearedConnection(String connectionId) {
+        mirror.remove(connectionId);
         try {
             redis.eval(CLEAR_CONNECTION, List.of(index(connectionId)), List.of());
+            events.publish(new LocksWithdrawn(connectionId, List.of()));
         } catch (RedisClient.Unavailable e) {
             // they expire on their own
         }
+    }
+
+    /** Another instance's announcement. */
+    void apply(LockAnnounced a) {
+        try {
+            remember(a.connectionId(), a.slot(), new Lock(a.model(), LockScope.valueOf(a.scope()), FailureReason.valueOf(a.reason()),
+                    a.remainingMs()), a.remainingMs());
+        } catch (IllegalArgumentException e) {
+            // another version's scope or reason: not ours to read
+        }
+    }
+
+    /** Another instance's withdrawal. */
+    void apply(LocksWithdrawn w) {
+        if (w.slots().isEmpty()) {
+            mirror.remove(w.connectionId());
+            return;
+        }
+        Mirror<String, Lock> m = mirror.get(w.connectionId());
+        if (m != null) {
+            w.slots().forEach(m::remove);
+        }
+    }
+
+    /** Reads every announced lock from Redis into the mirror (at start, after an outage). */
+    void reload() {
+        Map<String, Map<String, Mirror.Timed<Lock>>> now = new HashMap<>();
+        for (String index : redis.keys(INDEX_PREFIX + "*")) {
+            String connectionId = index.substring(INDEX_PREFIX.length());
+            String prefix = key(connectionId, "");
+            List<String> members = new ArrayList<>(redis.call(j -> j.smembers(index)));
+            Mirror<String, Lock> m = mirror.computeIfAbsent(connectionId, c -> new Mirror<>(clock));
+            Map<String, Mirror.Timed<Lock>> slots = now.computeIfAbsent(connectionId, c -> new HashMap<>());
+            Snapshots.read(redis, members, (key, ttl, value) -> {
+                String[] parts = value.split("\n", 3);
+                if (key.startsWith(prefix) && parts.length == 3) {
+                    try {
+                        slots.put(key.substring(prefix.length()),
+                                m.timed(new Lock(parts[2], LockScope.valueOf(parts[1]), FailureReason.valueOf(parts[0]), ttl), ttl));
+                    } catch (IllegalArgumentException e) {
+                        // written by another version of Sluice: not ours to read
+                    }
+                }
+            });
+        }
+        mirror.keySet().removeIf(c -> !now.containsKey(c));
+        now.forEach((c, slots) -> mirror.computeIfAbsent(c, k -> new Mirror<>(clock)).replace(slots));
     }
 }

@@ -17,8 +17,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@code sluice:permits:<connection>:model:<model>}), each member scored by its expiry on the
  * Redis server's clock (so instances' clocks may disagree). Acquiring is one Lua script: drop
  * expired members, check both counts against their caps, add to both — all or nothing. A daemon
- * thread renews the permits this instance holds every third of {@link RedisSettings#permitTtl()};
- * a killed instance stops renewing, and its permits expire that long after its last renewal.
+ * thread renews the permits this instance holds every {@link #RENEWALS_PER_TTL}th of
+ * {@link RedisSettings#permitTtl()} (default 5 s: every second); a killed instance stops renewing,
+ * and its permits expire that long after its last renewal, while a live holder paused for up to
+ * four fifths of it keeps them. {@link #close()} — the instance stopping — gives back every permit
+ * and place it still holds at once, so the others see them free without waiting for the expiry.
  * Every key expires with its last permit. The same heartbeat renews the shared queue places of
  * {@link RedisWaiters} ({@link #lease}), so they expire with a killed instance the same way.
  *
@@ -28,6 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RedisPermits implements SharedPermits, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(RedisPermits.class.getName());
+    /** Renewals per permit expiry: the heartbeat's period is the expiry divided by this. */
+    static final int RENEWALS_PER_TTL = 5;
 
     static final String ACQUIRE = """
             local t = redis.call('TIME')
@@ -87,7 +92,7 @@ final class RedisPermits implements SharedPermits, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        long every = Math.max(100, ttlMs / 3);
+        long every = Math.max(100, ttlMs / RENEWALS_PER_TTL);
         heartbeat.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.MILLISECONDS);
     }
 
@@ -182,8 +187,12 @@ final class RedisPermits implements SharedPermits, AutoCloseable {
         return held.size();
     }
 
+    /** Stops renewing and gives back every permit and queue place still held (issue 37.1: a stopping instance frees them at once). */
     @Override
     public void close() {
         heartbeat.shutdownNow();
+        for (Permit p : held) {
+            p.release(); // fails fast when Redis is down: then they expire with the permit expiry
+        }
     }
 }

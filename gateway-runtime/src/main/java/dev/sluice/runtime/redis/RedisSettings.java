@@ -24,8 +24,12 @@ public record RedisSettings(String url, String host, int port, int database, Str
 
     /** No Redis: hot state stays in each instance's memory. */
     public static final RedisSettings NONE = new RedisSettings(null, null, 0, 0, null, null, null);
-    /** The default expiry of a permit nobody renews (a heartbeat renews live ones every third of it). */
-    public static final Duration DEFAULT_PERMIT_TTL = Duration.ofSeconds(30);
+    /**
+     * The default expiry of a permit nobody renews (issue 37: a dead instance's permits free within
+     * 5 s; a heartbeat renews live ones every fifth of it, so a holder paused for up to four fifths
+     * — 4 s — keeps them).
+     */
+    public static final Duration DEFAULT_PERMIT_TTL = Duration.ofSeconds(5);
     /** The shortest permit expiry accepted: the heartbeat must fit well inside it. */
     public static final Duration MIN_PERMIT_TTL = Duration.ofSeconds(1);
     /** The bound of every Redis call: a request never waits longer on Redis than this per call. */

@@ -1,26 +1,38 @@
 package dev.sluice.runtime.redis;
 
+import dev.sluice.runtime.resilience.ClusterEvent.WindowAnnounced;
+import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.WindowBoard;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.Map;
 import redis.clients.jedis.params.SetParams;
 
 /**
  * Provider cooldown windows announced to every instance (NF-6, PC-2):
  * {@code sluice:window:<provider>} exists while the provider cools and expires with the cooldown
- * ({@code PX}); a reader asks {@code PTTL} — one round trip, no clock comparison between instances.
- * Written when a failure crosses the window's threshold, deleted by the success that ends it, read by
- * the provider-level gate when the instance's own window shows no cooldown. Unreachable: reads
- * answer 0 (each instance's own window decides), writes are dropped.
+ * ({@code PX}), and each write is announced on the event channel ({@link WindowAnnounced}). The
+ * provider-level gate reads only this instance's {@link Mirror} of the keys (issue 26: no Redis
+ * call per request), fed by its own writes and the others' announcements and read again from Redis
+ * at start and after every outage. Redis down: reads answer 0 (each instance's own window decides),
+ * writes are dropped.
  */
 final class RedisWindowBoard implements WindowBoard {
 
-    private final RedisClient redis;
+    static final String PREFIX = "sluice:window:";
 
-    RedisWindowBoard(RedisClient redis) {
+    private final RedisClient redis;
+    private final ClusterEvents events;
+    private final Mirror<String, Boolean> mirror;
+
+    RedisWindowBoard(RedisClient redis, ClusterEvents events, InstantSource clock) {
         this.redis = redis;
+        this.events = events;
+        this.mirror = new Mirror<>(clock);
     }
 
     static String key(String provider) {
-        return "sluice:window:" + provider;
+        return PREFIX + provider;
     }
 
     @Override
@@ -28,8 +40,10 @@ final class RedisWindowBoard implements WindowBoard {
         if (remainingMs <= 0) {
             return;
         }
+        mirror.put(provider, Boolean.TRUE, remainingMs);
         try {
             redis.call(j -> j.set(key(provider), "1", SetParams.setParams().px(remainingMs)));
+            events.publish(new WindowAnnounced(provider, remainingMs));
         } catch (RedisClient.Unavailable e) {
             // this instance still holds the provider; the others count their own failures
         }
@@ -37,8 +51,10 @@ final class RedisWindowBoard implements WindowBoard {
 
     @Override
     public void cleared(String provider) {
+        mirror.remove(provider);
         try {
             redis.call(j -> j.del(key(provider)));
+            events.publish(new WindowAnnounced(provider, 0));
         } catch (RedisClient.Unavailable e) {
             // it expires on its own
         }
@@ -46,8 +62,9 @@ final class RedisWindowBoard implements WindowBoard {
 
     @Override
     public void clearedAll() {
+        mirror.removeIf(p -> true);
         try {
-            redis.deleteMatching("sluice:window:*");
+            redis.deleteMatching(PREFIX + "*");
         } catch (RedisClient.Unavailable e) {
             // they expire on their own
         }
@@ -55,11 +72,23 @@ final class RedisWindowBoard implements WindowBoard {
 
     @Override
     public long remainingMs(String provider) {
-        try {
-            long ttl = redis.call(j -> j.pttl(key(provider)));
-            return Math.max(0, ttl);
-        } catch (RedisClient.Unavailable e) {
-            return 0;
-        }
+        return redis.down() ? 0 : mirror.remainingMs(provider);
+    }
+
+    /** Another instance's announcement. */
+    void apply(WindowAnnounced a) {
+        mirror.put(a.provider(), Boolean.TRUE, a.remainingMs());
+    }
+
+    /** Another instance's reset of every breaker and window. */
+    void forgetAll() {
+        mirror.removeIf(p -> true);
+    }
+
+    /** Reads every announced window from Redis into the mirror (at start, after an outage). */
+    void reload() {
+        Map<String, Mirror.Timed<Boolean>> now = new HashMap<>();
+        Snapshots.read(redis, redis.keys(PREFIX + "*"), (key, ttl, value) -> now.put(key.substring(PREFIX.length()), mirror.timed(Boolean.TRUE, ttl)));
+        mirror.replace(now);
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.runtime.redis;
 
 import dev.sluice.runtime.resilience.BreakerBoard;
+import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.CooldownBoard;
 import dev.sluice.runtime.resilience.LockoutBoard;
@@ -8,6 +9,7 @@ import dev.sluice.runtime.resilience.SharedPacing;
 import dev.sluice.runtime.resilience.SharedPermits;
 import dev.sluice.runtime.resilience.SharedWaiters;
 import dev.sluice.runtime.resilience.WindowBoard;
+import java.time.InstantSource;
 
 /**
  * The hot resilience state an instance shares with the others (NF-6): with
@@ -24,35 +26,97 @@ public final class SharedState implements AutoCloseable {
     private final RedisPermits permits;
     private final RedisPacing pacing;
     private final RedisWaiters waiters;
-    private final CooldownBoard cooldowns;
-    private final BreakerBoard breakers;
-    private final LockoutBoard lockouts;
-    private final WindowBoard windows;
+    private final RedisCooldownBoard cooldowns;
+    private final RedisBreakerBoard breakers;
+    private final RedisLockoutBoard lockouts;
+    private final RedisWindowBoard windows;
     private final RedisClusterEvents events;
     private final String instanceId;
 
-    private SharedState(RedisClient redis, String instanceId) {
+    private SharedState(RedisClient redis, String instanceId, InstantSource clock) {
         this.redis = redis;
         this.instanceId = instanceId;
         this.events = redis == null ? null : new RedisClusterEvents(redis, instanceId);
         this.permits = redis == null ? null : new RedisPermits(redis);
         this.pacing = redis == null ? null : new RedisPacing(redis);
         this.waiters = redis == null ? null : new RedisWaiters(redis, permits);
-        this.cooldowns = redis == null ? CooldownBoard.NONE : new RedisCooldownBoard(redis);
-        this.breakers = redis == null ? BreakerBoard.NONE : new RedisBreakerBoard(redis);
-        this.lockouts = redis == null ? LockoutBoard.NONE : new RedisLockoutBoard(redis);
-        this.windows = redis == null ? WindowBoard.NONE : new RedisWindowBoard(redis);
+        this.cooldowns = redis == null ? null : new RedisCooldownBoard(redis, events, clock);
+        this.breakers = redis == null ? null : new RedisBreakerBoard(redis, events, clock);
+        this.lockouts = redis == null ? null : new RedisLockoutBoard(redis, events, clock);
+        this.windows = redis == null ? null : new RedisWindowBoard(redis, events, clock);
+        if (events != null) {
+            // issue 26: the boards' mirrors follow the others' writes, and are read again after every (re-)subscription
+            events.feed(this::mirror, this::reload);
+            events.start();
+        }
     }
 
     /**
      * Connects (lazily: an unreachable server does not stop the start, it is reported by health).
      *
      * @param settings the Redis server, or {@link RedisSettings#NONE}
+     * @param clock the instance's clock (the boards' mirrors keep expiries on it)
      * @return the shared state
      */
-    public static SharedState open(RedisSettings settings) {
+    public static SharedState open(RedisSettings settings, InstantSource clock) {
         return new SharedState(settings.configured() ? new RedisClient(settings) : null,
-                java.util.UUID.randomUUID().toString().substring(0, 8));
+                java.util.UUID.randomUUID().toString().substring(0, 8), clock);
+    }
+
+    /** Applies another instance's event to the boards' mirrors. */
+    private void mirror(ClusterEvent event) {
+        switch (event) {
+            case ClusterEvent.CooldownAnnounced c -> cooldowns.apply(c);
+            case ClusterEvent.WindowAnnounced w -> windows.apply(w);
+            case ClusterEvent.BreakerAnnounced b -> breakers.apply(b);
+            case ClusterEvent.LockAnnounced l -> lockouts.apply(l);
+            case ClusterEvent.LocksWithdrawn w -> lockouts.apply(w);
+            case ClusterEvent.BreakersReset r -> {
+                breakers.forget(r.provider());
+                if (r.provider() == null) {
+                    windows.forgetAll();
+                }
+            }
+            case ClusterEvent.ConnectionCleared c -> {
+                cooldowns.forget(c.connectionId());
+                lockouts.apply(new ClusterEvent.LocksWithdrawn(c.connectionId(), java.util.List.of()));
+            }
+            default -> {
+                // the receiver's business (ClusterSync)
+            }
+        }
+    }
+
+    /** Reads every board's mirror again from Redis (after a subscription: what was announced meanwhile). */
+    private void reload() {
+        try {
+            cooldowns.reload();
+            windows.reload();
+            breakers.reload();
+            lockouts.reload();
+        } catch (RedisClient.Unavailable e) {
+            // down again: the next subscription reads them again
+        }
+    }
+
+    /** @return the client (tests) */
+    RedisClient client() {
+        return redis;
+    }
+
+    /** @return 1 while this instance runs on its local fallback because Redis cannot be reached, else 0 */
+    public long fallback() {
+        return redis != null && redis.down() ? 1 : 0;
+    }
+
+    /** @return switches to the local fallback since start */
+    public long switchesToLocal() {
+        return redis == null ? 0 : redis.switchesToLocal();
+    }
+
+    /** @return switches back to shared mode since start */
+    public long switchesToShared() {
+        return redis == null ? 0 : redis.switchesToShared();
     }
 
     /** @return this instance's id among those sharing the stores: random per start, carried by its events */
@@ -140,17 +204,17 @@ public final class SharedState implements AutoCloseable {
 
     /** @return the cooldown announcements */
     public CooldownBoard cooldowns() {
-        return cooldowns;
+        return cooldowns == null ? CooldownBoard.NONE : cooldowns;
     }
 
     /** @return the breakers' shared part */
     public BreakerBoard breakers() {
-        return breakers;
+        return breakers == null ? BreakerBoard.NONE : breakers;
     }
 
     /** @return the model lockout announcements */
     public LockoutBoard lockouts() {
-        return lockouts;
+        return lockouts == null ? LockoutBoard.NONE : lockouts;
     }
 
     /**
@@ -165,16 +229,16 @@ public final class SharedState implements AutoCloseable {
 
     /** @return the provider cooldown window announcements */
     public WindowBoard windows() {
-        return windows;
+        return windows == null ? WindowBoard.NONE : windows;
     }
 
     @Override
     public void close() {
+        if (permits != null) {
+            permits.close(); // first: the other instances see this one's permits free at once
+        }
         if (events != null) {
             events.close();
-        }
-        if (permits != null) {
-            permits.close();
         }
         if (redis != null) {
             redis.close();

@@ -87,7 +87,7 @@ public final class CircuitBreakers {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.registry = new BreakerRegistry(clock, new BreakerPersistence(store), dedupe);
-        this.shared = new SharedBreakerProbes(board, clock);
+        this.shared = new SharedBreakerProbes(board);
     }
 
     /**

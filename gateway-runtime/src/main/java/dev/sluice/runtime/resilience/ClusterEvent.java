@@ -114,6 +114,94 @@ public sealed interface ClusterEvent {
     }
 
     /**
+     * A write to one of the shared boards (cooldowns, model lockouts, breakers, provider windows),
+     * sent by the instance that wrote it so that every other instance's copy of the board follows
+     * without reading Redis on its requests (issue 26). {@link ClusterSync} leaves these alone: the
+     * boards' mirrors apply them.
+     */
+    sealed interface Announcement extends ClusterEvent {
+    }
+
+    /**
+     * A connection's cooldown was announced for {@code remainingMs}, or withdrawn (0).
+     *
+     * @param connectionId the connection
+     * @param remainingMs how long from now, 0 when it ended
+     */
+    record CooldownAnnounced(String connectionId, long remainingMs) implements Announcement {
+        /** Checks the fields. */
+        public CooldownAnnounced {
+            requireNonNull(connectionId, "connectionId is null");
+        }
+    }
+
+    /**
+     * A provider's cooldown window was announced for {@code remainingMs}, or withdrawn (0).
+     *
+     * @param provider the provider
+     * @param remainingMs how long from now, 0 when it ended
+     */
+    record WindowAnnounced(String provider, long remainingMs) implements Announcement {
+        /** Checks the fields. */
+        public WindowAnnounced {
+            requireNonNull(provider, "provider is null");
+        }
+    }
+
+    /**
+     * A breaker's shared state: open for {@code openMs} more (0: half-open, ask Redis for the probe),
+     * its key gone after {@code keyMs} (0: closed everywhere).
+     *
+     * @param provider the provider
+     * @param host the host
+     * @param openMs how long it refuses from now
+     * @param keyMs how long its shared state lasts from now, 0 when it was closed
+     */
+    record BreakerAnnounced(String provider, String host, long openMs, long keyMs) implements Announcement {
+        /** Checks the fields. */
+        public BreakerAnnounced {
+            requireNonNull(provider, "provider is null");
+            requireNonNull(host, "host is null");
+        }
+    }
+
+    /**
+     * A model lockout announced on a connection's slot.
+     *
+     * @param connectionId the connection
+     * @param slot the slot ({@code family:…}, {@code model:…}, {@code exact:…}, {@code retry:…})
+     * @param model the key model
+     * @param scope the lock's scope name
+     * @param reason the failure reason's name
+     * @param remainingMs how long from now
+     */
+    record LockAnnounced(String connectionId, String slot, String model, String scope, String reason, long remainingMs)
+            implements Announcement {
+        /** Checks the fields. */
+        public LockAnnounced {
+            requireNonNull(connectionId, "connectionId is null");
+            requireNonNull(slot, "slot is null");
+            requireNonNull(model, "model is null");
+            requireNonNull(scope, "scope is null");
+            requireNonNull(reason, "reason is null");
+        }
+    }
+
+    /**
+     * Announced model lockouts of a connection were withdrawn: some slots, or all (empty list).
+     *
+     * @param connectionId the connection
+     * @param slots the slots, empty for every slot of the connection
+     */
+    record LocksWithdrawn(String connectionId, List<String> slots) implements Announcement {
+        /** Checks the fields. */
+        public LocksWithdrawn {
+            requireNonNull(connectionId, "connectionId is null");
+            slots = List.copyOf(slots);
+        }
+    }
+
+    /**
      * The event as sent.
      *
      * @param sender the sending instance's id
@@ -130,6 +218,15 @@ public sealed interface ClusterEvent {
             case WindowEnded w -> f.addAll(List.of("window-ended", w.provider()));
             case ConnectionCleared c -> f.addAll(List.of("connection-cleared", c.connectionId()));
             case ModelCleared m -> f.addAll(List.of("model-cleared", m.provider(), m.connectionId(), m.model()));
+            case CooldownAnnounced c -> f.addAll(List.of("cooldown", c.connectionId(), Long.toString(c.remainingMs())));
+            case WindowAnnounced w -> f.addAll(List.of("window", w.provider(), Long.toString(w.remainingMs())));
+            case BreakerAnnounced b -> f.addAll(List.of("breaker", b.provider(), b.host(), Long.toString(b.openMs()), Long.toString(b.keyMs())));
+            case LockAnnounced l -> f.addAll(List.of("lock", l.connectionId(), l.slot(), l.model(), l.scope(), l.reason(),
+                    Long.toString(l.remainingMs())));
+            case LocksWithdrawn w -> {
+                f.addAll(List.of("unlock", w.connectionId()));
+                f.addAll(w.slots());
+            }
         }
         for (String s : f) {
             if (s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
@@ -161,6 +258,11 @@ public sealed interface ClusterEvent {
                 case "window-ended" -> f.length == 4 ? new WindowEnded(f[3]) : null;
                 case "connection-cleared" -> f.length == 4 ? new ConnectionCleared(f[3]) : null;
                 case "model-cleared" -> f.length == 6 ? new ModelCleared(f[3], f[4], f[5]) : null;
+                case "cooldown" -> f.length == 5 ? new CooldownAnnounced(f[3], Long.parseLong(f[4])) : null;
+                case "window" -> f.length == 5 ? new WindowAnnounced(f[3], Long.parseLong(f[4])) : null;
+                case "breaker" -> f.length == 7 ? new BreakerAnnounced(f[3], f[4], Long.parseLong(f[5]), Long.parseLong(f[6])) : null;
+                case "lock" -> f.length == 9 ? new LockAnnounced(f[3], f[4], f[5], f[6], f[7], Long.parseLong(f[8])) : null;
+                case "unlock" -> f.length >= 4 ? new LocksWithdrawn(f[3], List.of(f).subList(4, f.length)) : null;
                 default -> null;
             };
             return e == null ? null : new Received(f[1], e);

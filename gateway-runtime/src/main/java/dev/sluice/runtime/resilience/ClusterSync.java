@@ -90,6 +90,9 @@ public final class ClusterSync {
                     resilience.providerCooldowns().clearConnection(c.connectionId());
                 }
                 case ModelCleared m -> resilience.lockouts().clearHere(m.provider(), m.connectionId(), m.model());
+                case ClusterEvent.Announcement a -> {
+                    // the shared boards' mirrors apply these (redis package); nothing in memory here changes
+                }
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "could not apply another instance's " + event.getClass().getSimpleName() + ": " + e);

@@ -2,7 +2,6 @@ package dev.sluice.runtime.resilience;
 
 import static java.util.Objects.requireNonNull;
 
-import java.time.InstantSource;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -11,25 +10,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * With {@link BreakerBoard#NONE} it shares nothing and holds nothing.
  *
  * <p>A request asks the board twice: at selection (without claiming) and when its attempt is
- * admitted (claiming a free probe). When the first answer, at most {@value #CLEAR_FRESH_MS} ms
- * earlier, was that no instance announced the breaker open, there is no shared probe to claim and
- * the second question is not asked — one round trip less per request. A breaker another instance
- * opens meanwhile refuses the next request's selection, which always asks.
+ * admitted (claiming a free probe). Both are cheap: the Redis board answers from its mirror of
+ * the announced breakers and reaches Redis only for a half-open breaker's probe (issue 26).
  */
 final class SharedBreakerProbes {
 
-    /** How long "no instance announced it open" saves the admission's question. */
-    static final long CLEAR_FRESH_MS = 20;
-
     private final BreakerBoard board;
-    private final InstantSource clock;
     private final ConcurrentHashMap<BreakerKey, Boolean> held = new ConcurrentHashMap<>();
-    /** When the board last answered that a breaker is announced nowhere (epoch ms). */
-    private final ConcurrentHashMap<BreakerKey, Long> clearAt = new ConcurrentHashMap<>();
 
-    SharedBreakerProbes(BreakerBoard board, InstantSource clock) {
+    SharedBreakerProbes(BreakerBoard board) {
         this.board = requireNonNull(board, "board is null");
-        this.clock = requireNonNull(clock, "clock is null");
     }
 
     /** @return whether another instance can see this one's breakers */
@@ -44,19 +34,7 @@ final class SharedBreakerProbes {
      *     {@link BreakerBoard#ADMITTED}, or {@link BreakerBoard#PROBE}
      */
     long admit(BreakerKey key, boolean claim, long probeLeaseMs) {
-        long now = clock.millis();
-        if (claim) {
-            Long clear = clearAt.get(key);
-            if (clear != null && now - clear >= 0 && now - clear <= CLEAR_FRESH_MS) {
-                return BreakerBoard.ADMITTED;
-            }
-        }
         long answer = board.admit(key, claim, probeLeaseMs);
-        if (answer == BreakerBoard.ADMITTED && !claim) {
-            clearAt.put(key, now);
-        } else {
-            clearAt.remove(key);
-        }
         if (answer == BreakerBoard.PROBE && claim) {
             held.put(key, Boolean.TRUE);
         }
@@ -65,7 +43,6 @@ final class SharedBreakerProbes {
 
     /** The breaker opened here: open on every instance for {@code periodMs}. */
     void opened(BreakerKey key, long periodMs, long probeLeaseMs) {
-        clearAt.remove(key);
         board.opened(key, periodMs, probeLeaseMs);
     }
 

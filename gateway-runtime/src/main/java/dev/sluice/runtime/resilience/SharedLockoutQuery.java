@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * A request's view of the lockouts of its model in shared mode (NF-6): this instance's own locks
  * first; for a connection they do not block, the locks other instances announced on the
- * {@link LockoutBoard} (one bounded round trip per such connection).
+ * {@link LockoutBoard} (its mirror of the announcements: no Redis call, issue 26).
  */
 final class SharedLockoutQuery implements ModelLockouts.Query {
 

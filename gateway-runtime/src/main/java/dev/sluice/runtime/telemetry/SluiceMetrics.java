@@ -174,6 +174,25 @@ public final class SluiceMetrics implements AutoCloseable {
     private final java.util.concurrent.ConcurrentMap<MeterKey, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
+     * Shared mode (issue 37): whether this instance runs on its local fallback because Redis cannot be
+     * reached ({@code sluice_redis_fallback}, 1 or 0) and how often it switched each way
+     * ({@code sluice_redis_switches_total{to="local"|"shared"}}), read at scrape time.
+     *
+     * @param fallback 1 while on the local fallback, else 0
+     * @param toLocal switches to the local fallback since start
+     * @param toShared switches back to shared mode since start
+     */
+    public void bindRedis(java.util.function.LongSupplier fallback, java.util.function.LongSupplier toLocal,
+            java.util.function.LongSupplier toShared) {
+        io.micrometer.core.instrument.Gauge.builder("sluice.redis.fallback", fallback, f -> f.getAsLong())
+                .description("1 while this instance runs on its local fallback because Redis cannot be reached, else 0").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("sluice.redis.switches", toLocal, f -> f.getAsLong()).tags("to", "local")
+                .description("Switches between shared mode and the local fallback").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("sluice.redis.switches", toShared, f -> f.getAsLong()).tags("to", "shared")
+                .description("Switches between shared mode and the local fallback").register(registry);
+    }
+
+    /**
      * The Prometheus text exposition, with the gauges read now.
      *
      * @return the text

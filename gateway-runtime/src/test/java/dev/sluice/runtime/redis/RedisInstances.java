@@ -57,7 +57,7 @@ final class RedisInstances implements BeforeEachCallback, AfterEachCallback {
      * @return one instance's shared state
      */
     SharedState instance(long permitTtlMs) {
-        SharedState s = SharedState.open(RedisSettings.of(server.url(), permitTtlMs, "test"));
+        SharedState s = SharedState.open(RedisSettings.of(server.url(), permitTtlMs, "test"), java.time.Clock.systemUTC());
         instances.add(s);
         return s;
     }

@@ -54,7 +54,7 @@ class RedisSettingsTest {
         assertThat(s.password()).isEqualTo("s3cret");
         assertThat(s.url()).isEqualTo("redis://127.0.0.1:6380/2");
         assertThat(s.toString()).doesNotContain("s3cret");
-        assertThat(s.permitTtl()).isEqualTo(RedisSettings.DEFAULT_PERMIT_TTL).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.permitTtl()).isEqualTo(RedisSettings.DEFAULT_PERMIT_TTL).isEqualTo(Duration.ofSeconds(5));
         assertThat(s.timeout()).isEqualTo(Duration.ofMillis(250));
     }
 

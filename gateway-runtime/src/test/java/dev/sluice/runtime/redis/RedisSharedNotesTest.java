@@ -41,7 +41,7 @@ class RedisSharedNotesTest {
         assertThatThrownBy(() -> a.put("k", "v".repeat(SharedNotes.MAX_VALUE_LENGTH + 1), Duration.ofSeconds(1)))
                 .hasMessageContaining("value");
         assertThatThrownBy(() -> a.get("")).hasMessageContaining("key");
-        assertThat(SharedState.open(RedisSettings.NONE).notes("claude")).as("a single instance offers none").isEqualTo(Optional.empty());
+        assertThat(SharedState.open(RedisSettings.NONE, java.time.Clock.systemUTC()).notes("claude")).as("a single instance offers none").isEqualTo(Optional.empty());
 
         redis.server().stop();
         long started = System.nanoTime();

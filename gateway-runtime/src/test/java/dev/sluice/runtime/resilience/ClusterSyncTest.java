@@ -234,7 +234,12 @@ class ClusterSyncTest {
                 new ClusterEvent.PacingLearned("c1", 10, 20, 30, 40), new ClusterEvent.PacingEnded("c1"),
                 new ClusterEvent.BreakersReset(null), new ClusterEvent.BreakersReset("glm"), new ClusterEvent.WindowEnded("glm"),
                 new ClusterEvent.ConnectionCleared("c1"),
-                new ClusterEvent.ModelCleared("glm", "c1", "glm-4.6"));
+                new ClusterEvent.ModelCleared("glm", "c1", "glm-4.6"),
+                // issue 26: the shared boards' announcements
+                new ClusterEvent.CooldownAnnounced("c1", 60_000), new ClusterEvent.CooldownAnnounced("c1", 0),
+                new ClusterEvent.WindowAnnounced("glm", 5_000), new ClusterEvent.BreakerAnnounced("glm", "open.bigmodel.cn:443", 30_000, 330_000),
+                new ClusterEvent.LockAnnounced("c1", "family:gpt-5", "gpt-5", "MODEL", "QUOTA_EXHAUSTED", 60_000),
+                new ClusterEvent.LocksWithdrawn("c1", List.of("family:gpt-5", "exact:gpt-5.1")), new ClusterEvent.LocksWithdrawn("c1", List.of()));
         for (ClusterEvent e : all) {
             assertThat(ClusterEvent.decode(e.encode("i1"))).isEqualTo(new ClusterEvent.Received("i1", e));
         }

@@ -186,27 +186,6 @@ class SharedBoardsTest {
     }
 
     @Test
-    void anAdmissionRightAfterASelectionThatFoundNoSharedBreakerAsksRedisNoSecondTime_NF6() {
-        CircuitBreakers a = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
-        CircuitBreakers b = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
-        assertThat(b.canExecute(KEY, ProviderClass.APIKEY)).isTrue();
-        assertThat(b.admit(KEY, ProviderClass.APIKEY).admitted()).isTrue();
-        assertThat(boards.admitCalls).as("selection asked; the admission of the same request did not").isEqualTo(1);
-        clock.advance(Duration.ofMillis(SharedBreakerProbes.CLEAR_FRESH_MS + 1));
-        assertThat(b.admit(KEY, ProviderClass.APIKEY).admitted()).isTrue();
-        assertThat(boards.admitCalls).as("too old to lean on").isEqualTo(2);
-
-        // another instance opens the breaker: the next request's selection asks and is refused
-        int threshold = ResilienceSettings.DEFAULTS.circuitBreaker().forClass(ProviderClass.APIKEY).failureThreshold();
-        assertThat(b.canExecute(KEY, ProviderClass.APIKEY)).isTrue();
-        for (int i = 0; i < threshold; i++) {
-            a.onFailure(KEY, ProviderClass.APIKEY, "conn-" + i, "server_error");
-        }
-        assertThat(b.canExecute(KEY, ProviderClass.APIKEY)).isFalse();
-        assertThat(b.admit(KEY, ProviderClass.APIKEY).admitted()).as("an open answer is never leaned on").isFalse();
-    }
-
-    @Test
     void aBreakerOpenedOnOneInstanceRefusesOnAnotherAndOneProbeOverBothClosesIt_NF6_CB1() {
         CircuitBreakers a = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
         CircuitBreakers b = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);

@@ -1,0 +1,65 @@
+package dev.sluice.runtime.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.testkit.TestClock;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A shared board's local copy (issue 26): entries count until their local expiry, then read as absent. */
+class MirrorTest {
+
+    private final TestClock clock = TestClock.create();
+    private final Mirror<String, String> mirror = new Mirror<>(clock);
+
+    @Test
+    void anEntryCountsForItsRemainingTimeOnThisInstancesClock_issue26() {
+        mirror.put("c1", "v", 1_000);
+        assertThat(mirror.remainingMs("c1")).isEqualTo(1_000);
+        clock.advance(Duration.ofMillis(999));
+        assertThat(mirror.remainingMs("c1")).isEqualTo(1);
+        assertThat(mirror.get("c1").value()).isEqualTo("v");
+        clock.advance(Duration.ofMillis(1));
+        assertThat(mirror.get("c1")).isNull();
+        assertThat(mirror.remainingMs("c1")).isZero();
+        assertThat(mirror.size()).as("an expired entry is dropped when read").isZero();
+    }
+
+    @Test
+    void aWithdrawalOrANonPositiveTimeForgetsTheKey_issue26() {
+        mirror.put("c1", "v", 1_000);
+        mirror.put("c1", "v", 0);
+        assertThat(mirror.get("c1")).isNull();
+        mirror.put("c2", "v", 1_000);
+        mirror.remove("c2");
+        assertThat(mirror.get("c2")).isNull();
+        mirror.put("p:a", "v", 1_000);
+        mirror.put("q:b", "v", 1_000);
+        mirror.removeIf(k -> k.startsWith("p:"));
+        assertThat(mirror.get("p:a")).isNull();
+        assertThat(mirror.get("q:b")).isNotNull();
+    }
+
+    @Test
+    void aReadOfRedisReplacesTheWholeCopy_issue26() {
+        mirror.put("gone", "v", 10_000);
+        mirror.put("kept", "old", 10_000);
+        mirror.replace(Map.of("kept", mirror.timed("new", 5_000), "added", mirror.timed("v", 2_000)));
+        assertThat(mirror.get("gone")).as("absent from Redis now: a withdrawal this instance missed").isNull();
+        assertThat(mirror.get("kept").value()).isEqualTo("new");
+        assertThat(mirror.remainingMs("kept")).isEqualTo(5_000);
+        assertThat(mirror.remainingMs("added")).isEqualTo(2_000);
+    }
+
+    @Test
+    void manyExpiredKeysNobodyReadsAgainAreSweptByWrites_issue26() {
+        for (int i = 0; i < Mirror.SWEEP_ABOVE; i++) {
+            mirror.put("k" + i, "v", 10);
+        }
+        clock.advance(Duration.ofMillis(10));
+        mirror.put("fresh", "v", 1_000);
+        mirror.put("fresh2", "v", 1_000);
+        assertThat(mirror.size()).isEqualTo(2);
+    }
+}

@@ -1,0 +1,65 @@
+package dev.sluice.runtime.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.BreakerStore;
+import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.ModelLockouts;
+import dev.sluice.runtime.resilience.ProviderCooldowns;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import java.time.Clock;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue 26: what a request asks of the shared boards — a connection's announced cooldown, its
+ * model's lockouts, the provider's window, the breaker at selection and again at admission — is
+ * answered from the mirrors, with no command reaching Redis (counted by the server itself).
+ */
+class SharedRequestPathTest {
+
+    @RegisterExtension
+    final RedisInstances redis = new RedisInstances();
+
+    /** The calls the server counted since start ({@code INFO commandstats}), the INFO itself excluded. */
+    private long commands(RedisClient raw) {
+        String info = raw.call(j -> j.info("commandstats"));
+        long n = 0;
+        for (String line : info.split("\r?\n")) {
+            int at = line.indexOf("calls=");
+            if (line.startsWith("cmdstat_") && at > 0 && !line.startsWith("cmdstat_info:")) {
+                n += Long.parseLong(line.substring(at + 6, line.indexOf(',', at)));
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void selectionAndAdmissionOfAThousandRequestsSendNoCommandToRedis_issue26() {
+        SharedState a = redis.instance();
+        await().atMost(Duration.ofSeconds(5)).until(a::eventsSubscribed);
+        Clock clock = Clock.systemUTC();
+        CircuitBreakers breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, BreakerStore.none(), a.breakers());
+        ModelLockouts lockouts = new ModelLockouts(clock, () -> ResilienceSettings.DEFAULTS, a.lockouts());
+        ProviderCooldowns windows = new ProviderCooldowns(clock, () -> ResilienceSettings.DEFAULTS, a.windows());
+        BreakerKey key = new BreakerKey("openai", "api.example:443");
+        try (RedisClient raw = new RedisClient(redis.settings(), 0)) {
+            long before = commands(raw);
+            for (int i = 0; i < 1_000; i++) {
+                String conn = "c" + (i % 4);
+                assertThat(a.cooldowns().remainingMs(conn)).isZero();
+                assertThat(lockouts.query("openai", "gpt-5.1", "gpt-5").blocking(conn)).isNull();
+                assertThat(windows.providerRemainingMs("openai", ProviderClass.APIKEY)).isZero();
+                assertThat(breakers.canExecute(key, ProviderClass.APIKEY)).isTrue();
+                assertThat(breakers.admit(key, ProviderClass.APIKEY).admitted()).isTrue();
+            }
+            long sent = commands(raw) - before;
+            // the event subscription's own PING may fall in the window
+            assertThat(sent).as("commands Redis received for 1000 requests' selection and admission").isLessThanOrEqualTo(1);
+        }
+    }
+}
