@@ -62,6 +62,12 @@ final class RedisCooldownBoard implements CooldownBoard {
             if (claimed) {
                 mirror.put(connectionId, Boolean.TRUE, remainingMs);
                 events.publish(new CooldownAnnounced(connectionId, remainingMs));
+            } else {
+                // another instance holds it: learn how long now (failure path only), not after its announcement arrives
+                long left = redis.call(j -> j.pttl(key(connectionId)));
+                if (left > 0) {
+                    mirror.put(connectionId, Boolean.TRUE, left);
+                }
             }
             return claimed;
         } catch (RedisClient.Unavailable e) {

@@ -271,7 +271,7 @@ class ResilienceSettingsCodecTest {
         assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "streamWatchdog.enabled", 10)))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.path()).isEqualTo("streamWatchdog"))
                 .hasMessage("'streamWatchdog' is not a resilience setting (known: circuitBreaker, providerCooldown, connectionCooldown,"
-                        + " streamStallCooldown, modelLockout, comboCooldownWait, requestQueue, quotaShareConcurrencyLimit,"
+                        + " streamStallCooldown, serviceUnavailableCooldown, modelLockout, comboCooldownWait, requestQueue, quotaShareConcurrencyLimit,"
                         + " streamRecovery).");
         assertThatThrownBy(() -> ResilienceSettingsCodec.fromJson(set(defaults(), "streamRecovery.throughputWatchdog.minRate", 10)))
                 .isInstanceOfSatisfying(SettingsException.class,

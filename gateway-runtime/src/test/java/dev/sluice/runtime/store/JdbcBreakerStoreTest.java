@@ -130,6 +130,7 @@ class JdbcBreakerStoreTest {
                 s.executeUpdate("DROP TABLE session_account_affinity");
                 s.executeUpdate("DROP TABLE exclusive_connection_leases");
                 s.executeUpdate("DROP TABLE usage");
+                s.executeUpdate("ALTER TABLE provider_connections DROP COLUMN discovered_models"); // migration 7 (issue 32) runs again
                 s.executeUpdate("DELETE FROM schema_migrations WHERE version >= 2");
             }
             return null;

@@ -155,6 +155,7 @@ class JdbcComboStoreTest {
                 s.execute("DROP TABLE session_account_affinity");
                 s.execute("DROP TABLE exclusive_connection_leases");
                 s.execute("DROP TABLE usage");
+                s.execute("ALTER TABLE provider_connections DROP COLUMN discovered_models"); // migration 7 (issue 32) runs again
                 s.execute("DELETE FROM schema_migrations WHERE version>=3");
             }
             return null;

@@ -86,6 +86,7 @@ class JdbcUsageStoreTest {
         db.withConnection(c -> {
             try (Statement s = c.createStatement()) {
                 s.execute("DROP TABLE usage");
+                s.execute("ALTER TABLE provider_connections DROP COLUMN discovered_models"); // migration 7 (issue 32) runs again
                 s.execute("DELETE FROM schema_migrations WHERE version >= 5");
                 for (String sql : Migrations.ALL.get(4).statements()) {
                     s.execute(sql);

@@ -82,7 +82,7 @@ class PostgresStoresTest {
             }
             return out;
         });
-        assertThat(versions).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(versions).containsExactly(1, 2, 3, 4, 5, 6, 7);
         assertThat(Migrations.latestVersion(Database.Dialect.POSTGRESQL)).isEqualTo(Migrations.latestVersion());
     }
 
@@ -223,6 +223,7 @@ class PostgresStoresTest {
         db.withConnection(c -> {
             try (java.sql.Statement s = c.createStatement()) {
                 s.execute("DROP TABLE usage");
+                s.execute("ALTER TABLE provider_connections DROP COLUMN discovered_models"); // migration 7 (issue 32) runs again
                 s.execute("DELETE FROM schema_migrations WHERE version >= 5");
                 for (String sql : PostgresMigrations.ALL.get(4).statements()) {
                     s.execute(sql);
