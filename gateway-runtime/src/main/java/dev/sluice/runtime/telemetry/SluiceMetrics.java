@@ -173,6 +173,9 @@ public final class SluiceMetrics implements AutoCloseable {
     private final java.util.concurrent.ConcurrentMap<MeterKey, Counter> counters = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.ConcurrentMap<MeterKey, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** The state of the Redis meters, held strongly (see {@link #bindRedis}). */
+    private Object[] redisState;
+
     /**
      * Shared mode (issue 37): whether this instance runs on its local fallback because Redis cannot be
      * reached ({@code sluice_redis_fallback}, 1 or 0) and how often it switched each way
@@ -184,8 +187,11 @@ public final class SluiceMetrics implements AutoCloseable {
      */
     public void bindRedis(java.util.function.LongSupplier fallback, java.util.function.LongSupplier toLocal,
             java.util.function.LongSupplier toShared) {
+        // Micrometer holds a meter's state object weakly: these method references must be held here
+        redisState = new Object[] {fallback, toLocal, toShared};
         io.micrometer.core.instrument.Gauge.builder("sluice.redis.fallback", fallback, f -> f.getAsLong())
-                .description("1 while this instance runs on its local fallback because Redis cannot be reached, else 0").register(registry);
+                .description("1 while this instance runs on its local fallback because Redis cannot be reached, else 0")
+                .strongReference(true).register(registry); // the suppliers are method references nothing else holds
         io.micrometer.core.instrument.FunctionCounter.builder("sluice.redis.switches", toLocal, f -> f.getAsLong()).tags("to", "local")
                 .description("Switches between shared mode and the local fallback").register(registry);
         io.micrometer.core.instrument.FunctionCounter.builder("sluice.redis.switches", toShared, f -> f.getAsLong()).tags("to", "shared")
