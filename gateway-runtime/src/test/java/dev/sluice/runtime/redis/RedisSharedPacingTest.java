@@ -81,7 +81,8 @@ class RedisSharedPacingTest {
                     .isGreaterThanOrEqualTo(100 - TOLERANCE_MS);
         }
         try (RedisClient raw = new RedisClient(redis.settings())) {
-            assertThat((long) raw.call(j -> j.pttl(RedisPacing.key("conn")))).as("the last start expires").isBetween(1L, 300L);
+            assertThat((long) raw.call(j -> j.pttl(RedisPacing.key("conn")))).as("the last start expires (-2: already gone on a slow machine; -1 would be a key without TTL)")
+                    .isNotEqualTo(-1L).isLessThanOrEqualTo(300L);
         }
     }
 
