@@ -129,7 +129,7 @@ class SharedStateEndToEndIT extends TwoInstanceFixture {
         HttpResponse<String> onB = chat(b, adminKey);
         JsonNode refused = b.expect(onB, 503);
         assertThat(refused.at("/error/code").asText()).isEqualTo("all_targets_cooling_down");
-        assertThat(refused.at("/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
+        assertThat(refused.at("/error/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
         assertThat(mocks.get(2).requestCount()).as("B sent nothing to the host A's breaker opened on").isEqualTo(sent);
     }
 
@@ -347,7 +347,7 @@ class SharedStateEndToEndIT extends TwoInstanceFixture {
         SluiceClient b = lb.get(1);
         openBreakerThroughA(a, b, 600_000);
         int sent = mocks.get(2).requestCount();
-        assertThat(a.expect(chat(a, adminKey), 503).at("/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
+        assertThat(a.expect(chat(a, adminKey), 503).at("/error/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
         assertThat(mocks.get(2).requestCount()).isEqualTo(sent);
         mocks.get(2).setDefault(MockResponse.completion("healed"));
 

@@ -94,7 +94,7 @@ final class ErrorMapper {
     ObjectNode anthropicEnvelope(ApiException e) {
         ObjectNode root = json.object().put("type", "error");
         ObjectNode err = root.putObject("error").put("type", AnthropicCodec.errorType(e.status())).put("message", e.getMessage());
-        details(root, err, e);
+        details(err, e);
         return root;
     }
 
@@ -109,16 +109,16 @@ final class ErrorMapper {
         } else {
             err.put("param", e.param());
         }
-        details(root, err, e);
+        details(err, e);
         return root;
     }
 
-    /** Extra fields (e.g. CO-5 {@code diagnostics}) go in the error object and beside it, for SDKs that expose either. */
-    private void details(ObjectNode root, ObjectNode err, ApiException e) {
-        e.details().forEach((k, v) -> {
-            err.set(k, json.mapper().valueToTree(v));
-            root.set(k, json.mapper().valueToTree(v));
-        });
+    /**
+     * Extra fields (CO-4 {@code retry_after}/{@code reset_at}, CO-5 {@code diagnostics}) go in the error object, once
+     * (issue 27: the block printed twice read as two failures); both SDKs expose the error object.
+     */
+    private void details(ObjectNode err, ApiException e) {
+        e.details().forEach((k, v) -> err.set(k, json.mapper().valueToTree(v)));
     }
 
     private void unexpected(ServerRequest req, ServerResponse res, Throwable t) {

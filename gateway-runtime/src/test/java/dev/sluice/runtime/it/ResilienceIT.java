@@ -131,7 +131,8 @@ class ResilienceIT {
         assertThat(body.at("/error/code").asText()).isEqualTo("all_targets_cooling_down");
         assertThat(held.headers().firstValue("Retry-After")).contains("25");
         assertThat(body.at("/error/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
-        assertThat(body.at("/diagnostics/excluded/0/target").asText()).isEqualTo("mockai/gpt-x");
+        assertThat(body.at("/error/diagnostics/excluded/0/target").asText()).isEqualTo("mockai/gpt-x");
+        assertThat(body.has("diagnostics")).as("one diagnostics block, in the error (issue 27)").isFalse();
         assertThat(a.requestCount()).isEqualTo(12);
 
         // after the reset timeout one probe goes through and closes the breaker
@@ -256,7 +257,12 @@ class ResilienceIT {
         a.setDefault(MockResponse.completion("refilled"));
         assertThat(chat("mockai/gpt-x").statusCode()).isEqualTo(402);
         assertThat(cooldownOf(conn).get("testStatus").asText()).isEqualTo("credits_exhausted");
-        assertThat(chat("mockai/gpt-x").statusCode()).isEqualTo(404);
+        HttpResponse<String> outOfCredit = chat("mockai/gpt-x");
+        assertThat(outOfCredit.statusCode()).isEqualTo(404);
+        JsonNode noOne = read(outOfCredit.body());
+        assertThat(noOne.at("/error/code").asText()).isEqualTo("no_executable_targets");
+        assertThat(noOne.at("/error/diagnostics/excluded/0/reason").asText()).isEqualTo("terminal");
+        assertThat(outOfCredit.body().split("\"diagnostics\"", -1)).as("one diagnostics block (issue 27)").hasSize(2);
 
         HttpResponse<String> bad = sluice.send("POST", "/api/resilience/cooldowns", ADMIN_KEY,
                 "{\"connectionIds\":[\"" + conn + "\"],\"reactivate\":\"yes\"}");
