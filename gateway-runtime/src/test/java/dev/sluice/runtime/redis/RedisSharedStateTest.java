@@ -39,7 +39,7 @@ class RedisSharedStateTest {
         SharedState b = instance(30_000);
         assertThat(a.cooldowns().claim("c1", 60_000)).isTrue();
         assertThat(b.cooldowns().claim("c1", 60_000)).as("the burst already took its step on A").isFalse();
-        assertThat(b.cooldowns().remainingMs("c1")).isBetween(59_000L, 60_000L);
+        assertThat(b.cooldowns().remainingMs("c1")).isBetween(50_000L, 60_000L);
         assertThat(b.cooldowns().claim("c2", 60_000)).isTrue();
         b.cooldowns().cleared("c1");
         assertThat(b.cooldowns().claim("c1", 1_000)).isTrue();
@@ -152,7 +152,7 @@ class RedisSharedStateTest {
         assertThat(b.cooldowns().remainingMs("c1")).isZero();
         a.cooldowns().cooled("c1", 60_000);
         await().atMost(SECONDS_5).until(() -> b.cooldowns().remainingMs("c1") > 0);
-        assertThat(b.cooldowns().remainingMs("c1")).isBetween(58_000L, 60_000L);
+        assertThat(b.cooldowns().remainingMs("c1")).isBetween(50_000L, 60_000L);
         a.cooldowns().cleared("c1");
         await().atMost(SECONDS_5).until(() -> b.cooldowns().remainingMs("c1") == 0);
     }
@@ -170,10 +170,10 @@ class RedisSharedStateTest {
         LockoutBoard.Lock seen = b.lockouts().find("c1", slots);
         assertThat(seen.scope()).isEqualTo(LockScope.MODEL);
         assertThat(seen.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
-        assertThat(seen.remainingMs()).as("the lock that ends last").isBetween(58_000L, 60_000L);
+        assertThat(seen.remainingMs()).as("the lock that ends last").isBetween(50_000L, 60_000L);
         assertThat(b.lockouts().find("c2", slots)).isNull();
         try (RedisClient raw = new RedisClient(redis.settings())) {
-            assertThat((long) raw.call(j -> j.pttl("sluice:lockouts:c1"))).as("the index expires with its last lock").isBetween(58_000L, 60_000L);
+            assertThat((long) raw.call(j -> j.pttl("sluice:lockouts:c1"))).as("the index expires with its last lock").isBetween(50_000L, 60_000L);
         }
 
         b.lockouts().cleared("c1", List.of("family:gpt-5"));
@@ -208,7 +208,7 @@ class RedisSharedStateTest {
         assertThat(b.windows().remainingMs("glm")).isZero();
         a.windows().cooling("glm", 60_000);
         await().atMost(SECONDS_5).until(() -> b.windows().remainingMs("glm") > 0);
-        assertThat(b.windows().remainingMs("glm")).isBetween(58_000L, 60_000L);
+        assertThat(b.windows().remainingMs("glm")).isBetween(50_000L, 60_000L);
         b.windows().cleared("glm");
         await().atMost(SECONDS_5).until(() -> a.windows().remainingMs("glm") == 0);
     }
@@ -239,7 +239,7 @@ class RedisSharedStateTest {
         await().atMost(SECONDS_5).until(() -> late.cooldowns().remainingMs("c1") > 0 && late.windows().remainingMs("glm") > 0
                 && late.breakers().admit(key, true, 5_000) > 0 && late.lockouts().find("c1", List.of("model:m")) != null);
         assertThat(late.lockouts().find("c1", List.of("model:m")).reason()).isEqualTo(FailureReason.NOT_FOUND);
-        assertThat(late.breakers().admit(key, true, 5_000)).isBetween(58_000L, 60_000L);
+        assertThat(late.breakers().admit(key, true, 5_000)).isBetween(50_000L, 60_000L);
     }
 
     @Test
