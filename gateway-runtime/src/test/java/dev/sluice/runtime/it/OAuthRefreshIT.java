@@ -50,10 +50,14 @@ class OAuthRefreshIT {
                 "oauthTokenUrl", auth.baseUrl() + "/token", "oauthClientId", "acme-client")));
     }
 
-    private static String connection(MockUpstream upstream) {
-        // the token expires in an hour: nothing renews it ahead of expiry, only the 401 does
+    private static String connection(MockUpstream upstream, long expiresAt) {
         return "{\"provider\":\"acme\",\"authType\":\"oauth\",\"oauth\":{\"accessToken\":\"" + OLD + "\",\"refreshToken\":\"old-refresh-0123456789\","
-                + "\"expiresAt\":" + (System.currentTimeMillis() + 3_600_000L) + "},\"baseUrl\":\"" + upstream.baseUrl() + "/v1\"}";
+                + "\"expiresAt\":" + expiresAt + "},\"baseUrl\":\"" + upstream.baseUrl() + "/v1\"}";
+    }
+
+    /** A connection whose token expires in an hour on the server's clock: nothing renews it ahead of expiry, only a 401 does. */
+    private static String connection(MockUpstream upstream, SluiceHarness sluice) {
+        return connection(upstream, sluice.clock.millis() + 3_600_000L);
     }
 
     /** The upstream refuses the old token and serves the new one. */
@@ -69,7 +73,7 @@ class OAuthRefreshIT {
             auth.setDefault(MockResponse.delayed(Duration.ofMillis(300), MockResponse.json(200,
                     "{\"access_token\":\"" + NEW + "\",\"refresh_token\":\"new-refresh-0123456789\",\"expires_in\":3600}")));
             upstream.setDefault(acceptingOnly(NEW));
-            String id = sluice.addConnection(connection(upstream));
+            String id = sluice.addConnection(connection(upstream, sluice));
             String key = sluice.addKey("{\"name\":\"it\"}");
 
             List<HttpResponse<String>> answers = new ArrayList<>();
@@ -116,7 +120,7 @@ class OAuthRefreshIT {
         try (MockUpstream auth = MockUpstream.start(); MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = start(auth)) {
             auth.setDefault(MockResponse.json(200, "{\"access_token\":\"" + NEW + "\",\"expires_in\":3600}"));
             upstream.setDefault(MockResponse.json(401, UNAUTHORIZED));
-            String id = sluice.addConnection(connection(upstream));
+            String id = sluice.addConnection(connection(upstream, sluice));
             String key = sluice.addKey("{\"name\":\"it\"}");
 
             HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", key, chatBody("acme/acme-1", false));
@@ -137,7 +141,7 @@ class OAuthRefreshIT {
         try (MockUpstream auth = MockUpstream.start(); MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = start(auth)) {
             auth.setDefault(MockResponse.json(400, "{\"error\":\"invalid_grant\",\"error_description\":\"refresh token revoked\"}"));
             upstream.setDefault(MockResponse.json(401, UNAUTHORIZED));
-            String id = sluice.addConnection(connection(upstream));
+            String id = sluice.addConnection(connection(upstream, sluice));
             String key = sluice.addKey("{\"name\":\"it\"}");
 
             HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", key, chatBody("acme/acme-1", false));
@@ -146,6 +150,28 @@ class OAuthRefreshIT {
             assertThat(upstream.requests().stream().filter(q -> q.path().endsWith("/chat/completions"))).hasSize(1);
             var shown = read(sluice.send("GET", "/api/providers/" + id, ADMIN_KEY, null).body());
             assertThat(shown.toString()).contains("expired").contains("refresh token revoked").doesNotContain("old-refresh-0123456789");
+        }
+    }
+
+    @Test
+    void aTransientRefreshFailureBacksOffWhileRequestsAreServedWithTheStillValidToken() throws Exception {
+        try (MockUpstream auth = MockUpstream.start(); MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = start(auth)) {
+            auth.setDefault(MockResponse.json(503, "{\"error\":\"temporarily_unavailable\"}"));
+            upstream.setDefault(acceptingOnly(OLD));
+            // due (within the 60 s skew) but still valid for 30 s
+            String id = sluice.addConnection(connection(upstream, sluice.clock.millis() + 30_000L));
+            String key = sluice.addKey("{\"name\":\"it\"}");
+
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", key, chatBody("acme/acme-1", false));
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            }
+
+            // how often it was tried depends on the wall clock (back-off from 1 s); the unit test counts on a test clock
+            assertThat(auth.requestCount()).as("the renewal was tried").isPositive();
+            var stored = sluice.server.connections().find(id).orElseThrow();
+            assertThat(stored.oauth().accessToken()).isEqualTo(OLD);
+            assertThat(stored.state().testStatus()).isEqualTo("active");
         }
     }
 }
