@@ -91,7 +91,8 @@ public final class TokenRefresher implements TokenRenewal {
     private static final class Slot {
         final ReentrantLock lock = new ReentrantLock();
         int failures;
-        long notBefore;
+        /** Written under {@link #lock}; read without it too, so that attempts during a back-off do not queue. */
+        volatile long notBefore;
         /** Written under {@link #lock}; read without it. */
         volatile Renewal last;
     }
@@ -194,14 +195,19 @@ public final class TokenRefresher implements TokenRenewal {
      */
     private Connection renew(OAuthLogin login, Connection given, Predicate<OAuthTokens> needed) {
         Slot slot = slots.computeIfAbsent(given.id(), id -> new Slot());
+        if (clock.millis() < slot.notBefore) {
+            // backing off after a failure: the attempt goes with what it has, without waiting for the lock or reading the database
+            return known(given, slot);
+        }
         slot.lock.lock();
         try {
-            Connection current = latest(given, slot);
+            Connection current = known(given, slot);
+            if (settled(current, needed) || clock.millis() < slot.notBefore) {
+                return current; // renewed by the refresh this attempt waited for, or that refresh failed
+            }
+            current = latest(given, slot);
             if (settled(current, needed)) {
                 return current;
-            }
-            if (clock.millis() < slot.notBefore) {
-                return current; // backing off after a failure: the attempt goes with what it has
             }
             long polls = LOCK_WAIT_MS / LOCK_POLL_MS;
             for (long i = 0;; i++) {
@@ -246,6 +252,11 @@ public final class TokenRefresher implements TokenRenewal {
     private static boolean settled(Connection c, Predicate<OAuthTokens> needed) {
         return c.oauth() == null || c.oauth().refreshToken() == null || !needed.test(c.oauth())
                 || ConnectionCooldowns.isTerminal(c.state().testStatus());
+    }
+
+    /** The connection as this instance's snapshot holds it, with this instance's renewal. */
+    private Connection known(Connection given, Slot slot) {
+        return withLastRenewal(store.find(given.id()).orElse(given), slot);
     }
 
     /** The connection as the database holds it now (another instance may have renewed it), with this instance's renewal. */
