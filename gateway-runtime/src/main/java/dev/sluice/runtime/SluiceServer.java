@@ -338,11 +338,12 @@ public final class SluiceServer implements AutoCloseable {
         Function<String, Map<String, Object>> psd = parsedOnce(json -> parseObject(mapper, json));
         Map<String, Long> refreshSkews = new java.util.HashMap<>();
         Map<String, dev.sluice.api.oauth.OAuthLogin> logins = effectiveLogins(registry, config, refreshSkews);
-        dev.sluice.runtime.oauth.TokenEndpoint tokenEndpoint = new dev.sluice.runtime.oauth.TokenEndpoint(http, config.headersTimeout());
+        // issue 36: token and refresh requests leave through the connection's (or the login's) proxyUrl; one refresh per cluster
+        dev.sluice.runtime.oauth.TokenEndpoint tokenEndpoint = dev.sluice.runtime.oauth.TokenEndpoint.routed(http::route, config.headersTimeout());
         dev.sluice.runtime.oauth.TokenRefresher refresher = new dev.sluice.runtime.oauth.TokenRefresher(logins, tokenEndpoint, connections,
-                clock, refreshSkews);
+                clock, refreshSkews, shared.refreshLocks(), Thread::sleep);
         Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(attemptLog), clock, psd, http, gates,
-                admissionPolicy, config.headersTimeout(), sessions, shared.events(), refresher::fresh);
+                admissionPolicy, config.headersTimeout(), sessions, shared.events(), refresher);
         // NF-6: pauses, learned pacing, resets and clears announced by the other instances apply here too
         ClusterSync.start(shared.events(), clock, gates, resilience);
         // SPEC §13: built-in strategies, then the plugins' (a clash already refused the plugin at load; kept as a guard)

@@ -177,6 +177,9 @@ final class MockConnection implements Runnable {
     }
 
     private boolean respond(MockResponse r, RecordedRequest request, boolean keepAlive) throws IOException {
+        if (r.action == MockResponse.Action.CHOOSE) {
+            return respond(java.util.Objects.requireNonNull(r.chooser.apply(request), "the chooser returned null"), request, keepAlive);
+        }
         if (r.delay.isPositive() && server.awaitClosed(r.delay)) {
             return false;
         }

@@ -19,7 +19,7 @@ import java.util.function.Function;
 public final class MockResponse {
 
     /** What the connection does with this response. */
-    enum Action { RESPOND, RESET, RESET_AFTER_HEADERS, HANG, SCRIPT }
+    enum Action { RESPOND, RESET, RESET_AFTER_HEADERS, HANG, SCRIPT, CHOOSE }
 
     private static final String JSON = "application/json";
     private static final MockResponse ECHO = fixed(200, JSON, r -> {
@@ -42,10 +42,19 @@ public final class MockResponse {
     final Duration delay;
     /** The scripted stream of {@link Action#SCRIPT}; null otherwise. */
     final StreamScript script;
+    /** Picks the answer per request for {@link Action#CHOOSE}; null otherwise. */
+    final Function<RecordedRequest, MockResponse> chooser;
 
     private MockResponse(Action action, int status, String contentType, List<String[]> headers,
             Function<RecordedRequest, String> body, Function<RecordedRequest, List<String>> events,
             Duration eventDelay, Duration delay, StreamScript script) {
+        this(action, status, contentType, headers, body, events, eventDelay, delay, script, null);
+    }
+
+    private MockResponse(Action action, int status, String contentType, List<String[]> headers,
+            Function<RecordedRequest, String> body, Function<RecordedRequest, List<String>> events,
+            Duration eventDelay, Duration delay, StreamScript script, Function<RecordedRequest, MockResponse> chooser) {
+        this.chooser = chooser;
         this.action = action;
         this.status = status;
         this.contentType = contentType;
@@ -82,6 +91,18 @@ public final class MockResponse {
     public static MockResponse json(int status, String body) {
         requireNonNull(body, "body is null");
         return fixed(status, JSON, r -> body);
+    }
+
+    /**
+     * An answer that depends on the request: the chooser picks one response per request (for
+     * example by its {@code Authorization} header), which is then sent as if it had been enqueued.
+     *
+     * @param chooser picks the answer; it must not return null
+     * @return the response
+     */
+    public static MockResponse choosing(Function<RecordedRequest, MockResponse> chooser) {
+        requireNonNull(chooser, "chooser is null");
+        return new MockResponse(Action.CHOOSE, 200, JSON, List.of(), null, null, Duration.ZERO, Duration.ZERO, null, chooser);
     }
 
     /**
@@ -192,7 +213,7 @@ public final class MockResponse {
             throw new IllegalArgumentException("delay is negative: " + delay);
         }
         return new MockResponse(then.action, then.status, then.contentType, then.headers, then.body, then.events,
-                then.eventDelay, then.delay.plus(delay), then.script);
+                then.eventDelay, then.delay.plus(delay), then.script, then.chooser);
     }
 
     /**
@@ -240,7 +261,7 @@ public final class MockResponse {
         }
         List<String[]> more = new ArrayList<>(headers);
         more.add(new String[] {name, value});
-        return new MockResponse(action, status, contentType, List.copyOf(more), body, events, eventDelay, delay, script);
+        return new MockResponse(action, status, contentType, List.copyOf(more), body, events, eventDelay, delay, script, chooser);
     }
 
     /** Whether an added header has this (lower-case) name and, if {@code value} is non-null, value. */

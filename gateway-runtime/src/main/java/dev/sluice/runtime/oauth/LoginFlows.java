@@ -232,11 +232,16 @@ public final class LoginFlows {
             if (login.stateInTokenRequest()) {
                 grant.put("state", flow.state);
             }
-            finish(flow, endpoint.post(login.tokenUrl(), login.tokenEncoding(), grant));
+            finish(flow, endpoint.post(route(flow), login.tokenUrl(), login.tokenEncoding(), grant));
             return flow.view();
         } finally {
             flow.lock.unlock();
         }
+    }
+
+    /** The flow's token and device requests leave through the start's {@code proxyUrl}, as the connection's calls will. */
+    private static dev.sluice.runtime.upstream.EgressRoute route(LoginFlow flow) {
+        return dev.sluice.runtime.upstream.EgressRoute.of(null, flow.options.proxyUrl());
     }
 
     private void requestDeviceCode(LoginFlow flow, long now) {
@@ -250,7 +255,7 @@ public final class LoginFlows {
             params.put("code_challenge", Pkce.challenge(flow.verifier));
             params.put("code_challenge_method", "S256");
         }
-        Reply reply = endpoint.post(login.deviceUrl(), login.tokenEncoding(), params);
+        Reply reply = endpoint.post(route(flow), login.deviceUrl(), login.tokenEncoding(), params);
         if (!(reply instanceof Issued(Map<String, Object> answer))) {
             String why = reply instanceof Refused r ? r.reason() : ((Unreachable) reply).reason();
             throw new LoginException(502, "device_request_failed", null, "The device authorization request of '" + login.provider()
@@ -287,7 +292,7 @@ public final class LoginFlows {
         if (flow.verifier != null) {
             grant.put("code_verifier", flow.verifier);
         }
-        Reply reply = endpoint.post(login.tokenUrl(), login.tokenEncoding(), grant);
+        Reply reply = endpoint.post(route(flow), login.tokenUrl(), login.tokenEncoding(), grant);
         long after = clock.millis();
         if (reply instanceof Refused r && r.error() != null) {
             switch (r.error()) {

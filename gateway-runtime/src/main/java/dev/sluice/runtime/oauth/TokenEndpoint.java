@@ -5,6 +5,7 @@ import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.api.upstream.UpstreamRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
+import dev.sluice.runtime.upstream.EgressRoute;
 import dev.sluice.toolkit.json.Json;
 import java.io.IOException;
 import java.net.URI;
@@ -12,10 +13,13 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Posts one grant to an authorization server (token or device endpoint) and reads its answer.
- * Secrets sent are masked out of every reason it returns, in case a server echoes them.
+ * Secrets sent are masked out of every reason it returns, in case a server echoes them. A grant
+ * leaves through the egress route of the connection it is for (its {@code proxyUrl}, or the
+ * {@code proxyUrl} a login was started with), as that connection's upstream calls do.
  */
 public final class TokenEndpoint {
 
@@ -24,18 +28,33 @@ public final class TokenEndpoint {
     /** The longest error description quoted. */
     private static final int MAX_DESCRIPTION = 200;
 
-    private final UpstreamHttp http;
+    private final Function<EgressRoute, UpstreamHttp> routes;
     private final Duration timeout;
 
     /**
-     * Creates the endpoint client.
+     * Creates the endpoint client that sends every grant through one client.
      *
      * @param http the host's HTTP client
      * @param timeout bound on each request
      */
     public TokenEndpoint(UpstreamHttp http, Duration timeout) {
-        this.http = http;
+        this((Function<EgressRoute, UpstreamHttp>) way -> http, timeout);
+    }
+
+    private TokenEndpoint(Function<EgressRoute, UpstreamHttp> routes, Duration timeout) {
+        this.routes = routes;
         this.timeout = timeout;
+    }
+
+    /**
+     * Creates the endpoint client that sends each grant through its egress route.
+     *
+     * @param routes the client of each egress route (the host's {@code EgressRoutes::route})
+     * @param timeout bound on each request
+     * @return the client
+     */
+    public static TokenEndpoint routed(Function<EgressRoute, UpstreamHttp> routes, Duration timeout) {
+        return new TokenEndpoint(routes, timeout);
     }
 
     /** What a grant came back with. */
@@ -73,7 +92,7 @@ public final class TokenEndpoint {
     }
 
     /**
-     * Posts a grant.
+     * Posts a grant directly (no proxy, no local address).
      *
      * @param url the endpoint
      * @param encoding form or JSON
@@ -81,6 +100,19 @@ public final class TokenEndpoint {
      * @return the reply
      */
     public Reply post(String url, TokenEncoding encoding, Map<String, String> params) {
+        return post(EgressRoute.DIRECT, url, encoding, params);
+    }
+
+    /**
+     * Posts a grant through an egress route.
+     *
+     * @param way the route: the connection's {@code localAddress} and {@code proxyUrl}
+     * @param url the endpoint
+     * @param encoding form or JSON
+     * @param params the grant's parameters
+     * @return the reply
+     */
+    public Reply post(EgressRoute way, String url, TokenEncoding encoding, Map<String, String> params) {
         String body = encoding == TokenEncoding.JSON ? Json.write(params) : form(params);
         Map<String, String> headers = Map.of("content-type",
                 encoding == TokenEncoding.JSON ? "application/json" : "application/x-www-form-urlencoded", "accept", "application/json");
@@ -89,7 +121,7 @@ public final class TokenEndpoint {
         String text;
         UpstreamResponse response;
         try {
-            response = http.send(request);
+            response = routes.apply(way).send(request);
         } catch (IOException e) {
             return new Unreachable(scrub("authorization server unreachable: " + TransportError.of(e).describe(), params));
         }

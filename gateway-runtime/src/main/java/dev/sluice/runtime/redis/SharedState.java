@@ -31,6 +31,7 @@ public final class SharedState implements AutoCloseable {
     private final RedisLockoutBoard lockouts;
     private final RedisWindowBoard windows;
     private final RedisClusterEvents events;
+    private final RedisRefreshLocks refreshLocks;
     private final String instanceId;
 
     private SharedState(RedisClient redis, String instanceId, InstantSource clock) {
@@ -44,6 +45,7 @@ public final class SharedState implements AutoCloseable {
         this.breakers = redis == null ? null : new RedisBreakerBoard(redis, events, clock);
         this.lockouts = redis == null ? null : new RedisLockoutBoard(redis, events, clock);
         this.windows = redis == null ? null : new RedisWindowBoard(redis, events, clock);
+        this.refreshLocks = redis == null ? null : new RedisRefreshLocks(redis);
         if (events != null) {
             // issue 26: the boards' mirrors follow the others' writes, and are read again after every (re-)subscription
             events.feed(this::mirror, this::reload);
@@ -225,6 +227,11 @@ public final class SharedState implements AutoCloseable {
      */
     public java.util.Optional<dev.sluice.api.SharedNotes> notes(String plugin) {
         return redis == null ? java.util.Optional.empty() : java.util.Optional.of(new RedisSharedNotes(redis, plugin));
+    }
+
+    /** @return the cluster lock of OAuth token refreshes (issue 36; each instance on its own without Redis or while it is down) */
+    public dev.sluice.runtime.oauth.RefreshLocks refreshLocks() {
+        return refreshLocks == null ? dev.sluice.runtime.oauth.RefreshLocks.NONE : refreshLocks;
     }
 
     /** @return the provider cooldown window announcements */

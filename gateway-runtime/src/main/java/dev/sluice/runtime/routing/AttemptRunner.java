@@ -6,6 +6,7 @@ import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamHttp;
+import dev.sluice.runtime.oauth.TokenRenewal;
 import dev.sluice.runtime.resilience.AdmissionPolicy;
 import dev.sluice.runtime.resilience.AttemptFailure;
 import dev.sluice.runtime.store.Connection;
@@ -38,11 +39,11 @@ final class AttemptRunner {
      * @param startTimeoutMs the executors' own start timeout (the least execution bound, RQ-2)
      * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
      */
-    private final java.util.function.UnaryOperator<Connection> tokens;
+    private final TokenRenewal tokens;
 
     AttemptRunner(EgressRoutes egress, AttemptWatchdog watchdog, AdmissionPolicy policy, long startTimeoutMs,
             Function<String, Map<String, Object>> jsonObjectParser) {
-        this(egress, watchdog, policy, startTimeoutMs, jsonObjectParser, java.util.function.UnaryOperator.identity());
+        this(egress, watchdog, policy, startTimeoutMs, jsonObjectParser, TokenRenewal.NONE);
     }
 
     /**
@@ -56,7 +57,7 @@ final class AttemptRunner {
      * @param tokens gives a connection whose OAuth token is due its renewed tokens (issue 36)
      */
     AttemptRunner(EgressRoutes egress, AttemptWatchdog watchdog, AdmissionPolicy policy, long startTimeoutMs,
-            Function<String, Map<String, Object>> jsonObjectParser, java.util.function.UnaryOperator<Connection> tokens) {
+            Function<String, Map<String, Object>> jsonObjectParser, TokenRenewal tokens) {
         this.tokens = tokens;
         this.egress = egress;
         this.watchdog = watchdog;
@@ -72,8 +73,22 @@ final class AttemptRunner {
      * @param way the egress route it took
      * @param egressIp the route's egress IP, or null when unknown
      * @param latencyMs how long the executor call took
+     * @param sent the connection as the attempt used it (its OAuth tokens renewed, when they were)
      */
-    record Ran(Attempt attempt, EgressRoute way, String egressIp, long latencyMs) {
+    record Ran(Attempt attempt, EgressRoute way, String egressIp, long latencyMs, Connection sent) {
+    }
+
+    /**
+     * After the upstream refused the attempt with {@code 401}: the connection with another OAuth
+     * token to run it once more with, or null (issue 36).
+     *
+     * @param ran the refused attempt
+     * @return the connection to retry with, or null
+     */
+    Connection renewedAfter(Ran ran) {
+        boolean unauthorized = ran.attempt() instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.Upstream u
+                && u.failure() instanceof dev.sluice.api.upstream.UpstreamError e && e.status() == 401;
+        return unauthorized && ran.sent().authType() == ProviderClass.OAUTH ? tokens.afterUnauthorized(ran.sent()) : null;
     }
 
     /**
@@ -114,7 +129,25 @@ final class AttemptRunner {
      * @return what happened
      */
     Ran run(Lease lease, Route route, AttemptCall call, ClientLiveness client, long readinessMs) {
+        return run(lease, route, call, client, readinessMs, null);
+    }
+
+    /**
+     * Runs the attempt once more with the tokens a renewal after a {@code 401} gave its connection
+     * (issue 36), or, with {@code renewed} null, with the lease's connection, its OAuth token
+     * renewed first when it is due.
+     *
+     * @param lease the attempt's admission
+     * @param route the route being tried
+     * @param call what to send
+     * @param client whether the request's client is still there
+     * @param readinessMs the streamed request's readiness bound, 0 for a whole answer
+     * @param renewed the connection with renewed tokens, or null
+     * @return what happened
+     */
+    Ran run(Lease lease, Route route, AttemptCall call, ClientLiveness client, long readinessMs, Connection renewed) {
         Connection c = lease.candidate().connection();
+        Connection sent = renewed != null ? renewed : c;
         EgressRoute way = EgressRoute.of(c.localAddress(), c.proxyUrl());
         UpstreamHttp http = egress.route(way);
         long executionMs = policy.executionMaxWaitMs(c, startTimeoutMs);
@@ -124,7 +157,10 @@ final class AttemptRunner {
         lease.watch(watchdog, boundMs, client);
         Attempt attempt;
         try {
-            attempt = call.send(route, target(route, c, http));
+            if (renewed == null) {
+                sent = tokens.beforeAttempt(c);
+            }
+            attempt = call.send(route, target(route, sent, http));
         } catch (RuntimeException | StackOverflowError | LinkageError e) {
             // an executor (or a plugin's) bug or an unreadable answer is this attempt's failure, not a 500
             attempt = Attempt.protocol(e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -148,10 +184,13 @@ final class AttemptRunner {
             attempt = new Attempt.Failed(new AttemptFailure.GatewayTimer(AttemptFailure.Timer.UPSTREAM_CONNECT, egress.connectTimeoutMs()));
         }
         long latencyMs = (System.nanoTime() - t0) / 1_000_000;
-        return new Ran(attempt, way, egress.egressIp(way), latencyMs);
+        return new Ran(attempt, way, egress.egressIp(way), latencyMs, sent);
     }
 
-    /** The connection as an executor sees it, with the client of its egress route. */
+    /**
+     * The connection as an executor sees it, with the client of its egress route; its tokens as
+     * they are (for asking an executor what it serves, not for sending).
+     */
     UpstreamTarget target(Route route, Connection c) {
         return target(route, c, egress.route(EgressRoute.of(c.localAddress(), c.proxyUrl())));
     }
@@ -167,8 +206,7 @@ final class AttemptRunner {
                 && t.message().toLowerCase(java.util.Locale.ROOT).contains("connect timed out");
     }
 
-    private UpstreamTarget target(Route route, Connection given, UpstreamHttp http) {
-        Connection c = tokens.apply(given);
+    private UpstreamTarget target(Route route, Connection c, UpstreamHttp http) {
         String base = c.baseUrl() != null ? ProviderCatalog.lowerCaseScheme(c.baseUrl()) : route.provider().descriptor().defaultBaseUrl();
         if (base.endsWith("/")) {
             base = base.substring(0, base.length() - 1);

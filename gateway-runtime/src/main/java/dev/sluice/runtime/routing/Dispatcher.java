@@ -98,7 +98,7 @@ public final class Dispatcher implements AutoCloseable {
             Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
             AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions, ClusterEvents events) {
         this(selector, engine, recorder, clock, jsonObjectParser, egress, gates, admissionPolicy, attemptTimeout, sessions, events,
-                java.util.function.UnaryOperator.identity());
+                dev.sluice.runtime.oauth.TokenRenewal.NONE);
     }
 
     /**
@@ -115,12 +115,12 @@ public final class Dispatcher implements AutoCloseable {
      * @param attemptTimeout the executors' own start timeout
      * @param sessions session pins and the lease fence
      * @param events where queue pauses and learned pacing are announced
-     * @param tokens gives a connection whose OAuth token is due its renewed tokens
+     * @param tokens renews a connection's OAuth token when it is due, and after a {@code 401}
      */
     public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
             Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
             AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions, ClusterEvents events,
-            java.util.function.UnaryOperator<dev.sluice.runtime.store.Connection> tokens) {
+            dev.sluice.runtime.oauth.TokenRenewal tokens) {
         this.sessions = sessions;
         this.engine = engine;
         this.recorder = recorder;
@@ -232,11 +232,23 @@ public final class Dispatcher implements AutoCloseable {
         }
         long startedAt;
         AttemptRunner.Ran run;
+        // issue 36: after a 401 the OAuth token is renewed once and the attempt sent once more with it
+        Connection renewed = null;
         for (int eof = 0;; eof++) {
             startedAt = clock.millis();
-            run = runner.run(lease, route, call, caller.client(), readinessMs);
+            run = runner.run(lease, route, call, caller.client(), readinessMs, renewed);
             AttemptRunner.Ran egress = run;
             bookkeeping(() -> engine.recordEgress(candidate, egress.egressIp(), egress.way().isDirect()));
+            Connection next = renewed == null ? runner.renewedAfter(run) : null;
+            if (next != null) {
+                renewed = next;
+                eof--;
+                LOG.log(System.Logger.Level.INFO, "request " + requestId + ": connection " + c.id()
+                        + " refused its OAuth access token (401); renewed it, sending once more");
+                record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(), 401, run.latencyMs(),
+                        "oauth_token_renewed", run.egressIp()));
+                continue;
+            }
             if (!(run.attempt() instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.EarlyEof) || eof >= earlyEofRetries) {
                 break;
             }

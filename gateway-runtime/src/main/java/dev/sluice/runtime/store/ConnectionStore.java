@@ -52,6 +52,19 @@ public interface ConnectionStore {
     Optional<Connection> updateState(String id, ConnectionState state);
 
     /**
+     * A connection as the database holds it now, read past this instance's snapshot (which another
+     * instance's write reaches only when the change feed delivers it): for decisions that must not
+     * act on a stale copy, such as whether another instance already renewed an OAuth token. Not for
+     * the request path.
+     *
+     * @param id the id
+     * @return the connection, or empty when it does not exist
+     */
+    default Optional<Connection> reread(String id) {
+        return find(id);
+    }
+
+    /**
      * Replaces the OAuth tokens of a connection (after a refresh), keeping everything else.
      *
      * @param id the id

@@ -254,6 +254,12 @@ public final class JdbcConnectionStore implements ConnectionStore {
         }
     }
 
+    @Override
+    public Optional<Connection> reread(String id) {
+        reloadOne(id);
+        return find(id);
+    }
+
     /** Re-reads one row into a copy of the snapshot (removing it when it is gone). */
     private void reloadOne(String id) {
         publishing.lock();

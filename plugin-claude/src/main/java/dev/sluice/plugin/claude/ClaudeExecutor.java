@@ -35,17 +35,15 @@ import java.util.Map;
  *
  * <p>A client that already speaks Anthropic ({@link PassthroughCall#ANTHROPIC_MESSAGES}) is passed
  * through: its body goes upstream unchanged, with the same headers, and a 2xx answer is returned
- * unread for the runtime to relay. Both paths send through one method, so authentication and
- * OAuth refresh cannot drift apart.
+ * unread for the runtime to relay. Both paths send through one method, so authentication cannot
+ * drift apart.
  *
- * <p>For an {@code oauth} connection with a refresh token, {@link OAuthRefresher} renews the access
- * token before the call when it is expired (within the skew), or after an upstream {@code 401},
- * in which case the call is sent once more with the new token. A call refreshes at most once and
- * is retried at most once. A failed refresh ends the call as a {@code 401} whose error code is
- * {@value #EXPIRED_CODE} (SPEC CC-6).
+ * <p>An {@code oauth} connection's access token is renewed by the host from the plugin's login
+ * description ({@link ClaudeLogin}, issue 36): ahead of its expiry, and once after an upstream
+ * {@code 401}, when the host sends the attempt once more with the new token. The executor sends
+ * the token its target carries.
  *
- * <p>Thread-safe: no per-request state in fields; the refresher's per-connection state is shared
- * by all calls on purpose.
+ * <p>Thread-safe: no per-request state in fields.
  */
 final class ClaudeExecutor implements ProviderExecutor {
 
@@ -53,35 +51,26 @@ final class ClaudeExecutor implements ProviderExecutor {
     static final String MESSAGES_PATH = "/v1/messages";
     /** Error bodies are read up to this size. */
     static final int MAX_ERROR_BODY = 64 * 1024;
-    /** Error code of a call whose OAuth token is expired and could not be refreshed (SPEC CC-6). */
-    static final String EXPIRED_CODE = "expired";
-    /** Error type of that failure (Anthropic's type for a refused credential). */
-    static final String AUTHENTICATION_ERROR = "authentication_error";
-    /** Message prefix of that failure; the reason follows. */
-    static final String EXPIRED_MESSAGE = "OAuth token expired and refresh failed: ";
 
     private final UpstreamHttp http;
     private final InstantSource clock;
     private final AnthropicHeaders headers;
     private final MessagesRequestWriter writer;
     private final MessagesResponseReader reader;
-    private final OAuthRefresher refresher;
     private final LowPriorityLane lane;
     private final LimitReset resets;
 
-    ClaudeExecutor(UpstreamHttp http, InstantSource clock, AnthropicHeaders headers, MessagesRequestWriter writer,
-            OAuthRefresher refresher) {
-        this(http, clock, headers, writer, refresher, null);
+    ClaudeExecutor(UpstreamHttp http, InstantSource clock, AnthropicHeaders headers, MessagesRequestWriter writer) {
+        this(http, clock, headers, writer, null);
     }
 
     ClaudeExecutor(UpstreamHttp http, InstantSource clock, AnthropicHeaders headers, MessagesRequestWriter writer,
-            OAuthRefresher refresher, dev.sluice.api.SharedNotes notes) {
+            dev.sluice.api.SharedNotes notes) {
         this.http = http;
         this.clock = clock;
         this.headers = headers;
         this.writer = writer;
         this.reader = new MessagesResponseReader(clock);
-        this.refresher = refresher;
         this.lane = new LowPriorityLane(clock, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(), notes);
         this.resets = new LimitReset(http, clock, headers);
     }
@@ -191,49 +180,17 @@ final class ClaudeExecutor implements ProviderExecutor {
 
     /**
      * Sends one request body to the Messages API with the connection's headers (shared by the
-     * translated and the passthrough path). For a refreshable {@code oauth} connection the token is
-     * renewed before sending when expired, and once after a {@code 401}, in which case the request
-     * is sent once more with the new token.
+     * translated and the passthrough path). The host renews an {@code oauth} connection's token
+     * (ahead of its expiry, and once after a {@code 401}, sending the attempt once more); the
+     * executor sends the token its target carries.
      */
-    private Exchange exchange(UpstreamTarget original, URI uri, byte[] payload, boolean stream,
+    private Exchange exchange(UpstreamTarget target, URI uri, byte[] payload, boolean stream,
             Map<String, String> clientHeaders, Duration timeout) {
-        UpstreamTarget target = original;
-        boolean refreshable = OAuthRefresher.applies(target);
-        OAuthRefresher.Tokens sent = null;
-        boolean refreshSpent = false;
-        if (refreshable) {
-            OAuthRefresher.Result before = refresher.beforeSend(target, timeout);
-            if (before instanceof OAuthRefresher.Failed failed) {
-                // expired before sending and not renewable: the Messages API is not called at all
-                return new Exchange.NotSent(expired(new ResponseHead(401, Map.of("content-type", List.of("application/json"))), null,
-                        failed.reason()));
-            }
-            OAuthRefresher.Usable usable = (OAuthRefresher.Usable) before;
-            sent = usable.tokens();
-            refreshSpent = usable.renewed();
-            target = sent.applyTo(original);
-        }
-        UpstreamResponse response;
         try {
-            response = send(target, uri, payload, stream, clientHeaders, timeout);
+            return new Exchange.Answered(send(target, uri, payload, stream, clientHeaders, timeout));
         } catch (IOException e) {
             return new Exchange.NotSent(TransportError.of(e));
         }
-        if (refreshable && !refreshSpent && response.head().status() == 401) {
-            // the access token was refused: refresh once, then send once more with the new token
-            UpstreamError refused = (UpstreamError) readError(response);
-            OAuthRefresher.Result after = refresher.afterUnauthorized(original, sent, timeout);
-            if (after instanceof OAuthRefresher.Failed failed) {
-                return new Exchange.NotSent(expired(refused.head(), refused.body(), failed.reason()));
-            }
-            target = ((OAuthRefresher.Usable) after).tokens().applyTo(original);
-            try {
-                response = send(target, uri, payload, stream, clientHeaders, timeout);
-            } catch (IOException e) {
-                return new Exchange.NotSent(TransportError.of(e));
-            }
-        }
-        return new Exchange.Answered(response);
     }
 
     /** The outcome of the Messages API's answer. */
@@ -271,22 +228,6 @@ final class ClaudeExecutor implements ProviderExecutor {
 
     private static TransportError invalidBaseUrl(IllegalArgumentException e) {
         return new TransportError(TransportErrorKind.OTHER, "the connection's base URL is not a valid URL: " + e.getMessage());
-    }
-
-    /**
-     * The failure of a call whose OAuth token is expired and could not be refreshed: a {@code 401}
-     * with error code {@value #EXPIRED_CODE} so the runtime classifies it as such (SPEC CC-6).
-     *
-     * @param head the upstream's {@code 401} head, or a synthetic one when the token was refreshed
-     *     before sending and the Messages API was never called
-     * @param body the upstream's error body, or null to write an Anthropic error envelope
-     * @param reason why the refresh failed (never contains a token)
-     */
-    private static UpstreamError expired(ResponseHead head, String body, String reason) {
-        String message = EXPIRED_MESSAGE + reason;
-        String text = body != null ? body : "{\"type\":\"error\",\"error\":{\"type\":" + Json.quote(AUTHENTICATION_ERROR)
-                + ",\"message\":" + Json.quote(message) + "}}";
-        return new UpstreamError(head, text, EXPIRED_CODE, AUTHENTICATION_ERROR, message);
     }
 
     private static UpstreamFailure readError(UpstreamResponse response) {

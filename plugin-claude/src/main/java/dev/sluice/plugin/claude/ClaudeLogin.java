@@ -20,6 +20,10 @@ final class ClaudeLogin {
     static final String AUTHORIZE_URL = "https://claude.ai/oauth/authorize";
     /** Claude Code's {@code MANUAL_REDIRECT_URL}: a page that shows the code to paste. */
     static final String REDIRECT_URI = "https://console.anthropic.com/oauth/code/callback";
+    /** Claude Code's {@code TOKEN_URL}: Anthropic's OAuth token endpoint (code exchange and refresh). */
+    static final String TOKEN_URL = "https://console.anthropic.com/v1/oauth/token";
+    /** Claude Code's public OAuth client id, which issues subscription tokens. */
+    static final String CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
     /** Claude Code's {@code SCOPES}. */
     static final List<String> SCOPES = List.of("org:create_api_key", "user:profile", "user:inference");
 
@@ -29,8 +33,8 @@ final class ClaudeLogin {
     static final OAuthLogin LOGIN = OAuthLogin.builder(ClaudePlugin.PROVIDER_ID)
             .flows(OAuthFlow.PKCE)
             .authorizeUrl(AUTHORIZE_URL)
-            .tokenUrl(OAuthRefresher.DEFAULT_TOKEN_URL)
-            .clientId(OAuthRefresher.DEFAULT_CLIENT_ID)
+            .tokenUrl(TOKEN_URL)
+            .clientId(CLIENT_ID)
             .redirectUri(REDIRECT_URI)
             .scopes(SCOPES)
             .authorizeParam("code", "true")

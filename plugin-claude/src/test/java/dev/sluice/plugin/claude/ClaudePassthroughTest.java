@@ -18,22 +18,18 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * Native passthrough of Anthropic Messages requests: the body goes upstream byte-for-byte, the
- * headers and OAuth refresh are those of the translated path, and a 2xx answer comes back unread.
+ * headers are those of the translated path, and a 2xx answer comes back unread.
  */
 class ClaudePassthroughTest {
 
     private static final String BASE = "http://127.0.0.1:18080";
     private static final String MESSAGES_PATH = "/v1/messages";
-    private static final String TOKEN_PATH = "/v1/oauth/token";
-    private static final String TOKEN_URL = "http://127.0.0.1:18081" + TOKEN_PATH;
     private static final Duration TIMEOUT = Duration.ofSeconds(9);
 
     /**
@@ -57,7 +53,7 @@ class ClaudePassthroughTest {
     private final FakeUpstream upstream = new FakeUpstream();
 
     private ProviderExecutor executor() {
-        return new ClaudeExecutorFactory().create(FakeHost.create(upstream, Map.of("oauthTokenUrl", TOKEN_URL)));
+        return new ClaudeExecutorFactory().create(FakeHost.create(upstream, Map.of()));
     }
 
     private static UpstreamTarget apiKey() {
@@ -243,55 +239,15 @@ class ClaudePassthroughTest {
     }
 
     @Test
-    void anOauth401IsRefreshedAndTheSameBytesSentOnceMore() {
-        upstream.on(TOKEN_PATH, r -> json(200, "{\"token_type\":\"Bearer\",\"access_token\":\"at-2\",\"refresh_token\":\"rt-2\",\"expires_in\":3600}"));
-        List<FakeUpstream.FakeResponse> refusals = Collections.synchronizedList(new ArrayList<>());
-        var accepted = new FakeUpstream.FakeResponse(200, Map.of("content-type", List.of("text/event-stream")), "event: ping\n\n");
-        upstream.on(MESSAGES_PATH, r -> {
-            if ("Bearer at-1".equals(r.headers().get("authorization"))) {
-                var refusal = json(401, UNAUTHORIZED);
-                refusals.add(refusal);
-                return refusal;
-            }
-            return accepted;
-        });
-
-        PassthroughOutcome outcome = executor().passthrough(call(oauth("at-1", "rt-1", null), true, Map.of()));
-
-        assertThat(((PassthroughOutcome.Accepted) outcome).response()).isSameAs(accepted);
-        assertThat(upstream.requests).extracting(r -> r.uri().getPath()).containsExactly(MESSAGES_PATH, TOKEN_PATH, MESSAGES_PATH);
-        assertThat(upstream.requests.get(0).headers()).containsEntry("authorization", "Bearer at-1");
-        assertThat(upstream.requests.get(2).headers()).containsEntry("authorization", "Bearer at-2")
-                .containsEntry("accept", "text/event-stream");
-        assertThat(upstream.requests.get(0).body()).isEqualTo(BODY.getBytes(StandardCharsets.UTF_8));
-        assertThat(upstream.requests.get(2).body()).isEqualTo(BODY.getBytes(StandardCharsets.UTF_8));
-        assertThat(refusals).hasSize(1).allSatisfy(r -> assertThat(r.closed).isTrue());
-        assertThat(accepted.closed).isFalse();
-    }
-
-    @Test
-    void anExpiredOauthTokenIsRefreshedBeforeSending() {
-        upstream.on(TOKEN_PATH, r -> json(200, "{\"access_token\":\"at-2\",\"refresh_token\":\"rt-2\",\"expires_in\":3600}"));
-        upstream.on(MESSAGES_PATH, r -> json(200, ANSWER));
-
-        PassthroughOutcome outcome = executor().passthrough(call(oauth("at-1", "rt-1", FakeHost.NOW.toEpochMilli() - 1), false, Map.of()));
-
-        assertThat(outcome).isInstanceOf(PassthroughOutcome.Accepted.class);
-        assertThat(upstream.requests).extracting(r -> r.uri().getPath()).containsExactly(TOKEN_PATH, MESSAGES_PATH);
-        assertThat(upstream.last().headers()).containsEntry("authorization", "Bearer at-2");
-    }
-
-    @Test
-    void aFailedRefreshAfterA401IsA401WithCodeExpired() {
-        upstream.on(TOKEN_PATH, r -> json(400, "{\"error\":\"invalid_grant\"}"));
+    void anOauth401IsHandedBackAsItCame_theHostRenewsTheTokenAndRetries() {
         upstream.on(MESSAGES_PATH, r -> json(401, UNAUTHORIZED));
 
-        UpstreamError error = failure(executor().passthrough(call(oauth("at-1", "rt-1", null), false, Map.of())), UpstreamError.class);
+        UpstreamError error = failure(executor().passthrough(call(oauth("at-1", "rt-1", FakeHost.NOW.toEpochMilli() - 1), false,
+                Map.of())), UpstreamError.class);
 
-        assertThat(upstream.requests).extracting(r -> r.uri().getPath()).containsExactly(MESSAGES_PATH, TOKEN_PATH);
+        assertThat(upstream.requests).extracting(r -> r.uri().getPath()).as("no token request of its own").containsExactly(MESSAGES_PATH);
+        assertThat(upstream.last().headers()).containsEntry("authorization", "Bearer at-1");
         assertThat(error.status()).isEqualTo(401);
         assertThat(error.body()).isEqualTo(UNAUTHORIZED);
-        assertThat(error.errorCode()).isEqualTo(ClaudeExecutor.EXPIRED_CODE);
-        assertThat(error.errorType()).isEqualTo(ClaudeExecutor.AUTHENTICATION_ERROR);
     }
 }
