@@ -24,7 +24,8 @@ final class LoginCommands {
     /** Where each official CLI stores its credentials, relative to the home folder. */
     static final Map<String, String> DEFAULT_FILES = Map.of(
             "claude", ".claude/.credentials.json",
-            "qwen", ".qwen/oauth_creds.json");
+            "qwen", ".qwen/oauth_creds.json",
+            "codex", ".codex/auth.json");
 
     /** Waits between polls; tests pass one that returns at once. */
     interface Pause {
@@ -98,7 +99,7 @@ final class LoginCommands {
         String provider = command.provider();
         String relative = DEFAULT_FILES.get(provider);
         if (relative == null) {
-            throw new AdminClient.Failure("import: no importer for provider '" + provider + "' (supported: claude, qwen)");
+            throw new AdminClient.Failure("import: no importer for provider '" + provider + "' (supported: claude, qwen, codex)");
         }
         Path file = command.file().map(Path::of).orElseGet(() -> Path.of(env.getOrDefault("HOME", "."), relative));
         JsonNode root;
@@ -121,6 +122,8 @@ final class LoginCommands {
             if (t.path("expiresAt").canConvertToLong()) {
                 oauth.put("expiresAt", t.path("expiresAt").asLong());
             }
+        } else if (provider.equals("codex")) {
+            CodexAuthFile.fill(root, file, body, oauth);
         } else {
             if (root == null || !root.path("access_token").isTextual()) {
                 throw new AdminClient.Failure("import: " + file + " has no access_token (not a Qwen Code oauth_creds.json)");
