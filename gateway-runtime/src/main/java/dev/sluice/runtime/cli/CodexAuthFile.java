@@ -64,6 +64,45 @@ final class CodexAuthFile {
         putIf(who, "plan", plan);
     }
 
+    /**
+     * The {@code codex} connection already holding the file's account (same
+     * {@code providerSpecificData.oauthAccount.identity}, as a login matches), or null.
+     *
+     * @param list the answer of {@code GET /api/providers}
+     * @param body the connection body {@link #fill} made
+     * @return the connection, or null
+     */
+    static JsonNode sameAccount(JsonNode list, ObjectNode body) {
+        String identity = body.at("/providerSpecificData/oauthAccount/identity").asText(null);
+        if (identity == null) {
+            return null;
+        }
+        for (JsonNode c : list.path("data")) {
+            if ("codex".equals(c.path("provider").asText()) && identity.equals(c.at("/providerSpecificData/oauthAccount/identity").asText(null))) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The {@code PATCH} body renewing an existing connection: the new tokens, and its
+     * {@code providerSpecificData} with the account replaced (the operator's other settings kept).
+     *
+     * @param existing the connection as listed
+     * @param body the connection body {@link #fill} made
+     * @return the patch
+     */
+    static ObjectNode update(JsonNode existing, ObjectNode body) {
+        ObjectNode patch = AdminClient.json().createObjectNode();
+        patch.set("oauth", body.get("oauth"));
+        ObjectNode psd = existing.path("providerSpecificData").isObject() ? ((ObjectNode) existing.get("providerSpecificData")).deepCopy()
+                : AdminClient.json().createObjectNode();
+        psd.set("oauthAccount", body.at("/providerSpecificData/oauthAccount"));
+        patch.set("providerSpecificData", psd);
+        return patch;
+    }
+
     /** A JWT's payload, unverified; an empty object when it is no JWT. */
     static JsonNode claims(String jwt) {
         if (jwt == null) {

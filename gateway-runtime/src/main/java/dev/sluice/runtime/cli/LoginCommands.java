@@ -124,6 +124,12 @@ final class LoginCommands {
             }
         } else if (provider.equals("codex")) {
             CodexAuthFile.fill(root, file, body, oauth);
+            JsonNode same = CodexAuthFile.sameAccount(admin.get("/api/providers"), body);
+            if (same != null) {
+                // the file names its account: importing it again renews that connection instead of adding a second
+                printConnection("Updated", admin.patch("/api/providers/" + same.path("id").asText(), CodexAuthFile.update(same, body)));
+                return Cli.OK;
+            }
         } else {
             if (root == null || !root.path("access_token").isTextual()) {
                 throw new AdminClient.Failure("import: " + file + " has no access_token (not a Qwen Code oauth_creds.json)");

@@ -130,10 +130,13 @@ class ImportCommandTest {
         Files.writeString(home.resolve(".codex/auth.json"), "{\"OPENAI_API_KEY\":null,\"tokens\":{\"id_token\":\"" + idToken
                 + "\",\"access_token\":\"" + accessToken + "\",\"refresh_token\":\"rt-codex-1\",\"account_id\":\"acct-1\"},"
                 + "\"last_refresh\":\"2026-12-01T10:00:00Z\"}");
+        server.enqueue(MockResponse.json(200, "{\"data\":[{\"id\":\"c-other\",\"provider\":\"codex\",\"providerSpecificData\":"
+                + "{\"oauthAccount\":{\"identity\":\"acct-other\"}}}]}"));
         server.enqueue(MockResponse.json(201, "{\"id\":\"c-3\",\"provider\":\"codex\",\"name\":\"codex (imported)\",\"authType\":\"oauth\"}"));
 
         assertThat(run("import", "codex")).as(err::toString).isZero();
 
+        assertThat(server.takeRequest(Duration.ofSeconds(5)).path()).isEqualTo("/api/providers");
         JsonNode body = sent();
         assertThat(body.get("provider").asText()).isEqualTo("codex");
         assertThat(body.get("authType").asText()).isEqualTo("oauth");
@@ -145,6 +148,30 @@ class ImportCommandTest {
         assertThat(body.at("/providerSpecificData/oauthAccount/email").asText()).isEqualTo("dev@example.com");
         assertThat(body.at("/providerSpecificData/oauthAccount/plan").asText()).isEqualTo("pro");
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("Imported: connection c-3").doesNotContain("rt-codex-1");
+    }
+
+    @Test
+    void importingTheSameCodexAccountAgainRenewsItsConnectionKeepingItsOtherSettings() throws Exception {
+        String idToken = jwt("{\"email\":\"dev@example.com\",\"https://api.openai.com/auth\":{\"chatgpt_account_id\":\"acct-1\"}}");
+        Path file = Files.writeString(home.resolve("auth.json"), "{\"tokens\":{\"id_token\":\"" + idToken
+                + "\",\"access_token\":\"opaque-access\",\"refresh_token\":\"rt-2\"}}");
+        server.enqueue(MockResponse.json(200, "{\"data\":[{\"id\":\"c-1\",\"provider\":\"codex\",\"providerSpecificData\":"
+                + "{\"lowPriorityMode\":true,\"oauthAccount\":{\"identity\":\"acct-1\",\"plan\":\"plus\"}}}]}"));
+        server.enqueue(MockResponse.json(200, "{\"id\":\"c-1\",\"provider\":\"codex\",\"name\":\"mine\",\"authType\":\"oauth\"}"));
+
+        assertThat(run("import", "codex", "--file", file.toString())).as(err::toString).isZero();
+
+        server.takeRequest(Duration.ofSeconds(5));
+        RecordedRequest patch = server.takeRequest(Duration.ofSeconds(5));
+        assertThat(patch.method()).isEqualTo("PATCH");
+        assertThat(patch.path()).isEqualTo("/api/providers/c-1");
+        JsonNode body = new ObjectMapper().readTree(patch.body());
+        assertThat(body.at("/oauth/accessToken").asText()).isEqualTo("opaque-access");
+        assertThat(body.at("/oauth/refreshToken").asText()).isEqualTo("rt-2");
+        assertThat(body.at("/providerSpecificData/lowPriorityMode").asBoolean()).isTrue();
+        assertThat(body.at("/providerSpecificData/oauthAccount/accountId").asText()).as("from the id token").isEqualTo("acct-1");
+        assertThat(body.has("provider")).isFalse();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Updated: connection c-1");
     }
 
     @Test
