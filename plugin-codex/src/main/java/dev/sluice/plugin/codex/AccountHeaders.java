@@ -29,9 +29,15 @@ final class AccountHeaders implements RequestValues {
 
     static String accountId(UpstreamTarget target) {
         if (target.providerSpecificData().get(ACCOUNT_KEY) instanceof Map<?, ?> who && who.get("accountId") instanceof String id
-                && !id.isBlank()) {
+                && headerSafe(id)) {
             return id;
         }
-        return JwtClaims.of(target.credentials().accessToken()).accountId();
+        String claimed = JwtClaims.of(target.credentials().accessToken()).accountId();
+        return claimed != null && headerSafe(claimed) ? claimed : null;
+    }
+
+    /** An account id that is a header value as it stands: no control characters, nothing blank. */
+    private static boolean headerSafe(String v) {
+        return !v.isBlank() && v.chars().allMatch(c -> c >= 0x20 && c != 0x7f);
     }
 }

@@ -78,6 +78,18 @@ final class ResponsesEvents {
                 return with(choice(null, null, List.of(new ToolCallDelta(index, Json.string(item, "call_id"), Json.string(item, "name"),
                         args == null || args.isEmpty() ? null : args)), null, null));
             }
+            case "response.output_item.done" -> {
+                // a function call that came whole, without added/delta events before it
+                Map<String, Object> item = Json.object(event, "item");
+                if (!"function_call".equals(Json.string(item, "type")) || toolIndexes.containsKey(outputIndex(event))) {
+                    return List.of();
+                }
+                int index = toolIndexes.size();
+                toolIndexes.put(outputIndex(event), index);
+                String args = Json.string(item, "arguments");
+                return with(choice(null, null, List.of(new ToolCallDelta(index, Json.string(item, "call_id"), Json.string(item, "name"),
+                        args == null || args.isEmpty() ? "{}" : args)), null, null));
+            }
             case "response.function_call_arguments.delta" -> {
                 Integer index = toolIndexes.get(outputIndex(event));
                 String delta = Json.string(event, "delta");
