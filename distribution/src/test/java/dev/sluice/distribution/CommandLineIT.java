@@ -279,8 +279,9 @@ class CommandLineIT {
                 .anyMatch(l -> l.startsWith("ok   plugin opencode: "))
                 .anyMatch(l -> l.startsWith("ok   plugin claude: "))
                 .anyMatch(l -> l.startsWith("ok   plugin gemini: "))
+                .anyMatch(l -> l.equals("ok   plugin codex: codex loaded, providers [codex]"))
                 .noneMatch(l -> l.contains("listening"));
-        assertThat(lines.getLast()).isEqualTo("doctor: 9 checks, 0 failed, 0 warnings");
+        assertThat(lines.getLast()).isEqualTo("doctor: 10 checks, 0 failed, 0 warnings");
         assertThat(doctor.err()).as("the plugin loader's log is quiet: doctor reports it").isEmpty();
         assertThat(data).doesNotExist();
     }
@@ -303,7 +304,7 @@ class CommandLineIT {
         Run corrupted = sluice(Map.of("SLUICE_DATA_DIR", data.toString()), "doctor");
         assertThat(corrupted.exit()).as(corrupted::toString).isEqualTo(1);
         assertThat(corrupted.out()).containsPattern("(?m)^FAIL database: sqlite " + Pattern.quote(db.toString()) + ": .+$")
-                .contains("doctor: 9 checks, 1 failed, 0 warnings");
+                .contains("doctor: 10 checks, 1 failed, 0 warnings");
     }
 
     private JsonNode cooldownOf(SluiceClient client, String connectionId) {

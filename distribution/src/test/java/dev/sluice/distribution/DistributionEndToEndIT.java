@@ -98,8 +98,8 @@ class DistributionEndToEndIT {
             assertThat(names(top.resolve("plugins")))
                     .anyMatch(n -> n.matches("sluice-plugin-agentrouter-.*\\.jar"))
                     .anyMatch(n -> n.matches("sluice-plugin-opencode-.*\\.jar"))
-                    .contains("claude", "gemini")
-                    .allMatch(n -> n.matches("sluice-plugin-[a-z]+-.*\\.jar|claude|gemini"));
+                    .contains("claude", "gemini", "codex")
+                    .allMatch(n -> n.matches("sluice-plugin-[a-z]+-.*\\.jar|claude|gemini|codex"));
             // sdk/: what a plugin author needs (issue 17)
             assertThat(names(top.resolve("sdk")))
                     .anyMatch(n -> n.matches("sluice-api-[0-9].*(?<!javadoc)\\.jar"))
@@ -119,7 +119,7 @@ class DistributionEndToEndIT {
             assertThat(links).isGreaterThan(5);
             assertThat(Files.readString(top.resolve("sdk/README.md"))).doesNotContain("${project.version}");
             // the plugins that bundle the toolkit: each folder a layer with its own copy
-            for (String folder : List.of("claude", "gemini")) {
+            for (String folder : List.of("claude", "gemini", "codex")) {
                 assertThat(names(top.resolve("plugins").resolve(folder)))
                         .anyMatch(n -> n.matches("sluice-plugin-" + folder + "-.*\\.jar"))
                         .anyMatch(n -> n.matches("sluice-toolkit-.*\\.jar"))

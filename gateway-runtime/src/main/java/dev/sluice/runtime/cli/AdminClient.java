@@ -66,6 +66,11 @@ final class AdminClient {
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build());
     }
 
+    JsonNode patch(String path, JsonNode body) throws Failure {
+        return send(request(path).header("Content-Type", "application/json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofString(body.toString())).build());
+    }
+
     private HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(URI.create(base + path)).timeout(REQUEST_TIMEOUT)
                 .header("Authorization", "Bearer " + adminKey).header("Accept", "application/json");

@@ -24,7 +24,8 @@ final class LoginCommands {
     /** Where each official CLI stores its credentials, relative to the home folder. */
     static final Map<String, String> DEFAULT_FILES = Map.of(
             "claude", ".claude/.credentials.json",
-            "qwen", ".qwen/oauth_creds.json");
+            "qwen", ".qwen/oauth_creds.json",
+            "codex", ".codex/auth.json");
 
     /** Waits between polls; tests pass one that returns at once. */
     interface Pause {
@@ -98,7 +99,7 @@ final class LoginCommands {
         String provider = command.provider();
         String relative = DEFAULT_FILES.get(provider);
         if (relative == null) {
-            throw new AdminClient.Failure("import: no importer for provider '" + provider + "' (supported: claude, qwen)");
+            throw new AdminClient.Failure("import: no importer for provider '" + provider + "' (supported: claude, qwen, codex)");
         }
         Path file = command.file().map(Path::of).orElseGet(() -> Path.of(env.getOrDefault("HOME", "."), relative));
         JsonNode root;
@@ -120,6 +121,14 @@ final class LoginCommands {
             copyText(t, "refreshToken", oauth, "refreshToken");
             if (t.path("expiresAt").canConvertToLong()) {
                 oauth.put("expiresAt", t.path("expiresAt").asLong());
+            }
+        } else if (provider.equals("codex")) {
+            CodexAuthFile.fill(root, file, body, oauth);
+            JsonNode same = CodexAuthFile.sameAccount(admin.get("/api/providers"), body);
+            if (same != null) {
+                // the file names its account: importing it again renews that connection instead of adding a second
+                printConnection("Updated", admin.patch("/api/providers/" + same.path("id").asText(), CodexAuthFile.update(same, body)));
+                return Cli.OK;
             }
         } else {
             if (root == null || !root.path("access_token").isTextual()) {

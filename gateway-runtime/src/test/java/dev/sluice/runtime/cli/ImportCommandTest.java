@@ -109,8 +109,82 @@ class ImportCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("no claudeAiOauth.accessToken");
         err.reset();
 
-        assertThat(run("import", "codex")).isEqualTo(Cli.FAILED);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no importer for provider 'codex'");
+        assertThat(run("import", "acme")).isEqualTo(Cli.FAILED);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no importer for provider 'acme'");
+        assertThat(server.requestCount()).isZero();
+    }
+
+    /** A JWT with the given payload (header and signature are never read). */
+    private static String jwt(String payloadJson) {
+        java.util.Base64.Encoder b64 = java.util.Base64.getUrlEncoder().withoutPadding();
+        return b64.encodeToString("{\"alg\":\"RS256\"}".getBytes(StandardCharsets.UTF_8)) + "."
+                + b64.encodeToString(payloadJson.getBytes(StandardCharsets.UTF_8)) + ".c2ln";
+    }
+
+    @Test
+    void codexAuthJsonFromTheDefaultPathBecomesAnOAuthConnectionWithTheChatGptAccount() throws Exception {
+        String idToken = jwt("{\"email\":\"dev@example.com\",\"https://api.openai.com/auth\":{\"chatgpt_plan_type\":\"pro\","
+                + "\"chatgpt_account_id\":\"acct-from-claims\"}}");
+        String accessToken = jwt("{\"exp\":1767254400,\"https://api.openai.com/auth\":{\"chatgpt_account_id\":\"acct-1\"}}");
+        Files.createDirectories(home.resolve(".codex"));
+        Files.writeString(home.resolve(".codex/auth.json"), "{\"OPENAI_API_KEY\":null,\"tokens\":{\"id_token\":\"" + idToken
+                + "\",\"access_token\":\"" + accessToken + "\",\"refresh_token\":\"rt-codex-1\",\"account_id\":\"acct-1\"},"
+                + "\"last_refresh\":\"2026-12-01T10:00:00Z\"}");
+        server.enqueue(MockResponse.json(200, "{\"data\":[{\"id\":\"c-other\",\"provider\":\"codex\",\"providerSpecificData\":"
+                + "{\"oauthAccount\":{\"identity\":\"acct-other\"}}}]}"));
+        server.enqueue(MockResponse.json(201, "{\"id\":\"c-3\",\"provider\":\"codex\",\"name\":\"codex (imported)\",\"authType\":\"oauth\"}"));
+
+        assertThat(run("import", "codex")).as(err::toString).isZero();
+
+        assertThat(server.takeRequest(Duration.ofSeconds(5)).path()).isEqualTo("/api/providers");
+        JsonNode body = sent();
+        assertThat(body.get("provider").asText()).isEqualTo("codex");
+        assertThat(body.get("authType").asText()).isEqualTo("oauth");
+        assertThat(body.at("/oauth/accessToken").asText()).isEqualTo(accessToken);
+        assertThat(body.at("/oauth/refreshToken").asText()).isEqualTo("rt-codex-1");
+        assertThat(body.at("/oauth/expiresAt").asLong()).as("the access token's exp").isEqualTo(1767254400000L);
+        assertThat(body.at("/providerSpecificData/oauthAccount/accountId").asText()).as("tokens.account_id wins").isEqualTo("acct-1");
+        assertThat(body.at("/providerSpecificData/oauthAccount/identity").asText()).isEqualTo("acct-1");
+        assertThat(body.at("/providerSpecificData/oauthAccount/email").asText()).isEqualTo("dev@example.com");
+        assertThat(body.at("/providerSpecificData/oauthAccount/plan").asText()).isEqualTo("pro");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Imported: connection c-3").doesNotContain("rt-codex-1");
+    }
+
+    @Test
+    void importingTheSameCodexAccountAgainRenewsItsConnectionKeepingItsOtherSettings() throws Exception {
+        String idToken = jwt("{\"email\":\"dev@example.com\",\"https://api.openai.com/auth\":{\"chatgpt_account_id\":\"acct-1\"}}");
+        Path file = Files.writeString(home.resolve("auth.json"), "{\"tokens\":{\"id_token\":\"" + idToken
+                + "\",\"access_token\":\"opaque-access\",\"refresh_token\":\"rt-2\"}}");
+        server.enqueue(MockResponse.json(200, "{\"data\":[{\"id\":\"c-1\",\"provider\":\"codex\",\"providerSpecificData\":"
+                + "{\"lowPriorityMode\":true,\"oauthAccount\":{\"identity\":\"acct-1\",\"plan\":\"plus\"}}}]}"));
+        server.enqueue(MockResponse.json(200, "{\"id\":\"c-1\",\"provider\":\"codex\",\"name\":\"mine\",\"authType\":\"oauth\"}"));
+
+        assertThat(run("import", "codex", "--file", file.toString())).as(err::toString).isZero();
+
+        server.takeRequest(Duration.ofSeconds(5));
+        RecordedRequest patch = server.takeRequest(Duration.ofSeconds(5));
+        assertThat(patch.method()).isEqualTo("PATCH");
+        assertThat(patch.path()).isEqualTo("/api/providers/c-1");
+        JsonNode body = new ObjectMapper().readTree(patch.body());
+        assertThat(body.at("/oauth/accessToken").asText()).isEqualTo("opaque-access");
+        assertThat(body.at("/oauth/refreshToken").asText()).isEqualTo("rt-2");
+        assertThat(body.at("/providerSpecificData/lowPriorityMode").asBoolean()).isTrue();
+        assertThat(body.at("/providerSpecificData/oauthAccount/accountId").asText()).as("from the id token").isEqualTo("acct-1");
+        assertThat(body.has("provider")).isFalse();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Updated: connection c-1");
+    }
+
+    @Test
+    void aCodexAuthJsonWithOnlyAnApiKeyOrNoTokensIsRefusedNamingTheFile() throws Exception {
+        Path apiKeyOnly = Files.writeString(home.resolve("key.json"), "{\"OPENAI_API_KEY\":\"sk-test-0123\"}");
+        assertThat(run("import", "codex", "--file", apiKeyOnly.toString())).isEqualTo(Cli.FAILED);
+        assertThat(err.toString(StandardCharsets.UTF_8).strip()).contains(apiKeyOnly.toString()).contains("API key, not a ChatGPT login")
+                .doesNotContain("sk-test-0123").doesNotContain("\n");
+        err.reset();
+
+        Path empty = Files.writeString(home.resolve("empty.json"), "{\"tokens\":{}}");
+        assertThat(run("import", "codex", "--file", empty.toString())).isEqualTo(Cli.FAILED);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no tokens.access_token (not a Codex auth.json)");
         assertThat(server.requestCount()).isZero();
     }
 }
