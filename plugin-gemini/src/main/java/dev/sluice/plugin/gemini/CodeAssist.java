@@ -1,7 +1,6 @@
 package dev.sluice.plugin.gemini;
 
 import dev.sluice.toolkit.json.Json;
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -96,15 +95,13 @@ final class CodeAssist {
         head.put("project", project);
         head.put("user_prompt_id", promptId);
         String open = Json.write(head);
-        ByteArrayOutputStream out = new ByteArrayOutputStream(request.length + open.length() + 16);
-        // {"model":…,"user_prompt_id":…  +  ,"request":  +  the request  +  }
-        byte[] start = open.substring(0, open.length() - 1).getBytes(StandardCharsets.UTF_8);
-        out.write(start, 0, start.length);
-        byte[] member = ",\"request\":".getBytes(StandardCharsets.UTF_8);
-        out.write(member, 0, member.length);
-        out.write(request, 0, request.length);
-        out.write('}');
-        return out.toByteArray();
+        // {"model":…,"user_prompt_id":…  +  ,"request":  +  the request  +  }: one copy of the request
+        byte[] start = (open.substring(0, open.length() - 1) + ",\"request\":").getBytes(StandardCharsets.UTF_8);
+        byte[] out = new byte[start.length + request.length + 1];
+        System.arraycopy(start, 0, out, 0, start.length);
+        System.arraycopy(request, 0, out, start.length, request.length);
+        out[out.length - 1] = '}';
+        return out;
     }
 
     /**
