@@ -169,12 +169,18 @@ final class CodeAssistProjects {
             Duration timeout) {
         UpstreamRequest request = new UpstreamRequest("POST", CodeAssist.method(base, method), headers,
                 Json.write(body).getBytes(StandardCharsets.UTF_8), timeout);
-        try (UpstreamResponse response = client.send(request)) {
-            int status = response.head().status();
-            if (status < 200 || status > 299) {
-                String text = status >= 400 ? response.bodyText(GeminiExecutor.MAX_ERROR_BODY) : "";
-                return new Answer(null, GeminiErrorReader.read(response.head(), text));
-            }
+        UpstreamResponse response;
+        try {
+            response = client.send(request);
+        } catch (IOException e) {
+            return new Answer(null, TransportError.of(e));
+        }
+        int status = response.head().status();
+        if (status < 200 || status > 299) {
+            // read (and closed) as a chat answer's error: Google's error body, or a protocol error for a 1xx/3xx
+            return new Answer(null, GeminiExecutor.readError(response));
+        }
+        try (response) {
             String text = new String(response.wholeBody(), StandardCharsets.UTF_8);
             try {
                 return new Answer(Json.parseObject(text), null);

@@ -221,6 +221,24 @@ class CodeAssistExecutorTest {
     }
 
     @Test
+    void aRefusedProjectLookupIsTheAnswerOfTheRequestAndIsAskedAgainNextTime() throws Exception {
+        backend.enqueue(MockResponse.json(401, """
+                {"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}"""));
+
+        ChatOutcome outcome = executor.chat(call(false, Map.of()));
+
+        UpstreamError error = (UpstreamError) ((ChatOutcome.Failed) outcome).failure();
+        assertThat(error.head().status()).isEqualTo(401);
+        assertThat(error.errorCode()).isEqualTo("UNAUTHENTICATED");
+        assertThat(backend.requestCount()).isEqualTo(1);
+        assertThat(learned).isEmpty();
+        backend.enqueue(MockResponse.json(200, "{\"currentTier\":{\"id\":\"free-tier\"},\"cloudaicompanionProject\":\"p-2\"}"));
+        backend.enqueue(MockResponse.json(200, ANSWER));
+        assertThat(executor.chat(call(false, Map.of()))).isInstanceOf(ChatOutcome.Completed.class);
+        assertThat(learned).containsExactly("conn-1:projectId=p-2");
+    }
+
+    @Test
     void theCodeAssistEndpointOfAConnection() {
         assertThat(CodeAssist.baseUrl(GeminiPlugin.DEFAULT_BASE_URL + "/", CodeAssist.DEFAULT_BASE_URL))
                 .isEqualTo("https://cloudcode-pa.googleapis.com");
