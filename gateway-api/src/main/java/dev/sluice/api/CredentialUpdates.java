@@ -18,4 +18,21 @@ public interface CredentialUpdates {
      *     another plugin's provider
      */
     boolean oauthRenewed(String connectionId, String accessToken, String refreshToken, Long expiresAt);
+
+    /**
+     * Stores one of a connection's provider-specific settings ({@code providerSpecificData.<key>})
+     * that an executor learned from its upstream (e.g. the Code Assist project of a Gemini login,
+     * issue 36), durably, so later requests and restarts need not ask again. Other settings of the
+     * connection are kept. The default stores nothing.
+     *
+     * @param connectionId the connection (from {@link UpstreamTarget#connectionId()})
+     * @param key the setting's name
+     * @param value its text value
+     * @return true when stored; false when the connection does not exist (any more), belongs to
+     *     another plugin's provider, or the host cannot store settings
+     */
+    @Experimental("issue 36: plugins learning per-connection facts is new")
+    default boolean providerSettingLearned(String connectionId, String key, String value) {
+        return false;
+    }
 }

@@ -67,7 +67,6 @@ import dev.sluice.runtime.store.ChangeFeed;
 import dev.sluice.runtime.redis.SharedState;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.ProxyLogStore;
-import dev.sluice.runtime.store.OAuthTokens;
 import dev.sluice.runtime.store.ProxyLogWriter;
 import dev.sluice.runtime.store.JdbcApiKeyStore;
 import dev.sluice.runtime.store.JdbcBreakerStore;
@@ -251,11 +250,7 @@ public final class SluiceServer implements AutoCloseable {
         // SH-2: a plugin whose executor cannot start is refused whole, with its providers
         PluginRegistry registry = loaded.startExecutors(p -> {
             Set<String> own = p.providers().stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
-            CredentialUpdates updates = (connectionId, access, refresh, expiresAt) -> connections.find(connectionId)
-                    .filter(c -> own.contains(c.provider()) && access != null && !access.isBlank())
-                    .flatMap(c -> connections.updateOAuth(connectionId, new OAuthTokens(access,
-                            refresh != null ? refresh : c.oauth() == null ? null : c.oauth().refreshToken(), expiresAt)))
-                    .isPresent();
+            CredentialUpdates updates = new dev.sluice.runtime.store.PluginConnectionUpdates(connections, own);
             return new DefaultHostContext(p.name(), http, clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
                     builtinExecutors, updates, shared.notes(p.name()).orElse(null));
         }, config.strictPlugins());

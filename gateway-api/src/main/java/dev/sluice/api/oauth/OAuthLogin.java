@@ -21,7 +21,8 @@ import java.util.Set;
  *
  * <p>The operator may point every endpoint elsewhere with the plugin's settings
  * {@code plugins.settings.<plugin>.oauthAuthorizeUrl}, {@code .oauthTokenUrl},
- * {@code .oauthDeviceUrl}, {@code .oauthClientId}, {@code .oauthRedirectUri}, {@code .oauthScopes}
+ * {@code .oauthDeviceUrl}, {@code .oauthClientId}, {@code .oauthClientSecret},
+ * {@code .oauthRedirectUri}, {@code .oauthScopes}
  * (space-separated) and {@code .upstreamBaseUrl}; the host applies them over the description, so
  * a plugin gets them without code.
  *

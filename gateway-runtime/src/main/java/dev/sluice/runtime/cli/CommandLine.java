@@ -29,13 +29,13 @@ public final class CommandLine {
                                          bring terminal connections (banned, expired, credits exhausted)
                                          back to active, e.g. once their credit is refilled
               login PROVIDER [--name N] [--device]
-                                         log in to a subscription account (claude, qwen, codex): prints the URL or
+                                         log in to a subscription account (claude, codex, gemini, qwen): prints the URL or
                                          the user code, reads a pasted code or redirect URL from stdin when
                                          the flow needs one, waits, prints the new connection
               import PROVIDER [--file F]
                                          create a connection from the credentials an official CLI stored
-                                         (claude: ~/.claude/.credentials.json, qwen: ~/.qwen/oauth_creds.json,
-                                         codex: ~/.codex/auth.json)
+                                         (claude: ~/.claude/.credentials.json, codex: ~/.codex/auth.json,
+                                         gemini: ~/.gemini/oauth_creds.json, qwen: ~/.qwen/oauth_creds.json)
               rotate-key                 re-encrypt the stored credentials under a new secret key (stop the
                                          server first); the new key comes from SLUICE_NEW_SECRET_KEY, or is
                                          generated into data/secret.key when the key is that file

@@ -24,8 +24,9 @@ final class LoginCommands {
     /** Where each official CLI stores its credentials, relative to the home folder. */
     static final Map<String, String> DEFAULT_FILES = Map.of(
             "claude", ".claude/.credentials.json",
-            "qwen", ".qwen/oauth_creds.json",
-            "codex", ".codex/auth.json");
+            "codex", ".codex/auth.json",
+            "gemini", ".gemini/oauth_creds.json",
+            "qwen", ".qwen/oauth_creds.json");
 
     /** Waits between polls; tests pass one that returns at once. */
     interface Pause {
@@ -99,7 +100,7 @@ final class LoginCommands {
         String provider = command.provider();
         String relative = DEFAULT_FILES.get(provider);
         if (relative == null) {
-            throw new AdminClient.Failure("import: no importer for provider '" + provider + "' (supported: claude, qwen, codex)");
+            throw new AdminClient.Failure("import: no importer for provider '" + provider + "' (supported: claude, codex, gemini, qwen)");
         }
         Path file = command.file().map(Path::of).orElseGet(() -> Path.of(env.getOrDefault("HOME", "."), relative));
         JsonNode root;
@@ -130,6 +131,8 @@ final class LoginCommands {
                 printConnection("Updated", admin.patch("/api/providers/" + same.path("id").asText(), CodexAuthFile.update(same, body)));
                 return Cli.OK;
             }
+        } else if (provider.equals("gemini")) {
+            gemini(root, file, body, oauth);
         } else {
             if (root == null || !root.path("access_token").isTextual()) {
                 throw new AdminClient.Failure("import: " + file + " has no access_token (not a Qwen Code oauth_creds.json)");
@@ -147,6 +150,43 @@ final class LoginCommands {
         }
         printConnection("Imported", admin.post("/api/providers", body));
         return Cli.OK;
+    }
+
+    /**
+     * Gemini CLI's {@code oauth_creds.json} (google-auth-library's {@code Credentials}:
+     * {@code access_token}, {@code refresh_token}, {@code expiry_date} in epoch ms, {@code id_token},
+     * {@code scope}, {@code token_type}). No base URL: the plugin serves an oauth connection on the
+     * API-key host from its Code Assist endpoint. The e-mail of the {@code id_token} becomes the
+     * connection's identity, so a later login to the same account updates it.
+     */
+    private static void gemini(JsonNode root, Path file, ObjectNode body, ObjectNode oauth) throws AdminClient.Failure {
+        if (root == null || !root.path("access_token").isTextual() || root.path("access_token").asText().isBlank()) {
+            throw new AdminClient.Failure("import: " + file + " has no access_token (not a Gemini CLI oauth_creds.json)");
+        }
+        oauth.put("accessToken", root.path("access_token").asText());
+        copyText(root, "refresh_token", oauth, "refreshToken");
+        if (root.path("expiry_date").canConvertToLong()) {
+            oauth.put("expiresAt", root.path("expiry_date").asLong());
+        }
+        String email = idTokenEmail(root.path("id_token").asText(null));
+        if (email != null) {
+            body.putObject("providerSpecificData").putObject(dev.sluice.runtime.oauth.AccountConnections.ACCOUNT_KEY)
+                    .put("identity", email).put("email", email);
+        }
+    }
+
+    /** The {@code email} claim of an ID token's payload (not verified: it only names the connection), or null. */
+    static String idTokenEmail(String idToken) {
+        String[] parts = idToken == null ? new String[0] : idToken.split("\\.");
+        if (parts.length < 2) {
+            return null;
+        }
+        try {
+            JsonNode claims = AdminClient.json().readTree(java.util.Base64.getUrlDecoder().decode(parts[1]));
+            return claims != null && claims.path("email").isTextual() ? claims.path("email").asText() : null;
+        } catch (IOException | IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private static void copyText(JsonNode from, String field, ObjectNode to, String as) {

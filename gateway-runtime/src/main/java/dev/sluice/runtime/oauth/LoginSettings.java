@@ -20,6 +20,8 @@ public final class LoginSettings {
     public static final String DEVICE_URL = "oauthDeviceUrl";
     /** Setting: the client id. */
     public static final String CLIENT_ID = "oauthClientId";
+    /** Setting: the client secret, for a provider that publishes one for its installed app (Google's). */
+    public static final String CLIENT_SECRET = "oauthClientSecret";
     /** Setting: the redirect URI. */
     public static final String REDIRECT_URI = "oauthRedirectUri";
     /** Setting: the scopes, separated by spaces (or commas). */
@@ -55,6 +57,9 @@ public final class LoginSettings {
         }
         if ((v = value(settings, CLIENT_ID)) != null) {
             b.clientId(v);
+        }
+        if ((v = value(settings, CLIENT_SECRET)) != null) {
+            b.clientSecret(v);
         }
         if ((v = value(settings, REDIRECT_URI)) != null) {
             b.redirectUri(v);

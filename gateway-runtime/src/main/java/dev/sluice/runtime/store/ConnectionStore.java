@@ -90,4 +90,17 @@ public interface ConnectionStore {
      * @return true when it existed
      */
     boolean delete(String id);
+
+    /**
+     * Sets one member of a connection's provider-specific data, keeping the others and everything
+     * else (issue 36: what a plugin learned about the connection, such as its Code Assist project).
+     *
+     * @param id the id
+     * @param key the member
+     * @param value its text value
+     * @return the updated connection, or empty when it does not exist or this store cannot write
+     */
+    default Optional<Connection> putProviderSetting(String id, String key, String value) {
+        return Optional.empty();
+    }
 }

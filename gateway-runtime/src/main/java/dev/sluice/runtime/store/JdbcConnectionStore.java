@@ -160,6 +160,40 @@ public final class JdbcConnectionStore implements ConnectionStore {
     }
 
     @Override
+    public Optional<Connection> putProviderSetting(String id, String key, String value) {
+        int n = writeAndReloadOne(id, c -> {
+            String json;
+            try (PreparedStatement ps = c.prepareStatement("SELECT provider_specific_data FROM provider_connections WHERE id=?")) {
+                ps.setString(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return 0;
+                    }
+                    json = rs.getString(1);
+                }
+            }
+            // read and written in one transaction: a concurrent admin edit is not lost
+            java.util.Map<String, Object> psd = new java.util.LinkedHashMap<>();
+            if (json != null && !json.isBlank()) {
+                try {
+                    psd.putAll(dev.sluice.toolkit.json.Json.parseObject(json));
+                } catch (IllegalArgumentException e) {
+                    // an unreadable object is replaced
+                }
+            }
+            psd.put(key, value);
+            try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET provider_specific_data=?, updated_at=?"
+                    + " WHERE id=?")) {
+                ps.setString(1, dev.sluice.toolkit.json.Json.write(psd));
+                ps.setLong(2, clock.millis());
+                ps.setString(3, id);
+                return ps.executeUpdate();
+            }
+        });
+        return n == 0 ? Optional.empty() : find(id);
+    }
+
+    @Override
     public Optional<Connection> updateRateLimitProtection(String id, boolean enabled) {
         int n = writeAndReloadOne(id, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE provider_connections SET rate_limit_protection=?, updated_at=?"

@@ -93,6 +93,42 @@ class ImportCommandTest {
     }
 
     @Test
+    void geminiClisOauthCredsFromTheDefaultPathBecomeAnOAuthConnectionNamedByItsIdToken() throws Exception {
+        java.util.Base64.Encoder b64 = java.util.Base64.getUrlEncoder().withoutPadding();
+        String idToken = b64.encodeToString("{\"alg\":\"RS256\"}".getBytes(StandardCharsets.UTF_8)) + "."
+                + b64.encodeToString("{\"sub\":\"1\",\"email\":\"dev@example.com\"}".getBytes(StandardCharsets.UTF_8)) + ".sig";
+        Files.createDirectories(home.resolve(".gemini"));
+        // the shape google-auth-library's Credentials take in Gemini CLI's ~/.gemini/oauth_creds.json
+        Files.writeString(home.resolve(".gemini/oauth_creds.json"), "{\"access_token\":\"ya29.ga\",\"refresh_token\":\"1//gr\","
+                + "\"scope\":\"https://www.googleapis.com/auth/cloud-platform openid\",\"token_type\":\"Bearer\","
+                + "\"id_token\":\"" + idToken + "\",\"expiry_date\":1767254400000}");
+        server.enqueue(MockResponse.json(201, "{\"id\":\"c-3\",\"provider\":\"gemini\",\"name\":\"gemini (imported)\",\"authType\":\"oauth\"}"));
+
+        assertThat(run("import", "gemini")).as(err::toString).isZero();
+
+        JsonNode body = sent();
+        assertThat(body.get("provider").asText()).isEqualTo("gemini");
+        assertThat(body.get("authType").asText()).isEqualTo("oauth");
+        assertThat(body.has("baseUrl")).as("the plugin serves it from its Code Assist endpoint").isFalse();
+        assertThat(body.at("/oauth/accessToken").asText()).isEqualTo("ya29.ga");
+        assertThat(body.at("/oauth/refreshToken").asText()).isEqualTo("1//gr");
+        assertThat(body.at("/oauth/expiresAt").asLong()).isEqualTo(1767254400000L);
+        assertThat(body.at("/providerSpecificData/oauthAccount/identity").asText()).isEqualTo("dev@example.com");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Imported: connection c-3").doesNotContain("ya29");
+    }
+
+    @Test
+    void aGeminiFileWithoutAnAccessTokenIsRefused() throws Exception {
+        Path file = Files.writeString(home.resolve("g.json"), "{\"refresh_token\":\"1//gr\"}");
+
+        assertThat(run("import", "gemini", "--file", file.toString())).isEqualTo(Cli.FAILED);
+
+        assertThat(err.toString(StandardCharsets.UTF_8).strip()).contains(file.toString())
+                .contains("not a Gemini CLI oauth_creds.json").doesNotContain("\n");
+        assertThat(server.requestCount()).isZero();
+    }
+
+    @Test
     void aMissingOrMalformedFileIsAOneLineErrorNamingItAndNothingIsSent() throws Exception {
         Path bad = Files.writeString(home.resolve("bad.json"), "{not json");
         assertThat(run("import", "qwen", "--file", bad.toString())).isEqualTo(Cli.FAILED);

@@ -223,6 +223,36 @@ class JdbcConnectionStoreTest {
     }
 
     @Test
+    void aLearnedProviderSettingJoinsTheOthersAndKeepsTokensAndState_issue36() {
+        Connection c = store.create(full());
+
+        Connection updated = store.putProviderSetting(c.id(), "projectId", "proj-1").orElseThrow();
+
+        assertThat(updated.providerSpecificDataJson()).isEqualTo("{\"lowPriorityMode\":true,\"projectId\":\"proj-1\"}");
+        assertThat(updated.oauth()).isEqualTo(c.oauth());
+        assertThat(updated.state()).isEqualTo(c.state());
+        assertThat(store.putProviderSetting(c.id(), "projectId", "proj-2").orElseThrow().providerSpecificDataJson())
+                .isEqualTo("{\"lowPriorityMode\":true,\"projectId\":\"proj-2\"}");
+        Connection bare = store.create(apiKey("gemini", "n", "k", 1));
+        assertThat(store.putProviderSetting(bare.id(), "projectId", "p").orElseThrow().providerSpecificDataJson())
+                .isEqualTo("{\"projectId\":\"p\"}");
+        assertThat(store.putProviderSetting("missing", "projectId", "p")).isEmpty();
+    }
+
+    @Test
+    void pluginUpdatesWriteOnlyConnectionsOfThePluginsOwnProviders_issue36() {
+        Connection claude = store.create(full());
+        Connection gemini = store.create(apiKey("gemini", "g", "k", 1));
+        PluginConnectionUpdates updates = new PluginConnectionUpdates(store, java.util.Set.of("gemini"));
+
+        assertThat(updates.providerSettingLearned(gemini.id(), "projectId", "p")).isTrue();
+        assertThat(updates.providerSettingLearned(claude.id(), "projectId", "p")).isFalse();
+        assertThat(updates.oauthRenewed(claude.id(), "new", null, null)).isFalse();
+        assertThat(updates.providerSettingLearned("missing", "projectId", "p")).isFalse();
+        assertThat(store.find(claude.id()).orElseThrow().providerSpecificDataJson()).isEqualTo("{\"lowPriorityMode\":true}");
+    }
+
+    @Test
     void updateOfAnUnknownIdIsEmpty_DM1() {
         assertThat(store.update("missing", apiKey("openai", "n", "k", 1), false)).isEmpty();
         assertThat(store.updateState("missing", ConnectionState.ACTIVE)).isEmpty();

@@ -1,6 +1,10 @@
 package dev.sluice.plugin.gemini;
 
 import dev.sluice.api.ChatCall;
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.chat.ChatResponse;
+import dev.sluice.toolkit.json.Json;
+import dev.sluice.toolkit.json.JsonException;
 import dev.sluice.api.ChatOutcome;
 import dev.sluice.api.Credentials;
 import dev.sluice.api.ProviderExecutor;
@@ -19,13 +23,18 @@ import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Calls Gemini's {@code POST {base}/v1beta/models/{model}:generateContent} and
  * {@code :streamGenerateContent?alt=sse}. Upstream headers are built from scratch (SPEC SEC-5):
  * content type, accept, user agent and the connection's credential, as {@code x-goog-api-key}
- * (never in the URL, where it would end up in logs). Client headers are never forwarded. Stateless
- * apart from final fields; thread-safe.
+ * (never in the URL, where it would end up in logs). Client headers are never forwarded.
+ *
+ * <p>An {@code oauth} connection (a Gemini CLI Google login, issue 36) goes to the Code Assist
+ * backend instead ({@link CodeAssist}): the same request and answer translation, wrapped in its
+ * envelope with the account's project ({@link CodeAssistProjects}), the access token as
+ * {@code Authorization: Bearer}. Thread-safe.
  */
 final class GeminiExecutor implements ProviderExecutor {
 
@@ -45,6 +54,8 @@ final class GeminiExecutor implements ProviderExecutor {
     private final InstantSource clock;
     private final Ids ids;
     private final System.Logger logger;
+    private final String codeAssistBase;
+    private final CodeAssistProjects projects;
 
     /**
      * Creates the executor.
@@ -55,10 +66,27 @@ final class GeminiExecutor implements ProviderExecutor {
      * @param logger the plugin's logger
      */
     GeminiExecutor(UpstreamHttp http, InstantSource clock, Ids ids, System.Logger logger) {
+        this(http, clock, ids, logger, CodeAssist.DEFAULT_BASE_URL, new CodeAssistProjects(http, Optional.empty(), logger));
+    }
+
+    /**
+     * Creates the executor with its Code Assist mode (issue 36).
+     *
+     * @param http the runtime's upstream client
+     * @param clock the clock (answer timestamps)
+     * @param ids id source
+     * @param logger the plugin's logger
+     * @param codeAssistBase the Code Assist endpoint for OAuth connections on the API-key host
+     * @param projects the Code Assist projects of OAuth connections
+     */
+    GeminiExecutor(UpstreamHttp http, InstantSource clock, Ids ids, System.Logger logger, String codeAssistBase,
+            CodeAssistProjects projects) {
         this.http = http;
         this.clock = clock;
         this.ids = ids;
         this.logger = logger;
+        this.codeAssistBase = codeAssistBase;
+        this.projects = projects;
     }
 
     @Override
@@ -73,9 +101,26 @@ final class GeminiExecutor implements ProviderExecutor {
         }
         GeminiRequestWriter.Translation translation =
                 GeminiRequestWriter.write(call.request(), includeThoughts(target));
-        URI uri = endpoint(target.baseUrl(), call.request().model(), stream);
-        UpstreamRequest request = new UpstreamRequest("POST", uri, headers(target.credentials(), stream),
-                translation.bytes(), call.timeout());
+        // issue 36: an OAuth connection is a Gemini CLI login, served by the Code Assist backend
+        boolean codeAssist = target.providerClass() == ProviderClass.OAUTH;
+        URI uri;
+        byte[] body;
+        if (codeAssist) {
+            String base = CodeAssist.baseUrl(target.baseUrl(), codeAssistBase);
+            CodeAssistProjects.Lookup lookup = projects.project(target, base, headers(target.credentials(), false), call.timeout());
+            if (lookup instanceof CodeAssistProjects.Lookup.Failed(UpstreamFailure failure)) {
+                logger.log(System.Logger.Level.INFO, () -> "gemini " + call.requestId() + ": no Code Assist project for connection "
+                        + target.connectionId());
+                return new ChatOutcome.Failed(failure);
+            }
+            uri = CodeAssist.chatUri(base, stream);
+            body = CodeAssist.envelope(call.request().model(), ((CodeAssistProjects.Lookup.Known) lookup).project(), call.requestId(),
+                    translation.bytes());
+        } else {
+            uri = endpoint(target.baseUrl(), call.request().model(), stream);
+            body = translation.bytes();
+        }
+        UpstreamRequest request = new UpstreamRequest("POST", uri, headers(target.credentials(), stream), body, call.timeout());
         UpstreamResponse response;
         try {
             response = call.target().httpOr(http).send(request);
@@ -92,11 +137,12 @@ final class GeminiExecutor implements ProviderExecutor {
         long created = clock.instant().getEpochSecond();
         if (stream) {
             return new ChatOutcome.Streaming(
-                    new GeminiSseStream(response, new StreamTranslator(call.request().model(), created, ids)), head);
+                    new GeminiSseStream(response, new StreamTranslator(call.request().model(), created, ids), codeAssist), head);
         }
         try (response) {
-            String body = readAnswer(response);
-            return new ChatOutcome.Completed(GeminiResponseReader.read(body, call.request().model(), created, ids), head);
+            String answer = readAnswer(response);
+            return new ChatOutcome.Completed(codeAssist ? readCodeAssist(answer, call.request().model(), created)
+                    : GeminiResponseReader.read(answer, call.request().model(), created, ids), head);
         } catch (IOException e) {
             return new ChatOutcome.Failed(TransportError.of(e));
         } catch (UnexpectedAnswerException e) {
@@ -204,7 +250,7 @@ final class GeminiExecutor implements ProviderExecutor {
         return v instanceof Boolean b ? b : v instanceof String s && Boolean.parseBoolean(s.strip());
     }
 
-    private static UpstreamFailure readError(UpstreamResponse response) {
+    static UpstreamFailure readError(UpstreamResponse response) {
         ResponseHead head = response.head();
         int status = head.status();
         if (status < 400) {
@@ -218,6 +264,21 @@ final class GeminiExecutor implements ProviderExecutor {
         } catch (IOException e) {
             return GeminiErrorReader.read(head, "");
         }
+    }
+
+    /** A Code Assist answer: its {@code response} member read as Gemini's own answer. */
+    private ChatResponse readCodeAssist(String answer, String model, long created) {
+        Map<String, Object> root;
+        try {
+            root = Json.parseObject(answer);
+        } catch (JsonException e) {
+            throw new UnexpectedAnswerException("the answer is not a JSON object (" + e.getMessage() + ")");
+        }
+        Map<String, Object> inner = root.containsKey("error") ? root : CodeAssist.unwrap(root);
+        if (inner == null) {
+            throw new UnexpectedAnswerException("the Code Assist answer has no 'response' member");
+        }
+        return GeminiResponseReader.read(inner, model, created, ids);
     }
 
     /** Reads the whole answer, to its end (so the connection is reused), within the host's memory bounds. */

@@ -5,10 +5,15 @@ import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderPlugin;
+import dev.sluice.api.oauth.OAuthLogin;
 import java.util.List;
 import java.util.Set;
 
-/** Contributes the {@code gemini} provider and the executor that speaks Gemini's native API. */
+/**
+ * Contributes the {@code gemini} provider, the executor that speaks Gemini's native API (API-key
+ * connections) and Gemini CLI's Code Assist backend ({@code oauth} connections), and Gemini CLI's
+ * Google login.
+ */
 public final class GeminiPlugin implements ProviderPlugin {
 
     /** The plugin name. */
@@ -51,6 +56,12 @@ public final class GeminiPlugin implements ProviderPlugin {
     @Override
     public List<ExecutorFactory> executors() {
         return EXECUTORS;
+    }
+
+    /** Gemini CLI's Google login (issue 36): its connections are served by the Code Assist backend. */
+    @Override
+    public List<OAuthLogin> oauthLogins() {
+        return List.of(GeminiLogin.LOGIN);
     }
 
     /** Gemini's limits are per model: RPM, TPM and RPD quotas are counted for each model (RQ-4). */

@@ -42,6 +42,21 @@ final class GeminiResponseReader {
         } catch (JsonException e) {
             throw new UnexpectedAnswerException("the answer is not a JSON object (" + e.getMessage() + ")");
         }
+        return read(root, requestedModel, created, ids);
+    }
+
+    /**
+     * Translates a complete answer already parsed (the {@code response} member of a Code Assist
+     * answer, issue 36).
+     *
+     * @param root the {@code GenerateContentResponse}
+     * @param requestedModel the model the request named
+     * @param created epoch seconds for the answer
+     * @param ids id source
+     * @return the canonical answer
+     * @throws UnexpectedAnswerException when it is not a {@code GenerateContentResponse}
+     */
+    static ChatResponse read(Map<String, Object> root, String requestedModel, long created, Ids ids) {
         checkIsResponse(root);
         List<Choice> choices = new ArrayList<>();
         List<Object> candidates = Json.array(root, "candidates");

@@ -32,6 +32,7 @@ final class GeminiSseStream implements ChunkStream {
     private final UpstreamResponse response;
     private final SseEventReader reader;
     private final StreamTranslator translator;
+    private final boolean envelope;
     private final Deque<StreamChunk> pending = new ArrayDeque<>();
     private boolean done;
     private boolean atEof;
@@ -44,6 +45,19 @@ final class GeminiSseStream implements ChunkStream {
      * @param translator the translator for this stream
      */
     GeminiSseStream(UpstreamResponse response, StreamTranslator translator) {
+        this(response, translator, false);
+    }
+
+    /**
+     * Wraps an accepted stream whose events may be Code Assist envelopes (issue 36).
+     *
+     * @param response the upstream response (2xx); closed by {@link #close()}
+     * @param translator the translator for this stream
+     * @param envelope whether each event is {@code {"response": {...}}}: the inner response is
+     *     translated, an event without one (credits only) is skipped
+     */
+    GeminiSseStream(UpstreamResponse response, StreamTranslator translator, boolean envelope) {
+        this.envelope = envelope;
         this.response = response;
         this.reader = new SseEventReader(response.body(), response.maxEventBytes());
         this.translator = translator;
@@ -82,6 +96,9 @@ final class GeminiSseStream implements ChunkStream {
             } catch (JsonException e) {
                 done = true;
                 throw new IOException("upstream sent an unreadable stream event: " + e.getMessage());
+            }
+            if (envelope && !fragment.containsKey("error") && (fragment = CodeAssist.unwrap(fragment)) == null) {
+                continue; // an event with credits only
             }
             try {
                 pending.addAll(translator.feed(fragment));
