@@ -125,25 +125,6 @@ public final class SluiceServer implements AutoCloseable {
         return logins;
     }
 
-    private static dev.sluice.runtime.oauth.LoginFlows loginFlows(PluginRegistry registry, SluiceConfig config,
-            dev.sluice.api.upstream.UpstreamHttp http, dev.sluice.runtime.store.ConnectionStore connections, java.time.InstantSource clock) {
-        Map<String, dev.sluice.api.oauth.OAuthLogin> logins = new java.util.HashMap<>();
-        for (LoadedPlugin p : registry.plugins()) {
-            for (dev.sluice.api.oauth.OAuthLogin login : p.oauthLogins()) {
-                try {
-                    logins.put(login.provider(), dev.sluice.runtime.oauth.LoginSettings.apply(login,
-                            config.pluginSettings().getOrDefault(p.name(), Map.of())));
-                } catch (IllegalArgumentException e) {
-                    LOG.log(System.Logger.Level.WARNING, "plugins.settings." + p.name() + ": " + e.getMessage()
-                            + "; the login of '" + login.provider() + "' uses the plugin's own endpoints");
-                    logins.put(login.provider(), login);
-                }
-            }
-        }
-        return new dev.sluice.runtime.oauth.LoginFlows(logins, new dev.sluice.runtime.oauth.TokenEndpoint(http, config.headersTimeout()),
-                new dev.sluice.runtime.oauth.AccountConnections(connections), clock);
-    }
-
     private static final System.Logger LOG = System.getLogger(SluiceServer.class.getName());
     /** Server writes queued per connection before the writer blocks (doubled streaming throughput). */
     static final int WRITE_QUEUE_LENGTH = 32;
