@@ -126,7 +126,9 @@ exports.run = async ({ page, browser, check, assert, tid, S, KEY, MOCK, WAIT_MS,
 
   await check('Combos: create a combo with a strategy the server lists, edit it, explain it', async () => {
     await go('combos');
+    await page.waitForSelector(`${tid('combos-table')} tbody tr`, { timeout: WAIT_MS });   // loaded: the form's strategies come with the list
     await page.click(tid('combo-add'));
+    await page.waitForFunction((sel) => document.querySelectorAll(sel).length > 1, { timeout: WAIT_MS }, `${tid('combo-strategy')} option`);
     const strategies = await page.$$eval(`${tid('combo-strategy')} option`, (l) => l.map((o) => o.value));
     assert(strategies.includes('round-robin') && strategies.includes('cost-optimized'), 'strategies: ' + strategies);
     await fill('combo-name', 'ui-combo');

@@ -88,9 +88,11 @@ function watch(page) {
     // root in CI: Chromium's sandbox needs user namespaces a container may not have
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-extensions'],
     defaultViewport: { width: 1440, height: 900 },
+    protocolTimeout: 30000,
   });
   try {
     const page = await browser.newPage();
+    let chartTab = null;
     watch(page);
 
     await check('GET /ui redirects to the login form', async () => {
@@ -108,7 +110,7 @@ function watch(page) {
       expect401 = true;
       await page.type(tid('admin-key'), 'not-the-admin-key');
       await page.click(tid('login'));
-      await page.waitForFunction(() => document.getElementById('login-message').textContent.includes('401'), { timeout: WAIT_MS });
+      await page.waitForFunction(() => { const m = document.getElementById('login-message'); return m && m.textContent.includes('401'); }, { timeout: WAIT_MS });
       assert(await page.evaluate(() => document.getElementById('dashboard') === null), 'the dashboard is shown');
       assert(await page.evaluate(() => sessionStorage.length === 0), 'the wrong key stayed in sessionStorage');
       expect401 = false;
@@ -138,7 +140,7 @@ function watch(page) {
       await page.waitForFunction(() => {
         const msg = document.getElementById('chart-message');
         const legend = document.getElementById('chart-legend');
-        return (!msg.hidden && /metrics not available/i.test(msg.textContent)) || /req\/s/.test(legend.textContent);
+        return msg && legend && ((!msg.hidden && /metrics not available/i.test(msg.textContent)) || /req\/s/.test(legend.textContent));
       }, { timeout: WAIT_MS });
     });
 
@@ -160,6 +162,7 @@ function watch(page) {
     await check(`the chart plots rates from a /metrics exposition (${SCREENSHOT.replace(/\.png$/, '-chart.png')})`, async () => {
       // this branch may have no /metrics: a second tab answers it with growing counters
       const chart = await browser.newPage();
+      chartTab = chart;
       watch(chart);
       await chart.setRequestInterception(true);
       let scrapes = 0;
@@ -181,16 +184,23 @@ function watch(page) {
       await chart.goto(S + '/ui/', { waitUntil: 'load' });
       await chart.type(tid('admin-key'), KEY);
       await chart.click(tid('login'));
-      await chart.waitForFunction(() => /flaky: [0-9.]+ req\/s, [0-9.]+ errors\/s/.test(document.getElementById('chart-legend').textContent),
+      await chart.waitForFunction(() => { const l = document.getElementById('chart-legend'); return l && /flaky: [0-9.]+ req\/s, [0-9.]+ errors\/s/.test(l.textContent); },
         { timeout: WAIT_MS });
       const legend = await chart.$eval('#chart-legend', (e) => e.textContent);
       assert(legend.includes('a "quoted" one'), 'escaped label values are not decoded: ' + legend);
-      const inked = await chart.$eval('#chart canvas', (c) => {
-        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let n = 0;
-        for (let i = 3; i < d.length; i += 4) { if (d[i] > 0) { n++; } }
-        return n;
-      });
+      // uPlot draws once two scrapes give a line; wait for ink rather than read the canvas once
+      let inked = 0;
+      for (let i = 0; i < 40 && inked <= 1000; i++) {
+        inked = await chart.$eval('#chart canvas', (c) => {
+          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let k = 3; k < d.length; k += 4) { if (d[k] > 0) { n++; } }
+          return n;
+        }).catch(() => 0);
+        if (inked <= 1000) {
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
       assert(inked > 1000, 'the canvas is nearly empty (' + inked + ' pixels)');
       // a few points for the second screenshot (the docs' picture), then the breaker is still OPEN
       for (let i = 0; i < CHART_SCRAPES * 40 && scrapes < CHART_SCRAPES; i++) {
@@ -200,6 +210,12 @@ function watch(page) {
       await chart.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-chart.png'), fullPage: true });
       await chart.close();
     });
+
+    // a tab left open in front would stop the main page's animation frames, and puppeteer's clicks with them
+    if (chartTab && !chartTab.isClosed()) {
+      await chartTab.close();
+    }
+    await page.bringToFront();
 
     await check(`breaker-reset-${PROVIDER} closes the breaker`, async () => {
       await page.click(tid('breaker-reset-' + PROVIDER));
