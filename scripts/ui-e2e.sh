@@ -14,9 +14,17 @@
 #   - turns model lockout on and sends `retired/fail-404-model`: the model is locked out.
 # Then scripts/ui-e2e/dashboard.cjs drives Debian's chromium with puppeteer-core: GET /ui redirects,
 # a wrong key is refused, logs in, sees breaker-flaky OPEN, the cooling connection and the lockout,
-# saves a screenshot, clicks breaker-reset-flaky and sees CLOSED, clears the cooldown with its
-# cooldown-clear-<id> button and sees it gone, logs out, and fails on any page JavaScript error or
-# console error (but the 404 of /metrics on a server built without it, and the wrong key's 401).
+# saves a screenshot; scripts/ui-e2e/console.cjs then walks issue 33's console (every page by its
+# nav-* link, back button, reload; creates, edits, tests and deletes a connection on the mock, one
+# named <img src=x onerror=alert(1)> rendered as text; a key whose shown secret answers a chat
+# request, then revoked; a combo created, edited, explained, deleted; a failing request seen in the
+# connection's state and in the log with its reason; usage of the key equal to its requests; an
+# out-of-range setting refused at its field; a Claude account added through the mock's login, which
+# the config file below points at; no page wider than 360 px; at most one request per 2 s, none
+# while hidden) and saves a screenshot of each page at 1440 and 360 px; back on Health it clicks
+# breaker-reset-flaky and sees CLOSED, clears the cooldown with its cooldown-clear-<id> button and
+# sees it gone, logs out, and fails on any page JavaScript error or console error (but the 404 of
+# /metrics on a server built without it, the wrong key's 401 and the settings check's 400).
 #
 # Prints `PASS name` / `FAIL name: why` per check, the screenshot's path, then `N passed, M failed`;
 # exits 1 when a check failed, 2 when the run could not be set up. Stops everything it started on

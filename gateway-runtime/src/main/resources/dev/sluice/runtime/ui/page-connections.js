@@ -78,7 +78,7 @@ export function ConnectionsPage() {
           <td data-testid="connection-state"><${Badge} state=${state.badge} /> ${state.text}
             ${c.oauth && c.oauth.expiresAt ? html`<span class="sub">token expires <${Time} ms=${c.oauth.expiresAt} /></span>` : null}</td>
           <td class="num">${c.priority}</td>
-          <td>${c.maxConcurrent ? `≤ ${c.maxConcurrent} at once` : '—'}</td>
+          <td>${caps(c)}</td>
           <td>${c.lastErrorType || '—'}${c.lastError ? html`<span class="error-text">${c.lastError}</span>` : null}</td>
           <td class="actions">
             <button type="button" class="secondary" data-testid="connection-edit" aria-label=${'Edit ' + c.name} onClick=${() => setEditing(c)}>Edit</button>
@@ -93,6 +93,25 @@ export function ConnectionsPage() {
           </td></tr>`;
       }} />
     <${AddAccount} logins=${logins} onConnected=${reload} />`;
+}
+
+/** The connection's admission caps in words: concurrency, pacing, per-model limits (QC-1, QC-2, RQ-10). */
+function caps(c) {
+  const o = c.rateLimitOverrides || {};
+  const parts = [];
+  if (c.maxConcurrent || o.maxConcurrent) {
+    parts.push(`≤ ${Math.min(...[c.maxConcurrent, o.maxConcurrent].filter((x) => x))} at once`);
+  }
+  if (o.requestsPerMinute) {
+    parts.push(`${o.requestsPerMinute}/min`);
+  }
+  if (o.minTimeBetweenRequestsMs) {
+    parts.push(`≥ ${o.minTimeBetweenRequestsMs} ms apart`);
+  }
+  for (const [m, n] of Object.entries(o.modelConcurrency || {})) {
+    parts.push(`${m} ≤ ${n}`);
+  }
+  return parts.length ? parts.join(', ') : '—';
 }
 
 function stateOf(c, cooling) {
