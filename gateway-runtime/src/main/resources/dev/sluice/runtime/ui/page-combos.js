@@ -115,7 +115,7 @@ function Explained({ result, onClose }) {
     <h3 id="explain-title">Order of ${result.combo} for a request now</h3>
     ${result.error ? html`<p class="message">${result.error}</p>` : html`
       <p class="help">Strategy ${result.strategy}${result.strategyFound ? '' : ' (not found: the default order)'}; no upstream was called.</p>
-      <ol>${(result.order || []).map((o) => html`<li>${o.model}${o.pinnedConnectionId ? ' @' + o.pinnedConnectionId.slice(0, 8) : ''}
+      <ol>${(result.order || []).map((o) => html`<li>${o.model}${o.pinnedConnectionId ? ' @' + o.pinnedConnectionId.slice(0, 8) : ''}${' '}
         <span class="help">${o.startsOn ? 'starts on ' + o.startsOn : ''} priority ${o.figures ? o.figures.priority : '—'}, in flight ${o.figures ? o.figures.inFlight : '—'}</span></li>`)}</ol>
       ${(result.heldBack || []).length ? html`<p>Held back:</p><ul>${result.heldBack.map((x) => html`<li>${x.model} ${x.connectionId || ''}: ${x.reason}, ${duration(x.remainingMs)}${x.cause ? ' (' + x.cause + ')' : ''}</li>`)}</ul>` : html`<p class="help">Nothing held back.</p>`}`}
     <button type="button" class="secondary" onClick=${onClose}>Close</button>
