@@ -14,9 +14,17 @@
 #   - turns model lockout on and sends `retired/fail-404-model`: the model is locked out.
 # Then scripts/ui-e2e/dashboard.cjs drives Debian's chromium with puppeteer-core: GET /ui redirects,
 # a wrong key is refused, logs in, sees breaker-flaky OPEN, the cooling connection and the lockout,
-# saves a screenshot, clicks breaker-reset-flaky and sees CLOSED, clears the cooldown with its
-# cooldown-clear-<id> button and sees it gone, logs out, and fails on any page JavaScript error or
-# console error (but the 404 of /metrics on a server built without it, and the wrong key's 401).
+# saves a screenshot; scripts/ui-e2e/console.cjs then walks issue 33's console (every page by its
+# nav-* link, back button, reload; creates, edits, tests and deletes a connection on the mock, one
+# named <img src=x onerror=alert(1)> rendered as text; a key whose shown secret answers a chat
+# request, then revoked; a combo created, edited, explained, deleted; a failing request seen in the
+# connection's state and in the log with its reason; usage of the key equal to its requests; an
+# out-of-range setting refused at its field; a Claude account added through the mock's login, which
+# the config file below points at; no page wider than 360 px; at most one request per 2 s, none
+# while hidden) and saves a screenshot of each page at 1440 and 360 px; back on Health it clicks
+# breaker-reset-flaky and sees CLOSED, clears the cooldown with its cooldown-clear-<id> button and
+# sees it gone, logs out, and fails on any page JavaScript error or console error (but the 404 of
+# /metrics on a server built without it, the wrong key's 401 and the settings check's 400).
 #
 # Prints `PASS name` / `FAIL name: why` per check, the screenshot's path, then `N passed, M failed`;
 # exits 1 when a check failed, 2 when the run could not be set up. Stops everything it started on
@@ -28,7 +36,7 @@
 # Environment:
 #   SLUICE_UI_E2E_CACHE     npm prefix of puppeteer-core (default ~/.cache/sluice-ui-e2e)
 #   SLUICE_UI_E2E_OUT       where the screenshot goes (default target/ui-e2e)
-#   SLUICE_UI_E2E_TIMEOUT   seconds for the browser part (default 120)
+#   SLUICE_UI_E2E_TIMEOUT   seconds for the browser part (default 360)
 #   SLUICE_UI_E2E_KEEP=1    keep the temp folder (logs) and print where it is
 #   UI_E2E_CHART_SCRAPES    fake /metrics scrapes (5 s apart) before dashboard-chart.png (default 4;
 #                           docs/images/dashboard.png is its dashboard-chart.png with 16)
@@ -39,7 +47,7 @@ PUPPETEER_CORE_VERSION=24.43.1   # the newest line that still runs on Debian 12'
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${SLUICE_UI_E2E_CACHE:-$HOME/.cache/sluice-ui-e2e}
 OUT=${SLUICE_UI_E2E_OUT:-$ROOT/target/ui-e2e}
-BROWSER_TIMEOUT=${SLUICE_UI_E2E_TIMEOUT:-120}
+BROWSER_TIMEOUT=${SLUICE_UI_E2E_TIMEOUT:-360}
 
 SLUICE_PID=""
 MOCK_PID=""
@@ -108,25 +116,40 @@ SLUICE_HOME_DIR=$(find "$WORK/dist" -mindepth 1 -maxdepth 1 -type d | head -1)
 
 python3 "$ROOT/scripts/ui-e2e/mock_upstream.py" 0 >"$WORK/mock.out" 2>"$WORK/mock.err" &
 MOCK_PID=$!
-
-ADMIN_KEY="ui-e2e-admin-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
-SLUICE_HOST=127.0.0.1 SLUICE_PORT=0 SLUICE_DATA_DIR="$WORK/data" SLUICE_ADMIN_KEY="$ADMIN_KEY" \
-    SLUICE_STRICT_PLUGINS=true "$SLUICE_HOME_DIR/bin/sluice" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-
-MOCK_PORT="" SLUICE_PORT=""
+MOCK_PORT=""
 for _ in $(seq 1 600); do
-    [ -n "$MOCK_PORT" ] || MOCK_PORT=$(sed -n 's/^MOCK_PORT=\([0-9]*\)$/\1/p' "$WORK/mock.out")
-    [ -n "$SLUICE_PORT" ] || SLUICE_PORT=$(sed -n 's#.*Sluice listening on http://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$WORK/sluice.log" | head -1)
-    [ -n "$MOCK_PORT" ] && [ -n "$SLUICE_PORT" ] && break
-    kill -0 "$SLUICE_PID" 2>/dev/null || { tail -20 "$WORK/sluice.log" >&2; die "Sluice exited while starting"; }
+    MOCK_PORT=$(sed -n 's/^MOCK_PORT=\([0-9]*\)$/\1/p' "$WORK/mock.out")
+    [ -n "$MOCK_PORT" ] && break
     kill -0 "$MOCK_PID" 2>/dev/null || { cat "$WORK/mock.err" >&2; die "the mock exited while starting"; }
     sleep 0.1
 done
 [ -n "$MOCK_PORT" ] || die "the mock did not print its port within 60 s"
+MOCK="http://127.0.0.1:$MOCK_PORT"
+
+# the Claude plugin's login talks to the mock (issue 33's "Add account" without a real account)
+cat >"$WORK/sluice.yaml" <<YAML
+plugins:
+  settings:
+    claude:
+      oauthAuthorizeUrl: $MOCK/oauth/authorize
+      oauthTokenUrl: $MOCK/oauth/token
+      upstreamBaseUrl: $MOCK/v1
+YAML
+
+ADMIN_KEY="ui-e2e-admin-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+SLUICE_HOST=127.0.0.1 SLUICE_PORT=0 SLUICE_DATA_DIR="$WORK/data" SLUICE_ADMIN_KEY="$ADMIN_KEY" SLUICE_CONFIG="$WORK/sluice.yaml" \
+    SLUICE_STRICT_PLUGINS=true "$SLUICE_HOME_DIR/bin/sluice" >"$WORK/sluice.log" 2>&1 &
+SLUICE_PID=$!
+
+SLUICE_PORT=""
+for _ in $(seq 1 600); do
+    SLUICE_PORT=$(sed -n 's#.*Sluice listening on http://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$WORK/sluice.log" | head -1)
+    [ -n "$SLUICE_PORT" ] && break
+    kill -0 "$SLUICE_PID" 2>/dev/null || { tail -20 "$WORK/sluice.log" >&2; die "Sluice exited while starting"; }
+    sleep 0.1
+done
 [ -n "$SLUICE_PORT" ] || { tail -20 "$WORK/sluice.log" >&2; die "Sluice did not start within 60 s"; }
 S="http://127.0.0.1:$SLUICE_PORT"
-MOCK="http://127.0.0.1:$MOCK_PORT"
 
 call() {  # call METHOD PATH [JSON] -> body on stdout; fails (saying why) unless 2xx
     local out code
@@ -191,7 +214,7 @@ SCREENSHOT="$OUT/dashboard.png"
 rm -f "$SCREENSHOT"
 t0=$(date +%s)
 SLUICE_URL="$S" SLUICE_ADMIN_KEY="$ADMIN_KEY" UI_E2E_PROVIDER=flaky UI_E2E_CONNECTION="$LIMITED_ID" \
-    UI_E2E_LOCKOUT="retired-fail-404-model" UI_E2E_SCREENSHOT="$SCREENSHOT" CHROMIUM="$CHROMIUM" \
+    UI_E2E_LOCKOUT="retired-fail-404-model" UI_E2E_SCREENSHOT="$SCREENSHOT" CHROMIUM="$CHROMIUM" UI_E2E_MOCK="$MOCK" \
     PUPPETEER_CORE="$CACHE/node_modules/puppeteer-core" HOME="$WORK" \
     timeout -k 5 "$BROWSER_TIMEOUT" node "$ROOT/scripts/ui-e2e/dashboard.cjs" >"$WORK/browser.out" 2>"$WORK/browser.err" &
 BROWSER_PID=$!

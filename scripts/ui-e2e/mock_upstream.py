@@ -8,6 +8,9 @@ one; printed as MOCK_PORT=<n>) that answers by the upstream model name:
   fail-429*   429 with Retry-After: 600 cools the connection for 10 minutes (model lockout off)
   fail-404*   404 model_not_found       locks the model out (model lockout on)
   other       200, a one-line completion
+
+and POST /oauth/token, the token endpoint of a subscription login (issue 33's "Add account"): 200 with
+an access and refresh token and a Claude-shaped account, whatever code it is given.
 """
 import json
 import sys
@@ -36,7 +39,10 @@ class Handler(BaseHTTPRequestHandler):
             model = json.loads(self.rfile.read(length) or b"{}").get("model", "")
         except ValueError:
             model = ""
-        if not self.path.endswith("/chat/completions"):
+        if self.path.endswith("/oauth/token"):
+            self.answer(200, {"access_token": "ui-e2e-access-0123456789abcdef", "refresh_token": "ui-e2e-refresh-0123456789abcdef",
+                              "expires_in": 3600, "account": {"uuid": "acct-ui-e2e", "email_address": "ops@example.com"}})
+        elif not self.path.endswith("/chat/completions"):
             self.answer(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
         elif model.startswith("fail-503"):
             self.answer(503, {"error": {"message": "ui-e2e: upstream overloaded", "type": "server_error"}})

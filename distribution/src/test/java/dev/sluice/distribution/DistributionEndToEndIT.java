@@ -83,6 +83,9 @@ class DistributionEndToEndIT {
             assertThat(top.resolve("bin/sluice.bat")).isRegularFile();
             assertThat(top.resolve("conf/sluice.yaml")).isRegularFile();
             assertThat(top.resolve("README.txt")).isRegularFile();
+            // issue 33: the dashboard's vendored scripts with their versions and licences
+            assertThat(Files.readString(top.resolve("THIRD-PARTY-NOTICES.txt"))).contains("preact 10.28.4").contains("htm 3.1.1")
+                    .contains("uplot 1.6.32").contains("The MIT License").contains("Apache License");
 
             List<String> lib = names(top.resolve("lib"));
             assertThat(lib).anyMatch(n -> n.matches("sluice-runtime-.*\\.jar"))

@@ -120,6 +120,9 @@ final class CombosAdminService implements HttpService {
         ObjectNode root = json.object();
         ArrayNode data = root.putArray("data");
         combos.list().forEach(c -> data.add(render(c)));
+        // issue 33: the names a combo's strategy may take, built-in and contributed, for the dashboard's form
+        ArrayNode strategies = root.putArray("strategies");
+        new TreeSet<>(strategyNames.get()).forEach(strategies::add);
         json.send(res, 200, root);
     }
 

@@ -36,9 +36,23 @@ final class OAuthAdminService implements HttpService {
     @Override
     public void routing(HttpRules rules) {
         rules.get("/callback", this::callback)
+                .get("/providers", this::providers)
                 .post("/flows/{flowId}/code", this::code)
                 .get("/flows/{flowId}", this::status)
                 .post("/{provider}/start", this::start);
+    }
+
+    /** Issue 33: the providers with a login and their flows, so a page need not guess them. */
+    private void providers(ServerRequest req, ServerResponse res) {
+        auth.admin(req);
+        ObjectNode root = json.object();
+        com.fasterxml.jackson.databind.node.ArrayNode data = root.putArray("data");
+        flows.offered().forEach((provider, types) -> {
+            ObjectNode o = data.addObject().put("provider", provider);
+            com.fasterxml.jackson.databind.node.ArrayNode list = o.putArray("flows");
+            types.forEach(t -> list.add(t.wireName()));
+        });
+        json.send(res, 200, root);
     }
 
     private void start(ServerRequest req, ServerResponse res) {

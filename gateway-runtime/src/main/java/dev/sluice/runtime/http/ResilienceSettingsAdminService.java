@@ -28,7 +28,14 @@ final class ResilienceSettingsAdminService implements HttpService {
 
     @Override
     public void routing(HttpRules rules) {
-        rules.get("/", this::get).patch("/", this::patch);
+        rules.get("/", this::get).patch("/", this::patch).get("/schema", this::schema);
+    }
+
+    /** Issue 33: each field's type, bounds, default and what it affects, for forms (the dashboard's). */
+    private void schema(ServerRequest req, ServerResponse res) {
+        auth.admin(req);
+        json.send(res, 200, dev.sluice.runtime.settings.ResilienceSettingsSchemaJson.render(
+                dev.sluice.runtime.resilience.ResilienceSettings.DEFAULTS));
     }
 
     private void get(ServerRequest req, ServerResponse res) {

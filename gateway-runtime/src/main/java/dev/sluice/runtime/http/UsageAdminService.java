@@ -94,7 +94,7 @@ final class UsageAdminService implements HttpService {
         try {
             return UsageTotals.GroupBy.valueOf(v.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest("groupBy", "'groupBy' must be one of key, provider, connection, model, day.");
+            throw ApiException.badRequest("groupBy", "'groupBy' must be one of key, provider, connection, model, day, hour, minute.");
         }
     }
 

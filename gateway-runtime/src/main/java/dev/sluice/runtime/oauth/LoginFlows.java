@@ -71,6 +71,17 @@ public final class LoginFlows {
     }
 
     /**
+     * Issue 33: what the dashboard offers an "Add account" button for.
+     *
+     * @return each provider with a login (sorted) and the flows it offers, the default first
+     */
+    public java.util.SortedMap<String, java.util.List<OAuthFlow>> offered() {
+        java.util.SortedMap<String, java.util.List<OAuthFlow>> out = new java.util.TreeMap<>();
+        logins.forEach((provider, login) -> out.put(provider, java.util.List.copyOf(login.flows())));
+        return out;
+    }
+
+    /**
      * Starts a login.
      *
      * @param provider the provider id

@@ -29,7 +29,15 @@ public interface UsageTotals {
                 a -> a.provider() == null || a.model() == null ? null : a.provider() + "/" + a.model()),
         /** The UTC day, {@code YYYY-MM-DD}. */
         DAY("strftime('%Y-%m-%d', ts / 1000, 'unixepoch')", "to_char(to_timestamp(ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
-                a -> LocalDate.ofInstant(java.time.Instant.ofEpochMilli(a.minute()), ZoneOffset.UTC).toString());
+                a -> LocalDate.ofInstant(java.time.Instant.ofEpochMilli(a.minute()), ZoneOffset.UTC).toString()),
+        /** The UTC hour, {@code YYYY-MM-DDTHH:00:00Z} (issue 33: the dashboard's 24 h and 7 d charts). */
+        HOUR("strftime('%Y-%m-%dT%H:00:00Z', ts / 1000, 'unixepoch')",
+                "to_char(to_timestamp(ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:00:00\"Z\"')",
+                a -> java.time.Instant.ofEpochMilli(a.minute()).truncatedTo(java.time.temporal.ChronoUnit.HOURS).toString()),
+        /** The UTC minute, {@code YYYY-MM-DDTHH:MM:00Z} (issue 33: the dashboard's 1 h chart). */
+        MINUTE("strftime('%Y-%m-%dT%H:%M:00Z', ts / 1000, 'unixepoch')",
+                "to_char(to_timestamp(ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:00\"Z\"')",
+                a -> java.time.Instant.ofEpochMilli(a.minute()).truncatedTo(java.time.temporal.ChronoUnit.MINUTES).toString());
 
         private final String sql;
         private final String postgres;

@@ -93,6 +93,16 @@ class OAuthLoginIT {
     }
 
     @Test
+    void theProvidersWithALoginAreListedWithTheirFlows_issue33() throws Exception {
+        try (MockUpstream auth = MockUpstream.start(); SluiceHarness sluice = start(auth)) {
+            assertThat(sluice.send("GET", "/api/oauth/providers", null, null).statusCode()).isEqualTo(401);
+            HttpResponse<String> r = sluice.send("GET", "/api/oauth/providers", ADMIN_KEY, null);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(read(r.body()).get("data").toString()).isEqualTo("[{\"provider\":\"acme\",\"flows\":[\"pkce\"]}]");
+        }
+    }
+
+    @Test
     void pkceLoginThroughTheCallbackCreatesAnOAuthConnectionWithMaskedTokens() throws Exception {
         try (MockUpstream auth = MockUpstream.start(); SluiceHarness sluice = start(auth)) {
             assertThat(sluice.send("POST", "/api/oauth/acme/start", null, "{}").statusCode()).isEqualTo(401);

@@ -156,6 +156,11 @@ class PostgresStoresTest {
         });
         assertThat(usage.totals(0, Long.MAX_VALUE, UsageStore.GroupBy.MODEL)).extracting(UsageStore.Sums::group)
                 .containsExactly(null, "openai/gpt");
+        // issue 33: the console's charts group by UTC hour and minute, named as the in-memory part names them
+        assertThat(usage.totals(0, Long.MAX_VALUE, UsageStore.GroupBy.HOUR)).extracting(UsageStore.Sums::group)
+                .containsOnly("2026-03-04T10:00:00Z");
+        assertThat(usage.totals(0, Long.MAX_VALUE, UsageStore.GroupBy.MINUTE)).extracting(UsageStore.Sums::group)
+                .containsOnly("2026-03-04T10:00:00Z", "2026-03-04T10:01:00Z");
         assertThat(usage.prune(day + 60_000, 100)).isEqualTo(2);
 
         JdbcSessionPinStore pins = new JdbcSessionPinStore(db);

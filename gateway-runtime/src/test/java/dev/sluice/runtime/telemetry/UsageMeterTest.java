@@ -77,6 +77,8 @@ class UsageMeterTest {
                 case CONNECTION -> connection;
                 case MODEL -> provider == null || model == null ? null : provider + "/" + model;
                 case DAY -> LocalDate.ofInstant(Instant.ofEpochMilli(ts), ZoneOffset.UTC).toString();
+                case HOUR -> Instant.ofEpochMilli(ts).truncatedTo(java.time.temporal.ChronoUnit.HOURS).toString();
+                case MINUTE -> Instant.ofEpochMilli(ts).truncatedTo(java.time.temporal.ChronoUnit.MINUTES).toString();
             };
         }
     }
