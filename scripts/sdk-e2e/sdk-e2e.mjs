@@ -440,6 +440,16 @@ check('anthropic-abort-frees', async () => {
   await until('the upstream stream closed by Sluice', async () => ({ ok: mockSaysClosed('slow-a'), seen: false }));
 });
 
+// Last: a 429 cools the claude connection down, and the passthrough checks above share it.
+check('anthropic-429-passthrough', async () => {
+  const e = await rejects('messages on a rate-limited Claude upstream', ant().messages.create(
+    { model: 'claude/ratelimit-c', max_tokens: 64, messages: USER }), anthropicModule.RateLimitError);
+  eq('status, envelope', [e.status, e.error?.type, e.error?.error?.type], [429, 'error', 'rate_limit_error']);
+  eq('Retry-After', e.headers.get('retry-after'), '1');
+  ok('message names the model and the upstream\'s own', /\[claude\/ratelimit-c\].*mock: slow down/.test(e.error.error.message),
+    e.error.error.message);
+});
+
 // a rejection nobody awaited (an SDK helper's own promise) is reported, not fatal to the other checks
 process.on('unhandledRejection', (e) => console.error(`unhandled rejection: ${e?.constructor?.name} ${e?.message}`));
 
