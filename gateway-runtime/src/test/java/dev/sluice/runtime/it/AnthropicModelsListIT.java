@@ -72,7 +72,7 @@ class AnthropicModelsListIT {
         HttpResponse<String> missing = sluice.send("GET", "/v1/models/no-such-model-zzz", null, null, anthropic);
         assertThat(missing.statusCode()).isEqualTo(404);
         JsonNode m = read(missing.body());
-        assertThat(m.get("type").asText()).isEqualTo("error");
+        assertThat(m.path("type").asText()).as(missing.body()).isEqualTo("error");
         assertThat(m.at("/error/type").asText()).isEqualTo("not_found_error");
         assertThat(m.at("/error/message").asText()).contains("no-such-model-zzz");
         assertThat(m.at("/error/code").isMissingNode()).as(missing.body()).isTrue();
@@ -85,7 +85,7 @@ class AnthropicModelsListIT {
                 Map.of("x-api-key", "sk-not-a-key", "anthropic-version", "2023-06-01"));
         assertThat(wrongKey.statusCode()).isEqualTo(401);
         assertThat(read(wrongKey.body()).at("/error/type").asText()).isEqualTo("authentication_error");
-        assertThat(read(wrongKey.body()).get("type").asText()).isEqualTo("error");
+        assertThat(read(wrongKey.body()).path("type").asText()).isEqualTo("error");
 
         // without anthropic-version: the OpenAI envelope, as on every other route
         HttpResponse<String> openAi = sluice.send("GET", "/v1/models/no-such-model-zzz", key, null);
