@@ -228,12 +228,13 @@ check('openai-embeddings', async () => {
 });
 
 check('openai-bad-key', async () => {
+  const before = mockRequests('model-plain').length;
   const e = await rejects('chat with a wrong key', oai({ apiKey: 'sk-not-a-key' }).chat.completions.create(
     { model: 'mock/model-plain', messages: USER }), openaiModule.AuthenticationError);
   eq('status, type, code', [e.status, e.type, e.code], [401, 'authentication_error', 'invalid_api_key']);
   eq('error object keys', Object.keys(e.error).sort(), ['code', 'message', 'param', 'type']);
   ok('requestID (X-Request-Id)', REQUEST_ID.test(e.requestID), e.requestID);
-  eq('nothing reached the mock', mockRequests('model-plain').filter((x) => x.body.messages?.[0]?.content === 'bad key').length, 0);
+  eq('upstream requests', mockRequests('model-plain').length - before, 0);
 });
 
 check('openai-unknown-model', async () => {
