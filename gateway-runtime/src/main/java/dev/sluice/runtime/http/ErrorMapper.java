@@ -81,14 +81,24 @@ final class ErrorMapper {
         }
     }
 
-    /** Whether the request is on the Anthropic Messages API ({@code /v1/messages} and below). */
+    /**
+     * Whether the request is on the Anthropic Messages API ({@code /v1/messages} and below), or is an
+     * Anthropic SDK's {@code models.list} / {@code models.retrieve}: {@code /v1/models} with
+     * {@code anthropic-version}, answered in Anthropic's shape (API-2), so its errors are too — the
+     * SDK reads {@code error.type} of Anthropic's envelope.
+     */
     static boolean anthropicRoute(ServerRequest req) {
         // the prologue's path, not req.path(): inside a service, routing hands handlers a path relative to its prefix
         String path = req.prologue().uriPath().path();
-        return path.equals(ANTHROPIC_PREFIX) || path.startsWith(ANTHROPIC_PREFIX + "/");
+        if (path.equals(ANTHROPIC_PREFIX) || path.startsWith(ANTHROPIC_PREFIX + "/")) {
+            return true;
+        }
+        return (path.equals(MODELS_PREFIX) || path.startsWith(MODELS_PREFIX + "/")) && req.headers().contains(ANTHROPIC_VERSION);
     }
 
     private static final String ANTHROPIC_PREFIX = "/v1/messages";
+    private static final String MODELS_PREFIX = "/v1/models";
+    private static final io.helidon.http.HeaderName ANTHROPIC_VERSION = HeaderNames.create("anthropic-version");
 
     /** The Anthropic envelope: its {@code error.type} follows the status; OpenAI's code and param have no slot. */
     ObjectNode anthropicEnvelope(ApiException e) {

@@ -64,4 +64,36 @@ class AnthropicModelsListIT {
         HttpResponse<String> bad = sluice.send("GET", "/v1/models?limit=0", null, null, Map.of("x-api-key", key, "anthropic-version", "2023-06-01"));
         assertThat(bad.statusCode()).isEqualTo(400);
     }
+
+    /** The Anthropic SDK reads {@code error.type} of Anthropic's envelope: an answer in Anthropic's shape has errors in it too. */
+    @Test
+    void errorsToAnAnthropicClientComeInAnthropicsEnvelope_API2() {
+        Map<String, String> anthropic = Map.of("x-api-key", key, "anthropic-version", "2023-06-01");
+        HttpResponse<String> missing = sluice.send("GET", "/v1/models/no-such-model-zzz", null, null, anthropic);
+        assertThat(missing.statusCode()).isEqualTo(404);
+        JsonNode m = read(missing.body());
+        assertThat(m.path("type").asText()).as(missing.body()).isEqualTo("error");
+        assertThat(m.at("/error/type").asText()).isEqualTo("not_found_error");
+        assertThat(m.at("/error/message").asText()).contains("no-such-model-zzz");
+        assertThat(m.at("/error/code").isMissingNode()).as(missing.body()).isTrue();
+
+        JsonNode bad = read(sluice.send("GET", "/v1/models?limit=0", null, null, anthropic).body());
+        assertThat(bad.at("/error/type").asText()).isEqualTo("invalid_request_error");
+        assertThat(bad.at("/error/message").asText()).contains("limit");
+
+        HttpResponse<String> wrongKey = sluice.send("GET", "/v1/models", null, null,
+                Map.of("x-api-key", "sk-not-a-key", "anthropic-version", "2023-06-01"));
+        assertThat(wrongKey.statusCode()).isEqualTo(401);
+        assertThat(read(wrongKey.body()).at("/error/type").asText()).isEqualTo("authentication_error");
+        assertThat(read(wrongKey.body()).path("type").asText()).isEqualTo("error");
+
+        // without anthropic-version: the OpenAI envelope, as on every other route
+        HttpResponse<String> openAi = sluice.send("GET", "/v1/models/no-such-model-zzz", key, null);
+        assertThat(openAi.statusCode()).isEqualTo(404);
+        JsonNode o = read(openAi.body());
+        assertThat(o.at("/error/type").asText()).isEqualTo("invalid_request_error");
+        assertThat(o.at("/error/code").asText()).isEqualTo("model_not_found");
+        assertThat(o.at("/error/param").asText()).isEqualTo("model");
+        assertThat(o.get("type")).isNull();
+    }
 }
