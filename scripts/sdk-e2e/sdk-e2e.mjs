@@ -299,6 +299,7 @@ check('anthropic-messages-passthrough', async () => {
   eq('usage', m.usage, { input_tokens: 5, output_tokens: 3 });
   ok('X-Request-Id', REQUEST_ID.test(response.headers.get('x-request-id')), response.headers.get('x-request-id'));
   eq('X-Sluice-Provider', response.headers.get('x-sluice-provider'), 'claude');
+  eq('_request_id (request-id, as Anthropic sends it) equals X-Request-Id', m._request_id, response.headers.get('x-request-id'));
 });
 
 check('anthropic-messages-translated', async () => {
@@ -391,6 +392,7 @@ check('anthropic-bad-key', async () => {
     { type: 'error', error: { type: 'authentication_error', message: 'string' } });
   eq('envelope keys', [Object.keys(e.error).sort(), Object.keys(e.error.error).sort()], [['error', 'type'], ['message', 'type']]);
   ok('X-Request-Id', REQUEST_ID.test(e.headers.get('x-request-id')), e.headers.get('x-request-id'));
+  eq('requestID (request-id)', e.requestID, e.headers.get('x-request-id'));
 });
 
 check('anthropic-404-model', async () => {

@@ -109,6 +109,8 @@ class AnthropicMessagesIT {
         assertThat(r.headers().firstValue("X-Sluice-Provider")).contains("mockai");
         assertThat(r.headers().firstValue("X-Sluice-Model")).contains("gpt-x");
         assertThat(r.headers().firstValue("X-Request-Id")).hasValueSatisfying(v -> assertThat(v).startsWith("req_"));
+        // the header Anthropic's API sends and its SDK reads (err.requestID, _request_id)
+        assertThat(r.headers().firstValue("request-id")).isEqualTo(r.headers().firstValue("X-Request-Id"));
 
         RecordedRequest up = upstream.takeRequest(Duration.ofSeconds(5));
         assertThat(up.path()).isEqualTo("/v1/chat/completions");
