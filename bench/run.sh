@@ -24,6 +24,9 @@
 #   BENCH_WRK_THREADS [2]       wrk threads at the high concurrency (1 at concurrency 1)
 #   BENCH_STREAM_N [200; quick: 20]  sequential streaming requests per target for TTFB
 #   BENCH_STREAM_WARMUP_N [20; quick: 5]  streaming requests per target before the TTFB measurement
+#   BENCH_STREAM_JIT_WARMUP_N [2000; quick: 500]  streams through Sluice from a mock without delays before
+#                               those (a few seconds): the streaming code's JIT warm-up, as the c1/c64 runs'
+#                               warm-up gives the non-streaming path its own; 0 turns it off
 #   BENCH_STREAM_PIECES [5]     content pieces per mock stream
 #   BENCH_STREAM_DELAY_MS [20; quick: 5]  delay between mock stream events
 #   BENCH_IDLE_SECONDS [5; quick: 2]  idle time before the idle RSS sample
@@ -95,6 +98,7 @@ NGINX=${BENCH_NGINX:-nginx}
 WRK_THREADS=${BENCH_WRK_THREADS:-2}
 STREAM_N=${BENCH_STREAM_N:-$(quick 200 20)}
 STREAM_WARMUP_N=${BENCH_STREAM_WARMUP_N:-$(quick 20 5)}
+STREAM_JIT_WARMUP_N=${BENCH_STREAM_JIT_WARMUP_N:-$(quick 2000 500)}
 STREAM_PIECES=${BENCH_STREAM_PIECES:-5}
 STREAM_DELAY_MS=${BENCH_STREAM_DELAY_MS:-$(quick 20 5)}
 IDLE_SECONDS=${BENCH_IDLE_SECONDS:-$(quick 5 2)}
@@ -516,6 +520,9 @@ launch_mock plain
 MOCK_PLAIN_PID=$LAUNCHED_PID
 launch_mock stream --stream-pieces "$STREAM_PIECES" --stream-delay-ms "$STREAM_DELAY_MS"
 MOCK_STREAM_PID=$LAUNCHED_PID
+# the streams' JIT warm-up: the same stream without delays, so that a few thousand take seconds
+launch_mock streamhot --stream-pieces "$STREAM_PIECES" --stream-delay-ms 0
+MOCK_STREAMHOT_PID=$LAUNCHED_PID
 # (their ports are awaited after Sluice's start, below: nginx needs them, Sluice not yet)
 
 # ---------------------------------------------------------------------------------------------
@@ -762,6 +769,9 @@ WATCHED[$MOCK_PLAIN_PID]="mock upstream (echo)"
 await_mock stream "$MOCK_STREAM_PID"
 MOCK_STREAM_PORT=$MOCK_PORT
 WATCHED[$MOCK_STREAM_PID]="mock upstream (stream)"
+await_mock streamhot "$MOCK_STREAMHOT_PID"
+MOCK_STREAMHOT_PORT=$MOCK_PORT
+WATCHED[$MOCK_STREAMHOT_PID]="mock upstream (stream without delays)"
 log "mock upstreams on ports $MOCK_PLAIN_PORT (echo) and $MOCK_STREAM_PORT (stream)"
 start_nginx
 NGINX_WORKERS=$(ps -o pid= --ppid "$NGINX_PID" 2>/dev/null | xargs)
@@ -814,6 +824,8 @@ provision() {
         "{\"provider\":\"bench\",\"authType\":\"apikey\",\"apiKey\":\"sk-bench\",\"baseUrl\":\"http://$HOST:$MOCK_PLAIN_PORT/v1\"}" >/dev/null
     admin_post "$1" /api/providers \
         "{\"provider\":\"benchstream\",\"authType\":\"apikey\",\"apiKey\":\"sk-bench\",\"baseUrl\":\"http://$HOST:$MOCK_STREAM_PORT/v1\"}" >/dev/null
+    admin_post "$1" /api/providers \
+        "{\"provider\":\"benchhot\",\"authType\":\"apikey\",\"apiKey\":\"sk-bench\",\"baseUrl\":\"http://$HOST:$MOCK_STREAMHOT_PORT/v1\"}" >/dev/null
     key=$(admin_post "$1" /api/keys '{"name":"bench"}' | json_string key)
     [[ -n $key ]] || die "POST /api/keys returned no \"key\""
     printf '%s' "$key"
@@ -1222,7 +1234,13 @@ ttfb() {
     fi
 }
 
-log "streaming TTFB: $STREAM_WARMUP_N warm-up + $STREAM_N measured requests per target"
+log "streaming TTFB: $STREAM_JIT_WARMUP_N JIT warm-up streams through Sluice, $STREAM_WARMUP_N warm-up + $STREAM_N measured requests per target"
+if ((STREAM_JIT_WARMUP_N > 0)); then
+    ttfb warmup_sluice_streamhot "$SLUICE_URL" "$CLIENT_KEY" benchhot/mock-model "$STREAM_JIT_WARMUP_N"
+    if [[ $SHARED == 1 ]]; then
+        ttfb warmup_sluice_shared_streamhot "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" benchhot/mock-model "$STREAM_JIT_WARMUP_N"
+    fi
+fi
 ttfb warmup_direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"
 ttfb warmup_nginx_stream "$NGINX_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"
 ttfb warmup_sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_WARMUP_N"
