@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 37, §3: three instances from the built zip on one PostgreSQL and one Redis — C reaches
  * Redis through a {@link TcpPartition} on loopback, so that it alone can be cut off while A and B
- * still reach it. {@code maxConcurrent}, cooldowns and breakers hold over all three; then one
+ * still reach it. {@code maxConcurrent}, cooldowns, breakers and exclusive leases hold over all three; then one
  * instance is killed ({@code kill -9}) and another partitioned from Redis during the run, and the
  * survivors keep the guarantees the operator guide states for each case.
  */
@@ -114,7 +114,7 @@ class ThreeInstancesEndToEndIT extends SharedModeFixture {
     }
 
     @Test
-    void aCooldownWrittenThroughOneInstanceIsHonouredByTheOtherTwoOnTheNextRequest_issue37() {
+    void aCooldownAndALeaseWrittenThroughOneInstanceHoldOnTheOtherTwo_issue37() {
         List<SluiceClient> lb = threeInstances();
         SluiceClient a = lb.get(0);
         mocks.get(0).setDefault(MockResponse.json(429, "{\"error\":{\"message\":\"rate limited\",\"type\":\"rate_limit_error\"}}")
@@ -134,6 +134,29 @@ class ThreeInstancesEndToEndIT extends SharedModeFixture {
             assertThat(chat(via, adminKey).statusCode()).isEqualTo(200);
         }
         assertThat(mocks.get(0).requestCount()).as("calls to the cooled account").isEqualTo(1);
+
+        // an exclusive lease taken through A (decided in PostgreSQL): its generation fences on B and C alike
+        String managed = a.expect(a.post("/api/keys", adminKey, Map.of("name", "managed", "scopes", List.of("lease:exclusive"))), 201)
+                .get("key").asText();
+        byte[] random = new byte[32];
+        new java.security.SecureRandom().nextBytes(random);
+        String owner = "vlo_" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        long first = a.expect(lease(a, managed, owner, "{\"action\":\"acquire\",\"model\":\"alpha/m\"}"), 200).get("generation").asLong();
+        a.expect(lease(a, managed, owner, "{\"action\":\"release\",\"generation\":" + first + "}"), 200);
+        long second = a.expect(lease(a, managed, owner, "{\"action\":\"acquire\",\"model\":\"alpha/m\"}"), 200).get("generation").asLong();
+        assertThat(second).isEqualTo(first + 1);
+        int sent = mocks.get(0).requestCount() + mocks.get(1).requestCount();
+        for (SluiceClient via : lb.subList(1, 3)) {
+            HttpResponse<String> stale = chat(via, managed, Map.of("X-Sluice-Lease-Owner", owner,
+                    "X-Sluice-Lease-Generation", String.valueOf(first)));
+            assertThat(via.expect(stale, 409).at("/error/code").asText()).isEqualTo("LEASE_FENCE_STALE");
+        }
+        assertThat(mocks.get(0).requestCount() + mocks.get(1).requestCount()).as("the stale requests reached no upstream").isEqualTo(sent);
+        for (SluiceClient via : lb.subList(1, 3)) {
+            assertThat(chat(via, managed, Map.of("X-Sluice-Lease-Owner", owner, "X-Sluice-Lease-Generation", String.valueOf(second)))
+                    .statusCode()).isEqualTo(200);
+        }
+        assertThat(mocks.get(0).requestCount()).as("the leased requests avoided the cooled account too").isEqualTo(1);
     }
 
     @Test

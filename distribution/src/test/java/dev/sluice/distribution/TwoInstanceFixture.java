@@ -131,6 +131,22 @@ abstract class TwoInstanceFixture {
     }
 
     /**
+     * A session-lease call ({@code POST /api/v1/session-leases}) of {@code owner} with a managed key.
+     *
+     * @param c the instance
+     * @param key the key (scope {@code lease:exclusive})
+     * @param owner the {@code X-Sluice-Lease-Owner}
+     * @param body the action
+     * @return the answer
+     */
+    static HttpResponse<String> lease(SluiceClient c, String key, String owner, String body) {
+        HttpRequest r = HttpRequest.newBuilder(c.base().resolve("/api/v1/session-leases")).timeout(Duration.ofSeconds(20))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json").header("X-Sluice-Lease-Owner", owner)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return send(r);
+    }
+
+    /**
      * Sends a request with the shared client.
      *
      * @param r the request
