@@ -85,7 +85,7 @@ class ThreeInstancesEndToEndIT extends SharedModeFixture {
         assertThat(chat(b, adminKey).statusCode()).isEqualTo(200);
         long freeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - dead);
         System.out.printf("issue 37 figure (three instances): kill -9 of A holding the permit -> B served %d ms later%n", freeMs);
-        assertThat(freeMs).isLessThan(5_500);
+        assertThat(freeMs).as("the permit expires ≤ 5 s after the death; then B's retry, routing and answer").isLessThan(6_000);
 
         // C is cut off from Redis (A dead, B still reaches it): one timeout, then C serves on its local fallback
         toRedis.partition();
@@ -119,8 +119,7 @@ class ThreeInstancesEndToEndIT extends SharedModeFixture {
         SluiceClient a = lb.get(0);
         mocks.get(0).setDefault(MockResponse.json(429, "{\"error\":{\"message\":\"rate limited\",\"type\":\"rate_limit_error\"}}")
                 .header("Retry-After", "60"));
-        connection(a, mocks.get(0), Map.of());
-        connection(a, mocks.get(1), Map.of());
+        List<String> ids = List.of(connection(a, mocks.get(0), Map.of()), connection(a, mocks.get(1), Map.of()));
         awaitConnections(lb.get(1), 2);
         awaitConnections(lb.get(2), 2);
         // A sends until the limited account answered its 429 once (then it fails over to the other)
@@ -136,7 +135,8 @@ class ThreeInstancesEndToEndIT extends SharedModeFixture {
         assertThat(mocks.get(0).requestCount()).as("calls to the cooled account").isEqualTo(1);
 
         // an exclusive lease taken through A (decided in PostgreSQL): its generation fences on B and C alike
-        String managed = a.expect(a.post("/api/keys", adminKey, Map.of("name", "managed", "scopes", List.of("lease:exclusive"))), 201)
+        String managed = a.expect(a.post("/api/keys", adminKey, Map.of("name", "managed", "scopes", List.of("lease:exclusive"),
+                "allowedConnections", List.of(ids.get(1)))), 201)
                 .get("key").asText();
         byte[] random = new byte[32];
         new java.security.SecureRandom().nextBytes(random);
@@ -156,7 +156,7 @@ class ThreeInstancesEndToEndIT extends SharedModeFixture {
             assertThat(chat(via, managed, Map.of("X-Sluice-Lease-Owner", owner, "X-Sluice-Lease-Generation", String.valueOf(second)))
                     .statusCode()).isEqualTo(200);
         }
-        assertThat(mocks.get(0).requestCount()).as("the leased requests avoided the cooled account too").isEqualTo(1);
+        assertThat(mocks.get(0).requestCount()).as("the leased requests went to the leased account only").isEqualTo(1);
     }
 
     @Test
