@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.testkit.MockUpstream;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,13 +33,6 @@ class SharedDatabaseEndToEndIT extends TwoInstanceFixture {
 
     private List<SluiceClient> twoInstances() {
         return twoInstances(Map.of("SLUICE_SESSION_AFFINITY_TTL_MS", "3600000"));
-    }
-
-    private static HttpResponse<String> lease(SluiceClient c, String key, String owner, String body) {
-        HttpRequest r = HttpRequest.newBuilder(c.base().resolve("/api/v1/session-leases")).timeout(Duration.ofSeconds(20))
-                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json").header("X-Sluice-Lease-Owner", owner)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        return send(r);
     }
 
     @Test

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.testkit.MockResponse;
 import dev.sluice.testkit.MockUpstream;
-import dev.sluice.testkit.TestRedis;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,9 +16,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,63 +26,13 @@ import org.junit.jupiter.api.Test;
  * killed instance expires, and with Redis stopped both keep answering. Skipped without PostgreSQL
  * or Redis binaries (failed with {@code SLUICE_REQUIRE_POSTGRES=1} / {@code SLUICE_REQUIRE_REDIS=1}).
  */
-class SharedStateEndToEndIT extends TwoInstanceFixture {
+class SharedStateEndToEndIT extends SharedModeFixture {
 
-    /** The permit expiry of these instances (30 s by default): what a killed instance's permits outlive it by. */
+    /** The permit expiry of these instances (5 s by default): what a killed instance's permits outlive it by. */
     private static final long PERMIT_TTL_MS = 2_000;
-
-    private TestRedis redis;
-
-    @BeforeEach
-    void freshRedis() {
-        redis = TestRedis.startOrSkip(Assumptions::abort);
-    }
-
-    @AfterEach
-    void stopRedis() {
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     private List<SluiceClient> twoInstances() {
         return twoInstances(Map.of("SLUICE_REDIS_URL", redis.url(), "SLUICE_REDIS_PERMIT_TTL_MS", Long.toString(PERMIT_TTL_MS)));
-    }
-
-    private static HttpResponse<String> chat(SluiceClient c, String key) {
-        return chat(c, key, Map.of());
-    }
-
-    /**
-     * Two accounts on one failing host (mock 2), created through A: one request through A counts two
-     * failures and opens the host's breaker (once B applies the same breaker settings).
-     */
-    private void openBreakerThroughA(SluiceClient a, SluiceClient b, long resetTimeoutMs) {
-        a.expect(a.patch("/api/resilience", adminKey, Map.of("circuitBreaker", Map.of("apikey",
-                Map.of("degradationThreshold", 1, "failureThreshold", 2, "resetTimeoutMs", resetTimeoutMs)))), 200);
-        mocks.get(2).setDefault(MockResponse.json(500, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}"));
-        connection(a, mocks.get(2), Map.of("disableCooling", true));
-        connection(a, mocks.get(2), Map.of("disableCooling", true));
-        awaitConnections(b, 2);
-        await().atMost(Duration.ofSeconds(2)).until(() ->
-                b.expect(b.get("/api/resilience", adminKey), 200).at("/circuitBreaker/apikey/failureThreshold").asInt() == 2);
-        await().atMost(Duration.ofSeconds(5)).until(() -> {
-            chat(a, adminKey);
-            return a.expect(a.get("/api/monitoring/health", adminKey), 200).path("providerBreakers").findValuesAsText("state")
-                    .contains("OPEN");
-        });
-    }
-
-    private String connection(SluiceClient c, MockUpstream upstream, Map<String, Object> extra) {
-        Map<String, Object> body = new java.util.HashMap<>(Map.of("provider", "alpha", "authType", "apikey",
-                "apiKey", "sk-upstream-" + UUID.randomUUID(), "baseUrl", upstream.baseUrl() + "/v1"));
-        body.putAll(extra);
-        return c.expect(c.post("/api/providers", adminKey, body), 201).get("id").asText();
-    }
-
-    /** Waits until B routes to every connection A created (the snapshot's re-read, ≤ 1 s). */
-    private void awaitConnections(SluiceClient b, int n) {
-        await().atMost(Duration.ofSeconds(2)).until(() -> b.expect(b.get("/api/providers", adminKey), 200).path("data").size() == n);
     }
 
     @Test
@@ -124,7 +70,7 @@ class SharedStateEndToEndIT extends TwoInstanceFixture {
         List<SluiceClient> lb = twoInstances();
         SluiceClient a = lb.get(0);
         SluiceClient b = lb.get(1);
-        openBreakerThroughA(a, b, 60_000);
+        openBreakerThrough(a, 60_000, b);
         int sent = mocks.get(2).requestCount();
         HttpResponse<String> onB = chat(b, adminKey);
         JsonNode refused = b.expect(onB, 503);
@@ -248,17 +194,6 @@ class SharedStateEndToEndIT extends TwoInstanceFixture {
         }
     }
 
-    /** One sample of {@code /metrics}, or -1 when absent. */
-    private double metric(SluiceClient c, String sample) {
-        String text = c.get("/metrics", adminKey).body();
-        for (String line : text.split("\n")) {
-            if (line.startsWith(sample + " ")) {
-                return Double.parseDouble(line.substring(sample.length() + 1).trim());
-            }
-        }
-        return -1;
-    }
-
     @Test
     void aPartitionedRedisCostsOneTimeoutThenNothingAndSharedModeResumesWhenItAnswers_issue37() {
         List<SluiceClient> lb = twoInstances();
@@ -345,7 +280,7 @@ class SharedStateEndToEndIT extends TwoInstanceFixture {
         List<SluiceClient> lb = twoInstances();
         SluiceClient a = lb.get(0);
         SluiceClient b = lb.get(1);
-        openBreakerThroughA(a, b, 600_000);
+        openBreakerThrough(a, 600_000, b);
         int sent = mocks.get(2).requestCount();
         assertThat(a.expect(chat(a, adminKey), 503).at("/error/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
         assertThat(mocks.get(2).requestCount()).isEqualTo(sent);

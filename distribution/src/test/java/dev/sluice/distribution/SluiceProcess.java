@@ -157,6 +157,32 @@ final class SluiceProcess implements AutoCloseable {
     }
 
     /**
+     * Sends a signal to the server's JVM ({@code bin/sluice} {@code exec}s java: the pid is the
+     * JVM's), e.g. {@code STOP} and {@code CONT} for a stop-the-world pause (issue 37), {@code TERM}
+     * for a stop whose end the test watches through {@link #onExit()}.
+     *
+     * @param name the signal's name without {@code SIG}
+     */
+    void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return completes when the server's process has exited */
+    CompletableFuture<Process> onExit() {
+        return process.onExit();
+    }
+
+    /**
      * A graceful stop: SIGTERM, and SIGKILL if the server is still running after 10 s.
      *
      * @return the exit code

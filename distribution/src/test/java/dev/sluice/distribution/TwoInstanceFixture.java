@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * What the two-instance end-to-end tests (NF-6) stand on: the built zip unpacked once, one
  * PostgreSQL server per test class with a fresh database per test (its credentials in the URL, the
  * way an operator may paste it), three mock upstreams answering {@code from-0} … {@code from-2}, one
- * admin key and one {@code SLUICE_SECRET_KEY} for both instances, and the instances themselves
- * started A first (it migrates), then B, each with a data folder of its own. Skipped without
+ * admin key and one {@code SLUICE_SECRET_KEY} for all instances, and the instances themselves
+ * started A first (it migrates), then B (and C …: {@link #instances}), each with a data folder of its own. Skipped without
  * PostgreSQL binaries (failed with {@code SLUICE_REQUIRE_POSTGRES=1}); every process started here is
  * stopped after its test.
  */
@@ -90,9 +90,20 @@ abstract class TwoInstanceFixture {
      * @return A and B
      */
     List<SluiceClient> twoInstances(Map<String, String> extraEnv) {
+        return instances(List.of(extraEnv, extraEnv));
+    }
+
+    /**
+     * Starts one instance per element, in order (the first migrates), on this test's database
+     * (issue 37: clusters of more than two).
+     *
+     * @param extraEnvs per instance, the settings it gets besides the database, the admin and the secret key
+     * @return the instances, in the same order ({@link #processes} holds their processes)
+     */
+    List<SluiceClient> instances(List<Map<String, String>> extraEnvs) {
         List<SluiceClient> out = new ArrayList<>();
-        for (String name : List.of("a", "b")) {
-            Map<String, String> env = SluiceProcess.env(work.resolve(name), adminKey);
+        for (Map<String, String> extraEnv : extraEnvs) {
+            Map<String, String> env = SluiceProcess.env(work.resolve(String.valueOf((char) ('a' + processes.size()))), adminKey);
             env.put("SLUICE_DATABASE_URL", databaseUrl);
             env.put("SLUICE_SECRET_KEY", secretKey);
             env.putAll(extraEnv);
@@ -117,6 +128,22 @@ abstract class TwoInstanceFixture {
                 .POST(HttpRequest.BodyPublishers.ofString(SluiceClient.toJson(SluiceClient.chat("alpha/m", false))));
         headers.forEach(b::header);
         return send(b.build());
+    }
+
+    /**
+     * A session-lease call ({@code POST /api/v1/session-leases}) of {@code owner} with a managed key.
+     *
+     * @param c the instance
+     * @param key the key (scope {@code lease:exclusive})
+     * @param owner the {@code X-Sluice-Lease-Owner}
+     * @param body the action
+     * @return the answer
+     */
+    static HttpResponse<String> lease(SluiceClient c, String key, String owner, String body) {
+        HttpRequest r = HttpRequest.newBuilder(c.base().resolve("/api/v1/session-leases")).timeout(Duration.ofSeconds(20))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json").header("X-Sluice-Lease-Owner", owner)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return send(r);
     }
 
     /**

@@ -370,6 +370,8 @@ public final class SluiceServer implements AutoCloseable {
                 .idleConnectionPeriod(idlePeriod(config.idleConnectionTimeout()))
                 .smartAsyncWrites(true)
                 .shutdownHook(false)
+                // issue 37: on SIGTERM, web.stop() closes the listener, lets requests under way finish for this long, then ends them
+                .shutdownGracePeriod(config.clientLimits().shutdownGrace())
                 // API-6: refusals of the HTTP layer carry the error envelope too, not an empty body
                 .directHandlers(TransportErrors.create(mapper))
                 .routing(HttpApi.routing(deps, routes))
@@ -471,10 +473,16 @@ public final class SluiceServer implements AutoCloseable {
         return plugins;
     }
 
-    /** Stops accepting, closes the egress route clients, flushes logs, closes the database. Idempotent. */
+    /**
+     * Stops accepting, lets the requests under way finish within the shutdown grace and ends the
+     * rest, gives back what this instance holds in Redis, closes the egress route clients, flushes
+     * logs, closes the database. Idempotent.
+     */
     @Override
     public void close() {
         if (web.isRunning()) {
+            LOG.log(System.Logger.Level.INFO, "stopping: no new connections; requests under way get " + web.prototype().shutdownGracePeriod().toMillis()
+                    + " ms to finish (server.shutdownGraceMs)");
             web.stop();
         }
         discovery.close();

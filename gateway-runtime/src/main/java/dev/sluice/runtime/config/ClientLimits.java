@@ -17,8 +17,12 @@ import java.time.Duration;
  *     is closed, however slowly its bytes trickle in; default 30 s
  * @param maxConnections {@code server.maxConnections} / {@code SLUICE_MAX_CONNECTIONS}: the most
  *     client connections open at once; default {@link #defaultMaxConnections(long, long)}
+ * @param shutdownGrace {@code server.shutdownGraceMs} / {@code SLUICE_SHUTDOWN_GRACE_MS} (issue 37):
+ *     on {@code SIGTERM} the instance stops accepting and gives the requests under way this long to
+ *     finish; those still running then are ended; 0 ends them at once; default
+ *     {@link #DEFAULT_SHUTDOWN_GRACE}
  */
-public record ClientLimits(Duration firstByteTimeout, Duration requestHeadTimeout, int maxConnections) {
+public record ClientLimits(Duration firstByteTimeout, Duration requestHeadTimeout, int maxConnections, Duration shutdownGrace) {
 
     /** Default bound on the wait for a new connection's first byte. */
     public static final Duration DEFAULT_FIRST_BYTE_TIMEOUT = Duration.ofSeconds(10);
@@ -36,6 +40,17 @@ public record ClientLimits(Duration firstByteTimeout, Duration requestHeadTimeou
     public static final int MIN_DEFAULT_MAX_CONNECTIONS = 64;
     /** The largest accepted cap. */
     public static final int MAX_MAX_CONNECTIONS = 1_000_000;
+    /**
+     * Default time the requests under way get to finish on {@code SIGTERM}: 5 s. {@code docker stop}
+     * sends {@code SIGKILL} 10 s after {@code SIGTERM} (Kubernetes 30 s, systemd 90 s); 5 s leaves
+     * the rest of the shutdown (giving back what the instance holds in Redis, the last log and usage
+     * flush, bounded by 5 s) inside Docker's 10 s, so a stop under the defaults never ends in a kill.
+     * It finishes short answers and most of a stream's tail; an operator whose orchestrator waits
+     * longer can give long streams more.
+     */
+    public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(5);
+    /** The longest accepted grace: 1 hour. */
+    public static final Duration MAX_SHUTDOWN_GRACE = Duration.ofHours(1);
 
     /** Validates, naming the setting. */
     public ClientLimits {
@@ -50,6 +65,32 @@ public record ClientLimits(Duration firstByteTimeout, Duration requestHeadTimeou
         if (maxConnections < 1 || maxConnections > MAX_MAX_CONNECTIONS) {
             throw new IllegalArgumentException("server.maxConnections must be 1–" + MAX_MAX_CONNECTIONS + ", got " + maxConnections);
         }
+        requireNonNull(shutdownGrace, "shutdownGrace is null");
+        if (shutdownGrace.isNegative() || shutdownGrace.compareTo(MAX_SHUTDOWN_GRACE) > 0) {
+            throw new IllegalArgumentException("server.shutdownGraceMs must be 0–" + MAX_SHUTDOWN_GRACE.toMillis() + ", got "
+                    + shutdownGrace.toMillis());
+        }
+    }
+
+    /**
+     * The bounds with the default shutdown grace.
+     *
+     * @param firstByteTimeout see the record
+     * @param requestHeadTimeout see the record
+     * @param maxConnections see the record
+     */
+    public ClientLimits(Duration firstByteTimeout, Duration requestHeadTimeout, int maxConnections) {
+        this(firstByteTimeout, requestHeadTimeout, maxConnections, DEFAULT_SHUTDOWN_GRACE);
+    }
+
+    /**
+     * These bounds with another shutdown grace.
+     *
+     * @param grace the time requests under way get on {@code SIGTERM}
+     * @return the copy
+     */
+    public ClientLimits withShutdownGrace(Duration grace) {
+        return new ClientLimits(firstByteTimeout, requestHeadTimeout, maxConnections, grace);
     }
 
     /**

@@ -77,6 +77,8 @@ public final class ConfigLoader {
     public static final String ENV_FIRST_BYTE_TIMEOUT_MS = "SLUICE_FIRST_BYTE_TIMEOUT_MS";
     /** How long a request head may take to arrive, ms (beats {@code server.requestHeadTimeoutMs}). */
     public static final String ENV_REQUEST_HEAD_TIMEOUT_MS = "SLUICE_REQUEST_HEAD_TIMEOUT_MS";
+    /** How long requests under way get to finish on SIGTERM, ms; 0 = none (beats {@code server.shutdownGraceMs}, issue 37). */
+    public static final String ENV_SHUTDOWN_GRACE_MS = "SLUICE_SHUTDOWN_GRACE_MS";
 
     private ConfigLoader() {
     }
@@ -212,7 +214,7 @@ public final class ConfigLoader {
         return Duration.ofMillis(ms);
     }
 
-    /** {@code SLUICE_FIRST_BYTE_TIMEOUT_MS|REQUEST_HEAD_TIMEOUT_MS|MAX_CONNECTIONS}, else {@code server.…} of the file. */
+    /** {@code SLUICE_FIRST_BYTE_TIMEOUT_MS|REQUEST_HEAD_TIMEOUT_MS|MAX_CONNECTIONS|SHUTDOWN_GRACE_MS}, else {@code server.…} of the file. */
     private static ClientLimits clientLimits(Map<String, String> env, Config file) {
         ClientLimits defaults = ClientLimits.defaults();
         Duration firstByte = positiveMillis(env, ENV_FIRST_BYTE_TIMEOUT_MS, file, "server.firstByteTimeoutMs", defaults.firstByteTimeout());
@@ -222,7 +224,14 @@ public final class ConfigLoader {
         if (max < 1 || max > ClientLimits.MAX_MAX_CONNECTIONS) {
             throw new IllegalArgumentException(maxName + " must be 1–" + ClientLimits.MAX_MAX_CONNECTIONS + ", got " + max);
         }
-        return new ClientLimits(firstByte, head, max);
+        String graceName = env.get(ENV_SHUTDOWN_GRACE_MS) != null && !env.get(ENV_SHUTDOWN_GRACE_MS).isBlank() ? ENV_SHUTDOWN_GRACE_MS
+                : "server.shutdownGraceMs";
+        long grace = parseLong(pick(env, ENV_SHUTDOWN_GRACE_MS, file.get("server.shutdownGraceMs"),
+                String.valueOf(defaults.shutdownGrace().toMillis())), graceName);
+        if (grace < 0 || grace > ClientLimits.MAX_SHUTDOWN_GRACE.toMillis()) {
+            throw new IllegalArgumentException(graceName + " must be 0–" + ClientLimits.MAX_SHUTDOWN_GRACE.toMillis() + " ms, got " + grace);
+        }
+        return new ClientLimits(firstByte, head, max, Duration.ofMillis(grace));
     }
 
     /** A positive number of milliseconds from the environment variable, else the file, else the default. */

@@ -63,6 +63,8 @@ final class RedisBreakerBoard implements BreakerBoard {
     private final ClusterEvents events;
     /** breaker → when its open period ends (epoch ms here); the entry lasts as long as the key. */
     private final Mirror<BreakerKey, Long> mirror;
+    /** Half-open probes this instance claimed and has not settled: given back when it stops (issue 37). */
+    private final java.util.Set<BreakerKey> probing = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     RedisBreakerBoard(RedisClient redis, ClusterEvents events, InstantSource clock) {
         this.redis = redis;
@@ -78,6 +80,7 @@ final class RedisBreakerBoard implements BreakerBoard {
     public void opened(BreakerKey key, long periodMs, long probeLeaseMs) {
         long period = Math.max(1, periodMs);
         long lease = Math.max(1, probeLeaseMs);
+        probing.remove(key);
         mirror.put(key, mirror.now() + period, period + lease);
         try {
             redis.eval(OPEN, List.of(key(key)), List.of(Long.toString(period), Long.toString(lease)));
@@ -89,6 +92,7 @@ final class RedisBreakerBoard implements BreakerBoard {
 
     @Override
     public void closed(BreakerKey key) {
+        probing.remove(key);
         mirror.remove(key);
         try {
             redis.call(j -> j.del(key(key)));
@@ -116,6 +120,9 @@ final class RedisBreakerBoard implements BreakerBoard {
         try {
             Object r = redis.eval(ADMIT, List.of(key(key)), List.of(claim ? "1" : "0", Long.toString(lease)));
             long answer = r instanceof Long l ? l : ADMITTED;
+            if (answer == PROBE && claim) {
+                probing.add(key);
+            }
             if (answer == ADMITTED) {
                 mirror.remove(key); // closed or expired meanwhile
             } else if (answer == PROBE && claim && announced.expiresAt() < now + lease) {
@@ -141,10 +148,21 @@ final class RedisBreakerBoard implements BreakerBoard {
 
     @Override
     public void released(BreakerKey key) {
+        probing.remove(key);
         try {
             redis.eval(RELEASE, List.of(key(key)), List.of());
         } catch (RedisClient.Unavailable e) {
             // the claim ends with its lease
+        }
+    }
+
+    /**
+     * Gives back the probes this instance claimed and has not settled (it is stopping: their
+     * requests were ended), so another instance may probe at once instead of after the probe lease.
+     */
+    void releaseClaims() {
+        for (BreakerKey key : List.copyOf(probing)) {
+            released(key);
         }
     }
 

@@ -17,7 +17,8 @@ import java.time.InstantSource;
  * cooldowns, model lockouts and provider cooldown windows, breakers' open state and probe, and
  * plugins' shared notes in Redis, and the event channel on which instances announce the changes
  * they keep in memory (queue pauses, learned pacing, resets and clears); without it, nothing shared
- * (each mechanism's {@code NONE}). {@link #close()} stops the event subscription, the permit
+ * (each mechanism's {@code NONE}). {@link #close()} gives back the permits, queue places and
+ * half-open probe claims this instance holds, then stops the event subscription, the permit
  * heartbeat and the pool.
  */
 public final class SharedState implements AutoCloseable {
@@ -243,6 +244,7 @@ public final class SharedState implements AutoCloseable {
     public void close() {
         if (permits != null) {
             permits.close(); // first: the other instances see this one's permits free at once
+            breakers.releaseClaims(); // and a half-open probe it claimed, rather than after the probe lease
         }
         if (events != null) {
             events.close();

@@ -55,6 +55,23 @@ class ClientLimitsTest {
     }
 
     @Test
+    void theShutdownGraceIsFiveSecondsByDefaultSetByTheFileAndBeatenByTheEnvironment_issue37() throws Exception {
+        assertThat(ClientLimits.DEFAULT_SHUTDOWN_GRACE).isEqualTo(Duration.ofSeconds(5));
+        assertThat(ConfigLoader.load(home, Map.of()).clientLimits().shutdownGrace()).isEqualTo(Duration.ofSeconds(5));
+        Files.createDirectories(home.resolve("conf"));
+        Files.writeString(home.resolve("conf/sluice.yaml"), "server:\n  shutdownGraceMs: 20000\n");
+        assertThat(ConfigLoader.load(home, Map.of()).clientLimits().shutdownGrace()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(ConfigLoader.load(home, Map.of(ConfigLoader.ENV_SHUTDOWN_GRACE_MS, "0")).clientLimits().shutdownGrace())
+                .as("0: requests under way are ended at once").isZero();
+        assertThatThrownBy(() -> ConfigLoader.load(home, Map.of(ConfigLoader.ENV_SHUTDOWN_GRACE_MS, "-1")))
+                .hasMessageContaining("SLUICE_SHUTDOWN_GRACE_MS must be 0–3600000 ms, got -1");
+        assertThatThrownBy(() -> ConfigLoader.load(home, Map.of(ConfigLoader.ENV_SHUTDOWN_GRACE_MS, "soon")))
+                .hasMessageContaining("SLUICE_SHUTDOWN_GRACE_MS must be an integer");
+        Files.writeString(home.resolve("conf/sluice.yaml"), "server:\n  shutdownGraceMs: 3600001\n");
+        assertThatThrownBy(() -> ConfigLoader.load(home, Map.of())).hasMessageContaining("server.shutdownGraceMs must be 0–3600000 ms");
+    }
+
+    @Test
     void badValuesAreRefusedNamingTheSetting() {
         assertThatThrownBy(() -> ConfigLoader.load(home, Map.of(ConfigLoader.ENV_MAX_CONNECTIONS, "0")))
                 .hasMessageContaining("SLUICE_MAX_CONNECTIONS must be 1–");
