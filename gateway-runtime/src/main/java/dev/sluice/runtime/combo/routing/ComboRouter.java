@@ -48,6 +48,8 @@ public final class ComboRouter implements ComboRouting {
     public static final String MAX_ATTEMPTS = "maxAttempts";
     /** See {@link #MAX_ATTEMPTS}: total time after which no further target is started, ms. */
     public static final String BUDGET_MS = "budgetMs";
+    /** Above this many combos' stats, the virtual combos' are dropped (they start afresh). */
+    static final int MAX_STATS = 1_024;
 
     private final ComboStore combos;
     private final ModelResolver resolver;
@@ -342,6 +344,10 @@ public final class ComboRouter implements ComboRouting {
     /** One pass over the eligible targets in the strategy's order (no waiting). */
     private Outcome pass(Combo combo, Caller caller, ComboRequest request, TargetDispatch dispatch, Budget budget) {
         // a request that read an older copy of the combo never resets the newer one's stats
+        if (AutoCombos.isVirtual(combo) && stats.size() > MAX_STATS) {
+            // virtual combos' stats are keyed by target list: a churn of lists must not grow the map without bound
+            stats.keySet().removeIf(k -> k.indexOf('\n') >= 0);
+        }
         ComboStats st = stats.compute(statsKey(combo), (k, old) -> old != null && (old.version > combo.updatedAt()
                 || (old.version == combo.updatedAt() && old.size() == combo.targets().size()))
                 ? old : new ComboStats(combo.updatedAt(), combo.targets().size()));
