@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -48,8 +47,6 @@ public final class ComboRouter implements ComboRouting {
     public static final String MAX_ATTEMPTS = "maxAttempts";
     /** See {@link #MAX_ATTEMPTS}: total time after which no further target is started, ms. */
     public static final String BUDGET_MS = "budgetMs";
-    /** Above this many combos' stats, the virtual combos' are dropped (they start afresh). */
-    static final int MAX_STATS = 1_024;
 
     private final ComboStore combos;
     private final ModelResolver resolver;
@@ -59,10 +56,8 @@ public final class ComboRouter implements ComboRouting {
     private final Supplier<ResilienceSettings> settings;
     private final Sleeper sleeper;
     private final Supplier<String> emergencyFallback;
-    private final QuotaObservations quotas;
-    private final ConcurrentHashMap<String, ComboStats> stats = new ConcurrentHashMap<>();
+    private final TargetViews views;
     private final ComboPreview preview;
-    private final ModelFactsLookup facts;
     private final AutoCombos autoCombos;
 
     /** The model catalog's figures of a provider's model (issue 34). */
@@ -129,7 +124,7 @@ public final class ComboRouter implements ComboRouting {
     public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
             Function<String, Optional<ComboStrategy>> strategies, InstantSource clock, Supplier<ResilienceSettings> settings,
             Sleeper sleeper, Supplier<String> emergencyFallback, QuotaObservations quotas, ModelFactsLookup facts, AutoCombos autoCombos) {
-        this.facts = facts;
+        this.views = new TargetViews(quotas, facts, clock);
         this.autoCombos = autoCombos;
         this.combos = combos;
         this.resolver = resolver;
@@ -139,8 +134,7 @@ public final class ComboRouter implements ComboRouting {
         this.settings = settings;
         this.sleeper = sleeper;
         this.emergencyFallback = emergencyFallback;
-        this.quotas = quotas;
-        this.preview = new ComboPreview(targets, strategies, this::views, clock);
+        this.preview = new ComboPreview(targets, strategies, views::of, clock);
     }
 
     /**
@@ -152,11 +146,7 @@ public final class ComboRouter implements ComboRouting {
      * @return the explanation
      */
     public ComboExplanation explain(Combo combo, Caller caller, ComboRequest request) {
-        ComboStats st = stats.get(statsKey(combo));
-        if (st == null || st.size() != combo.targets().size()) {
-            st = new ComboStats(combo.updatedAt(), combo.targets().size());
-        }
-        return preview.explain(combo, caller, request, st);
+        return preview.explain(combo, caller, request, views.peek(combo));
     }
 
     /**
@@ -190,7 +180,7 @@ public final class ComboRouter implements ComboRouting {
      * @param strategies the strategies to tell
      */
     public void forget(String comboName, ComboStrategies strategies) {
-        stats.remove(comboName);
+        views.forget(comboName);
         strategies.forget(comboName);
     }
 
@@ -343,17 +333,7 @@ public final class ComboRouter implements ComboRouting {
 
     /** One pass over the eligible targets in the strategy's order (no waiting). */
     private Outcome pass(Combo combo, Caller caller, ComboRequest request, TargetDispatch dispatch, Budget budget) {
-        // a request that read an older copy of the combo never resets the newer one's stats
-        if (AutoCombos.isVirtual(combo) && stats.size() > MAX_STATS) {
-            // virtual combos' stats are keyed by target list: a churn of lists must not grow the map without bound
-            stats.keySet().removeIf(k -> k.indexOf('\n') >= 0);
-        }
-        ComboStats st = stats.compute(statsKey(combo), (k, old) -> old != null && (old.version > combo.updatedAt()
-                || (old.version == combo.updatedAt() && old.size() == combo.targets().size()))
-                ? old : new ComboStats(combo.updatedAt(), combo.targets().size()));
-        if (st.size() != combo.targets().size()) {
-            st = new ComboStats(combo.updatedAt(), combo.targets().size());
-        }
+        ComboStats st = views.statsFor(combo);
         TargetScan.Result scan = targets.scan(combo, caller);
         List<ConnectionSelector.Excluded> excluded = new ArrayList<>(scan.excluded());
         if (scan.eligible().isEmpty()) {
@@ -363,7 +343,7 @@ public final class ComboRouter implements ComboRouting {
         for (TargetScan.Eligible e : scan.eligible()) {
             byIndex.put(e.index(), e);
         }
-        List<ComboTargetView> eligible = views(combo, scan.eligible(), st);
+        List<ComboTargetView> eligible = views.of(combo, scan.eligible(), st);
         ComboStrategy strategy = strategies.apply(combo.strategy()).orElse(null);
         ComboContext ctx = new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(), clock.millis(), request);
         // issue 34: targets the strategy holds back for this request (a window too small) are not tried at all
@@ -374,7 +354,7 @@ public final class ComboRouter implements ComboRouting {
         Outcome.Failed last = null;
         Outcome.Refused refused = null;
         Outcome.Unroutable untranslatable = null;
-        for (ComboTargetView v : order(combo, strategy, ctx, holds.kept())) {
+        for (ComboTargetView v : StrategyOrder.of(combo, strategy, ctx, holds.kept())) {
             if (budget.exhausted(clock.millis())) {
                 break;
             }
@@ -447,58 +427,6 @@ public final class ComboRouter implements ComboRouting {
             return untranslatable;
         }
         return refused != null ? refused : ComboWait.held(excluded);
-    }
-
-    /** The strategy's order; list order when the strategy is gone (a plugin that contributed it was removed). */
-    private List<ComboTargetView> order(Combo combo, ComboStrategy strategy, ComboContext ctx, List<ComboTargetView> eligible) {
-        if (strategy == null) {
-            LOG.log(System.Logger.Level.WARNING, "combo " + combo.name() + " names unknown strategy " + combo.strategy() + "; list order used");
-            return List.copyOf(eligible);
-        }
-        return ordered(strategy, ctx, List.copyOf(eligible));
-    }
-
-    /**
-     * The strategies' views of the eligible targets: configuration, observations, the quota the
-     * connection that would serve last announced (OF-4), the catalog's figures of the model
-     * (issue 34) and how many of its connections are held back.
-     */
-    private List<ComboTargetView> views(Combo combo, List<TargetScan.Eligible> eligible, ComboStats st) {
-        long now = clock.millis();
-        List<ComboTargetView> out = new ArrayList<>(eligible.size());
-        for (TargetScan.Eligible e : eligible) {
-            Route r = e.route();
-            out.add(st.view(e.index(), combo.targets().get(e.index()), quotas.of(e.first().connection().id()),
-                    facts.of(r.provider().id(), r.upstreamModel()), e.held(), now));
-        }
-        return out;
-    }
-
-    /** Stats of a stored combo by its name; of a virtual one by its name and targets (they differ per caller). */
-    private static String statsKey(Combo combo) {
-        return AutoCombos.isVirtual(combo) ? combo.name() + "\n" + combo.targets().hashCode() : combo.name();
-    }
-
-    /**
-     * The strategy's order, checked: a strategy (a plugin's, say) that throws or does not return
-     * each eligible target exactly once is not trusted — the list order serves instead, and the
-     * server log says why.
-     */
-    private static List<ComboTargetView> ordered(ComboStrategy strategy, ComboContext ctx, List<ComboTargetView> eligible) {
-        List<ComboTargetView> order;
-        try {
-            order = strategy.order(ctx, eligible);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "combo " + ctx.comboName() + ": strategy " + strategy.name() + " failed (" + e
-                    + "); list order used");
-            return eligible;
-        }
-        if (order == null || order.size() != eligible.size() || !new HashSet<>(order).equals(new HashSet<>(eligible))) {
-            LOG.log(System.Logger.Level.WARNING, "combo " + ctx.comboName() + ": strategy " + strategy.name()
-                    + " did not return each eligible target exactly once; list order used");
-            return eligible;
-        }
-        return order;
     }
 
     private static int intOption(Combo combo, String key, int fallback) {
