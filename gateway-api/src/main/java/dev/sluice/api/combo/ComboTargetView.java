@@ -32,7 +32,7 @@ import dev.sluice.api.ModelFacts;
  * @param failureRate the decayed share of the target's recent attempts in this combo that failed
  *     (0–1), or null before its first attempt
  * @param heldConnections how many connections that could serve the target are held back right now
- *     (breaker open, cooldowns, lockouts) although the target itself may still be tried
+ *     (breaker open, cooldowns, lockouts) ahead of the one that would serve it
  */
 @dev.sluice.api.Experimental("grows with the router; read it, do not construct it")
 public record ComboTargetView(int index, String model, String connectionId, int weight, int priority, Double costPer1kTokens,
