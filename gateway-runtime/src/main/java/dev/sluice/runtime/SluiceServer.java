@@ -333,7 +333,7 @@ public final class SluiceServer implements AutoCloseable {
         // NF-6: pauses, learned pacing, resets and clears announced by the other instances apply here too
         ClusterSync.start(shared.events(), clock, gates, resilience);
         // SPEC §13: built-in strategies, then the plugins' (a clash already refused the plugin at load; kept as a guard)
-        ComboStrategies strategies = ComboStrategies.builtIn();
+        ComboStrategies strategies = ComboStrategies.builtIn(shared.turns());
         for (ComboStrategy contributed : registry.comboStrategies()) {
             try {
                 strategies = strategies.with(List.of(contributed));

@@ -44,11 +44,21 @@ public final class ComboStrategies {
      * {@code reset-window-order}), {@code cache-optimized}, {@code context-optimized} (also named
      * {@code context}), {@code auto}.
      *
-     * @return a new registry with fresh strategy state
+     * @return a new registry with fresh strategy state, round-robin's turns in this instance's memory
      */
     public static ComboStrategies builtIn() {
+        return builtIn(RoundRobinTurns.local());
+    }
+
+    /**
+     * The built-in strategies, {@code round-robin} keeping its turns where {@code turns} says.
+     *
+     * @param turns where round-robin's previous starts live (shared by the instances in shared mode)
+     * @return a new registry with fresh strategy state
+     */
+    public static ComboStrategies builtIn(RoundRobinTurns turns) {
         return new ComboStrategies(new LinkedHashMap<>()).with(List.of(new PriorityStrategy(), new FillFirstStrategy(),
-                new WeightedStrategy(), new RoundRobinStrategy(), new RandomStrategy(), new StrictRandomStrategy(),
+                new WeightedStrategy(), new RoundRobinStrategy(turns), new RandomStrategy(), new StrictRandomStrategy(),
                 new PowerOfTwoChoicesStrategy(), new LeastUsedStrategy(), new CostOptimizedStrategy(), new LastKnownGoodStrategy(),
                 new ResetAwareStrategy(), new HeadroomStrategy(), new QuotaWeightedStrategy(), new QuotaShareStrategy(),
                 new ResetWindowStrategy(), new CacheOptimizedStrategy(), new ContextOptimizedStrategy(), new AutoStrategy()));
