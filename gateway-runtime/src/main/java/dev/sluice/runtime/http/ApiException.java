@@ -15,6 +15,7 @@ final class ApiException extends RuntimeException {
     private final String param;
     private final transient Map<String, String> headers;
     private final transient Map<String, Object> details;
+    private final boolean detailsAtTop;
 
     /**
      * Creates the error.
@@ -43,13 +44,35 @@ final class ApiException extends RuntimeException {
      */
     public ApiException(int status, String type, String code, String message, String param, Map<String, String> headers,
             Map<String, Object> details) {
+        this(status, type, code, message, param, headers, details, false);
+    }
+
+    private ApiException(int status, String type, String code, String message, String param, Map<String, String> headers,
+            Map<String, Object> details, boolean detailsAtTop) {
         super(message, null, false, false);
+        this.detailsAtTop = detailsAtTop;
         this.status = status;
         this.type = type;
         this.code = code;
         this.param = param;
         this.headers = Map.copyOf(headers);
         this.details = Map.copyOf(details);
+    }
+
+    /**
+     * The same error with its details also at the top level of the body, beside {@code error}: for
+     * contracts that name fields there (the lease API's {@code state}, {@code reason},
+     * {@code retryAfter}, SPEC SL-5).
+     *
+     * @return the error
+     */
+    public ApiException withDetailsAtTop() {
+        return new ApiException(status, type, code, getMessage(), param, headers, details, true);
+    }
+
+    /** @return whether the details go beside {@code error} too */
+    public boolean detailsAtTop() {
+        return detailsAtTop;
     }
 
     /**

@@ -104,7 +104,7 @@ final class ErrorMapper {
     ObjectNode anthropicEnvelope(ApiException e) {
         ObjectNode root = json.object().put("type", "error");
         ObjectNode err = root.putObject("error").put("type", AnthropicCodec.errorType(e.status())).put("message", e.getMessage());
-        details(err, e);
+        details(root, err, e);
         return root;
     }
 
@@ -119,16 +119,22 @@ final class ErrorMapper {
         } else {
             err.put("param", e.param());
         }
-        details(err, e);
+        details(root, err, e);
         return root;
     }
 
     /**
      * Extra fields (CO-4 {@code retry_after}/{@code reset_at}, CO-5 {@code diagnostics}) go in the error object, once
-     * (issue 27: the block printed twice read as two failures); both SDKs expose the error object.
+     * (issue 27: the block printed twice read as two failures); both SDKs expose the error object. An
+     * error whose contract names fields at the top level ({@link ApiException#withDetailsAtTop()}) has them there too.
      */
-    private void details(ObjectNode err, ApiException e) {
-        e.details().forEach((k, v) -> err.set(k, json.mapper().valueToTree(v)));
+    private void details(ObjectNode root, ObjectNode err, ApiException e) {
+        e.details().forEach((k, v) -> {
+            err.set(k, json.mapper().valueToTree(v));
+            if (e.detailsAtTop()) {
+                root.set(k, json.mapper().valueToTree(v));
+            }
+        });
     }
 
     private void unexpected(ServerRequest req, ServerResponse res, Throwable t) {

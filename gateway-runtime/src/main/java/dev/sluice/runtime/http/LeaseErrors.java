@@ -24,7 +24,8 @@ final class LeaseErrors {
         return new ApiException(429, "rate_limit_error", "LEASE_CAPACITY_UNAVAILABLE",
                 "Every eligible connection is held by another owner's lease; retry after " + c.retryAfterSeconds() + " s.", null,
                 Map.of("Retry-After", String.valueOf(c.retryAfterSeconds())),
-                Map.of("state", "WAITING_FOR_CAPACITY", "reason", "NO_FREE_ELIGIBLE_CONNECTION", "retryAfter", c.retryAfterSeconds()));
+                Map.of("state", "WAITING_FOR_CAPACITY", "reason", "NO_FREE_ELIGIBLE_CONNECTION", "retryAfter", c.retryAfterSeconds()))
+                .withDetailsAtTop();
     }
 
     static ApiException ownerRequired() {

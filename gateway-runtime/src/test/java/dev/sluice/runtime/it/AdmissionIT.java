@@ -186,7 +186,7 @@ class AdmissionIT {
         long tookMs = (System.nanoTime() - t0) / 1_000_000;
 
         assertThat(r.statusCode()).as(r.body()).isEqualTo(504);
-        assertThat(read(r.body()).at("/error/code").asText()).isEqualTo("RATE_LIMIT_EXECUTION_TIMEOUT");
+        assertThat(read(r.body()).at("/error/code").asText()).as(r.body()).isEqualTo("RATE_LIMIT_EXECUTION_TIMEOUT");
         assertThat(read(r.body()).at("/error/message").asText()).contains("executionMaxWaitMs (2000 ms)");
         assertThat(tookMs).as("stopped at the bound, not after the whole body").isLessThan(3_300);
         // the interrupt stayed with the attempt: the next request on the same server is served
