@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.testkit.MockResponse;
+import dev.sluice.testkit.MockUpstream;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -168,8 +169,33 @@ class ThreeInstancesEndToEndIT extends SharedModeFixture {
         for (SluiceClient via : lb.subList(1, 3)) {
             HttpResponse<String> r = chat(via, adminKey);
             JsonNode refused = via.expect(r, 503);
-            assertThat(refused.at("/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
+            assertThat(refused.at("/error/diagnostics/excluded/0/reason").asText()).isEqualTo("circuit_open");
         }
         assertThat(mocks.get(2).requestCount()).as("B and C sent nothing to the host A's breaker opened on").isEqualTo(sent);
+    }
+
+    @Test
+    void aRoundRobinComboTakesItsTurnsAcrossTheThreeInstances_issue37() {
+        List<SluiceClient> lb = threeInstances();
+        SluiceClient a = lb.get(0);
+        List<Map<String, Object>> targets = new ArrayList<>();
+        for (MockUpstream m : mocks) {
+            targets.add(Map.of("model", "alpha/m", "connectionId", connection(a, m, Map.of())));
+        }
+        a.expect(a.post("/api/combos", adminKey, Map.of("name", "turns", "strategy", "round-robin", "targets", targets)), 201);
+        for (SluiceClient c : lb.subList(1, 3)) {
+            awaitConnections(c, 3);
+            await().atMost(Duration.ofSeconds(10)).until(() -> c.get("/api/combos", adminKey).statusCode() == 200
+                    && c.get("/api/combos", adminKey).body().contains("\"turns\""));
+        }
+        // one request through each instance in turn, six in all: the turn goes round the cluster, not round each instance
+        for (int i = 0; i < 6; i++) {
+            SluiceClient via = lb.get(i % 3);
+            HttpResponse<String> r = send(java.net.http.HttpRequest.newBuilder(via.base().resolve("/v1/chat/completions"))
+                    .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + adminKey).header("Content-Type", "application/json")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(SluiceClient.toJson(SluiceClient.chat("turns", false)))).build());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        }
+        assertThat(mocks.stream().map(m -> m.requestCount()).toList()).as("requests per target").containsExactly(2, 2, 2);
     }
 }

@@ -8,8 +8,10 @@ import static java.util.Objects.requireNonNull;
  *
  * @param id upstream model id, non-blank
  * @param kind what the model serves
+ * @param facts its context window, output limit, prices and tier as far as the provider knows them
+ *     (issue 34; {@link ModelFacts#UNKNOWN} when it knows none); operators override them
  */
-public record ModelInfo(String id, ModelKind kind) {
+public record ModelInfo(String id, ModelKind kind, @Experimental("the model catalog is new") ModelFacts facts) {
 
     /** Validates the fields. */
     public ModelInfo {
@@ -18,6 +20,29 @@ public record ModelInfo(String id, ModelKind kind) {
         if (id.isBlank()) {
             throw new IllegalArgumentException("model id is blank");
         }
+        facts = facts == null ? ModelFacts.UNKNOWN : facts;
+    }
+
+    /**
+     * A model of which nothing more is known (the form of SPI 1.0).
+     *
+     * @param id upstream model id
+     * @param kind what the model serves
+     */
+    public ModelInfo(String id, ModelKind kind) {
+        this(id, kind, ModelFacts.UNKNOWN);
+    }
+
+    /**
+     * This model with what is known of it (issue 34), e.g.
+     * {@code ModelInfo.chat("acme-1").withFacts(ModelFacts.builder().contextWindow(128_000L).build())}.
+     *
+     * @param value the facts
+     * @return the copy
+     */
+    @Experimental("the model catalog is new")
+    public ModelInfo withFacts(ModelFacts value) {
+        return new ModelInfo(id, kind, value);
     }
 
     /**

@@ -12,7 +12,8 @@ import dev.sluice.runtime.store.JdbcSettingsStore;
 
 /**
  * Wiring: every in-memory copy of durable records follows the change notifications of a shared
- * database (NF-6) — connections, keys, combos, both settings documents, leases and session pins.
+ * database (NF-6) — connections, keys, combos, both settings documents, the model catalog's overrides, leases
+ * and session pins.
  * Breaker rows are not followed: a breaker's live state is each instance's own (its row is what a
  * restart restores).
  */
@@ -27,7 +28,8 @@ final class ChangeFollowers {
      * @return the running feed, to close at shutdown
      */
     static ChangeFeed start(Database db, JdbcConnectionStore connections, JdbcApiKeyStore keys, JdbcComboStore combos,
-            ResilienceSettingsService resilience, GeneralSettingsService general, Sessions sessions) {
+            ResilienceSettingsService resilience, GeneralSettingsService general, Sessions sessions,
+            dev.sluice.runtime.catalog.ModelCatalog models) {
         ChangeFeed feed = new ChangeFeed(db);
         connections.follow(feed);
         keys.follow(feed);
@@ -38,6 +40,9 @@ final class ChangeFollowers {
             }
             if (key == null || key.equals(GeneralSettingsService.STORE_KEY)) {
                 general.reload();
+            }
+            if (key == null || key.equals(dev.sluice.runtime.catalog.ModelCatalog.STORE_KEY)) {
+                models.reload();
             }
         });
         sessions.leases().follow(feed);

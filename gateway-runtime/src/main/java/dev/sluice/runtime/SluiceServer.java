@@ -64,6 +64,8 @@ import dev.sluice.runtime.settings.ResilienceSettingsService;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.ConnectionStore;
 import dev.sluice.runtime.store.ChangeFeed;
+import dev.sluice.runtime.catalog.ModelCatalog;
+import dev.sluice.runtime.combo.routing.AutoCombos;
 import dev.sluice.runtime.redis.SharedState;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.ProxyLogStore;
@@ -261,6 +263,14 @@ public final class SluiceServer implements AutoCloseable {
         GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases(),
                 config.sessionAffinityTtlMs());
         QuotaObservations quotas = new QuotaObservations(clock);
+        // issue 34: the model catalog — descriptors < config file < modelPrices setting < operators' PUT /api/models
+        ModelCatalog modelCatalog;
+        try {
+            modelCatalog = new ModelCatalog(ModelCatalog.declaredBy(providers), config.catalog().models(), generalSettings::modelPrices,
+                    settings);
+        } catch (dev.sluice.runtime.catalog.CatalogException e) {
+            throw new IllegalArgumentException("config file: " + e.getMessage(), e);
+        }
         // SPEC §16: plugins contribute rules and opt their providers into full-text matching and honoured scopes
         Set<String> fullText = new HashSet<>();
         Set<String> honourScope = new HashSet<>();
@@ -323,7 +333,7 @@ public final class SluiceServer implements AutoCloseable {
         // NF-6: pauses, learned pacing, resets and clears announced by the other instances apply here too
         ClusterSync.start(shared.events(), clock, gates, resilience);
         // SPEC §13: built-in strategies, then the plugins' (a clash already refused the plugin at load; kept as a guard)
-        ComboStrategies strategies = ComboStrategies.builtIn();
+        ComboStrategies strategies = ComboStrategies.builtIn(shared.turns());
         for (ComboStrategy contributed : registry.comboStrategies()) {
             try {
                 strategies = strategies.with(List.of(contributed));
@@ -335,26 +345,29 @@ public final class SluiceServer implements AutoCloseable {
         ModelResolver resolver = new ModelResolver(catalog);
         ComboStrategies strategyRegistry = strategies;
         // CO-3: a wait sleeps the request's virtual thread, never a platform thread
+        // issue 32, 34: upstreams' GET /models, read in the background; the listing (and the virtual auto combos) read it from memory
+        ModelDiscovery discovery = new ModelDiscovery(connections, catalog, http::route, new JdbcDiscoveredModels(db), mapper, clock,
+                config.modelDiscoveryInterval(), config.headersTimeout());
+        ModelListing listing = new ModelListing(combos, catalog, connections, resolver, psd,
+                () -> generalSettings.modelAliases().exact(), model -> generalSettings.modelAliases().resolve(model),
+                discovery::ids, () -> config.catalog().autoCombos(), AutoCombos.NAMES.keySet());
         ComboRouter comboRouter = new ComboRouter(combos, resolver, selector, strategyRegistry::find, clock, resilienceSettings, Thread::sleep,
-                generalSettings::emergencyFallback, quotas);
+                generalSettings::emergencyFallback, quotas, modelCatalog::facts,
+                new AutoCombos(() -> config.catalog().autoCombos(), listing::chatModels));
         // this server's id among the instances sharing a database: random per start, logged, shown by the health view
         String instanceId = shared.instanceId();
-        ChangeFeed feed = ChangeFollowers.start(db, connections, keys, combos, resilienceSettings, generalSettings, sessions);
+        ChangeFeed feed = ChangeFollowers.start(db, connections, keys, combos, resilienceSettings, generalSettings, sessions,
+                modelCatalog);
         RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(),
                 () -> streamRules(resilienceSettings.get().streamRecovery()), model -> generalSettings.modelAliases().resolve(model), buffers);
 
-        // issue 32: upstreams' GET /models, read in the background; the listing reads what it found from memory
-        ModelDiscovery discovery = new ModelDiscovery(connections, catalog, http::route, new JdbcDiscoveredModels(db), mapper, clock,
-                config.modelDiscoveryInterval(), config.headersTimeout());
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,
-                resolver, router, new ModelListing(combos, catalog, connections, resolver, psd,
-                        () -> generalSettings.modelAliases().exact(), model -> generalSettings.modelAliases().resolve(model),
-                        discovery::ids), catalog, connections, keys, registry, db, resilience, resilienceSettings,
+                resolver, router, listing, catalog, connections, keys, registry, db, resilience, resilienceSettings,
                 generalSettings, combos, strategyRegistry, comboRouter, clock, gates, admissionPolicy, http, dispatcher.streams(),
                 sessions, new RoutedLeaseCandidates(resolver, selector, model -> generalSettings.modelAliases().resolve(model)),
                 telemetry, usage, config.observability().metricsPublic(), instanceId, shared,
                 new RequestHistory(recentRequests, proxyLogs), discovery, new dev.sluice.runtime.oauth.LoginFlows(logins, tokenEndpoint,
-                        new dev.sluice.runtime.oauth.AccountConnections(connections), clock));
+                        new dev.sluice.runtime.oauth.AccountConnections(connections), clock), modelCatalog);
         RouteTable routes = new RouteTable();
         WebServer web = WebServer.builder()
                 .host(config.host())

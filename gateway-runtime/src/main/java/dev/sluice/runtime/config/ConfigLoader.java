@@ -199,7 +199,35 @@ public final class ConfigLoader {
                 aliases, affinityTtl, new SluiceConfig.Observability(metricsPublic, accessLog, proxyLogSuccessSample(env, file),
                         Duration.ofMillis(usageFlushMs)),
                 positiveMillis(file, "server.idleConnectionTimeoutMs", SluiceConfig.DEFAULT_IDLE_CONNECTION_TIMEOUT),
-                upstreamLimits(file), database(env, file), redis(env, file), clientLimits(env, file), modelDiscoveryInterval(env, file));
+                upstreamLimits(file), database(env, file), redis(env, file), clientLimits(env, file), modelDiscoveryInterval(env, file),
+                catalog(file));
+    }
+
+    /**
+     * Issue 34: the {@code models:} section ({@code provider/model} to figure to value; the figures
+     * are checked when the server starts) and {@code combos.autoCombos}.
+     */
+    private static SluiceConfig.CatalogSettings catalog(Config file) {
+        Map<String, Map<String, String>> models = new LinkedHashMap<>();
+        Config section = file.get("models");
+        if (section.exists()) {
+            // Helidon splits keys at dots ("openai/gpt-4.1" becomes openai/gpt-4 > 1): the last name is the figure,
+            // the names above it (below the section) are the model id
+            section.detach().traverse().filter(Config::isLeaf).forEach(leaf -> leaf.asString().ifPresent(value -> {
+                List<String> names = new ArrayList<>();
+                for (Config.Key key = leaf.key(); !key.isRoot(); key = key.parent()) {
+                    names.addFirst(key.name());
+                }
+                if (names.size() < 2) {
+                    throw new IllegalArgumentException("models." + String.join(".", names) + " must be an object of figures"
+                            + " (contextWindow, maxOutputTokens, inputPerMillion, outputPerMillion, cachedInputPerMillion, tier)");
+                }
+                String figure = names.removeLast();
+                models.computeIfAbsent(String.join(".", names), k -> new LinkedHashMap<>()).put(figure, value);
+            }));
+        }
+        boolean auto = parseBoolean(file.get("combos.autoCombos").asString().orElse("true"), "combos.autoCombos");
+        return new SluiceConfig.CatalogSettings(models, auto);
     }
 
     /** {@code SLUICE_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS}, else {@code upstream.modelDiscoveryIntervalMs}: 0 (off) or more ms. */

@@ -63,6 +63,7 @@ import java.util.Map;
  *     {@code GET /models} is read (issue 32); zero = never; null = the default, hourly
  * @param clientLimits {@code server.firstByteTimeoutMs}, {@code server.requestHeadTimeoutMs},
  *     {@code server.maxConnections}: what client connections can make one instance hold (issue 29)
+ * @param catalog the config file's {@code models:} section and {@code combos.autoCombos} (issue 34)
  */
 public record SluiceConfig(
         String host,
@@ -86,7 +87,8 @@ public record SluiceConfig(
         Observability observability,
         Duration idleConnectionTimeout,
         UpstreamLimits upstreamLimits,
-        DatabaseSettings database, RedisSettings redis, ClientLimits clientLimits, Duration modelDiscoveryInterval) {
+        DatabaseSettings database, RedisSettings redis, ClientLimits clientLimits, Duration modelDiscoveryInterval,
+        CatalogSettings catalog) {
 
     /**
      * Who may scrape the metrics, where the access log goes, how often usage is written.
@@ -204,7 +206,7 @@ public record SluiceConfig(
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
                 modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, redis, clientLimits,
-                target);
+                target, catalog);
     }
 
     /** Default idle client connection timeout. */
@@ -219,7 +221,7 @@ public record SluiceConfig(
     public SluiceConfig withUpstreamLimits(UpstreamLimits limits) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits, database, redis, clientLimits, modelDiscoveryInterval);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, limits, database, redis, clientLimits, modelDiscoveryInterval, catalog);
     }
 
     /**
@@ -231,7 +233,7 @@ public record SluiceConfig(
     public SluiceConfig withDatabase(DatabaseSettings target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, target, redis, clientLimits, modelDiscoveryInterval);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, target, redis, clientLimits, modelDiscoveryInterval, catalog);
     }
 
     /**
@@ -243,14 +245,50 @@ public record SluiceConfig(
     public SluiceConfig withRedis(RedisSettings target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, target, clientLimits, modelDiscoveryInterval);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, target, clientLimits, modelDiscoveryInterval, catalog);
     }
 
     /** The longest session affinity TTL: one day (as OmniRoute). */
     public static final long MAX_SESSION_AFFINITY_TTL_MS = 86_400_000L;
 
+    /**
+     * The model catalog's and the virtual combos' settings (issue 34).
+     *
+     * @param models the config file's {@code models:} section: {@code provider/model} to figure name
+     *     ({@code contextWindow}, {@code maxOutputTokens}, {@code inputPerMillion},
+     *     {@code outputPerMillion}, {@code cachedInputPerMillion}, {@code tier}) to its text;
+     *     checked when the server starts
+     * @param autoCombos {@code combos.autoCombos}: whether the virtual {@code auto} combos exist (default true)
+     */
+    public record CatalogSettings(Map<String, Map<String, String>> models, boolean autoCombos) {
+        /** No models, virtual combos on. */
+        public static final CatalogSettings DEFAULTS = new CatalogSettings(Map.of(), true);
+
+        /** Copies. */
+        public CatalogSettings {
+            Map<String, Map<String, String>> copy = new LinkedHashMap<>();
+            (models == null ? Map.<String, Map<String, String>>of() : models).forEach((k, v) -> copy.put(k,
+                    Collections.unmodifiableMap(new LinkedHashMap<>(v))));
+            models = Collections.unmodifiableMap(copy);
+        }
+    }
+
+    /**
+     * This configuration with other catalog settings.
+     *
+     * @param target the settings
+     * @return the copy
+     */
+    public SluiceConfig withCatalog(CatalogSettings target) {
+        return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
+                headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, redis, clientLimits,
+                modelDiscoveryInterval, target);
+    }
+
     /** Validates and copies. */
     public SluiceConfig {
+        catalog = catalog == null ? CatalogSettings.DEFAULTS : catalog;
         upstreamLimits = upstreamLimits == null ? UpstreamLimits.DEFAULTS : upstreamLimits;
         clientLimits = clientLimits == null ? ClientLimits.defaults() : clientLimits;
         modelDiscoveryInterval = modelDiscoveryInterval == null ? DEFAULT_MODEL_DISCOVERY_INTERVAL : modelDiscoveryInterval;
@@ -310,7 +348,7 @@ public record SluiceConfig(
             Map<String, Map<String, String>> pluginSettings) {
         this(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout, headersTimeout,
                 pluginSettings, Map.of(), Map.of(), null, null, null, Map.of(), 0, null, DEFAULT_IDLE_CONNECTION_TIMEOUT,
-                UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE, RedisSettings.NONE, null, null);
+                UpstreamLimits.DEFAULTS, DatabaseSettings.SQLITE, RedisSettings.NONE, null, null, null);
     }
 
     /**
@@ -322,7 +360,7 @@ public record SluiceConfig(
     public SluiceConfig withObservability(Observability target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, target, idleConnectionTimeout, upstreamLimits, database, redis, clientLimits, modelDiscoveryInterval);
+                modelAliases, sessionAffinityTtlMs, target, idleConnectionTimeout, upstreamLimits, database, redis, clientLimits, modelDiscoveryInterval, catalog);
     }
 
     /**
@@ -334,7 +372,7 @@ public record SluiceConfig(
     public SluiceConfig withIdleConnectionTimeout(Duration target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, target, upstreamLimits, database, redis, clientLimits, modelDiscoveryInterval);
+                modelAliases, sessionAffinityTtlMs, observability, target, upstreamLimits, database, redis, clientLimits, modelDiscoveryInterval, catalog);
     }
 
     /**
@@ -346,7 +384,7 @@ public record SluiceConfig(
     public SluiceConfig withClientLimits(ClientLimits target) {
         return new SluiceConfig(host, port, dataDir, pluginsDir, strictPlugins, adminKey, secretKey, maxBodyBytes, connectTimeout,
                 headersTimeout, pluginSettings, resilience, resilienceEnv, egressProbeUrl, egressLockProviders, emergencyFallback,
-                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, redis, target, modelDiscoveryInterval);
+                modelAliases, sessionAffinityTtlMs, observability, idleConnectionTimeout, upstreamLimits, database, redis, target, modelDiscoveryInterval, catalog);
     }
 
     /** A deep, unmodifiable copy of a YAML subtree (maps and lists copied at every level, order kept). */

@@ -42,7 +42,7 @@ final class CombosAdminService implements HttpService {
     private final Json json;
     private final Authenticator auth;
     private final ComboStore combos;
-    private final Predicate<String> knownStrategy;
+    private final java.util.function.Function<String, java.util.Optional<dev.sluice.api.combo.ComboStrategy>> strategies;
     private final Supplier<Set<String>> strategyNames;
     private final Predicate<String> knownConnection;
     private final Consumer<String> forget;
@@ -66,13 +66,14 @@ final class CombosAdminService implements HttpService {
      * @param json JSON helpers
      * @param auth authentication (admin scope)
      * @param combos the store
-     * @param knownStrategy whether a strategy name is registered
+     * @param strategies the strategy of a name or alias, when registered
      * @param strategyNames the registered strategy names (for error messages)
      * @param knownConnection whether a connection id exists, or null to accept any {@code connectionId}
      * @param forget drops routing state of a combo deleted or replaced
      * @param explain what a combo would do with a request now (issue 34)
      */
-    CombosAdminService(Json json, Authenticator auth, ComboStore combos, Predicate<String> knownStrategy,
+    CombosAdminService(Json json, Authenticator auth, ComboStore combos,
+            java.util.function.Function<String, java.util.Optional<dev.sluice.api.combo.ComboStrategy>> strategies,
             Supplier<Set<String>> strategyNames, Predicate<String> knownConnection, Consumer<String> forget,
             Explainer explain) {
         this.forget = forget;
@@ -80,7 +81,7 @@ final class CombosAdminService implements HttpService {
         this.json = json;
         this.auth = auth;
         this.combos = combos;
-        this.knownStrategy = knownStrategy;
+        this.strategies = strategies;
         this.strategyNames = strategyNames;
         this.knownConnection = knownConnection;
     }
@@ -196,14 +197,22 @@ final class CombosAdminService implements HttpService {
                 throw ApiException.badRequest(field, "Unknown field '" + field + "' (known: name, strategy, strategyOptions, targets).");
             }
         }
-        return new Combo(name, strategy(body.get("strategy")), options(body.get("strategyOptions")), targets(body.get("targets")), 0, 0);
+        String strategy = strategy(body.get("strategy"));
+        Map<String, Object> options = options(body.get("strategyOptions"));
+        try {
+            // issue 34: a strategy's own options (auto's weights, …) are refused here, not ignored later
+            strategies.apply(strategy).orElseThrow().checkOptions(options);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("strategyOptions", e.getMessage() + ".");
+        }
+        return new Combo(name, strategy, options, targets(body.get("targets")), 0, 0);
     }
 
     private String strategy(JsonNode n) {
         if (n == null || n.isNull()) {
             throw ApiException.badRequest("strategy", "'strategy' is required (known: " + knownStrategies() + ").");
         }
-        if (!n.isTextual() || !knownStrategy.test(n.asText())) {
+        if (!n.isTextual() || strategies.apply(n.asText()).isEmpty()) {
             throw ApiException.badRequest("strategy", "'strategy' must name a known strategy: " + knownStrategies() + ".");
         }
         return n.asText();

@@ -77,6 +77,7 @@ public final class HttpApi {
      * @param requestHistory recent requests and persisted failed attempts ({@code GET /api/logs})
      * @param discovery the upstreams' model lists (issue 32): shown on, and refreshed through, {@code /api/providers}
      * @param logins subscription-account logins ({@code /api/oauth}, issue 36)
+     * @param modelCatalog the model catalog ({@code /api/models}, usage cost; issue 34)
      */
     public record Dependencies(ObjectMapper mapper, long maxBodyBytes, String adminKeyHash, OpenAiCodec codec,
             ModelResolver resolver, RequestRouter router, ModelListing models, ProviderCatalog catalog,
@@ -86,7 +87,7 @@ public final class HttpApi {
             InstantSource clock, ConnectionGates gates, AdmissionPolicy admissionPolicy, EgressRoutes egress, StreamCounters streams,
             Sessions sessions, LeaseCandidates leaseCandidates, Telemetry telemetry, UsageTotals usage, boolean metricsPublic,
             String instanceId, SharedState shared, RequestHistory requestHistory, ModelDiscovery discovery,
-            dev.sluice.runtime.oauth.LoginFlows logins) {
+            dev.sluice.runtime.oauth.LoginFlows logins, dev.sluice.runtime.catalog.ModelCatalog modelCatalog) {
     }
 
     /** What a connection's executor keeps about it; a misbehaving executor shows nothing rather than failing the view. */
@@ -128,7 +129,8 @@ public final class HttpApi {
         routes.register(routing, "/health", new HealthService(json, d.database()));
         routes.register(routing, "/openapi", new OpenApiService(d.mapper()));
         routes.register(routing, "/metrics", new MetricsService(auth, d.telemetry().metrics(), d.metricsPublic()));
-        routes.register(routing, "/api/usage", new UsageAdminService(json, auth, d.usage(), d.generalSettings()::modelPrices, d.clock()));
+        routes.register(routing, "/api/usage", new UsageAdminService(json, auth, d.usage(), d.modelCatalog()::price, d.clock()));
+        routes.register(routing, "/api/models", new ModelsAdminService(json, auth, d.modelCatalog()));
         routes.register(routing, "/api/logs", new LogsAdminService(json, auth, d.requestHistory(), d.clock()));
         // the dashboard's page needs its trailing slash: /ui answers with a redirect (not an API operation)
         routing.get("/ui", DashboardService::redirect);
@@ -144,7 +146,7 @@ public final class HttpApi {
                 d.gates()::forget, () -> d.egress().retain(d.connections().list().stream()
                         .map(c -> EgressRoute.of(c.localAddress(), c.proxyUrl())).collect(java.util.stream.Collectors.toSet())),
                 d.discovery()));
-        routes.register(routing, "/api/combos", new CombosAdminService(json, auth, d.combos(), name -> d.comboStrategies().find(name).isPresent(),
+        routes.register(routing, "/api/combos", new CombosAdminService(json, auth, d.combos(), d.comboStrategies()::find,
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies()),
                 (combo, caller, body) -> d.comboRouter().explain(combo, caller, ComboRouter.facts(explainedRequest(d.codec(), body)))));
@@ -192,6 +194,8 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/settings/?"), "GET, PATCH"),
             Map.entry(java.util.regex.Pattern.compile("/api/rate-limits/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/usage/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/models/?"), "GET"),
+            Map.entry(java.util.regex.Pattern.compile("/api/models/.+"), "GET, PUT, DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/logs/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/metrics/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/openapi/?"), "GET"),

@@ -99,6 +99,14 @@ final class RoutedAnswers {
             case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.UNTRANSLATABLE ->
                     throw ApiException.badRequest("input", "No connection serving '" + u.model() + "' passes the request through,"
                             + " and it cannot be translated.");
+            // issue 34: the 400 an upstream would give, without calling one
+            case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.CONTEXT_LENGTH_EXCEEDED ->
+                    throw new ApiException(400, "invalid_request_error", "context_length_exceeded", "The request (" + u.detail()
+                            + ") does not fit the context window of any target of '" + u.model() + "': shorten the messages or"
+                            + " lower max_tokens.", "messages", Map.of());
+            case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.HELD_BY_STRATEGY ->
+                    throw new ApiException(400, "invalid_request_error", "combo_targets_held_back", "The strategy of '" + u.model()
+                            + "' holds back every target for this request (" + u.detail() + ").", "model", Map.of());
             case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.NO_EMBEDDINGS ->
                     throw ApiException.badRequest("model", "Provider '" + u.detail() + "' does not serve embeddings.");
             case Outcome.Unroutable u -> throw modelNotFound(u.model());

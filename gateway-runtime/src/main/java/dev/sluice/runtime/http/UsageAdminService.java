@@ -15,12 +15,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * {@code GET /api/usage?from=&to=&groupBy=} (SPEC DM-3): usage totals over a time range, overall
- * and per key, provider, connection, model or UTC day; tokens become a cost through the operators'
- * {@code modelPrices} setting. The totals are those of the {@code usage} table plus the minutes
+ * and per key, provider, connection, model or UTC day; tokens become a cost through the model catalog's
+ * prices (issue 34: the descriptors', the config file's, the {@code modelPrices} setting's and the
+ * operators' {@code PUT /api/models}). The totals are those of the {@code usage} table plus the minutes
  * still in memory, and a range selects the minutes requests arrived in.
  */
 final class UsageAdminService implements HttpService {
@@ -31,10 +31,12 @@ final class UsageAdminService implements HttpService {
     private final Json json;
     private final Authenticator auth;
     private final UsageTotals usage;
-    private final Supplier<ModelPrices> prices;
+    /** A model's price (the model catalog's, issue 34), or null when it is unpriced. */
+    private final java.util.function.BiFunction<String, String, ModelPrices.Price> prices;
     private final InstantSource clock;
 
-    UsageAdminService(Json json, Authenticator auth, UsageTotals usage, Supplier<ModelPrices> prices, InstantSource clock) {
+    UsageAdminService(Json json, Authenticator auth, UsageTotals usage, java.util.function.BiFunction<String, String, ModelPrices.Price> prices,
+            InstantSource clock) {
         this.json = json;
         this.auth = auth;
         this.usage = usage;
@@ -58,7 +60,7 @@ final class UsageAdminService implements HttpService {
         String groupName = req.query().first("groupBy").orElse(null);
         UsageTotals.GroupBy groupBy = groupName == null ? UsageTotals.GroupBy.PROVIDER : groupBy(groupName);
         List<UsageTotals.Sums> sums = usage.totals(from, to, groupBy);
-        ModelPrices p = prices.get();
+        java.util.function.BiFunction<String, String, ModelPrices.Price> p = prices;
 
         Totals overall = new Totals();
         Map<String, Totals> groups = new LinkedHashMap<>();
@@ -111,7 +113,7 @@ final class UsageAdminService implements HttpService {
         double cost;
         long unpricedTokens;
 
-        void add(UsageTotals.Sums s, ModelPrices prices) {
+        void add(UsageTotals.Sums s, java.util.function.BiFunction<String, String, ModelPrices.Price> prices) {
             requests += s.requests();
             errors += s.errors();
             prompt += s.promptTokens();
@@ -120,7 +122,7 @@ final class UsageAdminService implements HttpService {
             reasoning += s.reasoningTokens();
             latencyMs += s.latencyMs();
             attempts += s.attempts();
-            ModelPrices.Price price = prices.of(s.provider(), s.model());
+            ModelPrices.Price price = s.provider() == null || s.model() == null ? null : prices.apply(s.provider(), s.model());
             if (price != null) {
                 cost += price.cost(s.promptTokens(), s.cachedTokens(), s.completionTokens());
             } else {

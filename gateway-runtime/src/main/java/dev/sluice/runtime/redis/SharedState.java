@@ -33,6 +33,7 @@ public final class SharedState implements AutoCloseable {
     private final RedisWindowBoard windows;
     private final RedisClusterEvents events;
     private final RedisRefreshLocks refreshLocks;
+    private final dev.sluice.runtime.combo.strategy.RoundRobinTurns turns;
     private final String instanceId;
 
     private SharedState(RedisClient redis, String instanceId, InstantSource clock) {
@@ -47,6 +48,7 @@ public final class SharedState implements AutoCloseable {
         this.lockouts = redis == null ? null : new RedisLockoutBoard(redis, events, clock);
         this.windows = redis == null ? null : new RedisWindowBoard(redis, events, clock);
         this.refreshLocks = redis == null ? null : new RedisRefreshLocks(redis);
+        this.turns = redis == null ? dev.sluice.runtime.combo.strategy.RoundRobinTurns.local() : new RedisTurns(redis);
         if (events != null) {
             // issue 26: the boards' mirrors follow the others' writes, and are read again after every (re-)subscription
             events.feed(this::mirror, this::reload);
@@ -233,6 +235,11 @@ public final class SharedState implements AutoCloseable {
     /** @return the cluster lock of OAuth token refreshes (issue 36; each instance on its own without Redis or while it is down) */
     public dev.sluice.runtime.oauth.RefreshLocks refreshLocks() {
         return refreshLocks == null ? dev.sluice.runtime.oauth.RefreshLocks.NONE : refreshLocks;
+    }
+
+    /** @return where round-robin's turns live: in Redis (one call per round-robin request), else this instance's memory */
+    public dev.sluice.runtime.combo.strategy.RoundRobinTurns turns() {
+        return turns;
     }
 
     /** @return the provider cooldown window announcements */

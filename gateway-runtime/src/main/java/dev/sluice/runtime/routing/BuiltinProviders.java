@@ -1,6 +1,7 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.api.HostContext;
+import dev.sluice.api.ModelFacts;
 import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
@@ -19,8 +20,11 @@ public final class BuiltinProviders {
     /** OpenAI. */
     public static final ProviderDescriptor OPENAI = ProviderDescriptor.openAiCompatible("openai", "OpenAI",
             ProviderClass.APIKEY, "https://api.openai.com/v1", List.of(
-                    ModelInfo.chat("gpt-4.1"), ModelInfo.chat("gpt-4.1-mini"), ModelInfo.chat("gpt-4o"),
-                    ModelInfo.chat("gpt-4o-mini"), ModelInfo.chat("o4-mini"),
+                    // issue 34: OpenAI's published windows, output limits and list prices (USD per million: input, output,
+                    // cached input); operators override them with PUT /api/models or the config file's models: section
+                    chat("gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.5, 3), chat("gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, 2),
+                    chat("gpt-4o", 128_000, 16_384, 2.5, 10.0, 1.25, 3), chat("gpt-4o-mini", 128_000, 16_384, 0.15, 0.6, 0.075, 1),
+                    chat("o4-mini", 200_000, 100_000, 1.1, 4.4, 0.275, 2),
                     ModelInfo.embedding("text-embedding-3-small"), ModelInfo.embedding("text-embedding-3-large")))
             // api.openai.com serves the Responses API: /v1/responses is passed through (built-in tools, reasoning items)
             .withExecutor(HostContext.OPENAI_RESPONSES)
@@ -36,6 +40,12 @@ public final class BuiltinProviders {
     /** MiniMax (OpenAI-compatible endpoint). */
     public static final ProviderDescriptor MINIMAX = ProviderDescriptor.openAiCompatible("minimax", "MiniMax",
             ProviderClass.APIKEY, "https://api.minimax.io/v1", List.of(ModelInfo.chat("MiniMax-M2")));
+
+    /** A chat model with its catalog figures (issue 34). */
+    private static ModelInfo chat(String id, long window, long output, double input, double out, double cached, int tier) {
+        return ModelInfo.chat(id).withFacts(ModelFacts.builder().contextWindow(window).maxOutputTokens(output).inputPerMillion(input)
+                .outputPerMillion(out).cachedInputPerMillion(cached).tier(tier).build());
+    }
 
     /** All built-in providers, in listing order. */
     public static final List<ProviderDescriptor> ALL = List.of(OPENAI, GLM, MINIMAX);

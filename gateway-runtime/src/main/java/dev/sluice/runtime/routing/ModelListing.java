@@ -34,6 +34,8 @@ public final class ModelListing {
     private final Supplier<Map<String, String>> aliases;
     private final UnaryOperator<String> aliasTargets;
     private final Function<String, List<String>> discovered;
+    private final java.util.function.BooleanSupplier autoCombos;
+    private final Set<String> autoComboNames;
 
     /**
      * Creates the listing.
@@ -65,6 +67,29 @@ public final class ModelListing {
     public ModelListing(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
             Function<String, Map<String, Object>> jsonObjectParser, Supplier<Map<String, String>> aliases,
             UnaryOperator<String> aliasTargets, Function<String, List<String>> discovered) {
+        this(combos, catalog, connections, resolver, jsonObjectParser, aliases, aliasTargets, discovered, () -> false, Set.of());
+    }
+
+    /**
+     * Creates the listing with the virtual combos of issue 34.
+     *
+     * @param combos the combos
+     * @param catalog the providers
+     * @param connections the connections
+     * @param resolver resolves a bare model name like chat does
+     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
+     * @param aliases the operators' exact model aliases (alias → target), listed as models
+     * @param aliasTargets what chat routes instead of a client's model (every alias rule, API-1)
+     * @param discovered the model ids a connection's upstream listed (issue 32), by connection id
+     * @param autoCombos whether the virtual {@code auto} combos exist
+     * @param autoComboNames their names
+     */
+    public ModelListing(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
+            Function<String, Map<String, Object>> jsonObjectParser, Supplier<Map<String, String>> aliases,
+            UnaryOperator<String> aliasTargets, Function<String, List<String>> discovered, java.util.function.BooleanSupplier autoCombos,
+            Set<String> autoComboNames) {
+        this.autoCombos = autoCombos;
+        this.autoComboNames = new java.util.TreeSet<>(autoComboNames);
         this.aliases = aliases;
         this.aliasTargets = aliasTargets;
         this.discovered = discovered;
@@ -90,6 +115,39 @@ public final class ModelListing {
         }
         // API-1, API-2: an operator's exact alias is a model clients can name
         aliases.get().keySet().forEach(a -> models.putIfAbsent(a, "alias"));
+        Map<String, String> served = served(caller);
+        // issue 34: the virtual auto combos, over the models this caller may use
+        if (!served.isEmpty() && autoCombos.getAsBoolean()) {
+            autoComboNames.forEach(n -> models.putIfAbsent(n, "combo"));
+        }
+        served.forEach(models::putIfAbsent);
+        return models;
+    }
+
+    /**
+     * The chat models of providers the caller may use ({@code provider/model}), in listing order:
+     * the targets of the virtual {@code auto} combos (issue 34). A model a descriptor declares as an
+     * embedding model is left out.
+     *
+     * @param caller the caller
+     * @return the model ids
+     */
+    public List<String> chatModels(Caller caller) {
+        List<String> out = new java.util.ArrayList<>();
+        served(caller).forEach((id, provider) -> {
+            String model = id.substring(provider.length() + 1);
+            boolean embedding = catalog.find(provider).map(p -> p.descriptor().models().stream()
+                    .anyMatch(m -> m.id().equals(model) && m.kind() == dev.sluice.api.ModelKind.EMBEDDING)).orElse(false);
+            if (!embedding) {
+                out.add(id);
+            }
+        });
+        return out;
+    }
+
+    /** The provider models the caller may use: id to provider. */
+    private Map<String, String> served(Caller caller) {
+        Map<String, String> models = new LinkedHashMap<>();
         List<Connection> all = connections.list();
         for (Provider p : catalog.withConnections()) {
             List<Connection> enabled = all.stream().filter(c -> c.provider().equals(p.id()) && c.enabled() && caller.mayUse(c.id())).toList();

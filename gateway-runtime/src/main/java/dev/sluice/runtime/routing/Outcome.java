@@ -202,7 +202,14 @@ public sealed interface Outcome {
              * The body cannot be translated through the canonical model and no connection of the
              * route passes it through (issue 32): the client's 400 naming what cannot be translated.
              */
-            UNTRANSLATABLE
+            UNTRANSLATABLE,
+            /**
+             * Issue 34: every target of the combo is too small for the request (the strategy held each
+             * back for {@code context_length_exceeded}); {@code detail} says how large the request is.
+             */
+            CONTEXT_LENGTH_EXCEEDED,
+            /** Issue 34: the combo's strategy held back every target for this request; {@code detail} names the reasons. */
+            HELD_BY_STRATEGY
         }
 
         /** Nothing was routed. */

@@ -169,6 +169,27 @@ class ConfigLoaderTest {
         assertThat(load(Map.of()).modelAliases()).isEmpty();
     }
 
+    @Test
+    void theModelsSectionAndAutoCombosAreRead_issue34() throws IOException {
+        writeConfig("""
+                models:
+                  "openai/gpt-4.1":
+                    contextWindow: 500000
+                    inputPerMillion: 1.5
+                  "acme/m":
+                    tier: 2
+                combos:
+                  autoCombos: false
+                """);
+        SluiceConfig c = load(Map.of());
+        assertThat(c.catalog().models()).containsEntry("openai/gpt-4.1", Map.of("contextWindow", "500000", "inputPerMillion", "1.5"))
+                .containsEntry("acme/m", Map.of("tier", "2"));
+        assertThat(c.catalog().autoCombos()).isFalse();
+        writeConfig("port: 1\n");
+        assertThat(load(Map.of()).catalog()).isEqualTo(SluiceConfig.CatalogSettings.DEFAULTS);
+        assertThat(SluiceConfig.CatalogSettings.DEFAULTS.autoCombos()).isTrue();
+    }
+
     // ------------------------------------------------------------------ environment overrides (SH-5)
 
     @Test

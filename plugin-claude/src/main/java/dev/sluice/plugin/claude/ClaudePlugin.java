@@ -1,6 +1,7 @@
 package dev.sluice.plugin.claude;
 
 import dev.sluice.api.ExecutorFactory;
+import dev.sluice.api.ModelFacts;
 import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
@@ -19,9 +20,16 @@ public final class ClaudePlugin implements ProviderPlugin {
 
     /** Models Anthropic is known to serve; any other model name is forwarded as given. */
     static final List<ModelInfo> MODELS = List.of(
-            ModelInfo.chat("claude-sonnet-4-5"),
-            ModelInfo.chat("claude-opus-4-1"),
-            ModelInfo.chat("claude-haiku-4-5"));
+            // issue 34: Anthropic's published windows, output limits and list prices (USD per million: input, output,
+            // cache reads); operators override them per model (PUT /api/models)
+            chat("claude-sonnet-4-5", 200_000, 64_000, 3.0, 15.0, 0.3, 3),
+            chat("claude-opus-4-1", 200_000, 32_000, 15.0, 75.0, 1.5, 4),
+            chat("claude-haiku-4-5", 200_000, 64_000, 1.0, 5.0, 0.1, 2));
+
+    private static ModelInfo chat(String id, long window, long output, double input, double out, double cached, int tier) {
+        return ModelInfo.chat(id).withFacts(ModelFacts.builder().contextWindow(window).maxOutputTokens(output).inputPerMillion(input)
+                .outputPerMillion(out).cachedInputPerMillion(cached).tier(tier).build());
+    }
 
     private static final List<ProviderDescriptor> PROVIDERS = List.of(ProviderDescriptor.builder(PROVIDER_ID)
             .displayName("Anthropic Claude").defaultClass(ProviderClass.APIKEY).defaultBaseUrl(DEFAULT_BASE_URL).executor(EXECUTOR_NAME)

@@ -15,7 +15,13 @@ import java.util.Map;
  * @param order the eligible targets in the order they would be tried, with the figures the strategy read
  * @param startsOn per target index, the connection it would start on
  * @param heldBack the connections held back now, and why
+ * @param strategyFigures per target index, the figures the strategy reports (scores, windows, …)
+ * @param notTried the eligible targets the strategy holds back for this request
+ * @param notTriedReasons per target index of {@code notTried}, the strategy's reason
+ * @param estimatedInputTokens the request's estimated input tokens, or null when unknown
+ * @param maxOutputTokens the request's {@code max_tokens}, or null
  */
 public record ComboExplanation(Combo combo, boolean strategyFound, long at, List<ComboTargetView> order, Map<Integer, String> startsOn,
-        List<ConnectionSelector.Excluded> heldBack) {
+        List<ConnectionSelector.Excluded> heldBack, Map<Integer, Map<String, Object>> strategyFigures, List<ComboTargetView> notTried,
+        Map<Integer, String> notTriedReasons, Long estimatedInputTokens, Integer maxOutputTokens) {
 }

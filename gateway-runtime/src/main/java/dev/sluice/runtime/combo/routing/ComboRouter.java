@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -57,9 +56,23 @@ public final class ComboRouter implements ComboRouting {
     private final Supplier<ResilienceSettings> settings;
     private final Sleeper sleeper;
     private final Supplier<String> emergencyFallback;
-    private final QuotaObservations quotas;
-    private final ConcurrentHashMap<String, ComboStats> stats = new ConcurrentHashMap<>();
+    private final TargetViews views;
     private final ComboPreview preview;
+    private final AutoCombos autoCombos;
+
+    /** The model catalog's figures of a provider's model (issue 34). */
+    @FunctionalInterface
+    public interface ModelFactsLookup {
+        /**
+         * @param provider the provider id
+         * @param model the upstream model
+         * @return the figures, {@link dev.sluice.api.ModelFacts#UNKNOWN} when none are known
+         */
+        dev.sluice.api.ModelFacts of(String provider, String model);
+
+        /** Knows nothing. */
+        ModelFactsLookup NONE = (provider, model) -> dev.sluice.api.ModelFacts.UNKNOWN;
+    }
 
     /** Waits out a cooldown (CO-3); production sleeps the request's virtual thread. */
     @FunctionalInterface
@@ -89,6 +102,30 @@ public final class ComboRouter implements ComboRouting {
     public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
             Function<String, Optional<ComboStrategy>> strategies, InstantSource clock, Supplier<ResilienceSettings> settings,
             Sleeper sleeper, Supplier<String> emergencyFallback, QuotaObservations quotas) {
+        this(combos, resolver, selector, strategies, clock, settings, sleeper, emergencyFallback, quotas, ModelFactsLookup.NONE,
+                AutoCombos.NONE);
+    }
+
+    /**
+     * Creates the router with the model catalog and the virtual {@code auto} combos (issue 34).
+     *
+     * @param combos the combos
+     * @param resolver resolves a target's model to a route
+     * @param selector checks a target's eligibility (without claiming anything)
+     * @param strategies strategy by name
+     * @param clock the clock
+     * @param settings the live resilience settings ({@code comboCooldownWait})
+     * @param sleeper how a wait sleeps
+     * @param emergencyFallback the model tried last when every target failed (OF-3), read per request; null for none
+     * @param quotas the quotas upstreams announced (OF-4), shown to strategies
+     * @param facts the model catalog's figures, shown to strategies
+     * @param autoCombos the virtual {@code auto} combos
+     */
+    public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
+            Function<String, Optional<ComboStrategy>> strategies, InstantSource clock, Supplier<ResilienceSettings> settings,
+            Sleeper sleeper, Supplier<String> emergencyFallback, QuotaObservations quotas, ModelFactsLookup facts, AutoCombos autoCombos) {
+        this.views = new TargetViews(quotas, facts, clock);
+        this.autoCombos = autoCombos;
         this.combos = combos;
         this.resolver = resolver;
         this.targets = new TargetScan(resolver, selector);
@@ -97,8 +134,7 @@ public final class ComboRouter implements ComboRouting {
         this.settings = settings;
         this.sleeper = sleeper;
         this.emergencyFallback = emergencyFallback;
-        this.quotas = quotas;
-        this.preview = new ComboPreview(targets, strategies, quotas, clock);
+        this.preview = new ComboPreview(targets, strategies, views::of, clock);
     }
 
     /**
@@ -110,11 +146,7 @@ public final class ComboRouter implements ComboRouting {
      * @return the explanation
      */
     public ComboExplanation explain(Combo combo, Caller caller, ComboRequest request) {
-        ComboStats st = stats.get(combo.name());
-        if (st == null || st.size() != combo.targets().size()) {
-            st = new ComboStats(combo.updatedAt(), combo.targets().size());
-        }
-        return preview.explain(combo, caller, request, st);
+        return preview.explain(combo, caller, request, views.peek(combo));
     }
 
     /**
@@ -128,6 +160,19 @@ public final class ComboRouter implements ComboRouting {
     }
 
     /**
+     * The combo a model name denotes for a caller: a stored combo, else a virtual {@code auto}
+     * combo over the models the caller may use (issue 34).
+     *
+     * @param model the request's model
+     * @param caller the caller
+     * @return the combo, or empty
+     */
+    public Optional<Combo> combo(String model, Caller caller) {
+        Optional<Combo> stored = combo(model);
+        return stored.isPresent() ? stored : autoCombos.find(model, caller);
+    }
+
+    /**
      * Drops what the router and the strategies observed of a combo that was deleted or whose
      * targets were replaced.
      *
@@ -135,7 +180,7 @@ public final class ComboRouter implements ComboRouting {
      * @param strategies the strategies to tell
      */
     public void forget(String comboName, ComboStrategies strategies) {
-        stats.remove(comboName);
+        views.forget(comboName);
         strategies.forget(comboName);
     }
 
@@ -146,7 +191,7 @@ public final class ComboRouter implements ComboRouting {
 
     @Override
     public Outcome route(String model, Caller caller, ChatRequest request, TargetDispatch dispatch) {
-        Optional<Combo> combo = combo(model);
+        Optional<Combo> combo = combo(model, caller);
         return combo.isEmpty() ? null : run(combo.get(), caller, facts(request), dispatch);
     }
 
@@ -193,6 +238,7 @@ public final class ComboRouter implements ComboRouting {
         Caller forTargets = QuotaShareStrategy.NAME.equals(combo.strategy()) ? caller.forQuotaShare() : caller;
         Outcome outcome = runTargets(combo, forTargets, caller.client(), request, dispatch);
         if (outcome instanceof Outcome.Served || (outcome instanceof Outcome.Refused r && r.clientGone())
+                || (outcome instanceof Outcome.Unroutable u && StrategyHolds.isRefusal(u))
                 || (outcome instanceof Outcome.Failed f && !f.verdict().fallback())) {
             // OF-3 is for targets that failed or could not run, not for a request every model would refuse
             return outcome;
@@ -287,29 +333,28 @@ public final class ComboRouter implements ComboRouting {
 
     /** One pass over the eligible targets in the strategy's order (no waiting). */
     private Outcome pass(Combo combo, Caller caller, ComboRequest request, TargetDispatch dispatch, Budget budget) {
-        // a request that read an older copy of the combo never resets the newer one's stats
-        ComboStats st = stats.compute(combo.name(), (k, old) -> old != null && (old.version > combo.updatedAt()
-                || (old.version == combo.updatedAt() && old.size() == combo.targets().size()))
-                ? old : new ComboStats(combo.updatedAt(), combo.targets().size()));
-        if (st.size() != combo.targets().size()) {
-            st = new ComboStats(combo.updatedAt(), combo.targets().size());
-        }
+        ComboStats st = views.statsFor(combo);
         TargetScan.Result scan = targets.scan(combo, caller);
         List<ConnectionSelector.Excluded> excluded = new ArrayList<>(scan.excluded());
         if (scan.eligible().isEmpty()) {
             return ComboWait.held(excluded);
         }
-        List<ComboTargetView> eligible = new ArrayList<>();
         Map<Integer, TargetScan.Eligible> byIndex = new HashMap<>();
         for (TargetScan.Eligible e : scan.eligible()) {
             byIndex.put(e.index(), e);
-            // OF-4: the quota the connection that would serve last announced
-            eligible.add(st.view(e.index(), combo.targets().get(e.index()), quotas.of(e.first().connection().id())));
+        }
+        List<ComboTargetView> eligible = views.of(combo, scan.eligible(), st);
+        ComboStrategy strategy = strategies.apply(combo.strategy()).orElse(null);
+        ComboContext ctx = new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(), clock.millis(), request);
+        // issue 34: targets the strategy holds back for this request (a window too small) are not tried at all
+        StrategyHolds holds = StrategyHolds.of(strategy, ctx, eligible);
+        if (holds.all()) {
+            return holds.refusal(combo.name());
         }
         Outcome.Failed last = null;
         Outcome.Refused refused = null;
         Outcome.Unroutable untranslatable = null;
-        for (ComboTargetView v : order(combo, eligible, request)) {
+        for (ComboTargetView v : StrategyOrder.of(combo, strategy, ctx, holds.kept())) {
             if (budget.exhausted(clock.millis())) {
                 break;
             }
@@ -321,7 +366,8 @@ public final class ComboRouter implements ComboRouting {
             }
             budget.attempts++;
             int index = v.index();
-            st.started(index, clock.millis());
+            long startedAt = clock.millis();
+            st.started(index, startedAt);
             Outcome r;
             try {
                 r = dispatch.dispatch(target.route(), target.caller());
@@ -331,7 +377,8 @@ public final class ComboRouter implements ComboRouting {
             }
             switch (r) {
                 case Outcome.Served s -> {
-                    st.succeeded(index, clock.millis());
+                    long now = clock.millis();
+                    st.succeeded(index, now, now - startedAt);
                     // in flight until the answer is written: a stream counts for as long as it runs
                     ComboStats counted = st;
                     s.lease().alsoOnClose(() -> counted.ended(index));
@@ -339,6 +386,7 @@ public final class ComboRouter implements ComboRouting {
                 }
                 case Outcome.Failed f -> {
                     st.ended(index);
+                    st.failed(index);
                     last = f;
                     if (ComboWait.exhaustsConnection(f.verdict())) {
                         budget.exhaustedConnections.add(f.connection().id());
@@ -379,39 +427,6 @@ public final class ComboRouter implements ComboRouting {
             return untranslatable;
         }
         return refused != null ? refused : ComboWait.held(excluded);
-    }
-
-    /** The strategy's order; list order when the strategy is gone (a plugin that contributed it was removed). */
-    private List<ComboTargetView> order(Combo combo, List<ComboTargetView> eligible, ComboRequest request) {
-        ComboStrategy strategy = strategies.apply(combo.strategy()).orElse(null);
-        if (strategy == null) {
-            LOG.log(System.Logger.Level.WARNING, "combo " + combo.name() + " names unknown strategy " + combo.strategy() + "; list order used");
-            return List.copyOf(eligible);
-        }
-        return ordered(strategy, new ComboContext(combo.name(), combo.strategyOptions(), ThreadLocalRandom.current(), clock.millis(),
-                request), List.copyOf(eligible));
-    }
-
-    /**
-     * The strategy's order, checked: a strategy (a plugin's, say) that throws or does not return
-     * each eligible target exactly once is not trusted — the list order serves instead, and the
-     * server log says why.
-     */
-    private static List<ComboTargetView> ordered(ComboStrategy strategy, ComboContext ctx, List<ComboTargetView> eligible) {
-        List<ComboTargetView> order;
-        try {
-            order = strategy.order(ctx, eligible);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "combo " + ctx.comboName() + ": strategy " + strategy.name() + " failed (" + e
-                    + "); list order used");
-            return eligible;
-        }
-        if (order == null || order.size() != eligible.size() || !new HashSet<>(order).equals(new HashSet<>(eligible))) {
-            LOG.log(System.Logger.Level.WARNING, "combo " + ctx.comboName() + ": strategy " + strategy.name()
-                    + " did not return each eligible target exactly once; list order used");
-            return eligible;
-        }
-        return order;
     }
 
     private static int intOption(Combo combo, String key, int fallback) {

@@ -25,8 +25,10 @@ final class TargetScan {
      * @param route its route
      * @param caller the caller narrowed to its pinned connection
      * @param first the connection that would serve
+     * @param held connections of the target held back before {@code first} was found (breaker,
+     *     cooldowns, lockouts; issue 34: a health figure)
      */
-    record Eligible(int index, Route route, Caller caller, Candidate first) {
+    record Eligible(int index, Route route, Caller caller, Candidate first, int held) {
     }
 
     /**
@@ -61,7 +63,7 @@ final class TargetScan {
             if (first == null) {
                 excluded.addAll(cursor.excluded());
             } else {
-                eligible.add(new Eligible(i, route.get(), narrowed, first));
+                eligible.add(new Eligible(i, route.get(), narrowed, first, cursor.excluded().size()));
             }
         }
         return new Result(eligible, excluded);

@@ -27,7 +27,8 @@ public final class ComboStrategies {
     /** Other names of built-in strategies (issue 34: the names OmniRoute's users know them by). */
     static final Map<String, String> ALIASES = Map.of(
             "weekly-reset", ResetWindowStrategy.NAME,
-            "reset-window-order", ResetWindowStrategy.NAME);
+            "reset-window-order", ResetWindowStrategy.NAME,
+            "context", ContextOptimizedStrategy.NAME);
 
     private final Map<String, ComboStrategy> byName;
 
@@ -40,16 +41,27 @@ public final class ComboStrategies {
      * {@code round-robin}, {@code random}, {@code strict-random}, {@code p2c}, {@code least-used},
      * {@code cost-optimized}, {@code lkgp}, {@code reset-aware}, {@code headroom}, {@code quota-weighted},
      * {@code quota-share}, {@code reset-window} (also named {@code weekly-reset} and
-     * {@code reset-window-order}), {@code cache-optimized}.
+     * {@code reset-window-order}), {@code cache-optimized}, {@code context-optimized} (also named
+     * {@code context}), {@code auto}.
      *
-     * @return a new registry with fresh strategy state
+     * @return a new registry with fresh strategy state, round-robin's turns in this instance's memory
      */
     public static ComboStrategies builtIn() {
+        return builtIn(RoundRobinTurns.local());
+    }
+
+    /**
+     * The built-in strategies, {@code round-robin} keeping its turns where {@code turns} says.
+     *
+     * @param turns where round-robin's previous starts live (shared by the instances in shared mode)
+     * @return a new registry with fresh strategy state
+     */
+    public static ComboStrategies builtIn(RoundRobinTurns turns) {
         return new ComboStrategies(new LinkedHashMap<>()).with(List.of(new PriorityStrategy(), new FillFirstStrategy(),
-                new WeightedStrategy(), new RoundRobinStrategy(), new RandomStrategy(), new StrictRandomStrategy(),
+                new WeightedStrategy(), new RoundRobinStrategy(turns), new RandomStrategy(), new StrictRandomStrategy(),
                 new PowerOfTwoChoicesStrategy(), new LeastUsedStrategy(), new CostOptimizedStrategy(), new LastKnownGoodStrategy(),
                 new ResetAwareStrategy(), new HeadroomStrategy(), new QuotaWeightedStrategy(), new QuotaShareStrategy(),
-                new ResetWindowStrategy(), new CacheOptimizedStrategy()));
+                new ResetWindowStrategy(), new CacheOptimizedStrategy(), new ContextOptimizedStrategy(), new AutoStrategy()));
     }
 
     /**
@@ -90,6 +102,9 @@ public final class ComboStrategies {
     public Optional<ComboStrategy> find(String name) {
         return name == null ? Optional.empty() : Optional.ofNullable(byName.get(ALIASES.getOrDefault(name, name)));
     }
+
+    /** The strategy of the virtual {@code auto} combos (issue 34). */
+    public static final String AUTO = AutoStrategy.NAME;
 
     /**
      * Other names of built-in strategies, each to the name it stands for; a combo may name either.

@@ -5,9 +5,6 @@ import dev.sluice.api.combo.ComboStrategy;
 import dev.sluice.api.combo.ComboTargetView;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code round-robin}: each request of a combo starts at the first eligible target whose index
@@ -15,16 +12,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>The position is a target index, not a counter modulo the eligible count, so a target that is
  * excluded for a while is merely skipped: the others keep their turn and it rejoins in its place.
+ * Where the position lives is {@link RoundRobinTurns}' business (shared by the instances in shared mode).
  */
 final class RoundRobinStrategy implements ComboStrategy {
 
     static final String NAME = "round-robin";
 
-    /** Before a combo's first request: the first start is the lowest eligible index. */
-    private static final int NO_START_YET = -1;
+    private final RoundRobinTurns turns;
 
-    /** The previous start's target index, per combo name. */
-    private final ConcurrentMap<String, AtomicInteger> previousStart = new ConcurrentHashMap<>();
+    RoundRobinStrategy(RoundRobinTurns turns) {
+        this.turns = turns;
+    }
 
     @Override
     public String name() {
@@ -34,35 +32,30 @@ final class RoundRobinStrategy implements ComboStrategy {
     @Override
     public List<ComboTargetView> order(ComboContext context, List<ComboTargetView> eligible) {
         List<ComboTargetView> byIndex = Orders.sorted(eligible, Orders.LIST);
-        AtomicInteger previous = previousStart.computeIfAbsent(context.comboName(), k -> new AtomicInteger(NO_START_YET));
-        int start;
-        while (true) {
-            int prev = previous.get();
-            start = firstAfter(byIndex, prev);
-            if (previous.compareAndSet(prev, byIndex.get(start).index())) {
-                break;
-            }
+        int[] indexes = new int[byIndex.size()];
+        for (int i = 0; i < indexes.length; i++) {
+            indexes[i] = byIndex.get(i).index();
         }
-        List<ComboTargetView> ordered = new ArrayList<>(byIndex.size());
-        ordered.addAll(byIndex.subList(start, byIndex.size()));
-        ordered.addAll(byIndex.subList(0, start));
-        return List.copyOf(ordered);
+        return rotated(byIndex, turns.take(context.comboName(), indexes) - 1);
     }
 
     @Override
     public List<ComboTargetView> preview(ComboContext context, List<ComboTargetView> eligible) {
-        List<ComboTargetView> byIndex = Orders.sorted(eligible, Orders.LIST);
-        AtomicInteger previous = previousStart.get(context.comboName());
-        int start = firstAfter(byIndex, previous == null ? NO_START_YET : previous.get());
-        List<ComboTargetView> ordered = new ArrayList<>(byIndex.size());
-        ordered.addAll(byIndex.subList(start, byIndex.size()));
-        ordered.addAll(byIndex.subList(0, start));
-        return List.copyOf(ordered);
+        return rotated(Orders.sorted(eligible, Orders.LIST), turns.previous(context.comboName()));
     }
 
     @Override
     public void forget(String comboName) {
-        previousStart.remove(comboName);
+        turns.forget(comboName);
+    }
+
+    /** The targets from the first whose index follows {@code previous}, cyclically. */
+    private static List<ComboTargetView> rotated(List<ComboTargetView> byIndex, int previous) {
+        int start = firstAfter(byIndex, previous);
+        List<ComboTargetView> ordered = new ArrayList<>(byIndex.size());
+        ordered.addAll(byIndex.subList(start, byIndex.size()));
+        ordered.addAll(byIndex.subList(0, start));
+        return List.copyOf(ordered);
     }
 
     /** The position in {@code byIndex} of the first target whose index is greater than {@code index}, else 0. */

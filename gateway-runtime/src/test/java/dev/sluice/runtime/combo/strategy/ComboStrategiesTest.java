@@ -25,12 +25,12 @@ class ComboStrategiesTest {
     }
 
     @Test
-    void builtInHasTheSixteenStrategiesByExactName_CO2_QC3() {
+    void builtInHasTheEighteenStrategiesByExactName_CO2_QC3_issue34() {
         ComboStrategies registry = ComboStrategies.builtIn();
 
         assertThat(registry.names()).containsExactly("priority", "fill-first", "weighted", "round-robin", "random",
                 "strict-random", "p2c", "least-used", "cost-optimized", "lkgp", "reset-aware", "headroom", "quota-weighted", "quota-share",
-                "reset-window", "cache-optimized");
+                "reset-window", "cache-optimized", "context-optimized", "auto");
         for (String name : registry.names()) {
             assertThat(registry.find(name)).get().extracting(ComboStrategy::name).isEqualTo(name);
         }
@@ -47,8 +47,8 @@ class ComboStrategiesTest {
         ComboStrategies all = builtIn.with(List.of(relay, new Contributed("fusion")));
 
         assertThat(all.find("context-relay")).containsSame(relay);
-        assertThat(all.names()).endsWith("context-relay", "fusion").hasSize(18);
-        assertThat(builtIn.names()).hasSize(16).doesNotContain("context-relay");
+        assertThat(all.names()).endsWith("context-relay", "fusion").hasSize(20);
+        assertThat(builtIn.names()).hasSize(18).doesNotContain("context-relay");
     }
 
     @Test
@@ -57,7 +57,8 @@ class ComboStrategiesTest {
 
         assertThat(registry.find("weekly-reset")).get().extracting(ComboStrategy::name).isEqualTo("reset-window");
         assertThat(registry.find("reset-window-order")).containsSame(registry.find("reset-window").orElseThrow());
-        assertThat(registry.aliases()).containsEntry("weekly-reset", "reset-window");
+        assertThat(registry.aliases()).containsEntry("weekly-reset", "reset-window").containsEntry("context", "context-optimized");
+        assertThat(registry.find("context")).containsSame(registry.find("context-optimized").orElseThrow());
         assertThat(registry.names()).doesNotContain("weekly-reset");
         assertThatThrownBy(() -> registry.with(List.of(new Contributed("weekly-reset"))))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** Round-robin rotates by target index, per combo (SPEC CO-2). */
 class RoundRobinStrategyTest {
 
-    private final RoundRobinStrategy s = new RoundRobinStrategy();
+    private final RoundRobinStrategy s = new RoundRobinStrategy(RoundRobinTurns.local());
     private final ComboContext ctx = ctx("rr", new SplittableRandom(1));
 
     @Test

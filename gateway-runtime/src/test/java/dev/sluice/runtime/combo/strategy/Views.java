@@ -31,6 +31,10 @@ final class Views {
         private Double quotaRemaining;
         private Long quotaResetAt;
         private Long windowResetAt;
+        private dev.sluice.api.ModelFacts.Builder facts = dev.sluice.api.ModelFacts.builder();
+        private Long p50;
+        private Double failures;
+        private int held;
 
         private B(int index) {
             this.index = index;
@@ -87,9 +91,34 @@ final class Views {
             return this;
         }
 
+        B window(long tokens) {
+            facts.contextWindow(tokens);
+            return this;
+        }
+
+        B tier(int value) {
+            facts.tier(value);
+            return this;
+        }
+
+        B p50(long ms) {
+            p50 = ms;
+            return this;
+        }
+
+        B failures(double rate) {
+            failures = rate;
+            return this;
+        }
+
+        B held(int connections) {
+            held = connections;
+            return this;
+        }
+
         ComboTargetView build() {
             return new ComboTargetView(index, "p/m" + index, null, weight, priority, cost, inFlight, uses, lastUsedAt, lastSuccessAt,
-                    quotaRemaining, quotaResetAt, windowResetAt);
+                    quotaRemaining, quotaResetAt, windowResetAt, facts.build(), p50, failures, held);
         }
     }
 
