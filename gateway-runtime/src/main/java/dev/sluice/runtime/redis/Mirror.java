@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
@@ -23,13 +24,20 @@ final class Mirror<K, V> {
     /** Above this many entries a write sweeps out the expired ones (keys nobody reads again). */
     static final int SWEEP_ABOVE = 1_024;
 
+    /** How long a withdrawal's marker outlives it (longer than any read of Redis takes). */
+    static final long WITHDRAWN_FOR_MS = 60_000;
+
+    /** Numbers this instance's writes, so that a read of Redis does not undo a write made while it ran. */
+    private static final AtomicLong WRITES = new AtomicLong();
+
     /**
      * A value and when it stops counting.
      *
      * @param value the value
      * @param expiresAt epoch ms on this instance's clock
+     * @param written the number of the write that made it (0: read from Redis)
      */
-    record Timed<V>(V value, long expiresAt) {
+    record Timed<V>(V value, long expiresAt, long written) {
     }
 
     private final InstantSource clock;
@@ -48,11 +56,11 @@ final class Mirror<K, V> {
      */
     void put(K key, V value, long remainingMs) {
         if (remainingMs <= 0) {
-            entries.remove(key);
+            remove(key);
             return;
         }
         long now = clock.millis();
-        entries.put(key, new Timed<>(value, now + remainingMs));
+        entries.put(key, new Timed<>(value, now + remainingMs, WRITES.incrementAndGet()));
         if (entries.size() > SWEEP_ABOVE) {
             entries.values().removeIf(t -> t.expiresAt() <= now);
         }
@@ -71,7 +79,7 @@ final class Mirror<K, V> {
             entries.remove(key, t);
             return null;
         }
-        return t;
+        return t.value() == null ? null : t;
     }
 
     /**
@@ -83,9 +91,24 @@ final class Mirror<K, V> {
         return t == null ? 0 : Math.max(0, t.expiresAt() - clock.millis());
     }
 
-    /** @param key forgotten */
+    /**
+     * Forgets a key. What is left is a marker, not a gap: a read of Redis that began before the
+     * withdrawal (and still saw the key there) must not bring it back.
+     *
+     * @param key forgotten
+     */
     void remove(K key) {
-        entries.remove(key);
+        entries.put(key, new Timed<>(null, clock.millis() + WITHDRAWN_FOR_MS, WRITES.incrementAndGet()));
+    }
+
+    /**
+     * Marks an entry as written now, again: called once its write reached Redis, so that a read of
+     * Redis that listed the keys before the write landed does not forget it.
+     *
+     * @param key the key just written to Redis
+     */
+    void restamp(K key) {
+        entries.computeIfPresent(key, (k, t) -> new Timed<>(t.value(), t.expiresAt(), WRITES.incrementAndGet()));
     }
 
     /** @param which the keys to forget */
@@ -101,19 +124,44 @@ final class Mirror<K, V> {
      * @return the entry
      */
     Timed<V> timed(V value, long remainingMs) {
-        return new Timed<>(value, clock.millis() + remainingMs);
+        return new Timed<>(value, clock.millis() + remainingMs, 0);
     }
 
     /**
-     * Replaces the whole copy by what Redis holds now (keys absent there are forgotten).
+     * Taken before a read of Redis begins: the writes after it are newer than what the read sees.
+     *
+     * @return the number of the last write so far (of every mirror)
+     */
+    static long mark() {
+        return WRITES.get();
+    }
+
+    /**
+     * Replaces the copy by what Redis held when read (keys absent there are forgotten), except the
+     * entries this instance wrote after {@code mark}: a write racing the read (its key set in Redis
+     * after the read listed the keys) is newer than the read, and stays.
      *
      * @param now what Redis holds, as {@link #timed} entries
+     * @param mark {@link #mark()} taken before the read began
      */
-    void replace(Map<K, Timed<V>> now) {
+    void replace(Map<K, Timed<V>> now, long mark) {
         long at = clock.millis();
-        entries.putAll(now);
-        entries.keySet().removeIf(k -> !now.containsKey(k));
+        now.forEach((k, t) -> entries.compute(k, (key, old) -> old != null && old.written() > mark ? old : t));
+        entries.entrySet().removeIf(e -> !now.containsKey(e.getKey()) && e.getValue().written() <= mark);
         entries.values().removeIf(t -> t.expiresAt() <= at);
+    }
+
+    /**
+     * @param mark {@link #mark()}
+     * @return whether an entry was written after the mark
+     */
+    boolean writtenAfter(long mark) {
+        for (Timed<V> t : entries.values()) {
+            if (t.written() > mark) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return entries held (expired ones included until read or swept) */

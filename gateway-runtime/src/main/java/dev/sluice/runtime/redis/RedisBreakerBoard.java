@@ -84,6 +84,7 @@ final class RedisBreakerBoard implements BreakerBoard {
         mirror.put(key, mirror.now() + period, period + lease);
         try {
             redis.eval(OPEN, List.of(key(key)), List.of(Long.toString(period), Long.toString(lease)));
+            mirror.restamp(key);
             events.publish(new BreakerAnnounced(key.provider(), key.host(), period, period + lease));
         } catch (RedisClient.Unavailable e) {
             // this instance's own breaker is open; the others learn of it from their own failures
@@ -96,6 +97,7 @@ final class RedisBreakerBoard implements BreakerBoard {
         mirror.remove(key);
         try {
             redis.call(j -> j.del(key(key)));
+            mirror.restamp(key);
             events.publish(new BreakerAnnounced(key.provider(), key.host(), 0, 0));
         } catch (RedisClient.Unavailable e) {
             // expires on its own
@@ -183,6 +185,7 @@ final class RedisBreakerBoard implements BreakerBoard {
 
     /** Reads every announced breaker from Redis into the mirror (at start, after an outage). */
     void reload() {
+        long mark = Mirror.mark();
         Map<BreakerKey, Mirror.Timed<Long>> now = new HashMap<>();
         long at = mirror.now();
         Snapshots.read(redis, redis.keys(PREFIX + "*"), (key, ttl, value) -> {
@@ -196,6 +199,6 @@ final class RedisBreakerBoard implements BreakerBoard {
                 }
             }
         });
-        mirror.replace(now);
+        mirror.replace(now, mark);
     }
 }

@@ -46,6 +46,7 @@ final class RedisCooldownBoard implements CooldownBoard {
         mirror.put(connectionId, Boolean.TRUE, remainingMs);
         try {
             redis.call(j -> j.set(key(connectionId), "1", SetParams.setParams().px(remainingMs)));
+            mirror.restamp(connectionId);
             events.publish(new CooldownAnnounced(connectionId, remainingMs));
         } catch (RedisClient.Unavailable e) {
             // the durable state carries it within a second
@@ -80,6 +81,7 @@ final class RedisCooldownBoard implements CooldownBoard {
         mirror.remove(connectionId);
         try {
             redis.call(j -> j.del(key(connectionId)));
+            mirror.restamp(connectionId);
             events.publish(new CooldownAnnounced(connectionId, 0));
         } catch (RedisClient.Unavailable e) {
             // it expires on its own; the durable state says the connection is active
@@ -103,9 +105,10 @@ final class RedisCooldownBoard implements CooldownBoard {
 
     /** Reads every announced cooldown from Redis into the mirror (at start, after an outage). */
     void reload() {
+        long mark = Mirror.mark();
         List<String> keys = redis.keys(PREFIX + "*");
         Map<String, Mirror.Timed<Boolean>> now = new HashMap<>();
         Snapshots.read(redis, keys, (key, ttl, value) -> now.put(key.substring(PREFIX.length()), mirror.timed(Boolean.TRUE, ttl)));
-        mirror.replace(now);
+        mirror.replace(now, mark);
     }
 }

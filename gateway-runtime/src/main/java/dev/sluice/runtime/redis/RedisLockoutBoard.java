@@ -78,6 +78,14 @@ final class RedisLockoutBoard implements LockoutBoard {
         mirror.computeIfAbsent(connectionId, c -> new Mirror<>(clock)).put(slot, lock, remainingMs);
     }
 
+    /** The write reached Redis: a read of Redis that listed the keys before it must not undo it. */
+    private void restamp(String connectionId, List<String> slots) {
+        Mirror<String, Lock> m = mirror.get(connectionId);
+        if (m != null) {
+            slots.forEach(m::restamp);
+        }
+    }
+
     @Override
     public void locked(String connectionId, String slot, Lock lock) {
         if (lock.remainingMs() <= 0) {
@@ -88,6 +96,7 @@ final class RedisLockoutBoard implements LockoutBoard {
         try {
             redis.eval(LOCK, List.of(key(connectionId, slot), index(connectionId)),
                     List.of(value, Long.toString(lock.remainingMs())));
+            restamp(connectionId, List.of(slot));
             events.publish(new LockAnnounced(connectionId, slot, lock.model(), lock.scope().name(), lock.reason().name(), lock.remainingMs()));
         } catch (RedisClient.Unavailable e) {
             // this instance still honours its own lock; the others see the next failure themselves
@@ -127,6 +136,7 @@ final class RedisLockoutBoard implements LockoutBoard {
         }
         try {
             redis.eval(CLEAR, keys, List.of());
+            restamp(connectionId, slots);
             events.publish(new LocksWithdrawn(connectionId, slots));
         } catch (RedisClient.Unavailable e) {
             // they expire on their own
@@ -168,6 +178,7 @@ final class RedisLockoutBoard implements LockoutBoard {
 
     /** Reads every announced lock from Redis into the mirror (at start, after an outage). */
     void reload() {
+        long mark = Mirror.mark();
         Map<String, Map<String, Mirror.Timed<Lock>>> now = new HashMap<>();
         for (String index : redis.keys(INDEX_PREFIX + "*")) {
             String connectionId = index.substring(INDEX_PREFIX.length());
@@ -187,7 +198,7 @@ final class RedisLockoutBoard implements LockoutBoard {
                 }
             });
         }
-        mirror.keySet().removeIf(c -> !now.containsKey(c));
-        now.forEach((c, slots) -> mirror.computeIfAbsent(c, k -> new Mirror<>(clock)).replace(slots));
+        mirror.entrySet().removeIf(e -> !now.containsKey(e.getKey()) && !e.getValue().writtenAfter(mark));
+        mirror.forEach((c, m) -> m.replace(now.getOrDefault(c, Map.of()), mark));
     }
 }

@@ -43,6 +43,7 @@ final class RedisWindowBoard implements WindowBoard {
         mirror.put(provider, Boolean.TRUE, remainingMs);
         try {
             redis.call(j -> j.set(key(provider), "1", SetParams.setParams().px(remainingMs)));
+            mirror.restamp(provider);
             events.publish(new WindowAnnounced(provider, remainingMs));
         } catch (RedisClient.Unavailable e) {
             // this instance still holds the provider; the others count their own failures
@@ -54,6 +55,7 @@ final class RedisWindowBoard implements WindowBoard {
         mirror.remove(provider);
         try {
             redis.call(j -> j.del(key(provider)));
+            mirror.restamp(provider);
             events.publish(new WindowAnnounced(provider, 0));
         } catch (RedisClient.Unavailable e) {
             // it expires on its own
@@ -87,8 +89,9 @@ final class RedisWindowBoard implements WindowBoard {
 
     /** Reads every announced window from Redis into the mirror (at start, after an outage). */
     void reload() {
+        long mark = Mirror.mark();
         Map<String, Mirror.Timed<Boolean>> now = new HashMap<>();
         Snapshots.read(redis, redis.keys(PREFIX + "*"), (key, ttl, value) -> now.put(key.substring(PREFIX.length()), mirror.timed(Boolean.TRUE, ttl)));
-        mirror.replace(now);
+        mirror.replace(now, mark);
     }
 }

@@ -45,11 +45,41 @@ class MirrorTest {
     void aReadOfRedisReplacesTheWholeCopy_issue26() {
         mirror.put("gone", "v", 10_000);
         mirror.put("kept", "old", 10_000);
-        mirror.replace(Map.of("kept", mirror.timed("new", 5_000), "added", mirror.timed("v", 2_000)));
+        mirror.replace(Map.of("kept", mirror.timed("new", 5_000), "added", mirror.timed("v", 2_000)), Mirror.mark());
         assertThat(mirror.get("gone")).as("absent from Redis now: a withdrawal this instance missed").isNull();
         assertThat(mirror.get("kept").value()).isEqualTo("new");
         assertThat(mirror.remainingMs("kept")).isEqualTo(5_000);
         assertThat(mirror.remainingMs("added")).isEqualTo(2_000);
+    }
+
+    @Test
+    void aWriteMadeWhileRedisWasReadOutlivesTheRead_issue26() {
+        mirror.put("old", "v", 10_000);
+        long mark = Mirror.mark(); // the read of Redis begins: it lists no keys yet
+        mirror.put("raced", "mine", 2_000); // this instance's write lands after the listing
+        mirror.put("both", "mine", 3_000);
+        mirror.replace(Map.of("both", mirror.timed("read", 9_000)), mark);
+        assertThat(mirror.remainingMs("raced")).as("not undone by the older read").isEqualTo(2_000);
+        assertThat(mirror.get("both").value()).as("the newer write wins").isEqualTo("mine");
+        assertThat(mirror.get("old")).as("written before the read and absent from Redis").isNull();
+        assertThat(mirror.writtenAfter(mark)).isTrue();
+        assertThat(mirror.writtenAfter(Mirror.mark())).isFalse();
+    }
+
+    @Test
+    void aWriteOrWithdrawalThatReachesRedisAfterTheReadListedTheKeysIsRestampedAndKept_issue26() {
+        mirror.put("locked", "mine", 2_000); // put before the Redis write
+        mirror.put("cleared", "v", 5_000);
+        long mark = Mirror.mark(); // the read begins and lists the keys: "locked" is not in Redis yet, "cleared" still is
+        mirror.restamp("locked"); // the write reached Redis
+        mirror.remove("cleared");
+        mirror.restamp("cleared"); // the DEL reached Redis
+        mirror.replace(Map.of("cleared", mirror.timed("v", 5_000)), mark);
+        assertThat(mirror.remainingMs("locked")).isEqualTo(2_000);
+        assertThat(mirror.get("cleared")).as("a withdrawal the read did not see yet stays withdrawn").isNull();
+        clock.advance(Duration.ofMillis(Mirror.WITHDRAWN_FOR_MS));
+        mirror.replace(Map.of(), Mirror.mark());
+        assertThat(mirror.size()).as("the withdrawal's marker expires").isZero();
     }
 
     @Test
