@@ -18,7 +18,15 @@ import java.util.concurrent.ConcurrentSkipListSet;
  */
 public final class RouteTable {
 
+    /** The order methods are listed in an {@code Allow} header. */
+    private static final List<String> METHOD_ORDER = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS");
+
     private final Set<String> routes = new ConcurrentSkipListSet<>();
+    /** Each route's method and the pattern its path matches (for 405 answers). */
+    private final List<Matcher> matchers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private record Matcher(String method, java.util.regex.Pattern path) {
+    }
 
     /** @return the routes, sorted: {@code GET /api/providers/{id}}, … */
     public List<String> routes() {
@@ -31,11 +39,59 @@ public final class RouteTable {
         service.routing(new Recorder(prefix));
     }
 
+    /**
+     * The methods registered for a path, for a 405's {@code Allow} header: derived from the routes
+     * the services registered, so the answer cannot drift from the routing.
+     *
+     * @param path a request path
+     * @return the methods, {@code "GET, PUT, DELETE"}, or null when no route has this path
+     */
+    public String allowedMethods(String path) {
+        java.util.TreeSet<String> methods = new java.util.TreeSet<>(java.util.Comparator.comparingInt(
+                (String m) -> METHOD_ORDER.indexOf(m) < 0 ? METHOD_ORDER.size() : METHOD_ORDER.indexOf(m)).thenComparing(m -> m));
+        for (Matcher m : matchers) {
+            if (!m.method().equals("ANY") && m.path().matcher(path).matches()) {
+                methods.add(m.method());
+            }
+        }
+        return methods.isEmpty() ? null : String.join(", ", methods);
+    }
+
+    /**
+     * A Helidon path pattern as a regular expression: {@code {name}} one segment, {@code {+name}}
+     * the rest of the path, a trailing slash optional.
+     */
+    static java.util.regex.Pattern pathRegex(String pattern) {
+        StringBuilder re = new StringBuilder();
+        java.util.regex.Matcher param = java.util.regex.Pattern.compile("\\{(\\+?)[^}]*}").matcher(pattern);
+        int at = 0;
+        while (param.find()) {
+            re.append(java.util.regex.Pattern.quote(pattern.substring(at, param.start())));
+            re.append(param.group(1).isEmpty() ? "[^/]+" : ".+");
+            at = param.end();
+        }
+        String rest = pattern.substring(at);
+        if (rest.endsWith("/") && rest.length() > 1) {
+            rest = rest.substring(0, rest.length() - 1);
+        }
+        if (!rest.isEmpty() && !rest.equals("/")) {
+            re.append(java.util.regex.Pattern.quote(rest));
+        }
+        return java.util.regex.Pattern.compile(re + "/?");
+    }
+
     /** {@code /v1} + {@code /models/{+id}} → {@code /v1/models/{id}}; {@code /api/keys} + {@code /} → {@code /api/keys}. */
     static String join(String prefix, String path) {
         String p = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
         String joined = path == null || path.isEmpty() || path.equals("/") ? p : p + (path.startsWith("/") ? path : "/" + path);
         return (joined.isEmpty() ? "/" : joined).replace("{+", "{");
+    }
+
+    /** {@link #join} keeping {@code {+name}} (the rest of the path) for matching. */
+    private static String rawJoin(String prefix, String path) {
+        String p = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+        String joined = path == null || path.isEmpty() || path.equals("/") ? p : p + (path.startsWith("/") ? path : "/" + path);
+        return joined.isEmpty() ? "/" : joined;
     }
 
     /** Writes routes down; routes nothing. Only the rule methods Sluice's services use are recorded. */
@@ -48,6 +104,7 @@ public final class RouteTable {
 
         private Recorder add(Method method, String path) {
             routes.add(method.text() + " " + join(prefix, path));
+            matchers.add(new Matcher(method.text(), pathRegex(rawJoin(prefix, path))));
             return this;
         }
 
@@ -62,7 +119,7 @@ public final class RouteTable {
         @Override
         public HttpRules register(String pathPattern, HttpService... services) {
             for (HttpService s : services) {
-                s.routing(new Recorder(join(prefix, pathPattern)));
+                s.routing(new Recorder(rawJoin(prefix, pathPattern)));
             }
             return this;
         }

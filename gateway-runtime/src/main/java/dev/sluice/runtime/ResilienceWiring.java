@@ -1,0 +1,96 @@
+package dev.sluice.runtime;
+
+import dev.sluice.api.rules.ErrorRule;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.plugin.LoadedPlugin;
+import dev.sluice.runtime.plugin.PluginRegistry;
+import dev.sluice.runtime.redis.SharedState;
+import dev.sluice.runtime.resilience.AdmissionPolicy;
+import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.EgressLocks;
+import dev.sluice.runtime.resilience.ErrorRules;
+import dev.sluice.runtime.resilience.FailureClassifier;
+import dev.sluice.runtime.resilience.ModelLockouts;
+import dev.sluice.runtime.resilience.ProviderCooldowns;
+import dev.sluice.runtime.resilience.QuotaFamilies;
+import dev.sluice.runtime.resilience.QuotaObservations;
+import dev.sluice.runtime.resilience.Resilience;
+import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.StatusRestatement;
+import dev.sluice.runtime.routing.BuiltinProviders;
+import dev.sluice.runtime.routing.Provider;
+import dev.sluice.runtime.settings.ResilienceEnvironment;
+import dev.sluice.runtime.settings.ResilienceSettingsService;
+import dev.sluice.runtime.store.JdbcBreakerStore;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
+import java.util.stream.Collectors;
+
+/**
+ * The composition root's resilience (issue 35): the mechanisms (breakers, cooldowns, lockouts,
+ * provider windows) on their shared boards, the classifier with every rule, the engine over them,
+ * and the caps and request queue in front of each connection.
+ *
+ * @param resilience the four mechanisms (admin views, cluster events)
+ * @param engine what a candidate is held for, what a failure and a success do
+ * @param quotas the quota figures upstreams announced (strategies read them)
+ * @param admission what limits a request on a connection (§12, §14)
+ * @param gates the caps and queue per connection
+ * @param queueWaits where the gates report queue waits (the metrics, bound once they exist)
+ */
+record ResilienceWiring(Resilience resilience, ResilienceEngine engine, QuotaObservations quotas, AdmissionPolicy admission,
+        ConnectionGates gates, AtomicReference<LongConsumer> queueWaits) {
+
+    static ResilienceWiring create(SluiceConfig config, InstantSource clock, StorageWiring storage, PluginWiring plugins,
+            SharedState shared, Function<String, Map<String, Object>> parseObject) {
+        ResilienceSettingsService settings = storage.resilienceSettings();
+        Resilience resilience = new Resilience(new CircuitBreakers(clock, settings, new JdbcBreakerStore(storage.db()), shared.breakers()),
+                new ConnectionCooldowns(storage.connections(), clock, settings, shared.cooldowns()),
+                new ModelLockouts(clock, settings, shared.lockouts()),
+                new ProviderCooldowns(clock, settings, shared.windows(), shared.events()));
+        PluginRegistry registry = plugins.registry();
+        QuotaObservations quotas = new QuotaObservations(clock);
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock, errorRules(plugins, storage)), settings,
+                resilience.breakers(), resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(),
+                new QuotaFamilies(registry.quotaFamilies()), new StatusRestatement(registry.restatementRules()),
+                new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), storage.connections(),
+                        storage.proxyLogs(), resilience.cooldowns(), clock), quotas);
+        AdmissionPolicy admission = new AdmissionPolicy(settings,
+                AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), parseObject,
+                registry.modelScopedLimits());
+        AtomicReference<LongConsumer> queueWaits = new AtomicReference<>(nanos -> { });
+        ConnectionGates gates = new ConnectionGates(clock, nanos -> queueWaits.get().accept(nanos), shared.gates());
+        return new ResilienceWiring(resilience, engine, quotas, admission, gates, queueWaits);
+    }
+
+    /** SPEC §16: the built-in providers' rules (minimax), then the plugins'; a plugin's rules for its own providers first (issue 27). */
+    private static ErrorRules errorRules(PluginWiring plugins, StorageWiring storage) {
+        Set<String> fullText = new HashSet<>();
+        Set<String> honourScope = new HashSet<>();
+        for (Provider p : plugins.providers()) {
+            if (p.descriptor().fullTextErrorRules()) {
+                fullText.add(p.id());
+            }
+            if (p.descriptor().honorsRuleScope()) {
+                honourScope.add(p.id());
+            }
+        }
+        List<ErrorRule> shipped = new ArrayList<>(BuiltinProviders.ERROR_RULES);
+        shipped.addAll(plugins.registry().errorRules());
+        Set<ErrorRule> ownProviderRules = new HashSet<>();
+        for (LoadedPlugin p : plugins.registry().plugins()) {
+            Set<String> own = p.providers().stream().map(d -> d.id()).collect(Collectors.toSet());
+            p.errorRules().stream().filter(r -> own.contains(r.provider())).forEach(ownProviderRules::add);
+        }
+        return new ErrorRules(shipped, fullText, honourScope, storage.generalSettings()::providerErrorRules, ownProviderRules);
+    }
+}
