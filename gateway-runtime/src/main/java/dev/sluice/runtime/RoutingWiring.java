@@ -66,9 +66,10 @@ record RoutingWiring(Sessions sessions, Dispatcher dispatcher, ModelResolver res
         TokenEndpoint tokens = TokenEndpoint.routed(upstreams.http()::route, config.headersTimeout());
         TokenRefresher refresher = new TokenRefresher(plugins.logins(), tokens, storage.connections(), clock, plugins.refreshSkews(),
                 shared.refreshLocks(), Thread::sleep);
-        Dispatcher dispatcher = new Dispatcher(selector, resilience.engine(), telemetry.telemetry().observing(telemetry.attempts()), clock,
-                providerSpecificData, upstreams.http(), resilience.gates(), resilience.admission(), config.headersTimeout(), sessions,
-                shared.events(), refresher);
+        Dispatcher dispatcher = Dispatcher.builder(selector, resilience.engine(), telemetry.telemetry().observing(telemetry.attempts()), clock,
+                upstreams.http(), resilience.gates(), resilience.admission(), config.headersTimeout())
+                .jsonObjectParser(providerSpecificData).sessions(sessions).events(shared.events())
+                .tokens(refresher).build();
         ComboStrategies strategies = strategies(plugins, shared);
         ModelResolver resolver = new ModelResolver(plugins.catalog());
         // issue 32, 34: upstreams' GET /models, read in the background; the listing (and the virtual auto combos) read it from memory

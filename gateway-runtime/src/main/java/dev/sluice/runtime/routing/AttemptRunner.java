@@ -166,6 +166,12 @@ final class AttemptRunner {
             attempt = Attempt.protocol(e.getClass().getSimpleName() + ": " + e.getMessage());
         }
         boolean overran = lease.attemptReturned();
+        if (!overran && !readinessBound && attempt instanceof Attempt.Failed && timedOut(attempt)
+                && (System.nanoTime() - t0) / 1_000_000 >= executionMs) {
+            // the upstream read's own bound and the execution bound fell due together (both are checked every 100 ms,
+            // in no fixed order): the attempt did run its whole execution bound, and RQ-2 names that
+            overran = true;
+        }
         if (overran && lease.attemptClientGone()) {
             // the client left: the upstream call was cut; nobody to answer, nothing held against the connection
             if (attempt instanceof Attempt.Ok ok) {
@@ -204,6 +210,12 @@ final class AttemptRunner {
         return attempt instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.Upstream u
                 && u.failure() instanceof TransportError t && t.kind() == TransportErrorKind.TIMEOUT
                 && t.message().toLowerCase(java.util.Locale.ROOT).contains("connect timed out");
+    }
+
+    /** Whether the attempt failed on a transport timeout (of the connect or of a read). */
+    private static boolean timedOut(Attempt attempt) {
+        return attempt instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.Upstream u
+                && u.failure() instanceof TransportError t && t.kind() == TransportErrorKind.TIMEOUT;
     }
 
     private UpstreamTarget target(Route route, Connection c, UpstreamHttp http) {

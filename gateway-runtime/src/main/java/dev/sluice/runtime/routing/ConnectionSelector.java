@@ -49,18 +49,7 @@ public final class ConnectionSelector {
      * @param store the connections
      * @param clock the clock (timers are lazy: a past expiry simply no longer counts)
      * @param engine the resilience engine
-     */
-    public ConnectionSelector(ConnectionStore store, InstantSource clock, ResilienceEngine engine) {
-        this(store, clock, engine, SessionRouting.NONE);
-    }
-
-    /**
-     * Creates the selector with session affinity and exclusive leases (SPEC §10).
-     *
-     * @param store the connections
-     * @param clock the clock
-     * @param engine the resilience engine
-     * @param sessions session pins and leases
+     * @param sessions session pins and leases (SPEC §10), or {@link SessionRouting#NONE}
      */
     public ConnectionSelector(ConnectionStore store, InstantSource clock, ResilienceEngine engine, SessionRouting sessions) {
         this.store = store;

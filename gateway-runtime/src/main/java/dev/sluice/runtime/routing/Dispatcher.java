@@ -39,95 +39,102 @@ public final class Dispatcher implements AutoCloseable {
     private final AttemptWatchdog watchdog = new AttemptWatchdog();
     private final SessionRouting sessions;
 
+    private Dispatcher(Builder b) {
+        this.sessions = b.sessions;
+        this.engine = b.engine;
+        this.recorder = b.recorder;
+        this.clock = b.clock;
+        this.admission = new ConnectionAdmission(b.selector, b.engine, b.gates, b.admissionPolicy, b.clock);
+        this.runner = new AttemptRunner(b.egress, watchdog, b.admissionPolicy, b.attemptTimeout.toMillis(), b.jsonObjectParser, b.tokens);
+        this.settlement = new AttemptSettlement(b.engine, b.gates, b.admissionPolicy, b.clock, b.events);
+    }
+
     /**
-     * Creates the dispatcher.
+     * Starts a dispatcher with what every one needs; the rest has defaults (issue 35: one way to make one).
      *
      * @param selector connection selection
      * @param engine the resilience engine
      * @param recorder attempt log
      * @param clock the clock
-     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
      * @param egress the outbound routes: each attempt leaves through its connection's
      *     {@code localAddress} / {@code proxyUrl} (§16.3)
      * @param gates the caps and request queue in front of each connection (§12, §14)
      * @param admissionPolicy what limits a request on a connection
      * @param attemptTimeout the executors' own start timeout (the least execution bound, RQ-2)
+     * @return the builder
      */
-    public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
-            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
-            AdmissionPolicy admissionPolicy, Duration attemptTimeout) {
-        this(selector, engine, recorder, clock, jsonObjectParser, egress, gates, admissionPolicy, attemptTimeout, SessionRouting.NONE);
+    public static Builder builder(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
+            EgressRoutes egress, ConnectionGates gates, AdmissionPolicy admissionPolicy, Duration attemptTimeout) {
+        return new Builder(selector, engine, recorder, clock, egress, gates, admissionPolicy, attemptTimeout);
     }
 
-    /**
-     * Creates the dispatcher with session affinity and exclusive leases (SPEC §10).
-     *
-     * @param selector connection selection
-     * @param engine the resilience engine
-     * @param recorder attempt log
-     * @param clock the clock
-     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
-     * @param egress the outbound routes
-     * @param gates the caps and request queue in front of each connection
-     * @param admissionPolicy what limits a request on a connection
-     * @param attemptTimeout the executors' own start timeout
-     * @param sessions session pins (moved on success, evicted on failover) and the lease fence
-     */
-    public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
-            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
-            AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions) {
-        this(selector, engine, recorder, clock, jsonObjectParser, egress, gates, admissionPolicy, attemptTimeout, sessions, ClusterEvents.NONE);
-    }
+    /** What a dispatcher is made of; the optional parts default to none. */
+    public static final class Builder {
+        private final ConnectionSelector selector;
+        private final ResilienceEngine engine;
+        private final AttemptRecorder recorder;
+        private final InstantSource clock;
+        private final EgressRoutes egress;
+        private final ConnectionGates gates;
+        private final AdmissionPolicy admissionPolicy;
+        private final Duration attemptTimeout;
+        private Function<String, Map<String, Object>> jsonObjectParser = json -> Map.of();
+        private SessionRouting sessions = SessionRouting.NONE;
+        private ClusterEvents events = ClusterEvents.NONE;
+        private dev.sluice.runtime.oauth.TokenRenewal tokens = dev.sluice.runtime.oauth.TokenRenewal.NONE;
 
-    /**
-     * Creates the dispatcher of one of several instances (NF-6).
-     *
-     * @param selector connection selection
-     * @param engine the resilience engine
-     * @param recorder attempt log
-     * @param clock the clock
-     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
-     * @param egress the outbound routes
-     * @param gates the caps and request queue in front of each connection
-     * @param admissionPolicy what limits a request on a connection
-     * @param attemptTimeout the executors' own start timeout
-     * @param sessions session pins (moved on success, evicted on failover) and the lease fence
-     * @param events where queue pauses and learned pacing are announced to the other instances
-     */
-    public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
-            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
-            AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions, ClusterEvents events) {
-        this(selector, engine, recorder, clock, jsonObjectParser, egress, gates, admissionPolicy, attemptTimeout, sessions, events,
-                dev.sluice.runtime.oauth.TokenRenewal.NONE);
-    }
+        private Builder(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
+                EgressRoutes egress, ConnectionGates gates, AdmissionPolicy admissionPolicy, Duration attemptTimeout) {
+            this.attemptTimeout = attemptTimeout;
+            this.selector = selector;
+            this.engine = engine;
+            this.recorder = recorder;
+            this.clock = clock;
+            this.egress = egress;
+            this.gates = gates;
+            this.admissionPolicy = admissionPolicy;
+        }
 
-    /**
-     * Creates the dispatcher with OAuth renewal before each attempt (issue 36).
-     *
-     * @param selector connection selection
-     * @param engine the resilience engine
-     * @param recorder attempt log
-     * @param clock the clock
-     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
-     * @param egress the outbound routes
-     * @param gates the caps and request queue in front of each connection
-     * @param admissionPolicy what limits a request on a connection
-     * @param attemptTimeout the executors' own start timeout
-     * @param sessions session pins and the lease fence
-     * @param events where queue pauses and learned pacing are announced
-     * @param tokens renews a connection's OAuth token when it is due, and after a {@code 401}
-     */
-    public Dispatcher(ConnectionSelector selector, ResilienceEngine engine, AttemptRecorder recorder, InstantSource clock,
-            Function<String, Map<String, Object>> jsonObjectParser, EgressRoutes egress, ConnectionGates gates,
-            AdmissionPolicy admissionPolicy, Duration attemptTimeout, SessionRouting sessions, ClusterEvents events,
-            dev.sluice.runtime.oauth.TokenRenewal tokens) {
-        this.sessions = sessions;
-        this.engine = engine;
-        this.recorder = recorder;
-        this.clock = clock;
-        this.admission = new ConnectionAdmission(selector, engine, gates, admissionPolicy, clock);
-        this.runner = new AttemptRunner(egress, watchdog, admissionPolicy, attemptTimeout.toMillis(), jsonObjectParser, tokens);
-        this.settlement = new AttemptSettlement(engine, gates, admissionPolicy, clock, events);
+        /**
+         * @param parser parses a connection's providerSpecificData JSON into plain Java values; default: none read
+         * @return this
+         */
+        public Builder jsonObjectParser(Function<String, Map<String, Object>> parser) {
+            this.jsonObjectParser = parser;
+            return this;
+        }
+
+        /**
+         * @param routing session pins (moved on success, evicted on failover) and the lease fence (SPEC §10)
+         * @return this
+         */
+        public Builder sessions(SessionRouting routing) {
+            this.sessions = routing;
+            return this;
+        }
+
+        /**
+         * @param announced where queue pauses and learned pacing are announced to the other instances (NF-6)
+         * @return this
+         */
+        public Builder events(ClusterEvents announced) {
+            this.events = announced;
+            return this;
+        }
+
+        /**
+         * @param renewal renews a connection's OAuth token when it is due, and after a {@code 401} (issue 36)
+         * @return this
+         */
+        public Builder tokens(dev.sluice.runtime.oauth.TokenRenewal renewal) {
+            this.tokens = renewal;
+            return this;
+        }
+
+        /** @return the dispatcher */
+        public Dispatcher build() {
+            return new Dispatcher(this);
+        }
     }
 
     /**

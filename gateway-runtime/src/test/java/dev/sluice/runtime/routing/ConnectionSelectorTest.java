@@ -60,7 +60,7 @@ class ConnectionSelectorTest {
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get, breakers,
                 new ConnectionCooldowns(fx.store, fx.clock, settings::get), lockouts, new ProviderCooldowns(fx.clock, settings::get),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null, null);
-        selector = new ConnectionSelector(fx.store, fx.clock, engine);
+        selector = new ConnectionSelector(fx.store, fx.clock, engine, SessionRouting.NONE);
     }
 
     /** A cursor drained: what a request would try, in order, and what was held back. */

@@ -77,14 +77,14 @@ final class PipelineFixture implements AutoCloseable {
                 new Provider(descriptor("acme", "m1"), acme, Provider.BUILT_IN),
                 new Provider(descriptor("beta", "m2"), beta, Provider.BUILT_IN)), acme, store.store);
         ModelResolver resolver = new ModelResolver(catalog);
-        ConnectionSelector selector = new ConnectionSelector(store.store, store.clock, engine);
+        ConnectionSelector selector = new ConnectionSelector(store.store, store.clock, engine, SessionRouting.NONE);
         gates = new ConnectionGates(store.clock);
         AdmissionPolicy policy = new AdmissionPolicy(settings::get, null, json -> Map.of(), Set.of());
         UpstreamHttp unused = request -> {
             throw new AssertionError("fake executors send nothing");
         };
         egress = EgressRoutes.create(unused, Duration.ofSeconds(1), null, store.clock);
-        dispatcher = new Dispatcher(selector, engine, log::add, store.clock, json -> Map.of(), egress, gates, policy, attemptTimeout);
+        dispatcher = Dispatcher.builder(selector, engine, log::add, store.clock, egress, gates, policy, attemptTimeout).build();
         ComboStore comboStore = new MapComboStore(combos);
         ComboRouter comboRouter = new ComboRouter(comboStore, resolver, selector, ComboStrategies.builtIn()::find, store.clock,
                 settings::get, ms -> store.advance(Duration.ofMillis(ms)), () -> null, new QuotaObservations(store.clock));
