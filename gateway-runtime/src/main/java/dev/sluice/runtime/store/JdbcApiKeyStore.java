@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * {@link ApiKeyStore} on SQLite or PostgreSQL with an in-memory index by hash; writes are announced
@@ -21,11 +20,12 @@ public final class JdbcApiKeyStore implements ApiKeyStore {
     /** What the change notifications of this store name. */
     static final String TOPIC = "keys";
 
-    private final Database db;
     private final InstantSource clock;
-    private volatile List<ApiKey> snapshot;
-    private volatile Map<String, ApiKey> byHash;
-    private final ReentrantLock publishing = new ReentrantLock();
+    private final AnnouncedSnapshot<Keys> keys;
+
+    /** The keys in creation order, and by hash. */
+    private record Keys(List<ApiKey> list, Map<String, ApiKey> byHash) {
+    }
 
     /**
      * Creates the store and loads the snapshot.
@@ -34,25 +34,26 @@ public final class JdbcApiKeyStore implements ApiKeyStore {
      * @param clock the clock
      */
     public JdbcApiKeyStore(Database db, InstantSource clock) {
-        this.db = db;
         this.clock = clock;
-        reload();
+        // creation order: SQLite's rowid, PostgreSQL's identity column
+        String order = db.dialect() == Database.Dialect.POSTGRESQL ? "seq" : "rowid";
+        this.keys = new AnnouncedSnapshot<>(db, TOPIC, c -> read(c, order));
     }
 
     @Override
     public List<ApiKey> list() {
-        return snapshot;
+        return keys.get().list();
     }
 
     @Override
     public Optional<ApiKey> findByHash(String keyHash) {
-        return Optional.ofNullable(byHash.get(keyHash));
+        return Optional.ofNullable(keys.get().byHash().get(keyHash));
     }
 
     @Override
     public ApiKey create(String name, String keyHash, String keyPreview, List<String> scopes, List<String> allowedConnections) {
         String id = UUID.randomUUID().toString();
-        write(c -> {
+        keys.write(c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO api_keys (id, name, key_hash, key_preview, scopes,"
                     + " allowed_connections, created_at) VALUES (?,?,?,?,?,?,?)")) {
                 ps.setString(1, id);
@@ -66,12 +67,12 @@ public final class JdbcApiKeyStore implements ApiKeyStore {
             }
             return null;
         });
-        return snapshot.stream().filter(k -> k.id().equals(id)).findFirst().orElseThrow();
+        return list().stream().filter(k -> k.id().equals(id)).findFirst().orElseThrow();
     }
 
     @Override
     public boolean delete(String id) {
-        int n = write(c -> {
+        int n = keys.write(c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM api_keys WHERE id=?")) {
                 ps.setString(1, id);
                 return ps.executeUpdate();
@@ -86,53 +87,22 @@ public final class JdbcApiKeyStore implements ApiKeyStore {
      * @param feed the change notifications
      */
     public void follow(ChangeFeed feed) {
-        feed.subscribe(TOPIC, id -> reload());
+        keys.follow(feed, null);
     }
 
-    /** Writes and announces in one transaction, then publishes the new snapshot (in write order). */
-    private <T> T write(Database.Work<T> work) {
-        publishing.lock();
-        try {
-            T result = db.inTransaction(c -> {
-                T r = work.run(c);
-                db.announce(c, TOPIC);
-                return r;
-            });
-            reload();
-            return result;
-        } finally {
-            publishing.unlock();
-        }
-    }
-
-    private void reload() {
-        publishing.lock();
-        try {
-            publish();
-        } finally {
-            publishing.unlock();
-        }
-    }
-
-    private void publish() {
-        // creation order: SQLite's rowid, PostgreSQL's identity column
-        String order = db.dialect() == Database.Dialect.POSTGRESQL ? "seq" : "rowid";
-        List<ApiKey> all = db.withConnection(c -> {
-            List<ApiKey> keys = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT id, name, key_hash, key_preview, scopes, allowed_connections,"
-                    + " created_at FROM api_keys ORDER BY " + order);
-                    ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    keys.add(new ApiKey(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                            split(rs.getString(5)), split(rs.getString(6)), rs.getLong(7)));
-                }
+    private static Keys read(java.sql.Connection c, String order) throws java.sql.SQLException {
+        List<ApiKey> all = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT id, name, key_hash, key_preview, scopes, allowed_connections,"
+                + " created_at FROM api_keys ORDER BY " + order);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                all.add(new ApiKey(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                        split(rs.getString(5)), split(rs.getString(6)), rs.getLong(7)));
             }
-            return keys;
-        });
+        }
         Map<String, ApiKey> index = new HashMap<>();
         all.forEach(k -> index.put(k.keyHash(), k));
-        snapshot = List.copyOf(all);
-        byHash = Map.copyOf(index);
+        return new Keys(List.copyOf(all), Map.copyOf(index));
     }
 
     private static List<String> split(String s) {

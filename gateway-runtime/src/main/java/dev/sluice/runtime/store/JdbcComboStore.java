@@ -34,11 +34,9 @@ public final class JdbcComboStore implements ComboStore {
     private static final TypeReference<LinkedHashMap<String, Object>> OPTIONS = new TypeReference<>() {
     };
 
-    private final Database db;
     private final ObjectMapper mapper;
     private final InstantSource clock;
-    private volatile Snapshot snapshot;
-    private final java.util.concurrent.locks.ReentrantLock publishing = new java.util.concurrent.locks.ReentrantLock();
+    private final AnnouncedSnapshot<Snapshot> snapshot;
 
     /** The combos in name order, and by name. */
     private record Snapshot(List<Combo> list, Map<String, Combo> byName) {
@@ -52,10 +50,9 @@ public final class JdbcComboStore implements ComboStore {
      * @param clock the clock (created/updated timestamps)
      */
     public JdbcComboStore(Database db, ObjectMapper mapper, InstantSource clock) {
-        this.db = db;
         this.mapper = mapper;
         this.clock = clock;
-        reload();
+        this.snapshot = new AnnouncedSnapshot<>(db, TOPIC, this::read);
     }
 
     /**
@@ -64,29 +61,17 @@ public final class JdbcComboStore implements ComboStore {
      * @param feed the change notifications
      */
     public void follow(ChangeFeed feed) {
-        feed.subscribe(TOPIC, name -> reload());
-    }
-
-    private void reload() {
-        publishing.lock();
-        try {
-            db.withConnection(c -> {
-                reload(c);
-                return null;
-            });
-        } finally {
-            publishing.unlock();
-        }
+        snapshot.follow(feed, null);
     }
 
     @Override
     public List<Combo> list() {
-        return snapshot.list();
+        return snapshot.get().list();
     }
 
     @Override
     public Optional<Combo> find(String name) {
-        return Optional.ofNullable(snapshot.byName().get(name));
+        return Optional.ofNullable(snapshot.get().byName().get(name));
     }
 
     @Override
@@ -94,7 +79,7 @@ public final class JdbcComboStore implements ComboStore {
         long now = clock.millis();
         String options = optionsJson(combo.strategyOptions());
         String targets = targetsJson(combo.targets());
-        int n = writeAndReload(c -> {
+        int n = snapshot.write(c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO combos (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)"
                     + " ON CONFLICT(name) DO NOTHING")) {
                 ps.setString(1, combo.name());
@@ -113,7 +98,7 @@ public final class JdbcComboStore implements ComboStore {
     public Optional<Combo> update(Combo combo) {
         String options = optionsJson(combo.strategyOptions());
         String targets = targetsJson(combo.targets());
-        int n = writeAndReload(c -> {
+        int n = snapshot.write(c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE combos SET strategy=?, strategy_options=?, targets=?, updated_at=?"
                     + " WHERE name=?")) {
                 ps.setString(1, combo.strategy());
@@ -129,7 +114,7 @@ public final class JdbcComboStore implements ComboStore {
 
     @Override
     public boolean delete(String name) {
-        int n = writeAndReload(c -> {
+        int n = snapshot.write(c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM combos WHERE name=?")) {
                 ps.setString(1, name);
                 return ps.executeUpdate();
@@ -138,23 +123,7 @@ public final class JdbcComboStore implements ComboStore {
         return n > 0;
     }
 
-    /** Writes and announces in one transaction, then publishes the new snapshot (in write order). */
-    private <T> T writeAndReload(Database.Work<T> work) {
-        publishing.lock();
-        try {
-            T result = db.inTransaction(c -> {
-                T r = work.run(c);
-                db.announce(c, TOPIC);
-                return r;
-            });
-            reload();
-            return result;
-        } finally {
-            publishing.unlock();
-        }
-    }
-
-    private void reload(java.sql.Connection c) throws SQLException {
+    private Snapshot read(java.sql.Connection c) throws SQLException {
         List<Combo> all = new ArrayList<>();
         Map<String, Combo> byName = new LinkedHashMap<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM combos ORDER BY name");
@@ -165,7 +134,7 @@ public final class JdbcComboStore implements ComboStore {
                 byName.put(combo.name(), combo);
             }
         }
-        snapshot = new Snapshot(List.copyOf(all), Map.copyOf(byName));
+        return new Snapshot(List.copyOf(all), Map.copyOf(byName));
     }
 
     private Combo read(ResultSet rs) throws SQLException {

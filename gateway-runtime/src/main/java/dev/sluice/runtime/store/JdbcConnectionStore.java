@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * {@link ConnectionStore} on SQLite or PostgreSQL, credentials sealed by a {@link CredentialSealer}.
@@ -30,9 +29,7 @@ public final class JdbcConnectionStore implements ConnectionStore {
     private final Database db;
     private final CredentialSealer box;
     private final InstantSource clock;
-    private volatile List<Connection> snapshot;
-    /** Held while a snapshot is rebuilt, so snapshots are published in the order their reads saw the database. */
-    private final ReentrantLock publishing = new ReentrantLock();
+    private final AnnouncedSnapshot<List<Connection>> snapshot;
 
     /**
      * Creates the store and loads the snapshot.
@@ -46,7 +43,7 @@ public final class JdbcConnectionStore implements ConnectionStore {
         this.box = box;
         this.clock = clock;
         sealStoredUrls();
-        reload();
+        this.snapshot = new AnnouncedSnapshot<>(db, TOPIC, this::readAll);
     }
 
     /** Rows written before URLs with a password were sealed (SEC-3) are sealed now, once. */
@@ -74,12 +71,12 @@ public final class JdbcConnectionStore implements ConnectionStore {
 
     @Override
     public List<Connection> list() {
-        return snapshot;
+        return snapshot.get();
     }
 
     @Override
     public Optional<Connection> find(String id) {
-        for (Connection c : snapshot) {
+        for (Connection c : snapshot.get()) {
             if (c.id().equals(id)) {
                 return Optional.of(c);
             }
@@ -240,32 +237,12 @@ public final class JdbcConnectionStore implements ConnectionStore {
      * @param feed the change notifications
      */
     public void follow(ChangeFeed feed) {
-        feed.subscribe(TOPIC, id -> {
-            if (id == null) {
-                reload();
-            } else {
-                reloadOne(id);
-            }
-        });
+        snapshot.follow(feed, this::reloadOne);
     }
 
-    /**
-     * Writes and announces in one transaction, then refreshes the snapshot; holding the publishing
-     * lock, so that concurrent writes publish their snapshots in write order.
-     */
+    /** Writes and announces in one transaction, then reads the snapshot again (published in write order). */
     private <T> T writeAndReload(Database.Work<T> work) {
-        publishing.lock();
-        try {
-            T result = db.inTransaction(c -> {
-                T r = work.run(c);
-                db.announce(c, TOPIC);
-                return r;
-            });
-            reload();
-            return result;
-        } finally {
-            publishing.unlock();
-        }
+        return snapshot.write(work);
     }
 
     /**
@@ -274,18 +251,7 @@ public final class JdbcConnectionStore implements ConnectionStore {
      * however many connections there are — here and on the instances that follow the change.
      */
     private <T> T writeAndReloadOne(String id, Database.Work<T> work) {
-        publishing.lock();
-        try {
-            T result = db.inTransaction(c -> {
-                T r = work.run(c);
-                db.announce(c, TOPIC + ":" + id);
-                return r;
-            });
-            reloadOne(id);
-            return result;
-        } finally {
-            publishing.unlock();
-        }
+        return snapshot.write(id, work, old -> withRow(old, id));
     }
 
     @Override
@@ -296,34 +262,34 @@ public final class JdbcConnectionStore implements ConnectionStore {
 
     /** Re-reads one row into a copy of the snapshot (removing it when it is gone). */
     private void reloadOne(String id) {
-        publishing.lock();
-        try {
-            Connection fresh = db.withConnection(c -> {
-                try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections WHERE id=?")) {
-                    ps.setString(1, id);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        return rs.next() ? read(rs) : null;
-                    }
-                }
-            });
-            List<Connection> next = new ArrayList<>(snapshot.size() + 1);
-            boolean replaced = false;
-            for (Connection old : snapshot) {
-                if (!old.id().equals(id)) {
-                    next.add(old);
-                } else if (fresh != null) {
-                    next.add(fresh);
-                    replaced = true;
+        snapshot.update(old -> withRow(old, id));
+    }
+
+    /** The snapshot with one row read again (run under the snapshot's lock, so in order with the writes). */
+    private List<Connection> withRow(List<Connection> old, String id) {
+        Connection fresh = db.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections WHERE id=?")) {
+                ps.setString(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? read(rs) : null;
                 }
             }
-            if (fresh != null && !replaced) {
+        });
+        List<Connection> next = new ArrayList<>(old.size() + 1);
+        boolean replaced = false;
+        for (Connection o : old) {
+            if (!o.id().equals(id)) {
+                next.add(o);
+            } else if (fresh != null) {
                 next.add(fresh);
-                next.sort(java.util.Comparator.comparingLong(Connection::seq));
+                replaced = true;
             }
-            snapshot = List.copyOf(next);
-        } finally {
-            publishing.unlock();
         }
+        if (fresh != null && !replaced) {
+            next.add(fresh);
+            next.sort(java.util.Comparator.comparingLong(Connection::seq));
+        }
+        return List.copyOf(next);
     }
 
     private int bindFields(PreparedStatement ps, int start, NewConnection f) throws SQLException {
@@ -378,22 +344,15 @@ public final class JdbcConnectionStore implements ConnectionStore {
         }
     }
 
-    private void reload() {
-        publishing.lock();
-        try {
-            snapshot = db.withConnection(c -> {
-                List<Connection> all = new ArrayList<>();
-                try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections ORDER BY seq, id");
-                        ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        all.add(read(rs));
-                    }
-                }
-                return List.copyOf(all);
-            });
-        } finally {
-            publishing.unlock();
+    private List<Connection> readAll(java.sql.Connection c) throws SQLException {
+        List<Connection> all = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM provider_connections ORDER BY seq, id");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                all.add(read(rs));
+            }
         }
+        return List.copyOf(all);
     }
 
     private Connection read(ResultSet rs) throws SQLException {
