@@ -51,7 +51,6 @@ E2E_KEEP=${SLUICE_SDK_KEEP:-}
 e2e_pids() { echo $NODE_PID $SLUICE_PID $MOCK_PID; }
 e2e_traps
 
-json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 
 # ---- prerequisites ----------------------------------------------------------------------------
 for tool in python3 node npm curl unzip timeout; do
@@ -59,41 +58,16 @@ for tool in python3 node npm curl unzip timeout; do
 done
 NODE_MAJOR=$(node -p 'process.versions.node.split(".")[0]')
 [ "$NODE_MAJOR" -ge 18 ] 2>/dev/null || die "needs Node 18 or newer (found $(node --version))"
-shopt -s nullglob
-zips=("$ROOT"/distribution/target/sluice-*.zip)
-shopt -u nullglob
-[ ${#zips[@]} -ge 1 ] || die "no distribution zip at distribution/target/sluice-*.zip: build it first" \
-    "(. scripts/select-jdk.sh && mvn -B -ntp package -DskipTests)"
-[ ${#zips[@]} -eq 1 ] || die "more than one zip in distribution/target: ${zips[*]}"
-ZIP=${zips[0]}
-# bin/sluice finds a JDK 21+ itself; prefer the one the build scripts select when there is one.
-. "$ROOT/scripts/select-jdk.sh" >/dev/null 2>&1 || true
+e2e_find_zip
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sluice-sdk-e2e.XXXXXX") || die "cannot create a temp folder"
 START=$(date +%s)
 
 # ---- pinned SDKs ------------------------------------------------------------------------------
-installed_version() {
-    local f="$CACHE/node_modules/$1/package.json"
-    [ -f "$f" ] && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$f" 2>/dev/null
-}
-if [ "$(installed_version openai)" != "$OPENAI_VERSION" ] \
-        || [ "$(installed_version @anthropic-ai/sdk)" != "$ANTHROPIC_VERSION" ]; then
-    say "installing openai@$OPENAI_VERSION @anthropic-ai/sdk@$ANTHROPIC_VERSION into $CACHE"
-    mkdir -p "$CACHE" || die "cannot create $CACHE"
-    t0=$(date +%s)
-    if ! NPM_CONFIG_UPDATE_NOTIFIER=false timeout 600 npm install --no-audit --no-fund --save-exact \
-            --prefix "$CACHE" "openai@$OPENAI_VERSION" "@anthropic-ai/sdk@$ANTHROPIC_VERSION" >"$WORK/npm.log" 2>&1; then
-        tail -20 "$WORK/npm.log" >&2
-        die "npm install failed (log above)"
-    fi
-    say "installed in $(( $(date +%s) - t0 ))s"
-fi
+e2e_npm "$CACHE" 600 "openai@$OPENAI_VERSION" "@anthropic-ai/sdk@$ANTHROPIC_VERSION"
 
 # ---- Sluice and the mock ----------------------------------------------------------------------
-unzip -q "$ZIP" -d "$WORK/dist" || die "cannot unpack $ZIP"
-SLUICE_HOME_DIR=$(find "$WORK/dist" -mindepth 1 -maxdepth 1 -type d | head -1)
-[ -x "$SLUICE_HOME_DIR/bin/sluice" ] || die "no bin/sluice in $ZIP"
+e2e_unpack
 
 python3 "$ROOT/scripts/sdk-e2e/mock_upstream.py" 0 "$WORK/mock-requests.jsonl" \
     >"$WORK/mock.out" 2>"$WORK/mock.err" &
@@ -104,17 +78,8 @@ SLUICE_HOST=127.0.0.1 SLUICE_PORT=0 SLUICE_DATA_DIR="$WORK/data" SLUICE_ADMIN_KE
     SLUICE_STRICT_PLUGINS=true "$SLUICE_HOME_DIR/bin/sluice" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
 
-MOCK_PORT="" SLUICE_PORT=""
-for _ in $(seq 1 600); do
-    [ -n "$MOCK_PORT" ] || MOCK_PORT=$(sed -n 's/^MOCK_PORT=\([0-9]*\)$/\1/p' "$WORK/mock.out")
-    [ -n "$SLUICE_PORT" ] || SLUICE_PORT=$(sed -n 's#.*Sluice listening on http://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$WORK/sluice.log" | head -1)
-    [ -n "$MOCK_PORT" ] && [ -n "$SLUICE_PORT" ] && break
-    kill -0 "$SLUICE_PID" 2>/dev/null || { tail -20 "$WORK/sluice.log" >&2; die "Sluice exited while starting"; }
-    kill -0 "$MOCK_PID" 2>/dev/null || { cat "$WORK/mock.err" >&2; die "the mock exited while starting"; }
-    sleep 0.1
-done
-[ -n "$MOCK_PORT" ] || die "the mock did not print its port within 60 s"
-[ -n "$SLUICE_PORT" ] || { tail -20 "$WORK/sluice.log" >&2; die "Sluice did not start within 60 s"; }
+e2e_port MOCK_PORT "$WORK/mock.out" "$MOCK_PID" "the mock"
+e2e_port SLUICE_PORT "$WORK/sluice.log" "$SLUICE_PID" "Sluice"
 S="http://127.0.0.1:$SLUICE_PORT"
 MOCK="http://127.0.0.1:$MOCK_PORT"
 

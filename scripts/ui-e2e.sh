@@ -84,46 +84,18 @@ if [ -z "$CHROMIUM" ]; then
     say "chromium installed in $(( $(date +%s) - t0 ))s"
 fi
 
-shopt -s nullglob
-zips=("$ROOT"/distribution/target/sluice-*.zip)
-shopt -u nullglob
-[ ${#zips[@]} -ge 1 ] || die "no distribution zip at distribution/target/sluice-*.zip: build it first" \
-    "(. scripts/select-jdk.sh && mvn -B -ntp package -DskipTests)"
-[ ${#zips[@]} -eq 1 ] || die "more than one zip in distribution/target: ${zips[*]}"
-ZIP=${zips[0]}
-# bin/sluice finds a JDK 21+ itself; prefer the one the build scripts select when there is one.
-. "$ROOT/scripts/select-jdk.sh" >/dev/null 2>&1 || true
+e2e_find_zip
 
-installed_version() {
-    local f="$CACHE/node_modules/$1/package.json"
-    [ -f "$f" ] && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$f" 2>/dev/null
-}
-if [ "$(installed_version puppeteer-core)" != "$PUPPETEER_CORE_VERSION" ]; then
-    say "installing puppeteer-core@$PUPPETEER_CORE_VERSION into $CACHE"
-    mkdir -p "$CACHE" || die "cannot create $CACHE"
-    # puppeteer-core downloads no browser; the Debian chromium above is the one it drives
-    if ! NPM_CONFIG_UPDATE_NOTIFIER=false timeout 300 npm install --no-audit --no-fund --save-exact \
-            --prefix "$CACHE" "puppeteer-core@$PUPPETEER_CORE_VERSION" >"$WORK/npm.log" 2>&1; then
-        tail -20 "$WORK/npm.log" >&2
-        die "npm install failed (log above)"
-    fi
-fi
+# puppeteer-core downloads no browser; the Debian chromium above is the one it drives
+e2e_npm "$CACHE" 300 "puppeteer-core@$PUPPETEER_CORE_VERSION"
 
 # ---- Sluice and the mock ----------------------------------------------------------------------
-unzip -q "$ZIP" -d "$WORK/dist" || die "cannot unpack $ZIP"
-SLUICE_HOME_DIR=$(find "$WORK/dist" -mindepth 1 -maxdepth 1 -type d | head -1)
-[ -x "$SLUICE_HOME_DIR/bin/sluice" ] || die "no bin/sluice in $ZIP"
+e2e_unpack
 
 python3 "$ROOT/scripts/ui-e2e/mock_upstream.py" 0 >"$WORK/mock.out" 2>"$WORK/mock.err" &
 MOCK_PID=$!
 MOCK_PORT=""
-for _ in $(seq 1 600); do
-    MOCK_PORT=$(sed -n 's/^MOCK_PORT=\([0-9]*\)$/\1/p' "$WORK/mock.out")
-    [ -n "$MOCK_PORT" ] && break
-    kill -0 "$MOCK_PID" 2>/dev/null || { cat "$WORK/mock.err" >&2; die "the mock exited while starting"; }
-    sleep 0.1
-done
-[ -n "$MOCK_PORT" ] || die "the mock did not print its port within 60 s"
+e2e_port MOCK_PORT "$WORK/mock.out" "$MOCK_PID" "the mock"
 MOCK="http://127.0.0.1:$MOCK_PORT"
 
 # the Claude plugin's login talks to the mock (issue 33's "Add account" without a real account)
@@ -142,13 +114,7 @@ SLUICE_HOST=127.0.0.1 SLUICE_PORT=0 SLUICE_DATA_DIR="$WORK/data" SLUICE_ADMIN_KE
 SLUICE_PID=$!
 
 SLUICE_PORT=""
-for _ in $(seq 1 600); do
-    SLUICE_PORT=$(sed -n 's#.*Sluice listening on http://127\.0\.0\.1:\([0-9]*\).*#\1#p' "$WORK/sluice.log" | head -1)
-    [ -n "$SLUICE_PORT" ] && break
-    kill -0 "$SLUICE_PID" 2>/dev/null || { tail -20 "$WORK/sluice.log" >&2; die "Sluice exited while starting"; }
-    sleep 0.1
-done
-[ -n "$SLUICE_PORT" ] || { tail -20 "$WORK/sluice.log" >&2; die "Sluice did not start within 60 s"; }
+e2e_port SLUICE_PORT "$WORK/sluice.log" "$SLUICE_PID" "Sluice"
 S="http://127.0.0.1:$SLUICE_PORT"
 
 call() {  # call METHOD PATH [JSON] -> body on stdout; fails (saying why) unless 2xx
@@ -163,7 +129,6 @@ chat() {  # chat MODEL -> the status code (failures are the point)
     curl -sS -m 30 -o /dev/null -w '%{http_code}' "$S/v1/chat/completions" -H "Authorization: Bearer $ADMIN_KEY" \
         -H 'Content-Type: application/json' -d '{"model":"'"$1"'","messages":[{"role":"user","content":"hi"}]}'
 }
-json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 connection() {  # connection PROVIDER NAME -> its id
     call POST /api/providers '{"provider":"'"$1"'","name":"'"$2"'","apiKey":"sk-ui-e2e-'"$2"'-0123456789","baseUrl":"'"$MOCK"'/v1"}' \
         | json_field id
