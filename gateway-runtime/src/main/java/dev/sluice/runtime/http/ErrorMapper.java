@@ -2,6 +2,7 @@ package dev.sluice.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.runtime.anthropic.AnthropicCodec;
+import dev.sluice.runtime.protocol.ErrorEnvelope;
 import dev.sluice.runtime.openai.InvalidRequestException;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Method;
@@ -74,7 +75,7 @@ final class ErrorMapper {
                 res.send();
                 return;
             }
-            json.send(res, e.status(), anthropicRoute(req) ? anthropicEnvelope(e) : envelope(e));
+            json.send(res, e.status(), envelopeOf(req) == ErrorEnvelope.ANTHROPIC ? anthropicEnvelope(e) : envelope(e));
         } finally {
             RequestTelemetry.answered(req, res, e.status(), e.code());
             ClientConnections.answered(req, res);
@@ -87,6 +88,24 @@ final class ErrorMapper {
      * {@code anthropic-version}, answered in Anthropic's shape (API-2), so its errors are too — the
      * SDK reads {@code error.type} of Anthropic's envelope.
      */
+    /**
+     * Sets the error envelope of a request: the client protocol handling it chose it (issue 35 §2).
+     *
+     * @param req the request
+     * @param envelope its protocol's envelope
+     */
+    static void envelope(ServerRequest req, ErrorEnvelope envelope) {
+        req.context().register(ENVELOPE, envelope);
+    }
+
+    /** The envelope the request's protocol chose; else the one its route implies (before a handler ran, or outside a protocol). */
+    static ErrorEnvelope envelopeOf(ServerRequest req) {
+        return req.context().get(ENVELOPE, ErrorEnvelope.class)
+                .orElseGet(() -> anthropicRoute(req) ? ErrorEnvelope.ANTHROPIC : ErrorEnvelope.OPENAI);
+    }
+
+    private static final String ENVELOPE = "sluice.error-envelope";
+
     static boolean anthropicRoute(ServerRequest req) {
         // the prologue's path, not req.path(): inside a service, routing hands handlers a path relative to its prefix
         String path = req.prologue().uriPath().path();

@@ -6,17 +6,14 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.EmbeddingRequest;
-import dev.sluice.api.chat.FrameKind;
-import dev.sluice.api.chat.StreamChunk;
 import dev.sluice.runtime.openai.OpenAiCodec;
+import dev.sluice.runtime.protocol.chat.ChatCompletions;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.ClientRequest;
 import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.RequestRouter;
-import dev.sluice.runtime.stream.Signal;
-import dev.sluice.runtime.routing.Route;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
@@ -32,8 +29,6 @@ import java.util.Map;
 final class OpenAiApiService implements HttpService {
 
     private static final System.Logger LOG = System.getLogger(OpenAiApiService.class.getName());
-    private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] NOTHING = new byte[0];
 
     private final Json json;
     private final Authenticator auth;
@@ -42,7 +37,10 @@ final class OpenAiApiService implements HttpService {
     private final RequestRouter router;
     private final ModelListing models;
 
+    private final ProtocolHandler<ChatRequest> chat;
+
     OpenAiApiService(Json json, Authenticator auth, OpenAiCodec codec, RequestRouter router, ModelListing models, ClientAffinity affinity) {
+        this.chat = new ProtocolHandler<>(new ChatCompletions(codec, json.mapper()), json, auth, router, affinity);
         this.affinity = affinity;
         this.json = json;
         this.auth = auth;
@@ -53,83 +51,10 @@ final class OpenAiApiService implements HttpService {
 
     @Override
     public void routing(HttpRules rules) {
-        rules.post("/chat/completions", this::chat)
+        rules.post("/chat/completions", chat)
                 .get("/models", this::models)
                 .get("/models/{+id}", this::model)
                 .post("/embeddings", this::embeddings);
-    }
-
-    private void chat(ServerRequest req, ServerResponse res) {
-        Caller caller = auth.client(req);
-        byte[] body = json.body(req);
-        ChatRequest request = codec.readChatRequest(body);
-        caller = affinity.of(req, res, caller, body, request.model());
-        String requestId = RequestIds.of(req);
-        Outcome outcome = router.route(new ClientRequest.Chat(request, RoutedAnswers.forwardableHeaders(req)), caller, requestId);
-        RequestRecord record = RequestTelemetry.routed(req, request.model(), outcome);
-        // the connection's permit (§12) and the combo's in-flight count are held until the answer is written
-        try (Outcome.Served served = RoutedAnswers.served(outcome)) {
-            Route route = served.route();
-            RoutedAnswers.routedHeaders(res, served.connection(), route);
-            switch (served.reply()) {
-                case Reply.Complete c -> {
-                    record.usage(TokenCounts.of(c.response().usage()));
-                    // an OpenAI-compatible upstream's answer goes out as it came, not written again (issue 26)
-                    Json.send(res, 200, c.openAiBody() != null ? c.openAiBody() : codec.writeChatResponse(c.response()));
-                }
-                case Reply.Stream s -> relay(res, record, s, served, caller, requestId, OpenAiCodec.clientAskedForUsage(request));
-                default -> throw new IllegalStateException("a chat request served " + served.reply().getClass().getSimpleName());
-            }
-        }
-    }
-
-    /** Relays a stream chunk by chunk as {@code data:} events, watched (SPEC §15): see {@link StreamResponse}. */
-    private void relay(ServerResponse res, RequestRecord record, Reply.Stream stream, Outcome.Served served, Caller caller,
-            String requestId, boolean usageAsked) {
-        Route route = served.route();
-        StreamResponse.send(res, record, served, caller, requestId, stream.prefix(), stream.rest(), Signal::of, stream.rules(), stream.startedNanos(),
-                new StreamResponse.Wire<StreamChunk>() {
-                    @Override
-                    public byte[] frame(StreamChunk chunk) {
-                        if (!usageAsked && chunk.usage() != null && chunk.choices().isEmpty() && chunk.kind() != FrameKind.HEARTBEAT) {
-                            // Sluice asked the upstream for this usage-only chunk; a client that did not ask never sees it
-                            return NOTHING;
-                        }
-                        return chunk.kind() == FrameKind.HEARTBEAT ? KEEP_ALIVE : codec.writeChunkEvent(chunk);
-                    }
-
-                    @Override
-                    public byte[] keepAlive() {
-                        return KEEP_ALIVE;
-                    }
-
-                    @Override
-                    public byte[] error(String code, String text, boolean watchdog) {
-                        // OpenAI SDKs raise on an error event; after a watchdog's the stream also ends properly
-                        byte[] error = streamError(route, code, text);
-                        return watchdog ? concat(error, OpenAiCodec.DONE_EVENT) : error;
-                    }
-
-                    @Override
-                    public byte[] end() {
-                        return OpenAiCodec.DONE_EVENT;
-                    }
-                });
-    }
-
-    private static byte[] concat(byte[] a, byte[] b) {
-        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
-    }
-
-    private byte[] streamError(Route route, String code, String message) {
-        ObjectNode root = json.object();
-        ObjectNode err = root.putObject("error");
-        err.put("message", message);
-        err.put("type", "server_error");
-        err.put("code", code);
-        return ("data: " + root + "\n\n").getBytes(StandardCharsets.UTF_8);
     }
 
     private void embeddings(ServerRequest req, ServerResponse res) {

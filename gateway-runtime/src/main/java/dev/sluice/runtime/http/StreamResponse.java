@@ -1,5 +1,6 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.protocol.StreamWire;
 import dev.sluice.runtime.telemetry.RequestRecord;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.ClientLiveness;
@@ -33,32 +34,6 @@ final class StreamResponse {
     }
 
     /**
-     * How one client protocol writes a stream's pieces; an empty array writes nothing.
-     *
-     * @param <T> the frame type
-     */
-    interface Wire<T> {
-        /** @return the bytes of an upstream frame (a heartbeat as the protocol's keep-alive) */
-        byte[] frame(T frame);
-
-        /** @return a keep-alive ({@code : keep-alive} comment, Anthropic {@code ping}) */
-        byte[] keepAlive();
-
-        /**
-         * The in-band error that ends the stream (with the protocol's end marker after a watchdog's).
-         *
-         * @param code the error code
-         * @param text what happened, secrets scrubbed, prefixed with the route
-         * @param watchdog whether a watchdog of the gateway's ended the stream
-         * @return the bytes
-         */
-        byte[] error(String code, String text, boolean watchdog);
-
-        /** @return the protocol's end of a completed stream */
-        byte[] end();
-    }
-
-    /**
      * Relays the stream and records how it ended.
      *
      * @param res the response
@@ -75,7 +50,7 @@ final class StreamResponse {
      * @param <T> the frame type
      */
     static <T> void send(ServerResponse res, RequestRecord record, Outcome.Served served, Caller caller, String requestId, List<T> prefix, Pump<T> rest,
-            Function<T, Signal> signal, StreamRules rules, long startedNanos, Wire<T> wire) {
+            Function<T, Signal> signal, StreamRules rules, long startedNanos, StreamWire<T> wire) {
         Route route = served.route();
         res.status(Status.OK_200);
         RoutedAnswers.streamHeaders(res);

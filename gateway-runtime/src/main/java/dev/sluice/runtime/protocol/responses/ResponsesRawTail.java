@@ -1,4 +1,4 @@
-package dev.sluice.runtime.http;
+package dev.sluice.runtime.protocol.responses;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
