@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -97,6 +98,23 @@ class ModelDiscoveryTest {
         try (ModelDiscovery off = discovery(Duration.ZERO).start(null)) {
             assertThat(off.ids(c.id())).as("off: nothing discovered is listed").isEmpty();
             assertThat(off.discover(c.id())).isFalse();
+        }
+    }
+
+    /**
+     * Issue 32: discovery runs again every {@code upstream.modelDiscoveryIntervalMs} by itself (no
+     * creation, no test of the connection), and what the next run finds replaces the list. The
+     * interval is a real scheduler's, so the test sets it short and waits with Awaitility.
+     */
+    @Test
+    void everyIntervalDiscoversEachConnectionAgainUnasked() {
+        Connection c = connection("acme", upstream.baseUrl() + "/v1");
+        try (ModelDiscovery d = discovery(Duration.ofMillis(200)).start(null)) {
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(d.ids(c.id())).containsExactly("a", "b"));
+            int runs = upstream.modelsRequests().size();
+            upstream.models("c");
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(d.ids(c.id())).containsExactly("c"));
+            assertThat(upstream.modelsRequests().size()).as("a later run asked the upstream again").isGreaterThan(runs);
         }
     }
 
