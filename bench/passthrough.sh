@@ -25,7 +25,7 @@ MOCK_URL=http://127.0.0.1:$(sed -n 's/^MOCK_PORT=//p' "$TMP/mock.log" | head -1)
 ADMIN=sk-bench-admin-0123456789abcdef
 SLUICE_PORT=0 SLUICE_DATA_DIR="$TMP/data" SLUICE_ADMIN_KEY=$ADMIN "$HOME_DIR/bin/sluice" > "$TMP/sluice.log" 2>&1 &
 SL=$!
-for _ in $(seq 1 150); do grep -q 'Sluice listening' "$TMP/sluice.log" && break; sleep 0.2; done
+for _ in $(seq 1 150); do grep -qs 'Sluice listening' "$TMP/sluice.log" && break; sleep 0.2; done
 URL=$(grep -o 'Sluice listening on http://[0-9.:]*' "$TMP/sluice.log" | sed 's/Sluice listening on //')
 SPID=$(pgrep -P $SL java || echo $SL)
 for p in acme openai; do

@@ -272,7 +272,10 @@ check codex-native-exec "MOCK-RESPONSES-TOOL-RESULT-SEEN" "agents-e2e-probe.txt"
 # issue 32: the passthrough forwards Codex's body as Codex sent it (the relay's record), whatever its items' types
 codex_cmd codex5 openai/native-record "$TEE"
 run codex-passthrough-body "${CMD[@]}" "list the files here"
-if [ "$RC" != filtered ] && [ "$RC" != skipped ]; then
+if [ "$RC" = filtered ] || [ "$RC" = skipped ]; then
+    # filtered: nothing to judge; skipped (budget spent): check reports it as a failure, not a pass
+    check codex-passthrough-body "MOCK-RESPONSES-TOOL-RESULT-SEEN"
+else
     SAME=$(python3 - "$WORK/tee-requests.jsonl" "$WORK/mock-requests.jsonl" <<'PY'
 import json, sys
 def lines(p):

@@ -196,6 +196,42 @@ class CommandLineIT {
         assertThat(breakerState(client, "mockcli")).isEqualTo("CLOSED");
     }
 
+    /**
+     * Issue 27, point 3: the operator's way back for an account whose credit was refilled, run as
+     * the operator guide teaches it ({@code bin/sluice connections reactivate ID}).
+     */
+    @Test
+    void connectionsReactivateBringsACreditsExhaustedConnectionBackIntoRotation_issue27() throws Exception {
+        SluiceClient client = startSluice();
+        String connectionId = client.createConnection(adminKey, "mockcli", UPSTREAM_KEY, upstream.baseUrl() + "/v1");
+        String clientKey = client.createKey(adminKey, "reactivate");
+        upstream.enqueue(MockResponse.json(402, "{\"error\":{\"message\":\"Your credit balance is too low\"}}"));
+        upstream.setDefault(MockResponse.completion("refilled"));
+        client.expect(client.post("/v1/chat/completions", clientKey, SluiceClient.chat("mockcli/any-model", false)), 402);
+        assertThat(cooldownOf(client, connectionId).get("testStatus").asText()).isEqualTo("credits_exhausted");
+        // terminal: the cooldown command leaves it alone, and no request reaches the upstream
+        Run clear = sluice(adminEnv(client), "cooldowns", "clear", connectionId);
+        assertThat(clear.out()).as(clear::toString).contains("Left alone, terminal state (banned, expired, credits exhausted): " + connectionId);
+        client.expect(client.post("/v1/chat/completions", clientKey, SluiceClient.chat("mockcli/any-model", false)), 404);
+        assertThat(upstream.requestCount()).isEqualTo(1);
+
+        Run unknown = sluice(adminEnv(client), "connections", "reactivate", "no-such-connection");
+        assertThat(unknown.exit()).as(unknown::toString).isEqualTo(1);
+        assertThat(unknown.err()).contains("sluice: no connection with id no-such-connection");
+
+        Run reactivate = sluice(adminEnv(client), "connections", "reactivate", connectionId);
+        assertThat(reactivate.exit()).as(reactivate::toString).isZero();
+        assertThat(reactivate.out()).as(reactivate::toString).startsWith("Reactivated: " + connectionId + "\n");
+        assertThat(cooldownOf(client, connectionId).get("testStatus").asText()).isEqualTo("active");
+        JsonNode served = client.expect(client.post("/v1/chat/completions", clientKey, SluiceClient.chat("mockcli/any-model", false)), 200);
+        assertThat(served.at("/choices/0/message/content").asText()).isEqualTo("refilled");
+
+        Run again = sluice(adminEnv(client), "connections", "reactivate", connectionId);
+        assertThat(again.exit()).as(again::toString).isZero();
+        assertThat(again.out()).as(again::toString).startsWith("Reactivated: none\n")
+                .contains("Not terminal (cooldowns cleared, nothing to reactivate): " + connectionId);
+    }
+
     @Test
     void anErrorAnswerPrintsTheServersMessageAndExitsOne() throws Exception {
         SluiceClient client = startSluice();

@@ -107,9 +107,11 @@ class RefusedPluginIT {
             }
             assertThat(failures.get("quiet-1.0.jar").path("providersGuessed").asBoolean()).isTrue();
             assertThat(failures.get("regex-1.0.jar").path("providersGuessed").asBoolean()).isFalse();
-            // the dashboard renders those same fields
-            HttpResponse<String> app = client.get("/ui/app.js", null);
-            assertThat(app.body()).contains("Providers unavailable (503 provider_unavailable").contains("f.providersGuessed");
+            // the console's health page (issue 33) renders those same fields: each refusal's reason and claimed providers
+            HttpResponse<String> page = client.get("/ui/page-health.js", null);
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.body()).contains("api('GET', '/api/plugins')").contains("plugins.failures").contains("${f.reason}")
+                    .contains("Providers unavailable (503 provider_unavailable; new connections refused): ${f.providers.join(', ')}");
             assertThat(second.output()).containsPattern("Plugins from .*: \\d+ loaded \\[.*\\], 6 refused");
             second.stop();
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.api.ProviderClass;
+import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.routing.ProviderCatalog;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -98,6 +100,54 @@ class ModelDiscoveryTest {
             assertThat(off.ids(c.id())).as("off: nothing discovered is listed").isEmpty();
             assertThat(off.discover(c.id())).isFalse();
         }
+    }
+
+    /**
+     * Issue 32: discovery runs again every {@code upstream.modelDiscoveryIntervalMs} by itself (no
+     * creation, no test of the connection), and what the next run finds replaces the list. The
+     * interval is a real scheduler's, so the test sets it short and waits with Awaitility.
+     */
+    @Test
+    void everyIntervalDiscoversEachConnectionAgainUnasked() {
+        Connection c = connection("acme", upstream.baseUrl() + "/v1");
+        try (ModelDiscovery d = discovery(Duration.ofMillis(200)).start(null)) {
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(d.ids(c.id())).containsExactly("a", "b"));
+            int runs = upstream.modelsRequests().size();
+            upstream.models("c");
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(d.ids(c.id())).containsExactly("c"));
+            assertThat(upstream.modelsRequests().size()).as("a later run asked the upstream again").isGreaterThan(runs);
+        }
+    }
+
+    /**
+     * Issue 32: which connections are asked — built-in {@code openai}, custom providers and plugin
+     * providers whose descriptor says {@code discoversModels}; never a plugin provider that does
+     * not say so, and never a disabled connection.
+     */
+    @Test
+    void theOpenAiProviderCustomProvidersAndPluginsThatSaySoAreAskedButNotADisabledConnection() {
+        dev.sluice.api.ProviderExecutor none = call -> {
+            throw new AssertionError("discovery called an executor");
+        };
+        ProviderDescriptor zenith = ProviderDescriptor.builder("zenith").defaultBaseUrl("https://api.zenith.invalid/v1")
+                .discoversModels(true).build();
+        ProviderDescriptor quiet = ProviderDescriptor.builder("quiet").defaultBaseUrl("https://api.quiet.invalid/v1").build();
+        catalog = new ProviderCatalog(List.of(new Provider(BuiltinProviders.OPENAI, none, Provider.BUILT_IN),
+                new Provider(zenith, none, "zenith-plugin"), new Provider(quiet, none, "quiet-plugin")), none, store);
+        String base = upstream.baseUrl() + "/v1";
+        try (ModelDiscovery d = discovery(Duration.ofHours(1))) {
+            for (String asked : List.of("openai", "zenith", "acme")) {
+                assertThat(d.discoverNow(connection(asked, base))).as(asked).isPresent();
+            }
+            assertThat(upstream.modelsRequests()).hasSize(3);
+            Connection silent = connection("quiet", base);
+            assertThat(d.discoverNow(silent)).as("a plugin provider that does not say discoversModels").isEmpty();
+            assertThat(d.discover(silent.id())).isFalse();
+            Connection disabled = store.create(new NewConnection("acme", "acme off", ProviderClass.APIKEY, "sk-0123456789abcdef", null, base, 2,
+                    false, null, null, false, null, null, null));
+            assertThat(d.discover(disabled.id())).as("a disabled connection").isFalse();
+        }
+        assertThat(upstream.modelsRequests()).hasSize(3);
     }
 
     @Test

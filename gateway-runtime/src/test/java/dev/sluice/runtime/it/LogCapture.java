@@ -13,6 +13,8 @@ import java.util.logging.Logger;
  */
 final class LogCapture extends Handler implements AutoCloseable {
 
+    private static final java.util.logging.Formatter FORMAT = new java.util.logging.SimpleFormatter();
+
     private final Logger root = Logger.getLogger("dev.sluice");
     private final List<String> lines = new ArrayList<>();
 
@@ -22,7 +24,9 @@ final class LogCapture extends Handler implements AutoCloseable {
 
     @Override
     public synchronized void publish(LogRecord r) {
-        StringBuilder b = new StringBuilder(r.getLevel() + " " + r.getLoggerName() + ": " + r.getMessage());
+        // formatted as a handler would print it: {0}-style parameters filled in, so a secret passed
+        // as a parameter shows up here too
+        StringBuilder b = new StringBuilder(r.getLevel() + " " + r.getLoggerName() + ": " + FORMAT.formatMessage(r));
         for (Throwable t = r.getThrown(); t != null; t = t.getCause()) {
             b.append(" | ").append(t);
         }

@@ -72,6 +72,17 @@ class PluginExecutorIT {
                         }
                     });
                 }
+                @Override public List<dev.sluice.api.combo.ComboStrategy> comboStrategies() {
+                    return List.of(new dev.sluice.api.combo.ComboStrategy() {
+                        @Override public String name() { return "acme-reverse"; }
+                        @Override public List<dev.sluice.api.combo.ComboTargetView> order(dev.sluice.api.combo.ComboContext c,
+                                List<dev.sluice.api.combo.ComboTargetView> eligible) {
+                            List<dev.sluice.api.combo.ComboTargetView> reversed = new ArrayList<>(eligible);
+                            Collections.reverse(reversed);
+                            return reversed;
+                        }
+                    });
+                }
             }
             """;
 
@@ -87,7 +98,8 @@ class PluginExecutorIT {
         new PluginJars(scratch).compile(dir.resolve("plugins").resolve("acme-plugin.jar"),
                 Map.of("module-info.java", MODULE_INFO, "acme/AcmePlugin.java", PLUGIN), List.of());
 
-        try (MockUpstream upstream = MockUpstream.start();
+        try (LogCapture log = new LogCapture();
+                MockUpstream upstream = MockUpstream.start();
                 SluiceHarness sluice = new SluiceHarness(dir, SluiceConfig.DEFAULT_MAX_BODY_BYTES, Map.of("acme", Map.of("tag", "blue")))) {
             String id = sluice.addConnection("{\"provider\":\"acme\",\"authType\":\"apikey\",\"apiKey\":\"sk-acme-0123456789abcdef\","
                     + "\"baseUrl\":\"" + upstream.baseUrl() + "/v1\"}");
@@ -109,6 +121,13 @@ class PluginExecutorIT {
             assertThat(plugins.at("/data/0/spiVersion").asInt()).isEqualTo(1);
             assertThat(plugins.at("/data/0/executors/0").asText()).isEqualTo("acme-tagging");
             assertThat(plugins.at("/data/0/providers/0/id").asText()).isEqualTo("acme");
+            // issue 27: a contributed combo strategy shows in the admin view and the load log, and combos can name it
+            assertThat(plugins.at("/data/0/comboStrategies").toString()).isEqualTo("[\"acme-reverse\"]");
+            assertThat(log.text()).containsPattern("INFO dev\\.sluice\\.runtime\\.plugin\\.PluginLoader: Loaded plugin 'acme' \\(acme-plugin\\.jar\\):"
+                    + " providers \\[acme\\], executors \\[acme-tagging\\], .* combo strategies \\[acme-reverse\\]");
+            HttpResponse<String> combo = sluice.send("POST", "/api/combos", ADMIN_KEY,
+                    "{\"name\":\"reversed\",\"strategy\":\"acme-reverse\",\"targets\":[{\"model\":\"acme/acme-1\"}]}");
+            assertThat(combo.statusCode()).as(combo.body()).isEqualTo(201);
 
             JsonNode models = read(sluice.send("GET", "/v1/models", key, null).body());
             assertThat(models.toString()).contains("\"acme/acme-1\"");

@@ -283,6 +283,35 @@ class PostgresStoresTest {
         await().atMost(Duration.ofSeconds(1)).untilAsserted(() -> assertThat(connectionsB.list()).isEmpty());
     }
 
+    /**
+     * Issue 32, shared mode: a connection's discovered models live in its own row, reach another
+     * instance through the change feed, and go when the connection goes.
+     */
+    @Test
+    void aDiscoveryStoredByOneInstanceReachesTheOtherAndGoesWithItsConnection_issue32() {
+        Database a = instance();
+        Database b = instance();
+        JdbcConnectionStore connectionsA = new JdbcConnectionStore(a, box, clock);
+        JdbcDiscoveredModels modelsA = new JdbcDiscoveredModels(a);
+        JdbcDiscoveredModels modelsB = new JdbcDiscoveredModels(b);
+        Map<String, String> seenByB = new java.util.concurrent.ConcurrentHashMap<>();
+        ChangeFeed feedB = feed(b);
+        modelsB.follow(feedB, (id, json) -> seenByB.put(id, json == null ? "<none>" : json));
+        feedB.start();
+        await().atMost(Duration.ofSeconds(5)).until(feedB::listening);
+
+        Connection created = connectionsA.create(JdbcConnectionStoreTest.apiKey("openai", "shared", "sk-SHARED", 1));
+        String json = "{\"ids\":[\"gpt-x\"],\"at\":1,\"error\":null}";
+        assertThat(modelsA.save(created.id(), json)).isTrue();
+        await().atMost(Duration.ofSeconds(1)).untilAsserted(() -> assertThat(seenByB).containsEntry(created.id(), json));
+        assertThat(modelsB.find(created.id())).contains(json);
+        assertThat(modelsB.all()).containsExactly(Map.entry(created.id(), json));
+
+        connectionsA.delete(created.id());
+        assertThat(modelsB.find(created.id())).isEmpty();
+        assertThat(modelsA.save(created.id(), json)).as("a deleted connection keeps no list").isFalse();
+    }
+
     @Test
     void afterItsConnectionDropsTheListenerReconnectsAndReReadsEverything_NF6() {
         Database a = instance();
