@@ -277,6 +277,15 @@ class OAuthLoginIT {
             assertThat(s256(grant.get("code_verifier"))).isEqualTo(query(flow.get("authorizeUrl").asText()).get("code_challenge"));
             HttpResponse<String> again = sluice.send("POST", "/api/oauth/flows/" + flowId + "/code", ADMIN_KEY, "{\"code\":\"c-3\"}");
             assertThat(again.statusCode()).isEqualTo(409);
+
+            JsonNode other = read(sluice.send("POST", "/api/oauth/acme/start", ADMIN_KEY, null).body());
+            HttpResponse<String> wrongState = sluice.send("POST", "/api/oauth/flows/" + other.get("flowId").asText() + "/code", ADMIN_KEY,
+                    "{\"callbackUrl\":\"https://auth.acme.invalid/code?code=c-4&state=" + URLEncoder.encode(state, StandardCharsets.UTF_8) + "\"}");
+            assertThat(wrongState.statusCode()).isEqualTo(200);
+            assertThat(read(wrongState.body()).get("status").asText()).as("another flow's (replayed) state").isEqualTo("failed");
+            assertThat(read(wrongState.body()).get("error").asText()).contains("state does not match");
+            assertThat(auth.requestCount()).as("nothing was exchanged for the replayed state").isEqualTo(1);
+            assertThat(read(sluice.send("GET", "/api/providers", ADMIN_KEY, null).body()).get("data")).hasSize(1);
         }
     }
 
