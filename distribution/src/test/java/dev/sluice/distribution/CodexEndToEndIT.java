@@ -1,6 +1,7 @@
 package dev.sluice.distribution;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -35,6 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * grant type; then the account's requests against a loopback mock of the ChatGPT Codex backend:
  * chat and messages translated to a Responses request carrying the account's
  * {@code ChatGPT-Account-ID}, and {@code /v1/responses} passed through unchanged but for the model.
+ * Also Codex CLI's device-code login ({@code codex login --device-auth}), against the same mock
+ * speaking OpenAI's device authorization as {@code codex-rs/login/src/device_code_auth.rs} does.
  * Every endpoint is pointed at the mocks with the plugin's settings.
  */
 class CodexEndToEndIT {
@@ -76,7 +79,12 @@ class CodexEndToEndIT {
                       oauthTokenUrl: %s/oauth/token
                       oauthClientId: %s
                       upstreamBaseUrl: %s/backend-api/codex
-                """.formatted(auth.baseUrl(), auth.baseUrl(), CLIENT_ID, backend.baseUrl()));
+                      oauthDeviceUrl: %s/api/accounts/deviceauth/usercode
+                      oauthDevicePollUrl: %s/api/accounts/deviceauth/token
+                      oauthDeviceVerificationUrl: %s/codex/device
+                      oauthDeviceRedirectUri: %s/deviceauth/callback
+                """.formatted(auth.baseUrl(), auth.baseUrl(), CLIENT_ID, backend.baseUrl(), auth.baseUrl(), auth.baseUrl(), auth.baseUrl(),
+                auth.baseUrl()));
         Map<String, String> env = SluiceProcess.env(work.resolve("data"), adminKey);
         env.put("SLUICE_CONFIG", config.toString());
         client = new SluiceClient(servers.start(home, env));
@@ -147,6 +155,68 @@ class CodexEndToEndIT {
         assertThat(connection.toString()).contains(ACCOUNT).contains("dev@example.com").doesNotContain(access)
                 .doesNotContain("rt-codex-e2e");
         return access;
+    }
+
+    @Test
+    void aDeviceCodeLoginAsCodexCliRunsItWaitsOutTwoNotYetAnswersAndExchangesTheServersCode() throws Exception {
+        String access = jwt("{\"exp\":4102444800,\"https://api.openai.com/auth\":{\"chatgpt_account_id\":\"" + ACCOUNT + "\"}}");
+        String id = jwt("{\"email\":\"device@example.com\",\"https://api.openai.com/auth\":{\"chatgpt_account_id\":\"" + ACCOUNT
+                + "\",\"chatgpt_plan_type\":\"pro\"}}");
+        // the shapes of device_code_auth.rs: the interval as a string, 403 and 404 while the user has not entered the code
+        auth.enqueue(MockResponse.json(200, "{\"device_auth_id\":\"dev-auth-e2e\",\"user_code\":\"ABCD-1234\",\"interval\":\"1\"}"));
+        auth.enqueue(MockResponse.status(403, ""));
+        auth.enqueue(MockResponse.status(404, ""));
+        auth.enqueue(MockResponse.json(200, "{\"authorization_code\":\"az-code-e2e\",\"code_challenge\":\"ch-e2e\","
+                + "\"code_verifier\":\"server-minted-verifier\"}"));
+        auth.enqueue(MockResponse.json(200, "{\"id_token\":\"" + id + "\",\"access_token\":\"" + access
+                + "\",\"refresh_token\":\"rt-codex-device\",\"expires_in\":864000}"));
+        long began = System.nanoTime();
+
+        JsonNode flow = client.expect(client.post("/api/oauth/codex/start", adminKey, Map.of("name", "chatgpt-device", "flow", "device")), 200);
+
+        assertThat(flow.get("type").asText()).isEqualTo("device");
+        assertThat(flow.get("userCode").asText()).isEqualTo("ABCD-1234");
+        assertThat(flow.get("verificationUri").asText()).isEqualTo(auth.baseUrl() + "/codex/device");
+        assertThat(flow.has("authorizeUrl")).isFalse();
+        assertThat(flow.toString()).doesNotContain("dev-auth-e2e");
+        RecordedRequest usercode = auth.takeRequest(TAKE);
+        assertThat(usercode.path()).isEqualTo("/api/accounts/deviceauth/usercode");
+        assertThat(usercode.header("content-type")).startsWith("application/json");
+        assertThat(SluiceClient.JSON.readTree(usercode.body())).isEqualTo(SluiceClient.JSON.readTree("{\"client_id\":\"" + CLIENT_ID + "\"}"));
+        String path = "/api/oauth/flows/" + flow.get("flowId").asText();
+        JsonNode[] last = new JsonNode[1];
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            last[0] = client.expect(client.get(path, adminKey), 200);
+            return !"pending".equals(last[0].get("status").asText());
+        });
+
+        assertThat(last[0].get("status").asText()).as(last[0]::toString).isEqualTo("connected");
+        assertThat(Duration.ofNanos(System.nanoTime() - began)).as("three polls a second apart").isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+        for (int i = 0; i < 3; i++) {
+            RecordedRequest poll = auth.takeRequest(TAKE);
+            assertThat(poll.path()).isEqualTo("/api/accounts/deviceauth/token");
+            assertThat(SluiceClient.JSON.readTree(poll.body()))
+                    .isEqualTo(SluiceClient.JSON.readTree("{\"device_auth_id\":\"dev-auth-e2e\",\"user_code\":\"ABCD-1234\"}"));
+        }
+        RecordedRequest exchange = auth.takeRequest(TAKE);
+        assertThat(exchange.path()).isEqualTo("/oauth/token");
+        assertThat(query(exchange.body())).isEqualTo(Map.of("grant_type", "authorization_code", "code", "az-code-e2e",
+                "redirect_uri", auth.baseUrl() + "/deviceauth/callback", "client_id", CLIENT_ID, "code_verifier", "server-minted-verifier"));
+        assertThat(auth.requestCount()).isEqualTo(5);
+        JsonNode connection = client.expect(client.get("/api/providers/" + last[0].get("connectionId").asText(), adminKey), 200);
+        assertThat(connection.get("provider").asText()).isEqualTo("codex");
+        assertThat(connection.get("authType").asText()).isEqualTo("oauth");
+        assertThat(connection.get("name").asText()).isEqualTo("chatgpt-device");
+        assertThat(connection.toString()).contains(ACCOUNT).contains("device@example.com").doesNotContain(access)
+                .doesNotContain("rt-codex-device");
+
+        String key = client.createKey(adminKey, "it");
+        backend.enqueue(MockResponse.sse(answerStream(), Duration.ZERO));
+        JsonNode chat = client.expect(client.post("/v1/chat/completions", key, SluiceClient.chat("codex/" + MODEL, false)), 200);
+        assertThat(chat.at("/choices/0/message/content").asText()).isEqualTo("Hello from ChatGPT");
+        RecordedRequest sent = backend.takeRequest(TAKE);
+        assertThat(sent.header("authorization")).isEqualTo("Bearer " + access);
+        assertThat(sent.header("chatgpt-account-id")).isEqualTo(ACCOUNT);
     }
 
     private static List<String> answerStream() {

@@ -343,6 +343,67 @@ class CommandLineIT {
                 .contains("doctor: 10 checks, 1 failed, 0 warnings");
     }
 
+    private static String jwt(String payloadJson) {
+        java.util.Base64.Encoder b64 = java.util.Base64.getUrlEncoder().withoutPadding();
+        return b64.encodeToString("{\"alg\":\"RS256\"}".getBytes(StandardCharsets.UTF_8)) + "."
+                + b64.encodeToString(payloadJson.getBytes(StandardCharsets.UTF_8)) + ".c2ln";
+    }
+
+    @Test
+    void importReadsEachOfficialClisCredentialsFileFromItsDefaultPathIntoAnOAuthConnection_issue36() throws Exception {
+        // nothing may call the providers' real hosts: no model discovery, and no request is sent to the connections
+        Map<String, String> serverEnv = SluiceProcess.env(work.resolve("data"), adminKey);
+        serverEnv.put("SLUICE_UPSTREAM_MODEL_DISCOVERY_INTERVAL_MS", "0");
+        SluiceClient client = new SluiceClient(servers.start(home, serverEnv));
+        Path userHome = Files.createDirectories(work.resolve("home"));
+        Files.createDirectories(userHome.resolve(".claude"));
+        Files.writeString(userHome.resolve(".claude/.credentials.json"), "{\"claudeAiOauth\":{\"accessToken\":\"sk-ant-oat01-import-aaaa\","
+                + "\"refreshToken\":\"sk-ant-ort01-import-bbbb\",\"expiresAt\":4102444800000,\"scopes\":[\"user:inference\"],"
+                + "\"subscriptionType\":\"max\"}}");
+        Files.createDirectories(userHome.resolve(".codex"));
+        Files.writeString(userHome.resolve(".codex/auth.json"), "{\"OPENAI_API_KEY\":null,\"tokens\":{\"id_token\":\""
+                + jwt("{\"email\":\"codex@example.com\",\"https://api.openai.com/auth\":{\"chatgpt_plan_type\":\"pro\","
+                        + "\"chatgpt_account_id\":\"acct-import-1\"}}")
+                + "\",\"access_token\":\"" + jwt("{\"exp\":4102444800}") + "\",\"refresh_token\":\"rt-codex-import\","
+                + "\"account_id\":\"acct-import-1\"},\"last_refresh\":\"2026-12-01T10:00:00Z\"}");
+        Files.createDirectories(userHome.resolve(".gemini"));
+        Files.writeString(userHome.resolve(".gemini/oauth_creds.json"), "{\"access_token\":\"ya29.import-gemini\",\"refresh_token\":"
+                + "\"1//import-gemini\",\"scope\":\"https://www.googleapis.com/auth/cloud-platform openid\",\"token_type\":\"Bearer\","
+                + "\"id_token\":\"" + jwt("{\"sub\":\"1\",\"email\":\"gemini@example.com\"}") + "\",\"expiry_date\":4102444800000}");
+        Files.createDirectories(userHome.resolve(".qwen"));
+        Files.writeString(userHome.resolve(".qwen/oauth_creds.json"), "{\"access_token\":\"qwen-import-access\",\"refresh_token\":"
+                + "\"qwen-import-refresh\",\"token_type\":\"Bearer\",\"resource_url\":\"portal.qwen.ai\",\"expiry_date\":4102444800000}");
+        Map<String, String> env = new LinkedHashMap<>(adminEnv(client));
+        env.put("HOME", userHome.toString());
+
+        for (String provider : List.of("claude", "codex", "gemini", "qwen")) {
+            Run imported = sluice(env, "import", provider);
+            assertThat(imported.exit()).as(imported::toString).isZero();
+            assertThat(imported.out()).as(imported::toString).contains("Imported: connection ").doesNotContain("import-");
+        }
+        Run again = sluice(env, "import", "codex");
+        assertThat(again.exit()).as(again::toString).isZero();
+
+        JsonNode listed = client.expect(client.get("/api/providers", adminKey), 200);
+        assertThat(SluiceClient.listed(listed, "provider")).as("the second codex import renewed its connection")
+                .containsExactlyInAnyOrder("claude", "codex", "gemini", "qwen");
+        Map<String, JsonNode> byProvider = new LinkedHashMap<>();
+        listed.get("data").forEach(c -> byProvider.put(c.get("provider").asText(), c));
+        assertThat(byProvider.values()).allSatisfy(c -> assertThat(c.get("authType").asText()).isEqualTo("oauth"));
+        assertThat(byProvider.get("codex").at("/providerSpecificData/oauthAccount/identity").asText()).isEqualTo("acct-import-1");
+        assertThat(byProvider.get("codex").at("/providerSpecificData/oauthAccount/plan").asText()).isEqualTo("pro");
+        assertThat(byProvider.get("gemini").at("/providerSpecificData/oauthAccount/identity").asText()).isEqualTo("gemini@example.com");
+        assertThat(byProvider.get("qwen").get("baseUrl").asText()).isEqualTo("https://portal.qwen.ai/v1");
+        assertThat(listed.toString()).doesNotContain("import-aaaa").doesNotContain("import-bbbb").doesNotContain("rt-codex-import")
+                .doesNotContain("ya29.import-gemini").doesNotContain("qwen-import-access");
+
+        Files.writeString(userHome.resolve(".qwen/oauth_creds.json"), "{not json");
+        Run malformed = sluice(env, "import", "qwen");
+        assertThat(malformed.exit()).as(malformed::toString).isNotZero();
+        assertThat(malformed.err().strip()).as(malformed::toString).contains(userHome.resolve(".qwen/oauth_creds.json").toString())
+                .doesNotContain("\n");
+    }
+
     private JsonNode cooldownOf(SluiceClient client, String connectionId) {
         for (JsonNode c : client.expect(client.get("/api/resilience/cooldowns", adminKey), 200).get("data")) {
             if (c.get("connectionId").asText().equals(connectionId)) {

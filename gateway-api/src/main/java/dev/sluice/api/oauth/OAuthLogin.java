@@ -23,8 +23,10 @@ import java.util.Set;
  * {@code plugins.settings.<plugin>.oauthAuthorizeUrl}, {@code .oauthTokenUrl},
  * {@code .oauthDeviceUrl}, {@code .oauthClientId}, {@code .oauthClientSecret},
  * {@code .oauthRedirectUri}, {@code .oauthScopes}
- * (space-separated) and {@code .upstreamBaseUrl}; the host applies them over the description, so
- * a plugin gets them without code.
+ * (space-separated) and {@code .upstreamBaseUrl}, and for an {@link DeviceProtocol#OPENAI_DEVICE_AUTH}
+ * login {@code .oauthDevicePollUrl}, {@code .oauthDeviceVerificationUrl} and
+ * {@code .oauthDeviceRedirectUri}; the host applies them over the description, so a plugin gets
+ * them without code.
  *
  * <pre>{@code
  * OAuthLogin.builder("acme")
@@ -54,6 +56,10 @@ public final class OAuthLogin {
     private final TokenEncoding tokenEncoding;
     private final boolean stateInTokenRequest;
     private final boolean devicePkce;
+    private final DeviceProtocol deviceProtocol;
+    private final String devicePollUrl;
+    private final String deviceVerificationUrl;
+    private final String deviceRedirectUri;
     private final String upstreamBaseUrl;
     private final OAuthAccountMapper accountMapper;
 
@@ -77,6 +83,10 @@ public final class OAuthLogin {
         this.tokenEncoding = requireNonNull(b.tokenEncoding, "tokenEncoding is null");
         this.stateInTokenRequest = b.stateInTokenRequest;
         this.devicePkce = b.devicePkce;
+        this.deviceProtocol = requireNonNull(b.deviceProtocol, "deviceProtocol is null");
+        this.devicePollUrl = b.devicePollUrl == null ? null : url("devicePollUrl", b.devicePollUrl);
+        this.deviceVerificationUrl = b.deviceVerificationUrl == null ? null : url("deviceVerificationUrl", b.deviceVerificationUrl);
+        this.deviceRedirectUri = b.deviceRedirectUri == null || b.deviceRedirectUri.isBlank() ? null : b.deviceRedirectUri;
         this.upstreamBaseUrl = b.upstreamBaseUrl == null ? null : url("upstreamBaseUrl", b.upstreamBaseUrl);
         this.accountMapper = requireNonNull(b.accountMapper, "accountMapper is null");
         if (flows.contains(OAuthFlow.PKCE) && (authorizeUrl == null || redirectUri == null || redirectUri.isBlank())) {
@@ -84,6 +94,11 @@ public final class OAuthLogin {
         }
         if (flows.contains(OAuthFlow.DEVICE) && deviceUrl == null) {
             throw new IllegalArgumentException("OAuth login of '" + provider + "' offers device but lacks deviceUrl");
+        }
+        if (flows.contains(OAuthFlow.DEVICE) && deviceProtocol == DeviceProtocol.OPENAI_DEVICE_AUTH
+                && (devicePollUrl == null || deviceVerificationUrl == null || deviceRedirectUri == null)) {
+            throw new IllegalArgumentException("OAuth login of '" + provider + "' uses " + deviceProtocol
+                    + " but lacks devicePollUrl, deviceVerificationUrl or deviceRedirectUri");
         }
     }
 
@@ -116,6 +131,10 @@ public final class OAuthLogin {
         b.tokenEncoding = tokenEncoding;
         b.stateInTokenRequest = stateInTokenRequest;
         b.devicePkce = devicePkce;
+        b.deviceProtocol = deviceProtocol;
+        b.devicePollUrl = devicePollUrl;
+        b.deviceVerificationUrl = deviceVerificationUrl;
+        b.deviceRedirectUri = deviceRedirectUri;
         b.upstreamBaseUrl = upstreamBaseUrl;
         b.accountMapper = accountMapper;
         return b;
@@ -186,6 +205,42 @@ public final class OAuthLogin {
         return devicePkce;
     }
 
+    /** @return how the device flow talks to the server (default {@link DeviceProtocol#RFC_8628}) */
+    public DeviceProtocol deviceProtocol() {
+        return deviceProtocol;
+    }
+
+    /**
+     * Where an {@link DeviceProtocol#OPENAI_DEVICE_AUTH} flow polls; RFC 8628 polls the
+     * {@link #tokenUrl()}.
+     *
+     * @return the poll endpoint, or null
+     */
+    public String devicePollUrl() {
+        return devicePollUrl;
+    }
+
+    /**
+     * Where the operator enters the user code, for a server whose device answer does not say
+     * ({@link DeviceProtocol#OPENAI_DEVICE_AUTH}'s); a {@code verification_uri} in the answer wins.
+     *
+     * @return the URL, or null
+     */
+    public String deviceVerificationUrl() {
+        return deviceVerificationUrl;
+    }
+
+    /**
+     * The {@code redirect_uri} of an {@link DeviceProtocol#OPENAI_DEVICE_AUTH} flow's code
+     * exchange (OpenAI's {@code {issuer}/deviceauth/callback}), distinct from the PKCE
+     * {@link #redirectUri()}.
+     *
+     * @return the URI, or null
+     */
+    public String deviceRedirectUri() {
+        return deviceRedirectUri;
+    }
+
     /** @return the base URL of connections created by login, or null for the provider's default */
     public String upstreamBaseUrl() {
         return upstreamBaseUrl;
@@ -229,6 +284,10 @@ public final class OAuthLogin {
         private TokenEncoding tokenEncoding = TokenEncoding.FORM;
         private boolean stateInTokenRequest;
         private boolean devicePkce;
+        private DeviceProtocol deviceProtocol = DeviceProtocol.RFC_8628;
+        private String devicePollUrl;
+        private String deviceVerificationUrl;
+        private String deviceRedirectUri;
         private String upstreamBaseUrl;
         private OAuthAccountMapper accountMapper = OAuthAccountMapper.STANDARD;
 
@@ -312,6 +371,30 @@ public final class OAuthLogin {
         /** @param v whether the device flow carries PKCE @return this */
         public Builder devicePkce(boolean v) {
             this.devicePkce = v;
+            return this;
+        }
+
+        /** @param v how the device flow talks to the server (default {@link DeviceProtocol#RFC_8628}) @return this */
+        public Builder deviceProtocol(DeviceProtocol v) {
+            this.deviceProtocol = v;
+            return this;
+        }
+
+        /** @param v the poll endpoint of an {@link DeviceProtocol#OPENAI_DEVICE_AUTH} flow @return this */
+        public Builder devicePollUrl(String v) {
+            this.devicePollUrl = v;
+            return this;
+        }
+
+        /** @param v where the operator enters the user code when the server does not say @return this */
+        public Builder deviceVerificationUrl(String v) {
+            this.deviceVerificationUrl = v;
+            return this;
+        }
+
+        /** @param v the redirect URI of an {@link DeviceProtocol#OPENAI_DEVICE_AUTH} flow's code exchange @return this */
+        public Builder deviceRedirectUri(String v) {
+            this.deviceRedirectUri = v;
             return this;
         }
 

@@ -39,6 +39,25 @@ class OAuthLoginTest {
     }
 
     @Test
+    void anOpenAiDeviceLoginNeedsItsPollVerificationAndRedirectUrlsAndToBuilderKeepsThem() {
+        OAuthLogin.Builder device = pkce().flows(OAuthFlow.DEVICE).deviceUrl("https://auth.example/api/accounts/deviceauth/usercode")
+                .deviceProtocol(DeviceProtocol.OPENAI_DEVICE_AUTH);
+        assertThat(pkce().build().deviceProtocol()).isEqualTo(DeviceProtocol.RFC_8628);
+        assertThatThrownBy(device::build).hasMessageContaining("OPENAI_DEVICE_AUTH").hasMessageContaining("devicePollUrl");
+
+        OAuthLogin login = device.devicePollUrl("https://auth.example/api/accounts/deviceauth/token")
+                .deviceVerificationUrl("https://auth.example/codex/device").deviceRedirectUri("https://auth.example/deviceauth/callback")
+                .build();
+        OAuthLogin copy = login.toBuilder().build();
+
+        assertThat(copy.deviceProtocol()).isEqualTo(DeviceProtocol.OPENAI_DEVICE_AUTH);
+        assertThat(copy.devicePollUrl()).isEqualTo("https://auth.example/api/accounts/deviceauth/token");
+        assertThat(copy.deviceVerificationUrl()).isEqualTo("https://auth.example/codex/device");
+        assertThat(copy.deviceRedirectUri()).isEqualTo("https://auth.example/deviceauth/callback");
+        assertThatThrownBy(() -> login.toBuilder().devicePollUrl("not a url").build()).hasMessageContaining("devicePollUrl");
+    }
+
+    @Test
     void standardMapperReadsRfc6749FieldsAndResourceUrl() {
         OAuthTokenAnswer answer = new OAuthTokenAnswer(Map.of("access_token", "at", "refresh_token", "rt", "expires_in", 3600,
                 "resource_url", "portal.qwen.ai"), 1_000L);

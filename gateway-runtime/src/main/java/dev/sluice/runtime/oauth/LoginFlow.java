@@ -30,6 +30,7 @@ final class LoginFlow {
     final String verifier;
     final long expiresAt;
     String authorizeUrl;
+    /** The server's secret handle of a device authorization: RFC 8628's {@code device_code}, OpenAI's {@code device_auth_id}. */
     String deviceCode;
     String userCode;
     String verificationUri;

@@ -9,7 +9,6 @@ import dev.sluice.runtime.oauth.TokenEndpoint.Issued;
 import dev.sluice.runtime.oauth.TokenEndpoint.Refused;
 import dev.sluice.runtime.oauth.TokenEndpoint.Reply;
 import dev.sluice.runtime.oauth.TokenEndpoint.Unreachable;
-import dev.sluice.toolkit.json.Json;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -22,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Runs subscription logins (issue 36) on the injected clock: PKCE S256 authorization code with a
  * single-use {@code state}, and device code polled when its status is read and a poll is due
- * (never before the server's {@code interval}, which {@code slow_down} lengthens). No thread of its
+ * (never before the server's {@code interval}, which {@code slow_down} lengthens), in the login's
+ * {@link dev.sluice.api.oauth.DeviceProtocol} ({@link DeviceGrant}). No thread of its
  * own: the admin API's requests drive every step. Flows expire after {@link #FLOW_TTL} and are
  * forgotten {@link #FORGET_AFTER} after they end.
  */
@@ -34,11 +34,6 @@ public final class LoginFlows {
     public static final Duration FORGET_AFTER = Duration.ofMinutes(10);
     /** Flows held at once, ended ones included; a start beyond is refused (429). */
     public static final int MAX_FLOWS = 100;
-    /** Device polling interval when the server names none (RFC 8628 §3.2). */
-    public static final long DEFAULT_INTERVAL_MS = 5_000L;
-    /** What each {@code slow_down} adds to the interval (RFC 8628 §3.5). */
-    public static final long SLOW_DOWN_STEP_MS = 5_000L;
-    static final String DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
     private static final System.Logger LOG = System.getLogger(LoginFlows.class.getName());
 
@@ -114,7 +109,8 @@ public final class LoginFlows {
             flow.authorizeUrl = LoginUrls.authorizeUrl(login, flow);
             states.put(flow.state, flow.id);
         } else {
-            requestDeviceCode(flow, now);
+            DeviceGrant.of(login, endpoint).request(flow, route(flow));
+            flow.nextPollAt = now + flow.intervalMs;
         }
         flows.put(flow.id, flow);
         return flow.view();
@@ -255,76 +251,28 @@ public final class LoginFlows {
         return dev.sluice.runtime.upstream.EgressRoute.of(null, flow.options.proxyUrl());
     }
 
-    private void requestDeviceCode(LoginFlow flow, long now) {
-        OAuthLogin login = flow.login;
-        Map<String, String> params = new LinkedHashMap<>();
-        params.put("client_id", login.clientId());
-        if (!login.scopes().isEmpty()) {
-            params.put("scope", String.join(" ", login.scopes()));
-        }
-        if (flow.verifier != null) {
-            params.put("code_challenge", Pkce.challenge(flow.verifier));
-            params.put("code_challenge_method", "S256");
-        }
-        Reply reply = endpoint.post(route(flow), login.deviceUrl(), login.tokenEncoding(), params);
-        if (!(reply instanceof Issued(Map<String, Object> answer))) {
-            String why = reply instanceof Refused r ? r.reason() : ((Unreachable) reply).reason();
-            throw new LoginException(502, "device_request_failed", null, "The device authorization request of '" + login.provider()
-                    + "' failed: " + why + ".");
-        }
-        flow.deviceCode = Json.string(answer, "device_code");
-        flow.userCode = Json.string(answer, "user_code");
-        String uri = Json.string(answer, "verification_uri_complete");
-        flow.verificationUri = uri != null ? uri : Json.string(answer, "verification_uri") != null
-                ? Json.string(answer, "verification_uri") : Json.string(answer, "verification_url");
-        if (flow.deviceCode == null || flow.userCode == null || flow.verificationUri == null) {
-            throw new LoginException(502, "device_request_failed", null, "The device authorization answer of '" + login.provider()
-                    + "' lacks device_code, user_code or verification_uri.");
-        }
-        Long interval = Json.number(answer, "interval");
-        flow.intervalMs = interval == null || interval <= 0 ? DEFAULT_INTERVAL_MS : interval * 1000L;
-        flow.nextPollAt = now + flow.intervalMs;
-    }
-
     private void poll(LoginFlow flow) {
         long now = clock.millis();
         expireIfDue(flow, now);
         if (flow.status() != Status.PENDING) {
             return;
         }
-        OAuthLogin login = flow.login;
-        Map<String, String> grant = new LinkedHashMap<>();
-        grant.put("grant_type", DEVICE_GRANT);
-        grant.put("device_code", flow.deviceCode);
-        grant.put("client_id", login.clientId());
-        if (login.clientSecret() != null) {
-            grant.put("client_secret", login.clientSecret());
-        }
-        if (flow.verifier != null) {
-            grant.put("code_verifier", flow.verifier);
-        }
-        Reply reply = endpoint.post(route(flow), login.tokenUrl(), login.tokenEncoding(), grant);
+        DeviceGrant.Poll poll = DeviceGrant.of(flow.login, endpoint).poll(flow, route(flow));
         long after = clock.millis();
-        if (reply instanceof Refused r && r.error() != null) {
-            switch (r.error()) {
-                case "authorization_pending" -> flow.nextPollAt = after + flow.intervalMs;
-                case "slow_down" -> {
-                    flow.intervalMs += SLOW_DOWN_STEP_MS;
-                    flow.nextPollAt = after + flow.intervalMs;
-                }
-                case "expired_token" -> end(flow, Status.EXPIRED, after, null, "the user code expired before it was entered");
-                case "access_denied" -> fail(flow, after, "the account owner denied access");
-                default -> fail(flow, after, r.reason());
+        switch (poll) {
+            case DeviceGrant.Pending p -> {
+                flow.intervalMs += p.slowerByMs();
+                flow.nextPollAt = after + flow.intervalMs;
             }
-            return;
+            case DeviceGrant.Retry r -> {
+                // transient: the next read polls again after the interval
+                LOG.log(Level.INFO, "OAuth login " + flow.id + " of " + flow.login.provider() + ": poll failed, will retry: " + r.reason());
+                flow.nextPollAt = after + flow.intervalMs;
+            }
+            case DeviceGrant.Expired e -> end(flow, Status.EXPIRED, after, null, e.reason());
+            case DeviceGrant.Failed f -> fail(flow, after, f.reason());
+            case DeviceGrant.Tokens t -> finish(flow, t.reply());
         }
-        if (reply instanceof Unreachable u) {
-            // transient: the next read polls again after the interval
-            LOG.log(Level.INFO, "OAuth login " + flow.id + " of " + login.provider() + ": poll failed, will retry: " + u.reason());
-            flow.nextPollAt = after + flow.intervalMs;
-            return;
-        }
-        finish(flow, reply);
     }
 
     /** The token answer becomes the connection, or the flow fails with why. */

@@ -18,6 +18,12 @@ public final class LoginSettings {
     public static final String TOKEN_URL = "oauthTokenUrl";
     /** Setting: the device authorization endpoint. */
     public static final String DEVICE_URL = "oauthDeviceUrl";
+    /** Setting: where an OpenAI device-auth login polls (Codex's {@code /api/accounts/deviceauth/token}). */
+    public static final String DEVICE_POLL_URL = "oauthDevicePollUrl";
+    /** Setting: where the operator enters a device login's user code when the server does not say. */
+    public static final String DEVICE_VERIFICATION_URL = "oauthDeviceVerificationUrl";
+    /** Setting: the redirect URI of an OpenAI device-auth login's code exchange. */
+    public static final String DEVICE_REDIRECT_URI = "oauthDeviceRedirectUri";
     /** Setting: the client id. */
     public static final String CLIENT_ID = "oauthClientId";
     /** Setting: the client secret, for a provider that publishes one for its installed app (Google's). */
@@ -54,6 +60,15 @@ public final class LoginSettings {
         }
         if ((v = value(settings, DEVICE_URL)) != null) {
             b.deviceUrl(v);
+        }
+        if ((v = value(settings, DEVICE_POLL_URL)) != null) {
+            b.devicePollUrl(v);
+        }
+        if ((v = value(settings, DEVICE_VERIFICATION_URL)) != null) {
+            b.deviceVerificationUrl(v);
+        }
+        if ((v = value(settings, DEVICE_REDIRECT_URI)) != null) {
+            b.deviceRedirectUri(v);
         }
         if ((v = value(settings, CLIENT_ID)) != null) {
             b.clientId(v);

@@ -173,7 +173,7 @@ public final class TokenEndpoint {
     /** The text without the values of secret parameters. */
     private static String scrub(String text, Map<String, String> params) {
         String out = text;
-        for (String key : new String[] {"code", "code_verifier", "refresh_token", "device_code", "client_secret"}) {
+        for (String key : new String[] {"code", "code_verifier", "refresh_token", "device_code", "device_auth_id", "client_secret"}) {
             String v = params.get(key);
             if (v != null && v.length() >= 4) {
                 out = out.replace(v, "***");

@@ -42,11 +42,11 @@ export function AddAccount({ logins, onConnected }) {
   if (!logins || logins.length === 0) {
     return null;
   }
-  const start = async (provider) => {
+  const start = async (provider, type) => {
     setError(null);
     setState(null);
     setPaste('');
-    const r = await act(() => api('POST', `/api/oauth/${encodeURIComponent(provider)}/start`, {}));
+    const r = await act(() => api('POST', `/api/oauth/${encodeURIComponent(provider)}/start`, type ? { flow: type } : {}));
     if (r.ok) {
       setFlow({ ...r.value, provider });
     } else {
@@ -72,7 +72,9 @@ export function AddAccount({ logins, onConnected }) {
     <h3 id="accounts-title">Add account</h3>
     <p class="help">Log in to a subscription account instead of pasting a token: Sluice runs the provider's login and creates the connection.</p>
     <div class="toolbar">${logins.map((l) => html`<button type="button" data-testid=${'oauth-start-' + l.provider}
-      onClick=${() => start(l.provider)}>Add ${l.provider} account</button>`)}</div>
+      onClick=${() => start(l.provider)}>Add ${l.provider} account</button>
+      ${(l.flows || []).slice(1).map((f) => html`<button type="button" data-testid=${'oauth-start-' + l.provider + '-' + f}
+        onClick=${() => start(l.provider, f)}>Add ${l.provider} account (${f === 'device' ? 'device code' : f})</button>`)}`)}</div>
     <${ErrorText} error=${error} />
     ${flow ? html`<div class="oauth-flow">
       ${flow.authorizeUrl ? html`<p>1. Open <a data-testid="oauth-authorize-link" href=${flow.authorizeUrl} target="_blank" rel="noopener noreferrer">the ${flow.provider} login page</a>

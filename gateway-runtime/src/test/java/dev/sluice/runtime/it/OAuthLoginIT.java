@@ -78,6 +78,105 @@ class OAuthLoginIT {
         return out;
     }
 
+    private static Map<String, String> form(String body) {
+        return query("http://x/?" + body);
+    }
+
+    private static String s256(String verifier) throws Exception {
+        byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII));
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+    }
+
+    /** A second third-party plugin whose only login is RFC 8628's device flow. */
+    static final String DEVICE_MODULE_INFO = """
+            module beta.plugin {
+                requires sluice.api;
+                provides dev.sluice.api.ProviderPlugin with beta.BetaPlugin;
+            }
+            """;
+
+    static final String DEVICE_PLUGIN = """
+            package beta;
+
+            import dev.sluice.api.*;
+            import dev.sluice.api.oauth.*;
+            import java.util.*;
+
+            public final class BetaPlugin implements ProviderPlugin {
+                public BetaPlugin() { }
+                @Override public String name() { return "beta"; }
+                @Override public int spiVersion() { return SPI_VERSION; }
+                @Override public List<ProviderDescriptor> providers() {
+                    return List.of(ProviderDescriptor.openAiCompatible("beta", "Beta", ProviderClass.OAUTH,
+                            "https://api.beta.invalid/v1", List.of(ModelInfo.chat("beta-1"))));
+                }
+                @Override public List<OAuthLogin> oauthLogins() {
+                    return List.of(OAuthLogin.builder("beta").flows(OAuthFlow.DEVICE)
+                            .deviceUrl("https://auth.beta.invalid/device").tokenUrl("https://auth.beta.invalid/token")
+                            .clientId("beta-cli").scopes(List.of("inference"))
+                            .accountMapper(a -> OAuthAccount.standard(a).email(a.string("email")).build()).build());
+                }
+            }
+            """;
+
+    private SluiceHarness startDevice(MockUpstream auth) throws Exception {
+        Files.createDirectories(dir.resolve("plugins"));
+        new PluginJars(scratch).compile(dir.resolve("plugins").resolve("beta-plugin.jar"),
+                Map.of("module-info.java", DEVICE_MODULE_INFO, "beta/BetaPlugin.java", DEVICE_PLUGIN), List.of());
+        return new SluiceHarness(dir, SluiceConfig.DEFAULT_MAX_BODY_BYTES, Map.of("beta", Map.of(
+                "oauthDeviceUrl", auth.baseUrl() + "/device", "oauthTokenUrl", auth.baseUrl() + "/token",
+                "oauthClientId", "beta-from-settings", "upstreamBaseUrl", auth.baseUrl() + "/v1")));
+    }
+
+    @Test
+    void deviceLoginWaitsOutTwoAuthorizationPendingAndASlowDownAndConnects() throws Exception {
+        try (MockUpstream auth = MockUpstream.start(); SluiceHarness sluice = startDevice(auth)) {
+            auth.enqueue(MockResponse.json(200, "{\"device_code\":\"dc-secret-0123456789\",\"user_code\":\"BETA-4242\","
+                    + "\"verification_uri\":\"https://auth.beta.invalid/activate\",\"expires_in\":600,\"interval\":5}"));
+            HttpResponse<String> started = sluice.send("POST", "/api/oauth/beta/start", ADMIN_KEY, "{\"name\":\"beta-device\"}");
+            assertThat(started.statusCode()).as(started.body()).isEqualTo(200);
+            JsonNode flow = read(started.body());
+            assertThat(flow.get("type").asText()).isEqualTo("device");
+            assertThat(flow.get("userCode").asText()).isEqualTo("BETA-4242");
+            assertThat(flow.get("verificationUri").asText()).isEqualTo("https://auth.beta.invalid/activate");
+            assertThat(started.body()).doesNotContain("dc-secret-0123456789");
+            RecordedRequest deviceRequest = auth.takeRequest(Duration.ofSeconds(5));
+            assertThat(deviceRequest.path()).isEqualTo("/device");
+            assertThat(form(deviceRequest.body())).containsEntry("client_id", "beta-from-settings").containsEntry("scope", "inference");
+            String path = "/api/oauth/flows/" + flow.get("flowId").asText();
+            auth.enqueue(MockResponse.json(400, "{\"error\":\"authorization_pending\"}"));
+            auth.enqueue(MockResponse.json(400, "{\"error\":\"authorization_pending\"}"));
+            auth.enqueue(MockResponse.json(400, "{\"error\":\"slow_down\"}"));
+            auth.enqueue(MockResponse.json(200, tokenAnswer("access-token-device-0123456789", "device@example.com")));
+
+            assertThat(read(sluice.send("GET", path, ADMIN_KEY, null).body()).get("status").asText()).isEqualTo("pending");
+            assertThat(auth.requestCount()).as("no poll before the 5 s interval").isEqualTo(1);
+            for (int i = 1; i <= 3; i++) {
+                sluice.clock.advance(Duration.ofSeconds(5));
+                assertThat(read(sluice.send("GET", path, ADMIN_KEY, null).body()).get("status").asText()).isEqualTo("pending");
+                assertThat(read(sluice.send("GET", path, ADMIN_KEY, null).body()).get("status").asText()).isEqualTo("pending");
+                assertThat(auth.requestCount()).as("one poll per interval however often the status is read").isEqualTo(1 + i);
+            }
+            sluice.clock.advance(Duration.ofSeconds(5));
+            assertThat(read(sluice.send("GET", path, ADMIN_KEY, null).body()).get("status").asText()).isEqualTo("pending");
+            assertThat(auth.requestCount()).as("slow_down made the interval 10 s").isEqualTo(4);
+            sluice.clock.advance(Duration.ofSeconds(5));
+            JsonNode done = read(sluice.send("GET", path, ADMIN_KEY, null).body());
+
+            assertThat(done.get("status").asText()).as(done::toString).isEqualTo("connected");
+            for (int i = 0; i < 4; i++) {
+                assertThat(form(auth.takeRequest(Duration.ofSeconds(5)).body()))
+                        .containsEntry("grant_type", "urn:ietf:params:oauth:grant-type:device_code")
+                        .containsEntry("device_code", "dc-secret-0123456789").containsEntry("client_id", "beta-from-settings");
+            }
+            JsonNode connection = read(sluice.send("GET", "/api/providers/" + done.get("connectionId").asText(), ADMIN_KEY, null).body());
+            assertThat(connection.get("provider").asText()).isEqualTo("beta");
+            assertThat(connection.get("authType").asText()).isEqualTo("oauth");
+            assertThat(connection.get("name").asText()).isEqualTo("beta-device");
+            assertThat(connection.toString()).contains("device@example.com").doesNotContain("access-token-device-0123456789");
+        }
+    }
+
     private SluiceHarness start(MockUpstream auth) throws Exception {
         Files.createDirectories(dir.resolve("plugins"));
         new PluginJars(scratch).compile(dir.resolve("plugins").resolve("acme-plugin.jar"),
@@ -127,7 +226,12 @@ class OAuthLoginIT {
             assertThat(page.headers().firstValue("content-type").orElse("")).startsWith("text/html");
             assertThat(page.body()).contains("Connected");
             RecordedRequest exchange = auth.takeRequest(Duration.ofSeconds(5));
-            assertThat(exchange.body()).contains("grant_type=authorization_code").contains("client_id=client-from-settings");
+            assertThat(exchange.path()).isEqualTo("/token");
+            Map<String, String> grant = form(exchange.body());
+            assertThat(grant).containsEntry("grant_type", "authorization_code").containsEntry("client_id", "client-from-settings")
+                    .containsEntry("code", "code-1").containsEntry("redirect_uri", "https://auth.acme.invalid/code");
+            assertThat(s256(grant.get("code_verifier"))).as("S256 of the verifier is the challenge").isEqualTo(q.get("code_challenge"));
+            assertThat(q.get("state")).hasSizeGreaterThanOrEqualTo(40);
             JsonNode status = read(sluice.send("GET", "/api/oauth/flows/" + flowId, ADMIN_KEY, null).body());
             assertThat(status.get("status").asText()).isEqualTo("connected");
             String connectionId = status.get("connectionId").asText();
@@ -167,8 +271,21 @@ class OAuthLoginIT {
 
             assertThat(done.statusCode()).isEqualTo(200);
             assertThat(read(done.body()).get("status").asText()).isEqualTo("connected");
+            Map<String, String> grant = form(auth.takeRequest(Duration.ofSeconds(5)).body());
+            assertThat(grant).containsEntry("grant_type", "authorization_code").containsEntry("code", "c-2")
+                    .containsEntry("client_id", "client-from-settings");
+            assertThat(s256(grant.get("code_verifier"))).isEqualTo(query(flow.get("authorizeUrl").asText()).get("code_challenge"));
             HttpResponse<String> again = sluice.send("POST", "/api/oauth/flows/" + flowId + "/code", ADMIN_KEY, "{\"code\":\"c-3\"}");
             assertThat(again.statusCode()).isEqualTo(409);
+
+            JsonNode other = read(sluice.send("POST", "/api/oauth/acme/start", ADMIN_KEY, null).body());
+            HttpResponse<String> wrongState = sluice.send("POST", "/api/oauth/flows/" + other.get("flowId").asText() + "/code", ADMIN_KEY,
+                    "{\"callbackUrl\":\"https://auth.acme.invalid/code?code=c-4&state=" + URLEncoder.encode(state, StandardCharsets.UTF_8) + "\"}");
+            assertThat(wrongState.statusCode()).isEqualTo(200);
+            assertThat(read(wrongState.body()).get("status").asText()).as("another flow's (replayed) state").isEqualTo("failed");
+            assertThat(read(wrongState.body()).get("error").asText()).contains("state does not match");
+            assertThat(auth.requestCount()).as("nothing was exchanged for the replayed state").isEqualTo(1);
+            assertThat(read(sluice.send("GET", "/api/providers", ADMIN_KEY, null).body()).get("data")).hasSize(1);
         }
     }
 

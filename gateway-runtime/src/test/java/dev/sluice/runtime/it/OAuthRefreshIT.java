@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 36, tokens after login: an upstream {@code 401} on an OAuth connection renews the token
  * once (single-flight) and sends the attempt once more with the new token; a second {@code 401} is
- * the ordinary auth failure. The provider is the third-party plugin of {@link OAuthLoginIT}, which
+ * the ordinary auth failure; a token due within the skew is renewed ahead of expiry, once for many
+ * requests; a rotated refresh token outlives a restart. The provider is the third-party plugin of {@link OAuthLoginIT}, which
  * contributes nothing but a login description; its token endpoint is a loopback mock.
  */
 class OAuthRefreshIT {
@@ -46,8 +47,94 @@ class OAuthRefreshIT {
         Files.createDirectories(dir.resolve("plugins"));
         new PluginJars(scratch).compile(dir.resolve("plugins").resolve("acme-plugin.jar"),
                 Map.of("module-info.java", OAuthLoginIT.MODULE_INFO, "acme/AcmePlugin.java", OAuthLoginIT.PLUGIN), List.of());
+        return restart(auth);
+    }
+
+    /** A server on the same data folder and plugin, as after a restart. */
+    private SluiceHarness restart(MockUpstream auth) {
         return new SluiceHarness(dir, SluiceConfig.DEFAULT_MAX_BODY_BYTES, Map.of("acme", Map.of(
                 "oauthTokenUrl", auth.baseUrl() + "/token", "oauthClientId", "acme-client")));
+    }
+
+    /** Sends ten requests at once (half streamed) and returns their answers. */
+    private static List<HttpResponse<String>> tenAtOnce(SluiceHarness sluice, String key) throws Exception {
+        List<HttpResponse<String>> answers = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(10);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<HttpResponse<String>>> sent = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                boolean stream = i % 2 == 0;
+                sent.add(pool.submit(() -> {
+                    go.await();
+                    return sluice.send("POST", "/v1/chat/completions", key, chatBody("acme/acme-1", stream));
+                }));
+            }
+            go.countDown();
+            for (Future<HttpResponse<String>> f : sent) {
+                answers.add(f.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return answers;
+    }
+
+    @Test
+    void aTokenFiveSecondsFromExpiryIsRenewedOnceAheadOfTenConcurrentRequestsThatAllCarryTheNewToken() throws Exception {
+        try (MockUpstream auth = MockUpstream.start(); MockUpstream upstream = MockUpstream.start(); SluiceHarness sluice = start(auth)) {
+            // slow enough that all ten requests find the one renewal under way
+            auth.setDefault(MockResponse.delayed(Duration.ofMillis(300), MockResponse.json(200,
+                    "{\"access_token\":\"" + NEW + "\",\"refresh_token\":\"new-refresh-0123456789\",\"expires_in\":3600}")));
+            upstream.setDefault(MockResponse.completion("served"));
+            String id = sluice.addConnection(connection(upstream, sluice.clock.millis() + 5_000L));
+            String key = sluice.addKey("{\"name\":\"it\"}");
+
+            List<HttpResponse<String>> answers = tenAtOnce(sluice, key);
+
+            assertThat(answers).allSatisfy(a -> assertThat(a.statusCode()).as(a.body()).isEqualTo(200));
+            assertThat(auth.requestCount()).as("one refresh for all ten").isEqualTo(1);
+            assertThat(auth.takeRequest(Duration.ofSeconds(5)).body()).contains("grant_type=refresh_token")
+                    .contains("refresh_token=old-refresh-0123456789").contains("client_id=acme-client");
+            List<String> sentTokens = upstream.requests().stream().filter(r -> r.path().endsWith("/chat/completions"))
+                    .map(r -> r.header("authorization")).toList();
+            assertThat(sentTokens).as("renewed ahead of expiry: the old token never went out").hasSize(10)
+                    .containsOnly("Bearer " + NEW);
+            assertThat(sluice.server.connections().find(id).orElseThrow().oauth().accessToken()).isEqualTo(NEW);
+        }
+    }
+
+    @Test
+    void theRotatedRefreshTokenIsWhatTheNextRenewalSendsAfterARestart() throws Exception {
+        String id;
+        try (MockUpstream auth = MockUpstream.start(); MockUpstream upstream = MockUpstream.start()) {
+            upstream.setDefault(MockResponse.completion("served"));
+            try (SluiceHarness sluice = start(auth)) {
+                auth.enqueue(MockResponse.json(200, "{\"access_token\":\"" + NEW + "\",\"refresh_token\":\"rotated-refresh-0123456789\","
+                        + "\"expires_in\":3600}"));
+                id = sluice.addConnection(connection(upstream, sluice.clock.millis() + 5_000L));
+                String key = sluice.addKey("{\"name\":\"it\"}");
+                assertThat(sluice.send("POST", "/v1/chat/completions", key, chatBody("acme/acme-1", false)).statusCode()).isEqualTo(200);
+                assertThat(auth.takeRequest(Duration.ofSeconds(5)).body()).contains("refresh_token=old-refresh-0123456789");
+            }
+            try (SluiceHarness again = restart(auth)) {
+                // the renewed token is due an hour later
+                again.clock.advance(Duration.ofMinutes(60));
+                auth.enqueue(MockResponse.json(200, "{\"access_token\":\"third-access-0123456789\",\"expires_in\":3600}"));
+                String key = again.addKey("{\"name\":\"after-restart\"}");
+
+                HttpResponse<String> r = again.send("POST", "/v1/chat/completions", key, chatBody("acme/acme-1", false));
+
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+                assertThat(auth.takeRequest(Duration.ofSeconds(5)).body()).as("the rotated token, read back from the database")
+                        .contains("refresh_token=rotated-refresh-0123456789");
+                assertThat(upstream.requests().getLast().header("authorization")).isEqualTo("Bearer third-access-0123456789");
+                var stored = again.server.connections().find(id).orElseThrow();
+                assertThat(stored.oauth().refreshToken()).as("no rotation this time: the stored one is kept")
+                        .isEqualTo("rotated-refresh-0123456789");
+                assertThat(auth.requestCount()).isEqualTo(2);
+            }
+        }
     }
 
     private static String connection(MockUpstream upstream, long expiresAt) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.api.ProviderClass;
+import dev.sluice.api.oauth.DeviceProtocol;
 import dev.sluice.api.oauth.OAuthAccount;
 import dev.sluice.api.oauth.OAuthFlow;
 import dev.sluice.api.oauth.OAuthLogin;
@@ -265,6 +266,87 @@ class LoginFlowsTest {
 
         assertThat(failed.status()).isEqualTo("failed");
         assertThat(failed.error()).contains("HTTP 400").contains("invalid_grant").doesNotContain("secret-code-42");
+        assertThat(store.list()).isEmpty();
+    }
+
+    private OAuthLogin openAiDevice() {
+        return OAuthLogin.builder("acme").flows(OAuthFlow.DEVICE).deviceProtocol(DeviceProtocol.OPENAI_DEVICE_AUTH)
+                .deviceUrl(auth.baseUrl() + "/api/accounts/deviceauth/usercode").devicePollUrl(auth.baseUrl() + "/api/accounts/deviceauth/token")
+                .deviceVerificationUrl(auth.baseUrl() + "/codex/device").deviceRedirectUri(auth.baseUrl() + "/deviceauth/callback")
+                .tokenUrl(auth.baseUrl() + "/oauth/token").clientId("app_test")
+                .accountMapper(a -> OAuthAccount.standard(a).accountId(a.string("account")).build()).build();
+    }
+
+    @Test
+    void anOpenAiDeviceLoginPollsItsOwnEndpointReadsForbiddenAndNotFoundAsPendingAndExchangesTheServersCode() throws Exception {
+        LoginFlows flows = flows(openAiDevice());
+        // Codex's server sends the interval as a string
+        auth.enqueue(MockResponse.json(200, "{\"device_auth_id\":\"dev-auth-1\",\"user_code\":\"WXYZ-1234\",\"interval\":\"5\"}"));
+        FlowView started = flows.start("acme", new StartOptions("chatgpt", null, null, null, OAuthFlow.DEVICE));
+
+        assertThat(started.userCode()).isEqualTo("WXYZ-1234");
+        assertThat(started.verificationUri()).isEqualTo(auth.baseUrl() + "/codex/device");
+        RecordedRequest usercode = auth.takeRequest(TIMEOUT);
+        assertThat(usercode.path()).isEqualTo("/api/accounts/deviceauth/usercode");
+        assertThat(usercode.header("content-type")).startsWith("application/json");
+        assertThat(Json.parseObject(usercode.body())).isEqualTo(Map.of("client_id", "app_test"));
+
+        auth.enqueue(MockResponse.status(403, ""));
+        auth.enqueue(MockResponse.status(404, ""));
+        auth.enqueue(MockResponse.json(429, "{\"error\":\"rate_limited\"}"));
+        auth.enqueue(MockResponse.json(200, "{\"authorization_code\":\"az-code-1\",\"code_challenge\":\"ch\",\"code_verifier\":\"server-verifier-1\"}"));
+        auth.enqueue(MockResponse.json(200, "{\"access_token\":\"at-codex\",\"refresh_token\":\"rt-codex\",\"expires_in\":3600,\"account\":\"acct-1\"}"));
+        assertThat(flows.status(started.id()).status()).as("no poll before the interval").isEqualTo("pending");
+        for (int i = 0; i < 3; i++) {
+            clock.advance(Duration.ofSeconds(5));
+            assertThat(flows.status(started.id()).status()).isEqualTo("pending");
+        }
+        assertThat(auth.requestCount()).isEqualTo(4);
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(flows.status(started.id()).status()).as("the 429 lengthened the interval to 10 s").isEqualTo("pending");
+        assertThat(auth.requestCount()).isEqualTo(4);
+        clock.advance(Duration.ofSeconds(5));
+        FlowView done = flows.status(started.id());
+
+        assertThat(done.status()).as(String.valueOf(done.error())).isEqualTo("connected");
+        for (int i = 0; i < 4; i++) {
+            RecordedRequest poll = auth.takeRequest(TIMEOUT);
+            assertThat(poll.path()).isEqualTo("/api/accounts/deviceauth/token");
+            assertThat(Json.parseObject(poll.body())).isEqualTo(Map.of("device_auth_id", "dev-auth-1", "user_code", "WXYZ-1234"));
+        }
+        RecordedRequest exchange = auth.takeRequest(TIMEOUT);
+        assertThat(exchange.path()).isEqualTo("/oauth/token");
+        assertThat(params(exchange.body())).isEqualTo(Map.of("grant_type", "authorization_code", "code", "az-code-1",
+                "redirect_uri", auth.baseUrl() + "/deviceauth/callback", "client_id", "app_test", "code_verifier", "server-verifier-1"));
+        Connection c = store.find(done.connectionId()).orElseThrow();
+        assertThat(c.name()).isEqualTo("chatgpt");
+        assertThat(c.oauth().accessToken()).isEqualTo("at-codex");
+        assertThat(c.oauth().refreshToken()).isEqualTo("rt-codex");
+    }
+
+    @Test
+    void anOpenAiDeviceLoginRetriesA5xxFailsOnOther4xxAndSaysWhenTheServerHasNoDeviceLogin() {
+        LoginFlows flows = flows(openAiDevice());
+        auth.enqueue(MockResponse.status(404, ""));
+        assertThatThrownBy(() -> flows.start("acme", new StartOptions(null, null, null, null, OAuthFlow.DEVICE)))
+                .isInstanceOf(LoginException.class).hasMessageContaining("device code login is not enabled")
+                .satisfies(e -> assertThat(((LoginException) e).status()).isEqualTo(502));
+        auth.enqueue(MockResponse.json(200, "{\"device_auth_id\":\"d\"}"));
+        assertThatThrownBy(() -> flows.start("acme", new StartOptions(null, null, null, null, OAuthFlow.DEVICE)))
+                .hasMessageContaining("device_auth_id or user_code");
+
+        auth.enqueue(MockResponse.json(200, "{\"device_auth_id\":\"d-2\",\"usercode\":\"U-2\"}"));
+        FlowView started = flows.start("acme", new StartOptions(null, null, null, null, OAuthFlow.DEVICE));
+        assertThat(started.userCode()).as("Codex also reads 'usercode'").isEqualTo("U-2");
+        auth.enqueue(MockResponse.status(502, "bad gateway"));
+        clock.advance(Duration.ofMillis(DeviceGrant.DEFAULT_INTERVAL_MS));
+        assertThat(flows.status(started.id()).status()).as("a 5xx is polled again").isEqualTo("pending");
+        auth.enqueue(MockResponse.json(401, "{\"error\":\"authorization_declined\",\"error_description\":\"Denied\"}"));
+        clock.advance(Duration.ofMillis(DeviceGrant.DEFAULT_INTERVAL_MS));
+        FlowView failed = flows.status(started.id());
+
+        assertThat(failed.status()).isEqualTo("failed");
+        assertThat(failed.error()).contains("HTTP 401").contains("authorization_declined");
         assertThat(store.list()).isEmpty();
     }
 }

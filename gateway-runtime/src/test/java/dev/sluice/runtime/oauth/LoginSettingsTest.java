@@ -28,4 +28,23 @@ class LoginSettingsTest {
         assertThat(LoginSettings.apply(login(), Map.of()).clientSecret()).isEqualTo("published-secret");
         assertThat(LoginSettings.CLIENT_SECRET).isEqualTo("oauthClientSecret");
     }
+
+    @Test
+    void theOpenAiDeviceSettingsPointItsPollVerificationAndRedirectElsewhere() {
+        OAuthLogin device = login().toBuilder().flows(OAuthFlow.DEVICE).deviceProtocol(dev.sluice.api.oauth.DeviceProtocol.OPENAI_DEVICE_AUTH)
+                .deviceUrl("https://auth.acme.example/usercode").devicePollUrl("https://auth.acme.example/poll")
+                .deviceVerificationUrl("https://auth.acme.example/device").deviceRedirectUri("https://auth.acme.example/cb").build();
+
+        OAuthLogin applied = LoginSettings.apply(device, Map.of("oauthDeviceUrl", "http://127.0.0.1:1/api/accounts/deviceauth/usercode",
+                "oauthDevicePollUrl", "http://127.0.0.1:1/api/accounts/deviceauth/token",
+                "oauthDeviceVerificationUrl", "http://127.0.0.1:1/codex/device", "oauthDeviceRedirectUri", "http://127.0.0.1:1/deviceauth/callback"));
+
+        assertThat(applied.deviceUrl()).isEqualTo("http://127.0.0.1:1/api/accounts/deviceauth/usercode");
+        assertThat(applied.devicePollUrl()).isEqualTo("http://127.0.0.1:1/api/accounts/deviceauth/token");
+        assertThat(applied.deviceVerificationUrl()).isEqualTo("http://127.0.0.1:1/codex/device");
+        assertThat(applied.deviceRedirectUri()).isEqualTo("http://127.0.0.1:1/deviceauth/callback");
+        assertThat(applied.deviceProtocol()).isEqualTo(dev.sluice.api.oauth.DeviceProtocol.OPENAI_DEVICE_AUTH);
+        assertThat(List.of(LoginSettings.DEVICE_POLL_URL, LoginSettings.DEVICE_VERIFICATION_URL, LoginSettings.DEVICE_REDIRECT_URI))
+                .containsExactly("oauthDevicePollUrl", "oauthDeviceVerificationUrl", "oauthDeviceRedirectUri");
+    }
 }

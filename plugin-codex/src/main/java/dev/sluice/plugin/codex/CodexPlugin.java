@@ -5,6 +5,7 @@ import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderPlugin;
+import dev.sluice.api.oauth.DeviceProtocol;
 import dev.sluice.api.oauth.OAuthFlow;
 import dev.sluice.api.oauth.OAuthLogin;
 import java.util.List;
@@ -12,7 +13,8 @@ import java.util.List;
 /**
  * Contributes the {@code codex} provider, its login and its executor. The login values are read
  * from openai/codex {@code codex-rs/login/src/server.rs} (issuer, authorize URL and its
- * parameters, redirect URI, scopes, code exchange) and {@code codex-rs/login/src/auth/manager.rs}
+ * parameters, redirect URI, scopes, code exchange), {@code codex-rs/login/src/device_code_auth.rs}
+ * (device-code login: its endpoints, bodies and polling) and {@code codex-rs/login/src/auth/manager.rs}
  * (client id, token URL); docs/providers/codex.md says which value comes from which file.
  */
 public final class CodexPlugin implements ProviderPlugin {
@@ -27,6 +29,14 @@ public final class CodexPlugin implements ProviderPlugin {
     static final String AUTHORIZE_URL = ISSUER + "/oauth/authorize";
     /** {@code exchange_code_for_tokens} and {@code REFRESH_TOKEN_URL}: {@code {issuer}/oauth/token}. */
     static final String TOKEN_URL = ISSUER + "/oauth/token";
+    /** {@code request_user_code} of {@code device_code_auth.rs}: {@code {issuer}/api/accounts/deviceauth/usercode}. */
+    static final String DEVICE_URL = ISSUER + "/api/accounts/deviceauth/usercode";
+    /** {@code poll_for_token}: {@code {issuer}/api/accounts/deviceauth/token}. */
+    static final String DEVICE_POLL_URL = ISSUER + "/api/accounts/deviceauth/token";
+    /** {@code request_device_code}: the page where the user code is entered, {@code {issuer}/codex/device}. */
+    static final String DEVICE_VERIFICATION_URL = ISSUER + "/codex/device";
+    /** {@code complete_device_code_login}: the exchange's {@code redirect_uri}, {@code {issuer}/deviceauth/callback}. */
+    static final String DEVICE_REDIRECT_URI = ISSUER + "/deviceauth/callback";
     /** {@code CLIENT_ID} of {@code auth/manager.rs}: Codex CLI's public client. */
     static final String CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
     /**
@@ -53,7 +63,8 @@ public final class CodexPlugin implements ProviderPlugin {
             .executor(EXECUTOR).models(MODELS).passthroughModels(true).build());
 
     static final OAuthLogin LOGIN = OAuthLogin.builder(PROVIDER_ID)
-            .flows(OAuthFlow.PKCE)
+            // codex login (browser, the default) and codex login --device-auth
+            .flows(OAuthFlow.PKCE, OAuthFlow.DEVICE)
             .authorizeUrl(AUTHORIZE_URL)
             .tokenUrl(TOKEN_URL)
             .clientId(CLIENT_ID)
@@ -63,6 +74,11 @@ public final class CodexPlugin implements ProviderPlugin {
             .authorizeParam("id_token_add_organizations", "true")
             .authorizeParam("codex_cli_simplified_flow", "true")
             .authorizeParam("originator", ORIGINATOR)
+            .deviceProtocol(DeviceProtocol.OPENAI_DEVICE_AUTH)
+            .deviceUrl(DEVICE_URL)
+            .devicePollUrl(DEVICE_POLL_URL)
+            .deviceVerificationUrl(DEVICE_VERIFICATION_URL)
+            .deviceRedirectUri(DEVICE_REDIRECT_URI)
             .accountMapper(CodexAccounts::account)
             .build();
 

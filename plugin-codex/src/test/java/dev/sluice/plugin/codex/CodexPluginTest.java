@@ -6,6 +6,7 @@ import dev.sluice.api.ProviderClass;
 import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderPlugin;
 import dev.sluice.api.oauth.OAuthAccount;
+import dev.sluice.api.oauth.DeviceProtocol;
 import dev.sluice.api.oauth.OAuthFlow;
 import dev.sluice.api.oauth.OAuthLogin;
 import dev.sluice.api.oauth.OAuthTokenAnswer;
@@ -45,7 +46,8 @@ class CodexPluginTest {
     void loginIsCodexClisPkceFlowAgainstAuthOpenAiCom() {
         OAuthLogin login = plugin.oauthLogins().get(0);
         assertThat(login.provider()).isEqualTo("codex");
-        assertThat(login.flows()).containsExactly(OAuthFlow.PKCE);
+        assertThat(login.flows()).as("browser login first, as codex login; --device-auth second").containsExactly(OAuthFlow.PKCE,
+                OAuthFlow.DEVICE);
         assertThat(login.authorizeUrl()).isEqualTo("https://auth.openai.com/oauth/authorize");
         assertThat(login.tokenUrl()).isEqualTo("https://auth.openai.com/oauth/token");
         assertThat(login.clientId()).isEqualTo("app_EMoamEEZ73f0CkXaXp7hrann");
@@ -57,6 +59,17 @@ class CodexPluginTest {
         assertThat(login.tokenEncoding()).isEqualTo(TokenEncoding.FORM);
         assertThat(login.clientSecret()).isNull();
         assertThat(login.stateInTokenRequest()).isFalse();
+    }
+
+    @Test
+    void deviceLoginIsCodexClisDeviceAuthAgainstAuthOpenAiCom() {
+        OAuthLogin login = plugin.oauthLogins().get(0);
+        assertThat(login.deviceProtocol()).isEqualTo(DeviceProtocol.OPENAI_DEVICE_AUTH);
+        assertThat(login.deviceUrl()).isEqualTo("https://auth.openai.com/api/accounts/deviceauth/usercode");
+        assertThat(login.devicePollUrl()).isEqualTo("https://auth.openai.com/api/accounts/deviceauth/token");
+        assertThat(login.deviceVerificationUrl()).isEqualTo("https://auth.openai.com/codex/device");
+        assertThat(login.deviceRedirectUri()).isEqualTo("https://auth.openai.com/deviceauth/callback");
+        assertThat(login.devicePkce()).as("the server mints the verifier").isFalse();
     }
 
     @Test
