@@ -358,7 +358,15 @@ public final class SluiceServer implements AutoCloseable {
         String instanceId = shared.instanceId();
         ChangeFeed feed = ChangeFollowers.start(db, connections, keys, combos, resilienceSettings, generalSettings, sessions,
                 modelCatalog);
-        RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(),
+        // issue 34: context-relay, pipeline and fusion run above the combo router; what they read themselves is counted too
+        dev.sluice.runtime.combo.flow.ComboFlows comboFlows = new dev.sluice.runtime.combo.flow.ComboFlows(comboRouter, modelCatalog::facts,
+                (caller, step, latencyMs) -> {
+                    if (step.reply() instanceof dev.sluice.runtime.routing.Reply.Complete c) {
+                        usage.countStep(caller.keyId(), step.route().provider().id(), step.connection().id(), step.route().upstreamModel(),
+                                dev.sluice.runtime.telemetry.TokenCounts.of(c.response().usage()), latencyMs);
+                    }
+                }, clock);
+        RequestRouter router = new RequestRouter(resolver, dispatcher, comboFlows, config.headersTimeout(),
                 () -> streamRules(resilienceSettings.get().streamRecovery()), model -> generalSettings.modelAliases().resolve(model), buffers);
 
         HttpApi.Dependencies deps = new HttpApi.Dependencies(mapper, config.maxBodyBytes(), adminHash, codec,

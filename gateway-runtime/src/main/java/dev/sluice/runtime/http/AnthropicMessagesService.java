@@ -71,7 +71,7 @@ final class AnthropicMessagesService implements HttpService {
         RequestRecord record = RequestTelemetry.routed(req, request.model(), outcome);
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             Route route = served.route();
-            RoutedAnswers.routedHeaders(res, served.connection(), route);
+            RoutedAnswers.routedHeaders(res, served);
             String fallbackId = "msg_" + requestId;
             switch (served.reply()) {
                 case Reply.Raw raw -> relayPassthrough(res, record, raw.response(), served.connection(), route, raw.stream(), requestId);

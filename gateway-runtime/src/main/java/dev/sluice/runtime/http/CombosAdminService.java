@@ -199,13 +199,28 @@ final class CombosAdminService implements HttpService {
         }
         String strategy = strategy(body.get("strategy"));
         Map<String, Object> options = options(body.get("strategyOptions"));
+        List<ComboTarget> targets = targets(body.get("targets"));
         try {
             // issue 34: a strategy's own options (auto's weights, …) are refused here, not ignored later
-            strategies.apply(strategy).orElseThrow().checkOptions(options);
+            dev.sluice.api.combo.ComboStrategy s = strategies.apply(strategy).orElseThrow();
+            s.checkOptions(options);
+            if (s instanceof dev.sluice.runtime.combo.strategy.TargetBoundOptions bound) {
+                // pipeline's steps, fusion's panel and judge name targets by position
+                bound.checkOptions(options, targets.size());
+            }
         } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest("strategyOptions", e.getMessage() + ".");
+            throw ApiException.badRequest(optionParam(e.getMessage()), e.getMessage() + ".");
         }
-        return new Combo(name, strategy, options, targets(body.get("targets")), 0, 0);
+        return new Combo(name, strategy, options, targets, 0, 0);
+    }
+
+    /** The option a strategy's message names first ({@code strategyOptions.steps[1].instruction}), else {@code strategyOptions}. */
+    static String optionParam(String message) {
+        if (message != null && message.startsWith("strategyOptions.")) {
+            int end = message.indexOf(' ');
+            return end < 0 ? message : message.substring(0, end);
+        }
+        return "strategyOptions";
     }
 
     private String strategy(JsonNode n) {

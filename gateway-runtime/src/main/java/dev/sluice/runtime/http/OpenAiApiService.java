@@ -70,7 +70,7 @@ final class OpenAiApiService implements HttpService {
         // the connection's permit (§12) and the combo's in-flight count are held until the answer is written
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             Route route = served.route();
-            RoutedAnswers.routedHeaders(res, served.connection(), route);
+            RoutedAnswers.routedHeaders(res, served);
             switch (served.reply()) {
                 case Reply.Complete c -> {
                     record.usage(TokenCounts.of(c.response().usage()));

@@ -80,7 +80,7 @@ final class ResponsesApiService implements HttpService {
             throw request.untranslatable();
         }
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
-            RoutedAnswers.routedHeaders(res, served.connection(), served.route());
+            RoutedAnswers.routedHeaders(res, served);
             boolean translated = served.reply() instanceof Reply.Complete || served.reply() instanceof Reply.Stream;
             if (translated && !request.droppedTools().isEmpty()) {
                 SafeHeaders.set(res, DROPPED_TOOLS, String.join(", ", request.droppedTools()));
