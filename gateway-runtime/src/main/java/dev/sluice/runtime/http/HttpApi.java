@@ -149,7 +149,8 @@ public final class HttpApi {
         routes.register(routing, "/api/combos", new CombosAdminService(json, auth, d.combos(), d.comboStrategies()::find,
                 d.comboStrategies()::names, id -> d.connections().find(id).isPresent(),
                 name -> d.comboRouter().forget(name, d.comboStrategies()),
-                (combo, caller, body) -> d.comboRouter().explain(combo, caller, ComboRouter.facts(explainedRequest(d.codec(), body)))));
+                (combo, caller, body) -> d.comboRouter().explain(combo, caller, ComboRouter.facts(explainedRequest(d.codec(), body))),
+                (name, caller) -> d.comboRouter().combo(name, caller)));
         routes.register(routing, "/api/keys", new KeysAdminService(json, auth, d.keys(), d.connections(), d.sessions().leases()::revokeKey));
         routes.register(routing, "/api/oauth", new OAuthAdminService(json, auth, d.logins()));
         routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.plugins()));
