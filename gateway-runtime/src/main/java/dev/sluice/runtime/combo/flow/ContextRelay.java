@@ -17,8 +17,9 @@ import java.util.Map;
 /**
  * {@code context-relay} (issue 34): the combo's targets in priority order, through the router as
  * any combo's; each target's dispatch is watched here. When the conversation <em>moves</em> — the
- * target about to be tried is not the one that served the session last, or an earlier target of
- * this request did not serve — and its estimated input is above {@code relayThreshold} of the new
+ * target about to be tried is not the one that last served the session's whole conversation (after
+ * a shortened one was served, every target is a move until one serves it whole), or an earlier
+ * target of this request did not serve — and its estimated input is above {@code relayThreshold} of the new
  * target's context window, the older turns are replaced by a summary written by
  * {@code summaryModel} (routed like a client's request) before the request goes on. Summaries are
  * cached per session ({@link Summaries}). Summarising never fails the request: without a summary
@@ -33,6 +34,8 @@ final class ContextRelay {
     private static final System.Logger LOG = System.getLogger(ContextRelay.class.getName());
     /** Sessions whose last serving target is remembered, at most. */
     static final int MAX_SESSIONS = 16_384;
+    /** What a session remembers after a shortened request was served: it matches no target. */
+    private static final String RELAYED = "\u0000relayed";
     /** The answer header set when the request was sent with its older turns summarised. */
     static final String RELAYED_HEADER = "X-Sluice-Context-Relay";
 
@@ -90,7 +93,8 @@ final class ContextRelay {
             }
             Outcome out = send == request ? dispatch.dispatch(route, narrowed) : sub.dispatch(send, route, narrowed);
             if (out instanceof Outcome.Served) {
-                remember(session, target);
+                // a conversation served shortened has moved for good: every target is a move until one serves it whole
+                remember(session, send == request ? target : RELAYED);
                 relayed[0] = send != request;
             } else {
                 moved[0] = true;
