@@ -134,6 +134,24 @@ class ComboExecutorsIT {
     }
 
     @Test
+    void contextRelayWithoutASummaryPassesOverAWindowTooSmallForTheNextTarget_issue34() {
+        sluice.send("PUT", "/api/models/beta/small", ADMIN_KEY, "{\"contextWindow\":1000}");
+        sluice.send("PUT", "/api/models/gamma/huge", ADMIN_KEY, "{\"contextWindow\":100000}");
+        combo("{\"name\":\"relay\",\"strategy\":\"context-relay\",\"strategyOptions\":{\"summaryModel\":\"gamma/summarizer\"},"
+                + "\"targets\":[{\"model\":\"alpha/large\"},{\"model\":\"beta/small\"},{\"model\":\"gamma/huge\"}]}");
+        a.setDefault(MockResponse.status(500, "{\"error\":{\"message\":\"down\"}}"));
+        b.setDefault(MockResponse.completion("b"));
+        c.setDefault(MockResponse.choosing(r -> r.body().contains("Summarise the conversation")
+                ? MockResponse.status(500, "{\"error\":{\"message\":\"summariser down\"}}") : MockResponse.completion("c")));
+        HttpResponse<String> r = chat(CONVERSATION);
+        // about 1 020 tokens do not fit beta's 1 000 and no summary came: beta is passed over for the larger gamma
+        assertThat(content(r)).isEqualTo("c");
+        assertThat(b.requestCount()).isZero();
+        assertThat(c.requests()).anyMatch(q -> q.body().contains("Summarise the conversation"));
+        assertThat(c.requests().getLast().body()).contains("old-fact").contains("\"huge\"");
+    }
+
+    @Test
     void pipelineFeedsEachStepsAnswerToTheNextAndAFailingStepFailsOverLikeATarget_issue34() {
         combo("{\"name\":\"pipe\",\"strategy\":\"pipeline\",\"strategyOptions\":{\"steps\":["
                 + "{\"target\":0,\"instruction\":\"STEP-ONE draft it\"},{\"target\":1,\"instruction\":\"STEP-TWO polish it\"}]},"
@@ -214,6 +232,16 @@ class ComboExecutorsIT {
         assertThat(streamed.statusCode()).as(streamed.body()).isEqualTo(200);
         assertThat(streamed.body()).contains("\"fu\"").contains("\"sed\"").contains("[DONE]");
         assertThat(streamed.headers().firstValue("X-Sluice-Fusion-Failed")).isPresent();
+
+        // explain shows each target's role and calls nothing
+        int calls = a.requestCount() + b.requestCount() + c.requestCount();
+        JsonNode explain = read(sluice.send("POST", "/api/combos/fuse/explain", ADMIN_KEY, "{}").body());
+        assertThat(explain.get("strategy").asText()).isEqualTo("fusion");
+        assertThat(explain.at("/order/0/model").asText()).isEqualTo("alpha/m");
+        assertThat(explain.at("/order/0/strategy/judge").asBoolean()).isTrue();
+        assertThat(explain.at("/order/1/strategy/panel").asBoolean()).isTrue();
+        assertThat(explain.at("/order/1/strategy/judge").asBoolean()).isFalse();
+        assertThat(a.requestCount() + b.requestCount() + c.requestCount()).isEqualTo(calls);
 
         // no member answers: the last member's failure, and no judge
         a.clear();
