@@ -2,6 +2,7 @@ package dev.sluice.runtime;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.api.combo.ComboStrategy;
+import dev.sluice.runtime.combo.flow.ComboFlows;
 import dev.sluice.runtime.combo.routing.AutoCombos;
 import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
@@ -17,6 +18,7 @@ import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Dispatcher;
 import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.ModelResolver;
+import dev.sluice.runtime.routing.Reply;
 import dev.sluice.runtime.routing.RequestRouter;
 import dev.sluice.runtime.session.Leases;
 import dev.sluice.runtime.session.RoutedLeaseCandidates;
@@ -27,6 +29,7 @@ import dev.sluice.runtime.store.JdbcDiscoveredModels;
 import dev.sluice.runtime.store.JdbcLeaseStore;
 import dev.sluice.runtime.store.JdbcSessionPinStore;
 import dev.sluice.runtime.stream.StreamRules;
+import dev.sluice.runtime.telemetry.TokenCounts;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
@@ -83,7 +86,14 @@ record RoutingWiring(Sessions sessions, Dispatcher dispatcher, ModelResolver res
         ComboRouter comboRouter = new ComboRouter(storage.combos(), resolver, selector, strategies::find, clock, storage.resilienceSettings(),
                 Thread::sleep, general::emergencyFallback, resilience.quotas(), plugins.models()::facts,
                 new AutoCombos(() -> config.catalog().autoCombos(), listing::chatModels));
-        RequestRouter router = new RequestRouter(resolver, dispatcher, comboRouter, config.headersTimeout(),
+        // issue 34: context-relay, pipeline and fusion run above the combo router; what they read themselves is counted too
+        ComboFlows comboFlows = new ComboFlows(comboRouter, plugins.models()::facts, (caller, step, latencyMs) -> {
+            if (step.reply() instanceof Reply.Complete c) {
+                telemetry.usage().countStep(caller.keyId(), step.route().provider().id(), step.connection().id(),
+                        step.route().upstreamModel(), TokenCounts.of(c.response().usage()), latencyMs);
+            }
+        }, clock);
+        RequestRouter router = new RequestRouter(resolver, dispatcher, comboFlows, config.headersTimeout(),
                 () -> streamRules(storage.resilienceSettings().get().streamRecovery()), model -> general.modelAliases().resolve(model),
                 upstreams.buffers());
         return new RoutingWiring(sessions, dispatcher, resolver, strategies, comboRouter, discovery, listing, router,

@@ -47,6 +47,7 @@ final class CombosAdminService implements HttpService {
     private final Predicate<String> knownConnection;
     private final Consumer<String> forget;
     private final Explainer explain;
+    private final java.util.function.BiFunction<String, dev.sluice.runtime.routing.Caller, java.util.Optional<Combo>> virtual;
 
     /** Explains a combo's choice for a request body (issue 34). */
     @FunctionalInterface
@@ -71,11 +72,13 @@ final class CombosAdminService implements HttpService {
      * @param knownConnection whether a connection id exists, or null to accept any {@code connectionId}
      * @param forget drops routing state of a combo deleted or replaced
      * @param explain what a combo would do with a request now (issue 34)
+     * @param virtual the virtual {@code auto} combo a name denotes for a caller, when no combo is stored under it
      */
     CombosAdminService(Json json, Authenticator auth, ComboStore combos,
             java.util.function.Function<String, java.util.Optional<dev.sluice.api.combo.ComboStrategy>> strategies,
             Supplier<Set<String>> strategyNames, Predicate<String> knownConnection, Consumer<String> forget,
-            Explainer explain) {
+            Explainer explain, java.util.function.BiFunction<String, dev.sluice.runtime.routing.Caller, java.util.Optional<Combo>> virtual) {
+        this.virtual = virtual;
         this.forget = forget;
         this.explain = explain;
         this.json = json;
@@ -90,7 +93,13 @@ final class CombosAdminService implements HttpService {
     public void routing(HttpRules rules) {
         rules.get("/", this::list).post("/", this::create)
                 .get("/{name}", this::get).put("/{name}", this::replace).delete("/{name}", this::delete)
+                .post("/auto/{preset}/explain", this::explainAuto)
                 .post("/{name}/explain", this::explain);
+    }
+
+    /** Issue 34: {@code auto/fast}, {@code auto/cheap}, {@code auto/smart} explained like a stored combo (their names hold a '/'). */
+    private void explainAuto(ServerRequest req, ServerResponse res) {
+        explain(req, res, "auto/" + req.path().pathParameters().get("preset"));
     }
 
     /**
@@ -99,9 +108,13 @@ final class CombosAdminService implements HttpService {
      * the request as a client would send it; its {@code model}, when present, must name the combo.
      */
     private void explain(ServerRequest req, ServerResponse res) {
+        explain(req, res, req.path().pathParameters().get("name"));
+    }
+
+    private void explain(ServerRequest req, ServerResponse res, String name) {
         dev.sluice.runtime.routing.Caller caller = auth.admin(req);
-        String name = req.path().pathParameters().get("name");
-        Combo combo = combos.find(name).orElseThrow(() -> notFound(name));
+        // a stored combo wins; else a virtual auto combo over every model the admin key may use
+        Combo combo = combos.find(name).or(() -> virtual.apply(name, caller)).orElseThrow(() -> notFound(name));
         ObjectNode body = json.objectBody(req);
         JsonNode model = body.get("model");
         if (model != null && !model.isNull() && !(model.isTextual() && model.asText().equals(name))) {
@@ -199,13 +212,28 @@ final class CombosAdminService implements HttpService {
         }
         String strategy = strategy(body.get("strategy"));
         Map<String, Object> options = options(body.get("strategyOptions"));
+        List<ComboTarget> targets = targets(body.get("targets"));
         try {
             // issue 34: a strategy's own options (auto's weights, …) are refused here, not ignored later
-            strategies.apply(strategy).orElseThrow().checkOptions(options);
+            dev.sluice.api.combo.ComboStrategy s = strategies.apply(strategy).orElseThrow();
+            s.checkOptions(options);
+            if (s instanceof dev.sluice.runtime.combo.strategy.TargetBoundOptions bound) {
+                // pipeline's steps, fusion's panel and judge name targets by position
+                bound.checkOptions(options, targets.size());
+            }
         } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest("strategyOptions", e.getMessage() + ".");
+            throw ApiException.badRequest(optionParam(e.getMessage()), e.getMessage() + ".");
         }
-        return new Combo(name, strategy, options, targets(body.get("targets")), 0, 0);
+        return new Combo(name, strategy, options, targets, 0, 0);
+    }
+
+    /** The option a strategy's message names first ({@code strategyOptions.steps[1].instruction}), else {@code strategyOptions}. */
+    static String optionParam(String message) {
+        if (message != null && message.startsWith("strategyOptions.")) {
+            int end = message.indexOf(' ');
+            return end < 0 ? message : message.substring(0, end);
+        }
+        return "strategyOptions";
     }
 
     private String strategy(JsonNode n) {

@@ -175,7 +175,8 @@ public final class HttpApi {
         routes.register(routing, "/api/combos", new CombosAdminService(json, auth, d.stores().combos(), d.routes().comboStrategies()::find,
                 d.routes().comboStrategies()::names, id -> d.stores().connections().find(id).isPresent(),
                 name -> d.routes().comboRouter().forget(name, d.routes().comboStrategies()),
-                (combo, caller, body) -> d.routes().comboRouter().explain(combo, caller, ComboRouter.facts(explainedRequest(d.wire().codec(), body)))));
+                (combo, caller, body) -> d.routes().comboRouter().explain(combo, caller, ComboRouter.facts(explainedRequest(d.wire().codec(), body))),
+                (name, caller) -> d.routes().comboRouter().combo(name, caller)));
         routes.register(routing, "/api/keys", new KeysAdminService(json, auth, d.stores().keys(), d.stores().connections(), d.routes().sessions().leases()::revokeKey));
         routes.register(routing, "/api/oauth", new OAuthAdminService(json, auth, d.routes().logins()));
         routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.stores().plugins()));

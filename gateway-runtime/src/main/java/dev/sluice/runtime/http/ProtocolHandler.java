@@ -60,7 +60,7 @@ final class ProtocolHandler<P> implements Handler {
         // the connection's permit (§12) and the combo's in-flight count are held until the answer is written
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             Route route = served.route();
-            RoutedAnswers.routedHeaders(res, served.connection(), route);
+            RoutedAnswers.routedHeaders(res, served);
             for (Map.Entry<String, String> h : protocol.headers(request, served.reply()).entrySet()) {
                 SafeHeaders.set(res, HeaderNames.create(h.getKey()), h.getValue());
             }

@@ -67,6 +67,17 @@ final class RoutedAnswers {
         SafeHeaders.set(res, MODEL, route.upstreamModel());
     }
 
+    /**
+     * API-5 and the headers a combo executor added to the answer (issue 34).
+     *
+     * @param res the response
+     * @param served what served
+     */
+    static void routedHeaders(ServerResponse res, Outcome.Served served) {
+        routedHeaders(res, served.connection(), served.route());
+        served.headers().forEach((name, value) -> SafeHeaders.set(res, HeaderNames.create(name), value));
+    }
+
     /** The headers of a {@code text/event-stream} answer that proxies must not buffer. */
     static void streamHeaders(ServerResponse res) {
         res.header(SSE);

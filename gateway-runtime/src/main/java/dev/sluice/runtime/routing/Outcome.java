@@ -32,14 +32,42 @@ public sealed interface Outcome {
      * @param connection the connection that served
      * @param reply what it served
      * @param lease the admission the answer holds until written
+     * @param headers answer headers a combo executor adds (issue 34: {@code X-Sluice-Fusion-Failed}), by name
      */
-    record Served(Route route, Connection connection, Reply reply, Lease lease) implements Outcome, AutoCloseable {
-        /** Validates. */
+    record Served(Route route, Connection connection, Reply reply, Lease lease, java.util.Map<String, String> headers)
+            implements Outcome, AutoCloseable {
+        /** Validates and copies. */
         public Served {
             requireNonNull(route, "route is null");
             requireNonNull(connection, "connection is null");
             requireNonNull(reply, "reply is null");
             requireNonNull(lease, "lease is null");
+            headers = headers == null ? java.util.Map.of() : java.util.Map.copyOf(headers);
+        }
+
+        /**
+         * A served answer without headers of its own.
+         *
+         * @param route the route that served
+         * @param connection the connection that served
+         * @param reply what it served
+         * @param lease the admission the answer holds until written
+         */
+        public Served(Route route, Connection connection, Reply reply, Lease lease) {
+            this(route, connection, reply, lease, java.util.Map.of());
+        }
+
+        /**
+         * The same answer (and the same admission: close only the copy) with one more header.
+         *
+         * @param name the header's name
+         * @param value its value
+         * @return the copy
+         */
+        public Served withHeader(String name, String value) {
+            java.util.Map<String, String> h = new java.util.LinkedHashMap<>(headers);
+            h.put(name, value);
+            return new Served(route, connection, reply, lease, h);
         }
 
         /**

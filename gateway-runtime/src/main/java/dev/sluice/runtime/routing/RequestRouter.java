@@ -77,7 +77,7 @@ public final class RequestRouter {
         if (!(request instanceof ClientRequest.Embeddings)) {
             // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
             Outcome viaCombo = combos.route(model, caller, canonical(request),
-                    (route, narrowed) -> dispatch(request, route, narrowed, requestId, gate));
+                    (route, narrowed) -> dispatch(request, route, narrowed, requestId, gate), subRequests(request, requestId, gate));
             if (viaCombo != null) {
                 return viaCombo;
             }
@@ -118,6 +118,32 @@ public final class RequestRouter {
         Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries(), readinessMs, serves);
         toolLimits.learn(outcome, tools);
         return outcome;
+    }
+
+    /**
+     * Issue 34: what a combo executor sends beside the client's request, through the same dispatch;
+     * null when the client's body can only be passed through as it is (nothing to rewrite).
+     */
+    private ComboRouting.SubRequests subRequests(ClientRequest request, String requestId, StreamGate gate) {
+        java.util.Map<String, String> headers = switch (request) {
+            case ClientRequest.Chat c -> c.clientHeaders();
+            case ClientRequest.Dialect d -> d.untranslatable() != null ? null : d.clientHeaders();
+            case ClientRequest.Embeddings e -> null;
+        };
+        if (headers == null) {
+            return null;
+        }
+        return new ComboRouting.SubRequests() {
+            @Override
+            public Outcome dispatch(dev.sluice.api.chat.ChatRequest sub, Route route, Caller caller) {
+                return RequestRouter.this.dispatch(new ClientRequest.Chat(sub, headers), route, caller, requestId, gate);
+            }
+
+            @Override
+            public Outcome route(dev.sluice.api.chat.ChatRequest sub, Caller caller) {
+                return RequestRouter.this.route(new ClientRequest.Chat(sub, headers), caller, requestId);
+            }
+        };
     }
 
     /** The request in canonical form, for the combo strategies that read it; null for embeddings. */

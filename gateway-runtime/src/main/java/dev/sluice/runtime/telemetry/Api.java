@@ -18,6 +18,8 @@ final class Api {
     static final String OPENAPI = "openapi";
     static final String UI = "ui";
     static final String OTHER = "other";
+    /** Issue 34: an upstream call a combo executor made beside the client's (never a request path). */
+    static final String COMBO_STEP = "combo_step";
 
     private Api() {
     }

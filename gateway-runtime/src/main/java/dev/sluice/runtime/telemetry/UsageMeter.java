@@ -85,6 +85,22 @@ public final class UsageMeter implements UsageTotals, AutoCloseable {
         record(r.startedAtMs(), r.keyId(), r.api(), r.provider(), r.connectionId(), r.model(), r.tokens(), status, latencyMs, r.attempts());
     }
 
+    /**
+     * Counts an upstream answer a combo executor read itself (issue 34: a pipeline's earlier step,
+     * a fusion panel member, a context-relay summary) under the API {@code combo_step}, in the
+     * current minute, as a successful request of its provider, connection and model.
+     *
+     * @param keyId the client's key id
+     * @param provider the provider that answered
+     * @param connectionId the connection that answered
+     * @param model the upstream model
+     * @param tokens the answer's usage
+     * @param latencyMs how long it took
+     */
+    public void countStep(String keyId, String provider, String connectionId, String model, TokenCounts tokens, long latencyMs) {
+        record(clock.millis(), keyId, Api.COMBO_STEP, provider, connectionId, model, tokens, 200, latencyMs, 1);
+    }
+
     /** {@link #record(RequestRecord, int, long)} by its fields. */
     boolean record(long startedAtMs, String keyId, String api, String provider, String connectionId, String model, TokenCounts tokens,
             int status, long latencyMs, int attempts) {

@@ -189,6 +189,20 @@ class ModelCatalogCombosIT {
         }
         assertThat(cheapFirst).isGreaterThanOrEqualTo(14);
         assertThat(smartFirst).isGreaterThanOrEqualTo(14);
+
+        // the virtual combos are explained like stored ones, without an upstream call
+        int calls = a.requestCount() + b.requestCount();
+        JsonNode cheap = read(sluice.send("POST", "/api/combos/auto/cheap/explain", ADMIN_KEY, chatBody("auto/cheap", false)).body());
+        assertThat(cheap.get("combo").asText()).isEqualTo("auto/cheap");
+        assertThat(cheap.get("strategy").asText()).isEqualTo("auto");
+        assertThat(cheap.at("/order/0/model").asText()).isEqualTo("gamma/cheap");
+        assertThat(cheap.at("/order/0/strategy/weights/cost").asDouble()).isEqualTo(0.6);
+        JsonNode smart = read(sluice.send("POST", "/api/combos/auto/smart/explain", ADMIN_KEY, "{}").body());
+        assertThat(smart.at("/order/0/model").asText()).isEqualTo("delta/dear");
+        JsonNode balanced = read(sluice.send("POST", "/api/combos/auto/explain", ADMIN_KEY, "{}").body());
+        assertThat(balanced.at("/order/0/strategy/weights/health").asDouble()).isEqualTo(0.35);
+        assertThat(sluice.send("POST", "/api/combos/auto/slow/explain", ADMIN_KEY, "{}").statusCode()).isEqualTo(404);
+        assertThat(a.requestCount() + b.requestCount()).isEqualTo(calls);
     }
 
     private List<String> combos() {

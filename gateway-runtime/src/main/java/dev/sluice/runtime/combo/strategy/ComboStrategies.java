@@ -42,7 +42,7 @@ public final class ComboStrategies {
      * {@code cost-optimized}, {@code lkgp}, {@code reset-aware}, {@code headroom}, {@code quota-weighted},
      * {@code quota-share}, {@code reset-window} (also named {@code weekly-reset} and
      * {@code reset-window-order}), {@code cache-optimized}, {@code context-optimized} (also named
-     * {@code context}), {@code auto}.
+     * {@code context}), {@code auto}, {@code context-relay}, {@code pipeline}, {@code fusion}.
      *
      * @return a new registry with fresh strategy state, round-robin's turns in this instance's memory
      */
@@ -61,7 +61,8 @@ public final class ComboStrategies {
                 new WeightedStrategy(), new RoundRobinStrategy(turns), new RandomStrategy(), new StrictRandomStrategy(),
                 new PowerOfTwoChoicesStrategy(), new LeastUsedStrategy(), new CostOptimizedStrategy(), new LastKnownGoodStrategy(),
                 new ResetAwareStrategy(), new HeadroomStrategy(), new QuotaWeightedStrategy(), new QuotaShareStrategy(),
-                new ResetWindowStrategy(), new CacheOptimizedStrategy(), new ContextOptimizedStrategy(), new AutoStrategy()));
+                new ResetWindowStrategy(), new CacheOptimizedStrategy(), new ContextOptimizedStrategy(), new AutoStrategy(),
+                new ContextRelayStrategy(), new PipelineStrategy(), new FusionStrategy()));
     }
 
     /**
