@@ -72,11 +72,9 @@ class RedisSharedStateTest {
         SharedState dead = instance(1_000);
         SharedState b = instance(1_000);
         assertThat(dead.permits().tryAcquire("c1", "m", 1, 0)).isNotNull();
-        // the heartbeat keeps a live permit past its expiry
-        long start = System.nanoTime();
-        await().pollDelay(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(3))
+        // the heartbeat keeps a live permit past its expiry: the cap stays taken for 1.5 times the 1 s TTL
+        await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(3))
                 .until(() -> b.permits().tryAcquire("c1", "m", 1, 0) == null);
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(1_400));
         // kill -9 as far as Redis can tell: the heartbeat stops, the permit is never released
         dead.close();
         redis.forget(dead);
