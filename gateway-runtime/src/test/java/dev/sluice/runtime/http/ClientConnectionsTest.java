@@ -224,6 +224,7 @@ class ClientConnectionsTest {
         CompletableFuture<byte[]> rest = p.readLater();
         assertThat(p.awaitReading()).as("a header line does not start the bound again").isEqualTo(firstByte + 30 * S);
         advance(10 * S - 1);
+        assertThat(open.size()).as("29.999… s after the first byte: still open").isOne();
         assertThat(rest).isNotDone();
         advance(1);
         assertThat(failure(rest)).isInstanceOf(ServerConnectionException.class);
