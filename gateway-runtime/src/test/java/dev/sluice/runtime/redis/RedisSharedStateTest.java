@@ -91,6 +91,7 @@ class RedisSharedStateTest {
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         AtomicInteger served = new AtomicInteger();
+        AtomicInteger crossed = new AtomicInteger();
         List<Callable<Void>> clients = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             ConnectionGates g = gates.get(i % 2);
@@ -99,7 +100,12 @@ class RedisSharedStateTest {
                 assertThat(e).isInstanceOf(ConnectionGates.Permit.class);
                 try {
                     most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-                    Thread.sleep(20); // the upstream's work while the permit is held
+                    // the upstream's work while the permit is held: the other instance asks Redis for the connection's permit
+                    SharedPermits.Held other = (g == gates.get(0) ? b : a).permits().tryAcquire("conn", "m", 1, 0);
+                    if (other != null) {
+                        crossed.incrementAndGet();
+                        other.release();
+                    }
                     served.incrementAndGet();
                 } finally {
                     inFlight.decrementAndGet();
@@ -115,6 +121,7 @@ class RedisSharedStateTest {
         }
         assertThat(served).hasValue(10);
         assertThat(most).hasValue(1);
+        assertThat(crossed).as("permits the other instance got while one was held").hasValue(0);
     }
 
     /** Both instances subscribed: from here an announcement reaches the other within the event delivery latency. */
