@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * Bounds how long a whole (not streamed) upstream answer may hold an attempt (issue 28): no byte of
@@ -26,6 +27,8 @@ public final class AnswerWatch {
 
     private final long bodyIdleMs;
     private final long deadlineMs;
+    /** The monotonic clock (System.nanoTime but in tests, which move it by hand). */
+    private final LongSupplier nanos;
 
     /**
      * The bounds.
@@ -34,11 +37,23 @@ public final class AnswerWatch {
      * @param deadlineMs the longest time from request to last byte, ms
      */
     public AnswerWatch(long bodyIdleMs, long deadlineMs) {
+        this(bodyIdleMs, deadlineMs, System::nanoTime);
+    }
+
+    /**
+     * The bounds on a given monotonic clock.
+     *
+     * @param bodyIdleMs the longest silence inside a body, ms
+     * @param deadlineMs the longest time from request to last byte, ms
+     * @param nanos the clock, nanoseconds on {@link System#nanoTime()}'s scale
+     */
+    AnswerWatch(long bodyIdleMs, long deadlineMs, LongSupplier nanos) {
         if (bodyIdleMs <= 0 || deadlineMs <= 0) {
             throw new IllegalArgumentException("the answer bounds must be positive, got " + bodyIdleMs + " and " + deadlineMs);
         }
         this.bodyIdleMs = bodyIdleMs;
         this.deadlineMs = deadlineMs;
+        this.nanos = nanos;
     }
 
     /** @return the longest silence inside a body, ms ({@code upstream.bodyIdleTimeoutMs}) */
@@ -72,7 +87,7 @@ public final class AnswerWatch {
      * @return the watched body; reading it to its end or closing it ends the watch
      */
     public InputStream watch(InputStream body, long sentNanos, long headersBoundMs, Runnable abort) {
-        long now = System.nanoTime();
+        long now = nanos.getAsLong();
         long byDeadline = sentNanos + deadlineMs * 1_000_000L;
         long byHeaders = now + headersBoundMs * 1_000_000L;
         Body b = byDeadline - byHeaders <= 0
@@ -115,9 +130,8 @@ public final class AnswerWatch {
                 } catch (InterruptedException e) {
                     return;
                 }
-                long now = System.nanoTime();
                 for (Body b : ANSWERS) {
-                    b.check(now);
+                    b.check();
                 }
             }
         }
@@ -141,7 +155,8 @@ public final class AnswerWatch {
         }
 
         /** On the sweeper's thread. */
-        void check(long now) {
+        void check() {
+            long now = nanos.getAsLong();
             String why = null;
             if (now - deadlineNanos >= 0) {
                 why = deadlineMessage;
@@ -179,7 +194,7 @@ public final class AnswerWatch {
             // after the abort a body may look ended (the JDK client's does): the bound says why
             failIfExpired(null);
             if (n > 0) {
-                lastReadNanos = System.nanoTime();
+                lastReadNanos = nanos.getAsLong();
             } else if (n < 0) {
                 Sweeper.ANSWERS.remove(this);
             }

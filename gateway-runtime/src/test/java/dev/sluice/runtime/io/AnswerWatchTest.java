@@ -2,6 +2,7 @@ package dev.sluice.runtime.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.runtime.config.UpstreamLimits;
 import java.io.ByteArrayInputStream;
@@ -10,11 +11,21 @@ import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** Issue 28: a whole answer's body is bounded by its silence and by its deadline; the bound is named. */
+/** Issue 28: a whole answer's body is bounded by its silence and by its deadline; the bound is named. On a clock the test moves. */
 class AnswerWatchTest {
+
+    /** The watch's monotonic clock, moved by hand (its sweeper still looks every 100 ms of real time). */
+    private final AtomicLong clock = new AtomicLong(-9_000_000_000L);
+
+    private void advanceMs(long ms) {
+        clock.addAndGet(ms * 1_000_000L);
+    }
 
     @Test
     void theDefaultsAreThirtySecondsOfSilenceAndThreeMinutesInAll() {
@@ -46,20 +57,48 @@ class AnswerWatchTest {
         PipedOutputStream upstream = new PipedOutputStream();
         PipedInputStream socket = new PipedInputStream(upstream);
         AtomicInteger aborted = new AtomicInteger();
-        InputStream body = new AnswerWatch(300, 60_000).watch(socket, System.nanoTime(), 60_000, () -> {
+        InputStream body = new AnswerWatch(300, 60_000, clock::get).watch(socket, clock.get(), 60_000, () -> {
             aborted.incrementAndGet();
             close(upstream);
         });
         upstream.write("{\"id\":".getBytes());
         byte[] buf = new byte[64];
         assertThat(body.read(buf, 0, buf.length)).isEqualTo(6);
-        long t0 = System.nanoTime();
         // the read blocks on the silent "socket" until the watch closes it
-        assertThatThrownBy(() -> body.read(buf, 0, buf.length)).isInstanceOf(SocketTimeoutException.class)
-                .hasMessageContaining("upstream.bodyIdleTimeoutMs").hasMessageContaining("300 ms");
-        assertThat((System.nanoTime() - t0) / 1_000_000).isBetween(150L, 2_000L);
+        CompletableFuture<Integer> read = CompletableFuture.supplyAsync(() -> {
+            try {
+                return body.read(buf, 0, buf.length);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, Executors.newVirtualThreadPerTaskExecutor());
+        advanceMs(299);
+        // the sweeper looks every 100 ms: it saw 299 ms of silence at least twice
+        await().during(Duration.ofMillis(250)).atMost(Duration.ofSeconds(2)).until(() -> aborted.get() == 0);
+        assertThat(read).isNotDone();
+        advanceMs(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> aborted.get() == 1);
+        assertThat(read).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .havingRootCause().isInstanceOf(SocketTimeoutException.class)
+                .withMessageContaining("upstream.bodyIdleTimeoutMs").withMessageContaining("300 ms");
         assertThat(aborted).hasValue(1);
         assertThatThrownBy(() -> body.read(buf, 0, buf.length)).isInstanceOf(SocketTimeoutException.class);
+    }
+
+    @Test
+    void bytesThatKeepComingKeepTheBodyWatchedPastTheSilenceBound() throws Exception {
+        AtomicInteger aborted = new AtomicInteger();
+        PipedOutputStream upstream = new PipedOutputStream();
+        PipedInputStream socket = new PipedInputStream(upstream);
+        InputStream body = new AnswerWatch(300, 60_000, clock::get).watch(socket, clock.get(), 60_000, aborted::incrementAndGet);
+        byte[] buf = new byte[64];
+        for (int i = 0; i < 4; i++) {
+            advanceMs(250);
+            upstream.write('x');
+            assertThat(body.read(buf, 0, buf.length)).isEqualTo(1);
+        }
+        await().during(Duration.ofMillis(250)).atMost(Duration.ofSeconds(2)).until(() -> aborted.get() == 0);
+        body.close();
     }
 
     @Test
@@ -67,8 +106,8 @@ class AnswerWatchTest {
         PipedOutputStream upstream = new PipedOutputStream();
         PipedInputStream socket = new PipedInputStream(upstream);
         // the deadline counts from the request: sent 60 s ago with a 1 s deadline, it has passed
-        long sent = System.nanoTime() - Duration.ofSeconds(60).toNanos();
-        InputStream body = new AnswerWatch(60_000, 1_000).watch(socket, sent, 60_000, () -> close(upstream));
+        long sent = clock.get() - Duration.ofSeconds(60).toNanos();
+        InputStream body = new AnswerWatch(60_000, 1_000, clock::get).watch(socket, sent, 60_000, () -> close(upstream));
         byte[] buf = new byte[64];
         // closing the writer makes the read return -1, as the JDK client's body does when cancelled
         assertThatThrownBy(() -> body.read(buf, 0, buf.length)).isInstanceOf(SocketTimeoutException.class)
@@ -78,7 +117,7 @@ class AnswerWatchTest {
     @Test
     void aBodyReadToItsEndIsNoLongerWatched() throws Exception {
         int before = AnswerWatch.watched();
-        InputStream body = new AnswerWatch(1_000, 1_000).watch(new ByteArrayInputStream("{}".getBytes()), System.nanoTime(), 1_000, () -> { });
+        InputStream body = new AnswerWatch(1_000, 1_000, clock::get).watch(new ByteArrayInputStream("{}".getBytes()), clock.get(), 1_000, () -> { });
         assertThat(AnswerWatch.watched()).isEqualTo(before + 1);
         assertThat(body.readAllBytes()).hasSize(2);
         assertThat(AnswerWatch.watched()).isEqualTo(before);

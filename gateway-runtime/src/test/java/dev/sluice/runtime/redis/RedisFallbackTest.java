@@ -92,7 +92,7 @@ class RedisFallbackTest {
             assertThat(first).as("one timeout").isLessThan(Duration.ofMillis(2 * RedisSettings.DEFAULT_TIMEOUT.toMillis()));
             assertThat(a.fallback()).isEqualTo(1);
 
-            long t1 = System.nanoTime();
+            // nothing more on the network: with the server frozen any call that went out would fail (and be counted)
             for (int i = 0; i < 50; i++) {
                 // every Redis-backed mechanism of the instance, as a request meets them
                 assertThat(a.permits().tryAcquire("c1", "m", 1, 0)).isSameAs(SharedPermits.Held.LOCAL);
@@ -107,9 +107,8 @@ class RedisFallbackTest {
                 a.events().publish(new dev.sluice.runtime.resilience.ClusterEvent.PacingEnded("c1"));
                 assertThat(a.notes("p").orElseThrow().get("k")).isEmpty();
             }
-            assertThat(Duration.ofNanos(System.nanoTime() - t1)).as("50 requests' worth of shared calls, none of them on the network")
-                    .isLessThan(Duration.ofMillis(RedisSettings.DEFAULT_TIMEOUT.toMillis()));
-            assertThat(a.client().failures()).as("one call met the partition").isEqualTo(1);
+            assertThat(a.client().failures()).as("one call met the partition; 50 requests' worth of shared calls after it none")
+                    .isEqualTo(1);
             assertThat(a.reachable()).isFalse();
             assertThat(a.switchesToLocal()).isEqualTo(1);
         } finally {

@@ -311,24 +311,40 @@ class ConnectionGatesTest {
 
     @Test
     void waitersQueuedBehindAPacedStartEachStartASpacingLaterNotAtTheirDeadline_RQ10() throws Exception {
-        // real time: every waiter wakes by its own timer here, no test signals them
-        ConnectionGates real = new ConnectionGates(InstantSource.system());
+        // no recheck() here: every waiter wakes by its own timed wait and finds the test clock moved
         Limits paced = new Limits(0, 0, true, 30_000, 0, 50);
+        long t0 = clock.millis();
+        List<Long> startedAt = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<CompletableFuture<Entry>> requests = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             CompletableFuture<Entry> f = new CompletableFuture<>();
             Thread.ofVirtual().start(() -> {
                 try {
-                    f.complete(real.enter("c1", "m", paced, null));
+                    Entry e = gates.enter("c1", "m", paced, null);
+                    startedAt.add(clock.millis());
+                    admitted(e).release();
+                    f.complete(e);
                 } catch (Throwable t) {
                     f.completeExceptionally(t);
                 }
             });
             requests.add(f);
         }
-        for (CompletableFuture<Entry> f : requests) {
-            admitted(f.get(5, TimeUnit.SECONDS)).release();
+        await().atMost(Duration.ofSeconds(5)).until(() -> startedAt.size() == 1 && gates.snapshot("c1").queued() == 5);
+        for (int started = 2; started <= 6; started++) {
+            int before = started - 1;
+            clock.advance(Duration.ofMillis(49));
+            await().during(Duration.ofMillis(50)).atMost(Duration.ofSeconds(2)).until(() -> startedAt.size() == before);
+            clock.advance(Duration.ofMillis(1));
+            int now = started;
+            await().atMost(Duration.ofSeconds(5)).until(() -> startedAt.size() >= now);
+            assertThat(startedAt).as("one start per spacing").hasSize(now);
         }
+        assertThat(startedAt).containsExactly(t0, t0 + 50, t0 + 100, t0 + 150, t0 + 200, t0 + 250);
+        for (CompletableFuture<Entry> f : requests) {
+            admitted(f.get(5, TimeUnit.SECONDS));
+        }
+        assertThat(gates.snapshot("c1").queued()).isZero();
     }
 
     @Test

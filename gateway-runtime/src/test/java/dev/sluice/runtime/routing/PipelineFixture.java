@@ -62,6 +62,10 @@ final class PipelineFixture implements AutoCloseable {
     final RequestRouter router;
     final List<ProxyLogRow> log = new CopyOnWriteArrayList<>();
     final Map<String, Combo> combos = new LinkedHashMap<>();
+    /** The model tried last when every target of a combo failed (OF-3); none unless a test sets one. */
+    final AtomicReference<String> emergencyFallback = new AtomicReference<>();
+    /** The combo router's waits (CO-3), ms: each moved the clock instead of sleeping. */
+    final List<Long> comboWaits = new CopyOnWriteArrayList<>();
     private final EgressRoutes egress;
 
     PipelineFixture(Path dir, Duration attemptTimeout) {
@@ -87,7 +91,10 @@ final class PipelineFixture implements AutoCloseable {
         dispatcher = Dispatcher.builder(selector, engine, log::add, store.clock, egress, gates, policy, attemptTimeout).build();
         ComboStore comboStore = new MapComboStore(combos);
         ComboRouter comboRouter = new ComboRouter(comboStore, resolver, selector, ComboStrategies.builtIn()::find, store.clock,
-                settings::get, ms -> store.advance(Duration.ofMillis(ms)), () -> null, new QuotaObservations(store.clock));
+                settings::get, ms -> {
+                    comboWaits.add(ms);
+                    store.advance(Duration.ofMillis(ms));
+                }, emergencyFallback::get, new QuotaObservations(store.clock));
         router = new RequestRouter(resolver, dispatcher, comboRouter, attemptTimeout, streamRules::get, model -> model);
     }
 
@@ -117,7 +124,11 @@ final class PipelineFixture implements AutoCloseable {
     }
 
     void combo(String name, String strategy, ComboTarget... targets) {
-        combos.put(name, new Combo(name, strategy, Map.of(), List.of(targets), store.now(), store.now()));
+        combo(name, strategy, Map.of(), targets);
+    }
+
+    void combo(String name, String strategy, Map<String, Object> options, ComboTarget... targets) {
+        combos.put(name, new Combo(name, strategy, options, List.of(targets), store.now(), store.now()));
     }
 
     static ClientRequest chat(String model, boolean stream) {
