@@ -77,6 +77,21 @@ class ArchitectureIT {
     }
 
     @Test
+    void clientProtocolsAreWireCodeAndTheHttpLayerReachesRoutingOnlyThroughItsEntryPoint_issue35() {
+        // a client protocol reads requests and writes answers: no web server, no http layer, testable without either
+        noClasses().that().resideInAPackage("dev.sluice.runtime.protocol..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.sluice.runtime.http..", "io.helidon..")
+                .check(shipped);
+        // the endpoints hand a parsed request to RequestRouter and render its Outcome; the attempt loop is not theirs
+        noClasses().that().resideInAPackage("dev.sluice.runtime.http..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("dev.sluice.runtime.routing.Dispatcher")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.sluice.runtime.routing.AttemptRunner")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.sluice.runtime.routing.ConnectionAdmission")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.sluice.runtime.routing.AttemptCall")
+                .check(shipped);
+    }
+
+    @Test
     void theResilienceEngineIsPlainJava_SH3() {
         // issue 4: plain Java driven by an injected clock; no web layer, no JSON library, no SQL
         classes().that().resideInAPackage("dev.sluice.runtime.resilience..")
