@@ -73,12 +73,22 @@ public final class PkceLogin {
      * @return whether it matches
      */
     public boolean challengeMatches(String codeVerifier) {
-        if (codeVerifier == null) {
-            return false;
-        }
+        return codeVerifier != null && s256(codeVerifier).equals(codeChallenge());
+    }
+
+    /**
+     * The S256 challenge of a verifier, {@code BASE64URL(SHA256(ASCII(verifier)))} (RFC 7636 §4.2),
+     * computed here independently of the host: e.g. to check a device login that sends a PKCE pair
+     * (the challenge in the device request, the verifier in each poll).
+     *
+     * @param codeVerifier the verifier
+     * @return the challenge
+     */
+    public static String s256(String codeVerifier) {
+        requireNonNull(codeVerifier, "codeVerifier is null");
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(codeVerifier.getBytes(StandardCharsets.US_ASCII));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(digest).equals(codeChallenge());
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JDK", e);
         }
