@@ -193,6 +193,25 @@ class LoginDriverTest {
     }
 
     @Test
+    void aDeclinedRedirectFailsTheLogin_andAStepOnAnEndedLoginIsAConflict() {
+        try (LoginDriver driver = driver().build()) {
+            PkceLogin login = driver.startPkce();
+            assertThat(login.status().status()).isEqualTo(LoginResult.Status.PENDING);
+
+            LoginResult declined = login.redirectWithError("access_denied");
+
+            assertThat(declined.status()).isEqualTo(LoginResult.Status.FAILED);
+            assertThat(declined.error()).isEqualTo("the authorization server refused the login: access_denied");
+            assertThat(login.status().status()).isEqualTo(LoginResult.Status.FAILED);
+            assertThatThrownBy(() -> login.enterCode("late-code")).isInstanceOfSatisfying(LoginRefusedException.class, e -> {
+                assertThat(e.status()).isEqualTo(409);
+                assertThat(e.code()).isEqualTo("flow_ended");
+            });
+            assertThat(auth.requestCount()).isZero();
+        }
+    }
+
+    @Test
     void aDeviceLoginWaitsOutTwoPendingAnswersAndASlowDownOnTheClock_andTheResourceUrlIsTheBaseUrl() throws Exception {
         try (LoginDriver driver = driver().build()) {
             auth.enqueue(MockResponse.json(200, "{\"device_code\":\"dc-1\",\"user_code\":\"ABCD-EFGH\","
