@@ -94,6 +94,31 @@ class ArchitectureIT {
         slices().matching("dev.sluice.runtime.(**)").should().beFreeOfCycles().check(shipped);
     }
 
+    /** The mechanisms of the resilience core, each a package of its own (issue 35). */
+    static final List<String> MECHANISMS = List.of("breaker", "cooldown", "lockout", "window", "gate");
+
+    @Test
+    void eachResilienceMechanismIsARoomOfItsOwn_issue35() {
+        // a mechanism knows the classifier's verdicts and the base every mechanism shares (settings,
+        // candidate, cluster events); never another mechanism, the engine that assembles them, or Redis
+        String base = "dev.sluice.runtime.resilience.";
+        for (String m : MECHANISMS) {
+            String[] others = Stream.concat(MECHANISMS.stream().filter(o -> !o.equals(m)).map(o -> base + o + ".."),
+                    Stream.of(base + "engine..", "dev.sluice.runtime.redis..")).toArray(String[]::new);
+            noClasses().that().resideInAPackage(base + m + "..").should().dependOnClassesThat().resideInAnyPackage(others)
+                    .check(shipped);
+        }
+        // the classifier sits below everything, the shared base below every mechanism
+        noClasses().that().resideInAPackage(base + "classify..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.sluice.runtime.resilience").orShould().dependOnClassesThat()
+                .resideInAnyPackage(Stream.concat(MECHANISMS.stream(), Stream.of("engine")).map(o -> base + o + "..").toArray(String[]::new))
+                .check(shipped);
+        noClasses().that().resideInAPackage("dev.sluice.runtime.resilience")
+                .should().dependOnClassesThat()
+                .resideInAnyPackage(Stream.concat(MECHANISMS.stream(), Stream.of("engine")).map(o -> base + o + "..").toArray(String[]::new))
+                .check(shipped);
+    }
+
     @Test
     void onlyTheStoreTalksToTheDatabase_SH3() {
         noClasses().that().resideOutsideOfPackage("dev.sluice.runtime.store..")

@@ -1,6 +1,6 @@
 package dev.sluice.runtime.redis;
 
-import dev.sluice.runtime.resilience.BreakerBoard;
+import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.ClusterEvent.BreakerAnnounced;
 import dev.sluice.runtime.resilience.ClusterEvents;

@@ -2,7 +2,7 @@ package dev.sluice.runtime.redis;
 
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
-import dev.sluice.runtime.resilience.LockoutBoard;
+import dev.sluice.runtime.resilience.lockout.LockoutBoard;
 import dev.sluice.runtime.resilience.ClusterEvent.LockAnnounced;
 import dev.sluice.runtime.resilience.ClusterEvent.LocksWithdrawn;
 import dev.sluice.runtime.resilience.ClusterEvents;

@@ -1,5 +1,7 @@
 package dev.sluice.runtime.resilience;
 
+import dev.sluice.runtime.resilience.engine.ClusterSync;
+
 import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.api.ProviderClass;
 import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.BreakerStore;
-import dev.sluice.runtime.resilience.CircuitBreakers;
-import dev.sluice.runtime.resilience.ModelLockouts;
-import dev.sluice.runtime.resilience.ProviderCooldowns;
+import dev.sluice.runtime.resilience.breaker.BreakerStore;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import java.time.Clock;
 import java.time.Duration;
