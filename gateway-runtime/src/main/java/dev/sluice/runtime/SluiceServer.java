@@ -21,6 +21,7 @@ import dev.sluice.runtime.plugin.LoadedPlugin;
 import dev.sluice.runtime.plugin.PluginLoader;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.settings.ResilienceEnvironment;
+import dev.sluice.runtime.resilience.Mechanism;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
@@ -29,6 +30,7 @@ import dev.sluice.runtime.resilience.engine.ClusterSync;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
+import dev.sluice.runtime.resilience.window.shared.SharedProviderCooldowns;
 import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
 import dev.sluice.api.combo.ComboStrategy;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
@@ -257,9 +259,14 @@ public final class SluiceServer implements AutoCloseable {
         ProxyLogWriter logWriter = new ProxyLogWriter(proxyLogs, clock, 65_536);
         ResilienceSettingsService resilienceSettings = new ResilienceSettingsService(
                 ResilienceSettingsLayers.configured(config.resilience(), config.resilienceEnv()), settings);
+        // issue 35: a mechanism in shared mode is its local self wrapped by the decorator beside its board
+        ProviderCooldowns windows = ProviderCooldowns.local(clock, resilienceSettings);
+        if (shared.configured()) {
+            windows = SharedProviderCooldowns.over(windows, shared.windows(), shared.events(), resilienceSettings);
+        }
         Resilience resilience = new Resilience(new CircuitBreakers(clock, resilienceSettings, new JdbcBreakerStore(db), shared.breakers()),
                 new ConnectionCooldowns(connections, clock, resilienceSettings, shared.cooldowns()), new ModelLockouts(clock, resilienceSettings, shared.lockouts()),
-                new ProviderCooldowns(clock, resilienceSettings, shared.windows(), shared.events()));
+                windows);
         GeneralSettingsService generalSettings = new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases(),
                 config.sessionAffinityTtlMs());
         QuotaObservations quotas = new QuotaObservations(clock);
@@ -292,11 +299,12 @@ public final class SluiceServer implements AutoCloseable {
             p.errorRules().stream().filter(r -> own.contains(r.provider())).forEach(ownProviderRules::add);
         }
         ErrorRules errorRules = new ErrorRules(shippedRules, fullText, honourScope, generalSettings::providerErrorRules, ownProviderRules);
-        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock, errorRules), resilienceSettings, resilience.breakers(),
-                resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(), new QuotaFamilies(registry.quotaFamilies()),
-                new StatusRestatement(registry.restatementRules()),
-                new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), connections, proxyLogs,
-                        resilience.cooldowns(), clock), quotas);
+        EgressLocks egressLocks = new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), connections,
+                proxyLogs, resilience.cooldowns(), clock);
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock, errorRules), resilienceSettings,
+                ResilienceEngine.standard(resilience.cooldowns(), resilience.providerCooldowns(), egressLocks,
+                        resilience.lockouts(), resilience.breakers()),
+                new QuotaFamilies(registry.quotaFamilies()), new StatusRestatement(registry.restatementRules()), quotas);
         // §10: session pins and exclusive leases, both durable in SQLite
         Sessions sessions = new Sessions(new SessionPins(new JdbcSessionPinStore(db), clock, generalSettings::sessionAffinityTtlMs),
                 new Leases(new JdbcLeaseStore(db), clock));
@@ -331,7 +339,10 @@ public final class SluiceServer implements AutoCloseable {
         Dispatcher dispatcher = new Dispatcher(selector, engine, telemetry.observing(attemptLog), clock, psd, http, gates,
                 admissionPolicy, config.headersTimeout(), sessions, shared.events(), refresher);
         // NF-6: pauses, learned pacing, resets and clears announced by the other instances apply here too
-        ClusterSync.start(shared.events(), clock, gates, resilience);
+        // issue 35: another instance's change reaches every mechanism that keeps state of its own
+        List<Mechanism> synced = new ArrayList<>(engine.mechanisms());
+        synced.add(gates);
+        ClusterSync.start(shared.events(), clock, synced);
         // SPEC §13: built-in strategies, then the plugins' (a clash already refused the plugin at load; kept as a guard)
         ComboStrategies strategies = ComboStrategies.builtIn(shared.turns());
         for (ComboStrategy contributed : registry.comboStrategies()) {

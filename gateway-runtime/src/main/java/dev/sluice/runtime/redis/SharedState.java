@@ -1,14 +1,14 @@
 package dev.sluice.runtime.redis;
 
-import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
+import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.cooldown.CooldownBoard;
-import dev.sluice.runtime.resilience.lockout.LockoutBoard;
 import dev.sluice.runtime.resilience.gate.SharedPacing;
 import dev.sluice.runtime.resilience.gate.SharedPermits;
 import dev.sluice.runtime.resilience.gate.SharedWaiters;
-import dev.sluice.runtime.resilience.window.WindowBoard;
+import dev.sluice.runtime.resilience.lockout.LockoutBoard;
+import dev.sluice.runtime.resilience.window.shared.WindowBoard;
 import java.time.InstantSource;
 
 /**

@@ -1,9 +1,8 @@
 package dev.sluice.runtime.resilience;
 
-import dev.sluice.runtime.resilience.engine.ClusterSync;
-
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.runtime.resilience.engine.ClusterSync;
 import java.util.ArrayList;
 import java.util.List;
 

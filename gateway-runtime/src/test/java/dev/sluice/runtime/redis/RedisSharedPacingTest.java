@@ -3,12 +3,12 @@ package dev.sluice.runtime.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
-import dev.sluice.runtime.resilience.gate.SharedGates;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Entry;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Limits;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Permit;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refusal;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refused;
+import dev.sluice.runtime.resilience.gate.SharedGates;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;

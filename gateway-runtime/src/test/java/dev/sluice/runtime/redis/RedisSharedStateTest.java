@@ -3,14 +3,14 @@ package dev.sluice.runtime.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.runtime.resilience.breaker.BreakerBoard;
-import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.SharedGates;
-import dev.sluice.runtime.resilience.lockout.LockoutBoard;
 import dev.sluice.runtime.resilience.gate.SharedPermits;
+import dev.sluice.runtime.resilience.lockout.LockoutBoard;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;

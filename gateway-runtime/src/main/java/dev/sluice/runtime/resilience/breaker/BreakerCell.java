@@ -1,15 +1,14 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import dev.sluice.runtime.resilience.breaker.BreakerStatus.HalfOpen;
 import dev.sluice.runtime.resilience.breaker.BreakerStatus.Move;
 import dev.sluice.runtime.resilience.breaker.BreakerStore.BreakerSnapshot;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers.Admission;
-import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.locks.ReentrantLock;
 

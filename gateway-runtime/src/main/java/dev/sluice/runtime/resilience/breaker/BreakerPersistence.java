@@ -1,9 +1,8 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.breaker.BreakerStore.BreakerSnapshot;
 import java.lang.System.Logger.Level;
 import java.util.List;

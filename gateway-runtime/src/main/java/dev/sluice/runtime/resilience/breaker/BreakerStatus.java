@@ -1,13 +1,12 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import dev.sluice.runtime.resilience.breaker.BreakerStore.BreakerSnapshot;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers.Admission;
-import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 
 /**
  * One breaker's state together with the data that state needs (SPEC CB-1): one immutable record

@@ -1,8 +1,8 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-
 import static java.util.Objects.requireNonNull;
+
+import dev.sluice.runtime.resilience.BreakerKey;
 
 /**
  * What a breaker looks like at one instant, after lazy recovery (SPEC CB-6, AD-2).

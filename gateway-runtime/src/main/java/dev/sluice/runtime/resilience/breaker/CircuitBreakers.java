@@ -1,15 +1,21 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.classify.Verdict;
-
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.ProviderClass;
+import dev.sluice.api.rules.LockScope;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.ClusterEvent;
+import dev.sluice.runtime.resilience.Exclusion;
+import dev.sluice.runtime.resilience.FailedCandidate;
+import dev.sluice.runtime.resilience.HoldCheck;
+import dev.sluice.runtime.resilience.Mechanism;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import dev.sluice.runtime.resilience.breaker.BreakerStatus.Closed;
 import dev.sluice.runtime.resilience.breaker.BreakerStatus.Degraded;
-import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
+import dev.sluice.runtime.resilience.classify.Verdict;
 import dev.sluice.runtime.store.BreakerRowStore;
 import java.time.InstantSource;
 import java.util.Comparator;
@@ -41,7 +47,7 @@ import java.util.function.Supplier;
  * Successes and counted failures, though, are judged by state, not by caller
  * ({@link BreakerStatus.HalfOpen}).
  */
-public final class CircuitBreakers {
+public final class CircuitBreakers implements Mechanism {
 
     /** Consecutive successes that take a {@code DEGRADED} breaker back to {@code CLOSED} (CB-5). */
     public static final int DEGRADED_EXIT_SUCCESSES = Degraded.EXIT_SUCCESSES;
@@ -372,10 +378,52 @@ public final class CircuitBreakers {
         return registry.reset(provider);
     }
 
+    /**
+     * An open breaker holds every connection of its host back; asked once per host and request
+     * (the answer is kept in the check).
+     */
+    @Override
+    public boolean holds(HoldCheck check) {
+        BreakerKey key = check.breakerKey();
+        long ms = check.memo(key);
+        if (ms < 0) {
+            ms = check.memo(key, canExecute(key, check.providerClass()) ? 0 : Math.max(1, retryAfterMs(key, check.providerClass())));
+        }
+        return ms > 0 && check.hold(Exclusion.Reason.CIRCUIT_OPEN, ms);
+    }
+
+    /**
+     * Failures with {@link Verdict#countsForBreaker()} count, and so does a honoured
+     * provider-scoped rule (ER-3: evidence about the provider, like a 5xx); anything else is no
+     * evidence about the provider, so a probe that got a 429 lets the next request probe.
+     */
+    @Override
+    public void onFailure(FailedCandidate failed) {
+        Verdict v = failed.verdict();
+        Candidate c = failed.candidate();
+        if (v.countsForBreaker() || (v.lockScope() == LockScope.PROVIDER && v.ruleScope() == LockScope.PROVIDER)) {
+            onFailure(c.breakerKey(), c.providerClass(), c.connection().id(), v.reason().wireName());
+        } else {
+            onNeutral(c.breakerKey(), failed.claim() instanceof Admission a ? a : Admission.REFUSED);
+        }
+    }
+
+    @Override
+    public void onSuccess(Candidate served) {
+        onSuccess(served.breakerKey(), served.providerClass(), served.connection().id());
+    }
+
     /** A reset another instance made (NF-6): this instance's breakers only; the shared state is gone already. */
-    public int resetHere(String provider) {
-        shared.forget(provider);
-        return provider == null ? registry.reset() : registry.reset(provider);
+    @Override
+    public void onClusterEvent(ClusterEvent event, long now) {
+        if (event instanceof ClusterEvent.BreakersReset r) {
+            shared.forget(r.provider());
+            if (r.provider() == null) {
+                registry.reset();
+            } else {
+                registry.reset(r.provider());
+            }
+        }
     }
 
     /** @return breakers held in memory (for tests of the registry cap) */

@@ -1,10 +1,9 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.store.BreakerRow;
 import dev.sluice.runtime.store.BreakerRowStore;
 import java.lang.System.Logger.Level;

@@ -1,9 +1,8 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.runtime.resilience.BreakerKey;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**

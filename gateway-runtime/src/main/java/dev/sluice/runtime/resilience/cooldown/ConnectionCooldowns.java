@@ -1,14 +1,19 @@
 package dev.sluice.runtime.resilience.cooldown;
 
-import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.classify.FailureClassifier;
-import dev.sluice.runtime.resilience.classify.Verdict;
-
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
+import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.ClusterEvent;
+import dev.sluice.runtime.resilience.Exclusion;
+import dev.sluice.runtime.resilience.FailedCandidate;
+import dev.sluice.runtime.resilience.HoldCheck;
+import dev.sluice.runtime.resilience.Mechanism;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.ResilienceSettings.CooldownProfile;
+import dev.sluice.runtime.resilience.classify.FailureClassifier;
+import dev.sluice.runtime.resilience.classify.Verdict;
 import dev.sluice.runtime.resilience.cooldown.ConnectionStatus.CoolingDown;
 import dev.sluice.runtime.resilience.cooldown.ConnectionStatus.Terminal;
-import dev.sluice.runtime.resilience.ResilienceSettings.CooldownProfile;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import dev.sluice.runtime.store.ConnectionStore;
@@ -43,7 +48,7 @@ import java.util.stream.Collectors;
  * the guards here (terminal first, a cooldown only lengthened) keep the moves legal, and the check
  * turns a future mistake into an exception instead of a silently revived account.
  */
-public final class ConnectionCooldowns {
+public final class ConnectionCooldowns implements Mechanism {
 
     /** CC-4: the flat cooldown of a concurrency-limited 429 without a hint. */
     public static final long CONCURRENCY_LIMIT_COOLDOWN_MS = FailureClassifier.CONCURRENCY_LIMIT_COOLDOWN_MS;
@@ -344,11 +349,80 @@ public final class ConnectionCooldowns {
     /**
      * {@link #clear} as another instance made it (NF-6): the row and the shared key are already
      * written and arrive on their own; only the streak this instance counted is forgotten.
-     *
-     * @param connectionId the connection
      */
-    public void forgetStreak(String connectionId) {
-        steps.forget(connectionId);
+    @Override
+    public void onClusterEvent(ClusterEvent event, long now) {
+        if (event instanceof ClusterEvent.ConnectionCleared c) {
+            steps.forget(c.connectionId());
+        }
+    }
+
+    /**
+     * A terminal connection never serves; a cooling one (its durable state, or NF-6: another
+     * instance's announcement, which its durable state follows within a second) not until it ends.
+     */
+    @Override
+    public boolean holds(HoldCheck check) {
+        Connection conn = check.connection();
+        if (isTerminal(conn.state().testStatus())) {
+            return check.hold(Exclusion.Reason.TERMINAL, 0);
+        }
+        Long until = conn.state().rateLimitedUntil();
+        if (until != null && until > check.now()) {
+            return check.hold(Exclusion.Reason.UNAVAILABLE, until - check.now(), reasonOf(conn.state().lastErrorType()));
+        }
+        if (board.shared()) {
+            long announced = board.remainingMs(conn.id());
+            if (announced > 0) {
+                return check.hold(Exclusion.Reason.UNAVAILABLE, announced);
+            }
+        }
+        return false;
+    }
+
+    /** A stored {@code lastErrorType} as a reason, or null. */
+    private static FailureReason reasonOf(String wire) {
+        if (wire == null) {
+            return null;
+        }
+        for (FailureReason r : FailureReason.values()) {
+            if (r.wireName().equals(wire)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Cools the connection for a {@code connection}-scoped failure; for a rate or quota 429 that no
+     * model lockout took (lockout is off by default); and (issue 32) for a 503, the service's, only
+     * when the operator says so.
+     */
+    @Override
+    public void onFailure(FailedCandidate failed) {
+        if (!failed.concernsTheConnection()) {
+            return;
+        }
+        Verdict v = failed.verdict();
+        LockScope scope = failed.lockScope();
+        boolean accountWide = scope == LockScope.CONNECTION;
+        boolean untakenLimit = !failed.tookModelLock() && scope == LockScope.MODEL && !failed.ruleOnUncoolable()
+                && (v.reason() == FailureReason.RATE_LIMIT_EXCEEDED || v.reason() == FailureReason.QUOTA_EXHAUSTED);
+        boolean unavailable = !failed.tookModelLock() && v.status() == 503 && v.reason() == FailureReason.SERVER_ERROR
+                && settings.get().serviceUnavailableCooldown().enabled();
+        if (accountWide || untakenLimit || unavailable) {
+            onFailure(failed.candidate().connection().id(), v, failed.errorMessage(), failed.errorCode());
+        }
+    }
+
+    @Override
+    public void onSuccess(Candidate served) {
+        onSuccess(served.connection());
+    }
+
+    @Override
+    public void onStreamStall(Candidate stalled, String message) {
+        onStreamStall(stalled.connection().id(), message);
     }
 
     /** The result of clearing one connection (CC-8). */
@@ -387,21 +461,6 @@ public final class ConnectionCooldowns {
         }
     }
 
-    /**
-     * How long another instance announced a connection to cool (NF-6), for selection between the
-     * announcement and the re-read of the connection's durable state.
-     *
-     * @param connectionId the connection
-     * @return ms left, 0 when none is announced
-     */
-    public long announcedRemainingMs(String connectionId) {
-        return board.remainingMs(connectionId);
-    }
-
-    /** @return true when cooldowns are announced to other instances */
-    public boolean shared() {
-        return board.shared();
-    }
 
     private static String truncate(String s) {
         if (s == null) {

@@ -1,11 +1,10 @@
 package dev.sluice.runtime.resilience.cooldown;
 
-import dev.sluice.runtime.resilience.classify.Verdict;
-
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
-import dev.sluice.runtime.resilience.cooldown.ConnectionStatus.Terminal;
 import dev.sluice.runtime.resilience.ResilienceSettings.CooldownProfile;
+import dev.sluice.runtime.resilience.classify.Verdict;
+import dev.sluice.runtime.resilience.cooldown.ConnectionStatus.Terminal;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import java.util.concurrent.ConcurrentHashMap;

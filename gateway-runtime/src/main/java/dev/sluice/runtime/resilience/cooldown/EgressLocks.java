@@ -1,9 +1,11 @@
 package dev.sluice.runtime.resilience.cooldown;
 
-import dev.sluice.runtime.resilience.classify.Verdict;
-
 import dev.sluice.api.rules.EgressBucketing;
 import dev.sluice.api.rules.FailureReason;
+import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.FailedCandidate;
+import dev.sluice.runtime.resilience.Mechanism;
+import dev.sluice.runtime.resilience.classify.Verdict;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionStore;
 import dev.sluice.runtime.store.ProxyLogStore;
@@ -28,7 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * already cooling longer is left alone. Known limit (EB-5): the history is historic, so after a
  * proxy change a lock can miss a truly shared IP or cool a sibling that has moved.
  */
-public final class EgressLocks {
+public final class EgressLocks implements Mechanism {
 
     /**
      * The bucket of connections that leave through the machine's default route (no local address,
@@ -113,6 +115,31 @@ public final class EgressLocks {
     /** @return the bucketed providers */
     public Set<String> providers() {
         return hooksByProvider.keySet();
+    }
+
+    /** EB-2: remembers the egress IP of a bucketed provider's attempt; default-route connections share one. */
+    @Override
+    public void onEgress(Candidate attempted, String egressIp, boolean direct) {
+        if (hooksByProvider.containsKey(attempted.provider())) {
+            recordAttempt(attempted.connection().id(), egressIp != null ? egressIp : direct ? DIRECT_ROUTE : null);
+        }
+    }
+
+    /** EB-3: an egress-bucketed family's 429 is the IP's, so the connection (never a model) cools. */
+    @Override
+    public void take(FailedCandidate failed) {
+        Candidate c = failed.candidate();
+        if (failed.concernsTheConnection() && !c.connection().disableCooling() && applies(c.provider(), failed.verdict())) {
+            failed.widenToConnection();
+        }
+    }
+
+    /** EB-3: the failing connection cooled (the cooldown came first); its siblings of the same egress bucket cool with it. */
+    @Override
+    public void onFailure(FailedCandidate failed) {
+        if (failed.widened()) {
+            coolSiblings(failed.candidate().connection(), failed.verdict().reason());
+        }
     }
 
     /**

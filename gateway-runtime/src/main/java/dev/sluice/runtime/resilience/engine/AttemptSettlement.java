@@ -1,5 +1,8 @@
 package dev.sluice.runtime.resilience.engine;
 
+import dev.sluice.api.upstream.ResponseHead;
+import dev.sluice.api.upstream.TransportError;
+import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
@@ -10,10 +13,6 @@ import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.LearnedRateLimits;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
-
-import dev.sluice.api.upstream.ResponseHead;
-import dev.sluice.api.upstream.TransportError;
-import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.Secrets;
 import java.time.InstantSource;

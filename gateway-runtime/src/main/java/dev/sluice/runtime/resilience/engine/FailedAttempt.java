@@ -1,11 +1,11 @@
 package dev.sluice.runtime.resilience.engine;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.classify.AttemptFailure;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * One failed attempt, as the failure path needs it.

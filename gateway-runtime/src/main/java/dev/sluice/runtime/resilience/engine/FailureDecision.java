@@ -1,9 +1,9 @@
 package dev.sluice.runtime.resilience.engine;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.sluice.runtime.resilience.classify.AttemptFailure;
 import dev.sluice.runtime.resilience.classify.Verdict;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * What the failure path made of a failed attempt.

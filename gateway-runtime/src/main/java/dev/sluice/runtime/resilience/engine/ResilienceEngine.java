@@ -1,8 +1,15 @@
 package dev.sluice.runtime.resilience.engine;
 
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.Exclusion;
+import dev.sluice.runtime.resilience.FailedCandidate;
+import dev.sluice.runtime.resilience.HoldCheck;
+import dev.sluice.runtime.resilience.Mechanism;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.classify.AttemptFailure;
@@ -12,23 +19,21 @@ import dev.sluice.runtime.resilience.classify.Verdict;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.cooldown.EgressLocks;
 import dev.sluice.runtime.resilience.gate.QuotaObservations;
-import dev.sluice.runtime.resilience.lockout.LockoutFailure;
 import dev.sluice.runtime.resilience.lockout.ModelLockout;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
-
-import dev.sluice.api.rules.FailureReason;
-import dev.sluice.api.rules.LockScope;
-import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.runtime.store.Connection;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
  * The resilience layer as the attempt loop sees it: which connections may serve (and which
  * mechanism holds the others back), the breaker's admission of each attempt, and what a failure or
- * success does to each mechanism. The mechanisms stay separate (SPEC §5–§11); this class only
- * routes a verdict to the ones it concerns:
+ * success does to each mechanism. The mechanisms stay separate (SPEC §5–§11) and the engine knows
+ * them only as {@link Mechanism}s, asked in the order it was given ({@link #standard}): each
+ * decides which verdicts concern it —
  *
  * <ul>
  *   <li>provider circuit breaker (§6): failures with {@link Verdict#countsForBreaker()};</li>
@@ -36,21 +41,23 @@ import java.util.function.Supplier;
  *   <li>model lockout (§11, off by default): {@code model}/{@code exact}-scoped failures whose
  *       status is in {@code modelLockout.errorCodes};</li>
  *   <li>connection cooldown (§8): {@code connection}-scoped failures, and rate or quota 429s that
- *       no model lockout took.</li>
+ *       no model lockout took;</li>
+ *   <li>egress-bucketed locks (§16.3): a bucketed family's 429 cools the connection and its
+ *       siblings of the same egress IP.</li>
  * </ul>
- * Request-scoped failures (BO-7) touch nothing.
+ * Request-scoped failures (BO-7) touch nothing but the breaker's probe claim. The breaker is the
+ * one mechanism that admits each attempt ({@link #acquire}) and the lockouts the one read once per
+ * request ({@link #lockoutQuery}); the engine keeps them by name for that only.
  */
 public final class ResilienceEngine {
 
     private final FailureClassifier classifier;
     private final Supplier<ResilienceSettings> settings;
+    private final List<Mechanism> mechanisms;
     private final CircuitBreakers breakers;
-    private final ConnectionCooldowns cooldowns;
     private final ModelLockouts lockouts;
-    private final ProviderCooldowns providerCooldowns;
     private final QuotaFamilies families;
     private final StatusRestatement restatement;
-    private final EgressLocks egressLocks;
     private final QuotaObservations quotas;
 
     /**
@@ -58,28 +65,62 @@ public final class ResilienceEngine {
      *
      * @param classifier the failure classifier
      * @param settings the live settings
-     * @param breakers provider circuit breakers
-     * @param cooldowns connection cooldowns
-     * @param lockouts model lockouts
-     * @param providerCooldowns the provider cooldown window gate
+     * @param mechanisms every mechanism, in the order they are asked ({@link #standard}); among
+     *     them exactly one {@link CircuitBreakers} (it admits each attempt) and one
+     *     {@link ModelLockouts} (read once per request)
      * @param families quota families
      * @param restatement status restatement rules (§16.1)
-     * @param egressLocks egress-bucketed locks (§16.3), or null for none
      * @param quotas the quotas upstreams announce (OF-4), or null to ignore them
      */
-    public ResilienceEngine(FailureClassifier classifier, Supplier<ResilienceSettings> settings, CircuitBreakers breakers,
-            ConnectionCooldowns cooldowns, ModelLockouts lockouts, ProviderCooldowns providerCooldowns, QuotaFamilies families,
-            StatusRestatement restatement, EgressLocks egressLocks, QuotaObservations quotas) {
-        this.quotas = quotas;
-        this.classifier = classifier;
-        this.settings = settings;
-        this.breakers = breakers;
-        this.cooldowns = cooldowns;
-        this.lockouts = lockouts;
-        this.providerCooldowns = providerCooldowns;
+    public ResilienceEngine(FailureClassifier classifier, Supplier<ResilienceSettings> settings, List<? extends Mechanism> mechanisms,
+            QuotaFamilies families, StatusRestatement restatement, QuotaObservations quotas) {
+        this.classifier = requireNonNull(classifier, "classifier is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.mechanisms = List.copyOf(mechanisms);
+        this.breakers = only(this.mechanisms, CircuitBreakers.class);
+        this.lockouts = only(this.mechanisms, ModelLockouts.class);
         this.families = families;
         this.restatement = restatement;
-        this.egressLocks = egressLocks;
+        this.quotas = quotas;
+    }
+
+    private static <T> T only(List<Mechanism> mechanisms, Class<T> type) {
+        List<T> found = mechanisms.stream().filter(type::isInstance).map(type::cast).toList();
+        if (found.size() != 1) {
+            throw new IllegalArgumentException("the engine needs exactly one " + type.getSimpleName() + " among its mechanisms, got "
+                    + found.size());
+        }
+        return found.get(0);
+    }
+
+    /**
+     * The standard mechanisms in the order the engine asks them: connection cooldown (its terminal
+     * and cooling states are the first reasons a connection is held), the provider window gate,
+     * egress-bucketed locks (they widen a failure before the lockout sees it), model lockout
+     * (ahead of the cooldown's failure, which cools only what no lock took), the breaker. A new
+     * mechanism is one more element here.
+     *
+     * @param cooldowns connection cooldowns (§8)
+     * @param providerCooldowns the provider cooldown window gate (§7)
+     * @param egressLocks egress-bucketed locks (§16.3), or null for none
+     * @param lockouts model lockouts (§11)
+     * @param breakers provider circuit breakers (§6)
+     * @return the mechanisms, in order
+     */
+    public static List<Mechanism> standard(ConnectionCooldowns cooldowns, ProviderCooldowns providerCooldowns, EgressLocks egressLocks,
+            ModelLockouts lockouts, CircuitBreakers breakers) {
+        List<Mechanism> all = new ArrayList<>(List.of(cooldowns, providerCooldowns));
+        if (egressLocks != null) {
+            all.add(egressLocks);
+        }
+        all.add(lockouts);
+        all.add(breakers);
+        return List.copyOf(all);
+    }
+
+    /** @return the mechanisms the engine asks, in order (the cluster events reach them too) */
+    public List<Mechanism> mechanisms() {
+        return mechanisms;
     }
 
     /** What the attempt loop does after a failure. */
@@ -109,8 +150,13 @@ public final class ResilienceEngine {
      * @return the exclusion, or null
      */
     public Exclusion providerExclusion(String provider, dev.sluice.api.ProviderClass providerClass) {
-        long ms = providerCooldowns.providerRemainingMs(provider, providerClass);
-        return ms > 0 ? new Exclusion(Exclusion.Reason.PROVIDER_COOLDOWN, ms) : null;
+        for (Mechanism m : mechanisms) {
+            long ms = m.providerHeldMs(provider, providerClass);
+            if (ms > 0) {
+                return new Exclusion(Exclusion.Reason.PROVIDER_COOLDOWN, ms);
+            }
+        }
+        return null;
     }
 
     /**
@@ -155,87 +201,21 @@ public final class ResilienceEngine {
      */
     public boolean held(String provider, dev.sluice.api.ProviderClass providerClass, Connection conn, BreakerKey breakerKey,
             ModelLockouts.Query lockoutQuery, long now, Hold out) {
-        if (ConnectionCooldowns.isTerminal(conn.state().testStatus())) {
-            return out.set(Exclusion.Reason.TERMINAL, 0);
-        }
-        Long until = conn.state().rateLimitedUntil();
-        if (until != null && until > now) {
-            return out.set(Exclusion.Reason.UNAVAILABLE, until - now, reasonOf(conn.state().lastErrorType()));
-        }
-        if (cooldowns.shared()) {
-            // NF-6: another instance may have cooled it a moment ago; its durable state follows within a second
-            long announced = cooldowns.announcedRemainingMs(conn.id());
-            if (announced > 0) {
-                return out.set(Exclusion.Reason.UNAVAILABLE, announced);
+        out.of(provider, providerClass, conn, breakerKey, lockoutQuery, now);
+        for (Mechanism m : mechanisms) {
+            if (m.holds(out)) {
+                return true;
             }
         }
-        long pc = providerCooldowns.connectionRemainingMs(provider, conn.id());
-        if (pc > 0) {
-            return out.set(Exclusion.Reason.PROVIDER_COOLDOWN, pc);
-        }
-        ModelLockout lock = lockoutQuery.blocking(conn.id(), now);
-        if (lock != null) {
-            return out.set(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - now), lock.reason());
-        }
-        // connections of one host share a breaker: ask it once per host and request
-        if (breakerKey != out.lastBreaker) {
-            out.lastBreaker = breakerKey;
-            out.lastBreakerMs = breakers.canExecute(breakerKey, providerClass) ? 0
-                    : Math.max(1, breakers.retryAfterMs(breakerKey, providerClass));
-        }
-        return out.lastBreakerMs > 0 && out.set(Exclusion.Reason.CIRCUIT_OPEN, out.lastBreakerMs);
-    }
-
-    /** A stored {@code lastErrorType} as a reason, or null. */
-    private static FailureReason reasonOf(String wire) {
-        if (wire == null) {
-            return null;
-        }
-        for (FailureReason r : FailureReason.values()) {
-            if (r.wireName().equals(wire)) {
-                return r;
-            }
-        }
-        return null;
+        return false;
     }
 
     /** A per-request scratch answer of {@link #held}: not thread-safe. */
-    public static final class Hold {
-        private Exclusion.Reason reason;
-        private long remainingMs;
-        private FailureReason cause;
-        private BreakerKey lastBreaker;
-        private long lastBreakerMs;
-
-        boolean set(Exclusion.Reason r, long ms) {
-            return set(r, ms, null);
-        }
-
-        boolean set(Exclusion.Reason r, long ms, FailureReason why) {
-            reason = r;
-            remainingMs = ms;
-            cause = why;
-            return true;
-        }
-
-        /** @return the failure behind the last hold, or null */
-        public FailureReason cause() {
-            return cause;
-        }
+    public static final class Hold extends HoldCheck {
 
         /** Forgets the cached breaker answer (after an attempt changed the breaker). */
         public void forgetBreaker() {
-            lastBreaker = null;
-        }
-
-        /** @return the mechanism of the last hold */
-        public Exclusion.Reason reason() {
-            return reason;
-        }
-
-        /** @return the time left of the last hold, ms */
-        public long remainingMs() {
-            return remainingMs;
+            forgetMemo();
         }
     }
 
@@ -307,8 +287,8 @@ public final class ResilienceEngine {
      *     address, no proxy): such connections share one egress IP even when it is unknown
      */
     public void recordEgress(Candidate c, String egressIp, boolean direct) {
-        if (egressLocks != null && egressLocks.providers().contains(c.provider())) {
-            egressLocks.recordAttempt(c.connection().id(), egressIp != null ? egressIp : direct ? EgressLocks.DIRECT_ROUTE : null);
+        for (Mechanism m : mechanisms) {
+            m.onEgress(c, egressIp, direct);
         }
     }
 
@@ -345,49 +325,12 @@ public final class ResilienceEngine {
      * @return the decision
      */
     public Decision afterFailure(Candidate c, CircuitBreakers.Admission admission, Verdict v, String errorMessage, String errorCode) {
-        // a honoured provider-scoped rule (ER-3) is evidence about the provider, like a 5xx
-        if (v.countsForBreaker() || (v.lockScope() == LockScope.PROVIDER && v.ruleScope() == LockScope.PROVIDER)) {
-            breakers.onFailure(c.breakerKey(), c.providerClass(), c.connection().id(), v.reason().wireName());
-        } else {
-            // no evidence about the provider: a probe that got a 429 lets the next request probe
-            breakers.onNeutral(c.breakerKey(), admission);
+        FailedCandidate failed = new FailedCandidate(c, admission, v, errorMessage, errorCode);
+        for (Mechanism m : mechanisms) {
+            m.take(failed);
         }
-        if (v.requestScoped()) {
-            return v.fallback() ? Decision.TRY_NEXT : Decision.GIVE_UP;
-        }
-        if (v.countsForBreaker()) {
-            // the window gate remembers providers that fail at the service level, like the breaker;
-            // a walk over rate-limited keys is the keys' business (connection cooldown)
-            providerCooldowns.recordFailure(c.provider(), c.providerClass(), c.connection().id());
-        }
-        // ER-3: a connection-scoped rule on a connection that may not cool falls back to the model lock
-        boolean ruleOnUncoolable = v.ruleScope() == LockScope.CONNECTION && v.lockScope() == LockScope.CONNECTION
-                && c.connection().disableCooling();
-        // EB-3: an egress-bucketed family's 429 is the IP's, so the connection (never a model) cools
-        boolean egress = egressLocks != null && !c.connection().disableCooling() && egressLocks.applies(c.provider(), v);
-        LockScope lockScope = egress ? LockScope.CONNECTION : ruleOnUncoolable ? LockScope.MODEL : v.lockScope();
-        ModelLockout locked = null;
-        if (lockScope == LockScope.MODEL || lockScope == LockScope.EXACT) {
-            // ER-4: a model-access rule's lock is stored as "forbidden"
-            FailureReason lockReason = v.ruleScope() == LockScope.MODEL && v.reason() == FailureReason.AUTH_ERROR
-                    ? FailureReason.FORBIDDEN : v.reason();
-            locked = lockouts.recordFailure(LockoutFailure.builder(c.provider(), c.connection().id(), c.model())
-                    .family(c.family()).scope(lockScope).failure(lockReason, v.status())
-                    .hint(v.retryAfterMs(), v.hintSource() != null && v.hintSource().authoritative())
-                    .declaredCooldownMs(v.cooldownMs()).build());
-        }
-        boolean accountWide = lockScope == LockScope.CONNECTION;
-        // a rate or quota 429 that no model lockout took cools the account (lockout is off by default)
-        boolean untakenLimit = locked == null && lockScope == LockScope.MODEL && !ruleOnUncoolable
-                && (v.reason() == FailureReason.RATE_LIMIT_EXCEEDED || v.reason() == FailureReason.QUOTA_EXHAUSTED);
-        // issue 32: a 503 is the service's (the breaker counted it); it cools the connection only when the operator says so
-        boolean unavailable = locked == null && v.status() == 503 && v.reason() == FailureReason.SERVER_ERROR
-                && settings.get().serviceUnavailableCooldown().enabled();
-        if (accountWide || untakenLimit || unavailable) {
-            cooldowns.onFailure(c.connection().id(), v, errorMessage, errorCode);
-        }
-        if (egress) {
-            egressLocks.coolSiblings(c.connection(), v.reason());
+        for (Mechanism m : mechanisms) {
+            m.onFailure(failed);
         }
         return v.fallback() ? Decision.TRY_NEXT : Decision.GIVE_UP;
     }
@@ -413,10 +356,9 @@ public final class ResilienceEngine {
      * @param c the candidate that served
      */
     public void afterSuccess(Candidate c) {
-        breakers.onSuccess(c.breakerKey(), c.providerClass(), c.connection().id());
-        cooldowns.onSuccess(c.connection());
-        lockouts.onSuccess(c.provider(), c.connection().id(), c.model(), c.family());
-        providerCooldowns.recordSuccess(c.provider(), c.connection().id());
+        for (Mechanism m : mechanisms) {
+            m.onSuccess(c);
+        }
     }
 
     /**
@@ -427,7 +369,9 @@ public final class ResilienceEngine {
      * @param message what happened
      */
     public void afterStreamStall(Candidate c, String message) {
-        cooldowns.onStreamStall(c.connection().id(), message);
+        for (Mechanism m : mechanisms) {
+            m.onStreamStall(c, message);
+        }
     }
 
     /**

@@ -1,8 +1,7 @@
 package dev.sluice.runtime.resilience.gate;
 
-import dev.sluice.runtime.resilience.ResilienceSettings;
-
 import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.RequestQueue;
 import dev.sluice.runtime.store.Connection;
 import java.util.HashMap;

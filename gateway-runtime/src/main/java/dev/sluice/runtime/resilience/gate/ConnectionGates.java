@@ -1,5 +1,7 @@
 package dev.sluice.runtime.resilience.gate;
 
+import dev.sluice.runtime.resilience.ClusterEvent;
+import dev.sluice.runtime.resilience.Mechanism;
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,7 +29,7 @@ import java.util.function.BooleanSupplier;
  * <p>This class is the entry point and holds the public types; each connection's {@link Gate}
  * decides, and {@link GateRegistry} keeps the gates and the tombstones of deleted connections.
  */
-public final class ConnectionGates {
+public final class ConnectionGates implements Mechanism {
 
     /** How often a waiting request asks whether its client is still there. */
     public static final long CLIENT_CHECK_MS = 100;
@@ -408,5 +410,31 @@ public final class ConnectionGates {
     /** Wakes every waiter to look at the clock again (tests that move a test clock). */
     void recheck() {
         gates.forEach((id, g) -> g.signal());
+    }
+
+    /**
+     * Another instance paused a connection's queue or one model's share of it (RQ-4), learned its
+     * pacing or saw it end (RQ-10): this instance's gate does the same, for the time left.
+     */
+    @Override
+    public void onClusterEvent(ClusterEvent event, long now) {
+        switch (event) {
+            case ClusterEvent.Paused p when p.remainingMs() > 0 -> {
+                if (p.model() == null) {
+                    pause(p.connectionId(), now + p.remainingMs());
+                } else {
+                    pause(p.connectionId(), p.model(), now + p.remainingMs());
+                }
+            }
+            case ClusterEvent.PacingLearned l when l.remainingMs() > 0 ->
+                    learn(l.connectionId(), new Pacing(l.spacingMs(), now + l.remainingMs(), l.limit(), l.remaining()));
+            case ClusterEvent.PacingEnded e -> {
+                if (learned(e.connectionId()) != null) {
+                    learn(e.connectionId(), null);
+                }
+            }
+            default -> {
+            }
+        }
     }
 }

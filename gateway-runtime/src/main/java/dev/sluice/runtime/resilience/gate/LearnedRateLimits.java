@@ -1,10 +1,9 @@
 package dev.sluice.runtime.resilience.gate;
 
+import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.classify.RetryHints;
-
-import dev.sluice.api.upstream.ResponseHead;
 import java.util.Optional;
 
 /**

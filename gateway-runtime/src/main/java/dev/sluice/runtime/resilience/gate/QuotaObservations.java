@@ -1,8 +1,7 @@
 package dev.sluice.runtime.resilience.gate;
 
-import dev.sluice.runtime.resilience.classify.RetryHints;
-
 import dev.sluice.api.upstream.ResponseHead;
+import dev.sluice.runtime.resilience.classify.RetryHints;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.resilience.lockout;
 
+import dev.sluice.runtime.resilience.HoldCheck;
 import dev.sluice.runtime.resilience.lockout.LockoutTable.ProviderLocks;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -87,5 +88,10 @@ final class LockoutQuery implements ModelLockouts.Query {
             table.dropStale(locks, kind, key, conns, connectionId, e);
         }
         return best;
+    }
+
+    @Override
+    public boolean holds(HoldCheck check) {
+        return ModelLockouts.holds(this, check);
     }
 }

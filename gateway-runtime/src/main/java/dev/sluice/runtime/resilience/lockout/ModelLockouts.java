@@ -1,13 +1,19 @@
 package dev.sluice.runtime.resilience.lockout;
 
-import dev.sluice.runtime.resilience.ResilienceSettings;
-
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
-import dev.sluice.runtime.resilience.lockout.LockoutTable.ProviderLocks;
+import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.ClusterEvent;
+import dev.sluice.runtime.resilience.Exclusion;
+import dev.sluice.runtime.resilience.FailedCandidate;
+import dev.sluice.runtime.resilience.HoldCheck;
+import dev.sluice.runtime.resilience.Mechanism;
+import dev.sluice.runtime.resilience.ModelHolds;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
+import dev.sluice.runtime.resilience.lockout.LockoutTable.ProviderLocks;
 import java.time.InstantSource;
 import java.util.Comparator;
 import java.util.List;
@@ -39,7 +45,7 @@ import java.util.function.Supplier;
  * and allocates nothing. Operations by connection (clearing, {@link #hasAny}) scan the key models;
  * they serve the admin API, not requests.
  */
-public final class ModelLockouts {
+public final class ModelLockouts implements Mechanism {
 
     /** RQ-4: the longest a RetryInfo lock lasts (24 h). */
     public static final long RETRY_INFO_MAX_MS = RetryInfoLocks.MAX_MS;
@@ -206,7 +212,7 @@ public final class ModelLockouts {
      * connection, and may be shared by the threads of one request. A lock recorded after it was
      * made may be missed by this one request, never by later ones.
      */
-    public sealed interface Query permits LockoutQuery, SharedLockoutQuery {
+    public sealed interface Query extends ModelHolds permits LockoutQuery, SharedLockoutQuery {
         /** The shared empty query: nothing of the model is locked (or lockout is off). */
         Query NONE = LockoutQuery.NONE;
 
@@ -228,6 +234,15 @@ public final class ModelLockouts {
          * @return the blocking lockout, or null
          */
         ModelLockout blocking(String connectionId, long atMs);
+    }
+
+    /**
+     * A query's hold check (both kinds of query answer it so; no default method in {@link Query},
+     * which would initialise it with {@link LockoutQuery} and leave {@link Query#NONE} null).
+     */
+    static boolean holds(Query query, HoldCheck check) {
+        ModelLockout lock = query.blocking(check.connection().id(), check.now());
+        return lock != null && check.hold(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - check.now()), lock.reason());
     }
 
     /**
@@ -304,14 +319,11 @@ public final class ModelLockouts {
             shared = board.find(connectionId, slots) != null;
             board.cleared(connectionId, slots);
         }
-        return clearHere(provider, connectionId, model) | shared;
+        return removeModel(provider, connectionId, model) | shared;
     }
 
-    /**
-     * {@link #clear} on this instance's table only: another instance cleared the model and the
-     * shared keys already (NF-6).
-     */
-    public boolean clearHere(String provider, String connectionId, String model) {
+    /** {@link #clear} on this instance's table only. */
+    private boolean removeModel(String provider, String connectionId, String model) {
         String exactKey = model.toLowerCase(Locale.ROOT);
         ProviderLocks p = table.get(provider);
         if (p == null) {
@@ -336,12 +348,58 @@ public final class ModelLockouts {
         if (board.shared()) {
             board.clearedConnection(connectionId);
         }
-        return clearConnectionHere(connectionId);
+        return removeConnection(connectionId);
     }
 
-    /** {@link #clearConnection} on this instance's table only (another instance cleared the shared keys, NF-6). */
-    public int clearConnectionHere(String connectionId) {
+    /** {@link #clearConnection} on this instance's table only. */
+    private int removeConnection(String connectionId) {
         return table.removeConnection(connectionId, clock.millis());
+    }
+
+    /** The request's model holds were read once per request ({@link #query}); the check asks them. */
+    @Override
+    public boolean holds(HoldCheck check) {
+        return check.modelHolds().holds(check);
+    }
+
+    /**
+     * A model- or exact-scoped failure (ML-1) locks the model when its status is in
+     * {@code modelLockout.errorCodes}; a model-access rule's lock is stored as "forbidden" (ER-4).
+     * Taken in the first pass, so that the connection cooldown knows whether a lock took it.
+     */
+    @Override
+    public void take(FailedCandidate failed) {
+        LockScope scope = failed.lockScope();
+        if (!failed.concernsTheConnection() || (scope != LockScope.MODEL && scope != LockScope.EXACT)) {
+            return;
+        }
+        Candidate c = failed.candidate();
+        var v = failed.verdict();
+        FailureReason lockReason = v.ruleScope() == LockScope.MODEL && v.reason() == FailureReason.AUTH_ERROR
+                ? FailureReason.FORBIDDEN : v.reason();
+        ModelLockout locked = recordFailure(LockoutFailure.builder(c.provider(), c.connection().id(), c.model())
+                .family(c.family()).scope(scope).failure(lockReason, v.status())
+                .hint(v.retryAfterMs(), v.hintSource() != null && v.hintSource().authoritative())
+                .declaredCooldownMs(v.cooldownMs()).build());
+        if (locked != null) {
+            failed.modelLocked();
+        }
+    }
+
+    @Override
+    public void onSuccess(Candidate served) {
+        onSuccess(served.provider(), served.connection().id(), served.model(), served.family());
+    }
+
+    /** Another instance cleared a connection or one model of it (and the shared keys): this table forgets them too. */
+    @Override
+    public void onClusterEvent(ClusterEvent event, long now) {
+        switch (event) {
+            case ClusterEvent.ConnectionCleared c -> removeConnection(c.connectionId());
+            case ClusterEvent.ModelCleared m -> removeModel(m.provider(), m.connectionId(), m.model());
+            default -> {
+            }
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.resilience.lockout;
 
+import dev.sluice.runtime.resilience.HoldCheck;
 import java.time.InstantSource;
 import java.util.List;
 
@@ -46,5 +47,10 @@ final class SharedLockoutQuery implements ModelLockouts.Query {
         return expiresAt > atMs
                 ? new ModelLockout(provider, connectionId, lock.model(), lock.scope(), lock.reason(), now, expiresAt, 1)
                 : null;
+    }
+
+    @Override
+    public boolean holds(HoldCheck check) {
+        return ModelLockouts.holds(this, check);
     }
 }

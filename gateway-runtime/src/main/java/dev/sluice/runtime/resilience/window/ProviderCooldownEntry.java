@@ -2,6 +2,7 @@ package dev.sluice.runtime.resilience.window;
 
 import static java.util.Objects.requireNonNull;
 
+
 /**
  * One entry of the provider cooldown tracker (SPEC §7) as the admin API shows it.
  *

@@ -1,12 +1,12 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.ResilienceSettings;
-
 import static dev.sluice.api.ProviderClass.APIKEY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import dev.sluice.runtime.resilience.breaker.BreakerStatus.Closed;
 import dev.sluice.runtime.resilience.breaker.BreakerStatus.Degraded;
 import dev.sluice.runtime.resilience.breaker.BreakerStatus.HalfOpen;
@@ -14,7 +14,6 @@ import dev.sluice.runtime.resilience.breaker.BreakerStatus.History;
 import dev.sluice.runtime.resilience.breaker.BreakerStatus.Move;
 import dev.sluice.runtime.resilience.breaker.BreakerStatus.Open;
 import dev.sluice.runtime.resilience.breaker.BreakerStore.BreakerSnapshot;
-import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import dev.sluice.testkit.TestClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

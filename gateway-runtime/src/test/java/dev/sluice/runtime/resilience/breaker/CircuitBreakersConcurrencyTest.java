@@ -1,14 +1,13 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.ResilienceSettings;
-
 import static dev.sluice.api.ProviderClass.APIKEY;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.runtime.resilience.breaker.CircuitBreakers.Admission;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import dev.sluice.runtime.resilience.ResilienceSettings.CircuitBreakerSettings;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers.Admission;
 import dev.sluice.testkit.TestClock;
 import java.time.Duration;
 import java.util.ArrayList;

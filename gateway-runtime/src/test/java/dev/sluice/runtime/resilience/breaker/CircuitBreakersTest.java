@@ -1,8 +1,5 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.ResilienceSettings;
-
 import static dev.sluice.api.ProviderClass.APIKEY;
 import static dev.sluice.api.ProviderClass.LOCAL;
 import static dev.sluice.api.ProviderClass.OAUTH;
@@ -13,10 +10,12 @@ import static dev.sluice.runtime.resilience.breaker.BreakerState.OPEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.api.ProviderClass;
-import dev.sluice.runtime.resilience.breaker.CircuitBreakers.Admission;
-import dev.sluice.runtime.resilience.breaker.BreakerStore.BreakerSnapshot;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
 import dev.sluice.runtime.resilience.ResilienceSettings.CircuitBreakerSettings;
+import dev.sluice.runtime.resilience.breaker.BreakerStore.BreakerSnapshot;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers.Admission;
 import dev.sluice.testkit.TestClock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,9 +1,8 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.testkit.TestClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,6 @@
 package dev.sluice.runtime.resilience.breaker;
 
 import dev.sluice.runtime.resilience.BreakerKey;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

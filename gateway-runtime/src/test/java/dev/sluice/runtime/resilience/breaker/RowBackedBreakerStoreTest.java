@@ -1,10 +1,9 @@
 package dev.sluice.runtime.resilience.breaker;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-
 import static dev.sluice.api.ProviderClass.OAUTH;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.breaker.BreakerStore.BreakerSnapshot;
 import dev.sluice.runtime.store.BreakerRow;
 import dev.sluice.runtime.store.BreakerRowStore;

@@ -1,7 +1,6 @@
 package dev.sluice.runtime.resilience.classify;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.sluice.api.upstream.ResponseHead;

@@ -1,22 +1,21 @@
 package dev.sluice.runtime.resilience.cooldown;
 
-import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.classify.FailureClassifier;
-import dev.sluice.runtime.resilience.classify.Verdict;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.classify.FailureClassifier;
+import dev.sluice.runtime.resilience.classify.Verdict;
 import dev.sluice.runtime.resilience.classify.Verdict.HintSource;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import dev.sluice.runtime.store.Database;
+import dev.sluice.runtime.store.JdbcConnectionStore;
 import dev.sluice.runtime.store.NewConnection;
 import dev.sluice.runtime.store.OAuthTokens;
-import dev.sluice.runtime.store.JdbcConnectionStore;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,9 +1,16 @@
 package dev.sluice.runtime.resilience.engine;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
+import dev.sluice.runtime.resilience.ResilienceSettings.ProviderCooldownSettings;
 import dev.sluice.runtime.resilience.breaker.BreakerState;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.breaker.InMemoryBreakerStore;
@@ -13,15 +20,8 @@ import dev.sluice.runtime.resilience.gate.LearnedRateLimits;
 import dev.sluice.runtime.resilience.lockout.LockoutFailure;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
-import dev.sluice.runtime.resilience.window.WindowBoard;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.sluice.api.ProviderClass;
-import dev.sluice.api.rules.FailureReason;
-import dev.sluice.api.upstream.ResponseHead;
-import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
-import dev.sluice.runtime.resilience.ResilienceSettings.ProviderCooldownSettings;
+import dev.sluice.runtime.resilience.window.shared.SharedProviderCooldowns;
+import dev.sluice.runtime.resilience.window.shared.WindowBoard;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.JdbcConnectionStore;
@@ -102,9 +102,9 @@ class ClusterSyncTest {
         JdbcConnectionStore store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         Resilience r = new Resilience(new CircuitBreakers(clock, () -> SETTINGS, new InMemoryBreakerStore()),
                 new ConnectionCooldowns(store, clock, () -> SETTINGS), new ModelLockouts(clock, () -> SETTINGS),
-                new ProviderCooldowns(clock, () -> SETTINGS, WindowBoard.NONE, events));
+                SharedProviderCooldowns.over(ProviderCooldowns.local(clock, () -> SETTINGS), WindowBoard.NONE, events, () -> SETTINGS));
         ConnectionGates gates = new ConnectionGates(clock);
-        ClusterSync.start(events, clock, gates, r);
+        ClusterSync.start(events, clock, List.of(r.breakers(), r.cooldowns(), r.lockouts(), r.providerCooldowns(), gates));
         return new Instance(clock, gates, r, events);
     }
 

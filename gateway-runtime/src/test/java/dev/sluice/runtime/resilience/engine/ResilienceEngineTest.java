@@ -1,25 +1,5 @@
 package dev.sluice.runtime.resilience.engine;
 
-import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.Candidate;
-import dev.sluice.runtime.resilience.Exclusion;
-import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.breaker.BreakerState;
-import dev.sluice.runtime.resilience.breaker.BreakerStore;
-import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
-import dev.sluice.runtime.resilience.classify.AttemptFailure;
-import dev.sluice.runtime.resilience.classify.ErrorRules;
-import dev.sluice.runtime.resilience.classify.ErrorRulesTest;
-import dev.sluice.runtime.resilience.classify.FailureClassifier;
-import dev.sluice.runtime.resilience.classify.StatusRestatementTest;
-import dev.sluice.runtime.resilience.classify.StatusRestatement;
-import dev.sluice.runtime.resilience.classify.Verdict;
-import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
-import dev.sluice.runtime.resilience.cooldown.EgressLocks;
-import dev.sluice.runtime.resilience.lockout.ModelLockouts;
-import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
-import dev.sluice.runtime.resilience.window.ProviderCooldowns;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.api.ProviderClass;
@@ -31,12 +11,31 @@ import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
+import dev.sluice.runtime.resilience.BreakerKey;
+import dev.sluice.runtime.resilience.Candidate;
+import dev.sluice.runtime.resilience.Exclusion;
+import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.breaker.BreakerState;
+import dev.sluice.runtime.resilience.breaker.BreakerStore;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.classify.AttemptFailure;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
+import dev.sluice.runtime.resilience.classify.ErrorRulesTest;
+import dev.sluice.runtime.resilience.classify.FailureClassifier;
+import dev.sluice.runtime.resilience.classify.StatusRestatement;
+import dev.sluice.runtime.resilience.classify.StatusRestatementTest;
+import dev.sluice.runtime.resilience.classify.Verdict;
+import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.cooldown.EgressLocks;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
+import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import dev.sluice.runtime.store.Database;
-import dev.sluice.runtime.store.NewConnection;
 import dev.sluice.runtime.store.JdbcConnectionStore;
+import dev.sluice.runtime.store.NewConnection;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -69,9 +68,9 @@ class ResilienceEngineTest {
         store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none());
         lockouts = new ModelLockouts(clock, settings::get);
-        engine = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
-                lockouts, new ProviderCooldowns(clock, settings::get),
-                new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()), null, null);
+        engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
+                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),
+                new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()), null);
         conn = store.create(new NewConnection("codexish", "k", ProviderClass.APIKEY, "sk-1", null, null, 1, true, null, null, false,
                 null, null, null));
     }
@@ -235,9 +234,9 @@ class ResilienceEngineTest {
     private ResilienceEngine agentrouterEngine() {
         ErrorRules rules = new ErrorRules(List.of(ErrorRulesTest.MODEL_ACCESS, ErrorRulesTest.USER_QUOTA), java.util.Set.of("agentrouter"),
                 java.util.Set.of("agentrouter"), List::of);
-        return new ResilienceEngine(new FailureClassifier(clock, rules), settings::get, breakers, new ConnectionCooldowns(store, clock, settings::get),
-                lockouts, new ProviderCooldowns(clock, settings::get), new QuotaFamilies(List.of()),
-                new StatusRestatement(List.of(StatusRestatementTest.AGENTROUTER)), null, null);
+        return new ResilienceEngine(new FailureClassifier(clock, rules), settings::get,
+                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of(StatusRestatementTest.AGENTROUTER)), null);
     }
 
     private ResilienceEngine.Decision failOn(ResilienceEngine e, Connection c, String model, UpstreamError error) {
@@ -306,9 +305,8 @@ class ResilienceEngineTest {
             }
         };
         ConnectionCooldowns cooldowns = new ConnectionCooldowns(store, clock, settings::get);
-        ResilienceEngine egress = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers, cooldowns, lockouts,
-                new ProviderCooldowns(clock, settings::get), new QuotaFamilies(List.of()), new StatusRestatement(List.of()),
-                new EgressLocks(java.util.Map.of("codexish", hook), store, new dev.sluice.runtime.store.ProxyLogStore() {
+        ResilienceEngine egress = new ResilienceEngine(new FailureClassifier(clock), settings::get,
+                ResilienceEngine.standard(cooldowns, ProviderCooldowns.local(clock, settings::get), new EgressLocks(java.util.Map.of("codexish", hook), store, new dev.sluice.runtime.store.ProxyLogStore() {
                     @Override
                     public void append(List<dev.sluice.runtime.store.ProxyLogRow> rows) {
                     }
@@ -322,7 +320,8 @@ class ResilienceEngineTest {
                     public int prune(long olderThan, int maxRows) {
                         return 0;
                     }
-                }, cooldowns, clock), null);
+                }, cooldowns, clock), lockouts, breakers),
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         Candidate c = candidate("o3");
         egress.afterFailure(c, egress.acquire(c), egress.classify(c, error(429, "{\"error\":{\"message\":\"Rate limit reached\"}}")), "429",
                 null);

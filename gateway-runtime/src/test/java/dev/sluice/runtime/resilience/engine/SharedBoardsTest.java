@@ -1,5 +1,10 @@
 package dev.sluice.runtime.resilience.engine;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.api.ProviderClass;
+import dev.sluice.api.rules.FailureReason;
+import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.Exclusion;
@@ -17,12 +22,6 @@ import dev.sluice.runtime.resilience.gate.SharedPermits;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.sluice.api.ProviderClass;
-import dev.sluice.api.rules.FailureReason;
-import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.Database;
@@ -188,9 +187,9 @@ class SharedBoardsTest {
     @Test
     void selectionHoldsBackAConnectionAnotherInstanceCooledBeforeItsRowArrives_NF6() {
         CircuitBreakers breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none());
-        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock), settings::get, breakers,
-                new ConnectionCooldowns(store, clock, settings::get, boards), new ModelLockouts(clock, settings::get),
-                new ProviderCooldowns(clock, settings::get), new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null, null);
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
+                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, boards), ProviderCooldowns.local(clock, settings::get), null, new ModelLockouts(clock, settings::get), breakers),
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         Connection c = connection();
         Candidate candidate = new Candidate("glm", ProviderClass.APIKEY, c, KEY, "glm-5", null);
         assertThat(engine.exclusion(candidate, clock.millis())).isNull();

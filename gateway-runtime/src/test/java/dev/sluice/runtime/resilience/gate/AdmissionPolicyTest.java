@@ -1,22 +1,21 @@
 package dev.sluice.runtime.resilience.gate;
 
-import dev.sluice.runtime.resilience.ResilienceSettings;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.RequestQueue;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** What limits a request on a connection (SPEC QC-1, QC-2, RQ-2, RQ-3, RQ-7, RQ-8). */
 class AdmissionPolicyTest {

@@ -1,12 +1,11 @@
 package dev.sluice.runtime.resilience.lockout;
 
-import dev.sluice.runtime.resilience.ResilienceSettings;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
 import dev.sluice.testkit.TestClock;
 import java.time.Duration;

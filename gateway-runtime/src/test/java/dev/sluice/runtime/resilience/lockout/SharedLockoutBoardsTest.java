@@ -1,16 +1,17 @@
 package dev.sluice.runtime.resilience.lockout;
 
-import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.window.ProviderCooldowns;
-import dev.sluice.runtime.resilience.window.WindowBoard;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
+import dev.sluice.runtime.resilience.ClusterEvents;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.ProviderCooldownSettings;
+import dev.sluice.runtime.resilience.window.ProviderCooldowns;
+import dev.sluice.runtime.resilience.window.shared.SharedProviderCooldowns;
+import dev.sluice.runtime.resilience.window.shared.WindowBoard;
 import dev.sluice.testkit.TestClock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -158,8 +159,8 @@ class SharedLockoutBoardsTest {
 
     @Test
     void aProviderWindowCrossedOnOneInstanceHoldsTheProviderOnAnotherUntilASuccessEndsIt_NF6_PC2() {
-        ProviderCooldowns a = new ProviderCooldowns(clock, settings::get, boards);
-        ProviderCooldowns b = new ProviderCooldowns(clock, settings::get, boards);
+        ProviderCooldowns a = SharedProviderCooldowns.over(ProviderCooldowns.local(clock, settings::get), boards, ClusterEvents.NONE, settings::get);
+        ProviderCooldowns b = SharedProviderCooldowns.over(ProviderCooldowns.local(clock, settings::get), boards, ClusterEvents.NONE, settings::get);
         int threshold = WINDOW_ON.apikey().failureThreshold();
         for (int i = 0; i < threshold - 1; i++) {
             a.recordFailure("glm", ProviderClass.APIKEY, null);
@@ -196,8 +197,8 @@ class SharedLockoutBoardsTest {
 
     @Test
     void aResetOfEveryWindowWithdrawsEveryAnnouncedProviderCooldown_NF6_PC2() {
-        ProviderCooldowns a = new ProviderCooldowns(clock, settings::get, boards);
-        ProviderCooldowns b = new ProviderCooldowns(clock, settings::get, boards);
+        ProviderCooldowns a = SharedProviderCooldowns.over(ProviderCooldowns.local(clock, settings::get), boards, ClusterEvents.NONE, settings::get);
+        ProviderCooldowns b = SharedProviderCooldowns.over(ProviderCooldowns.local(clock, settings::get), boards, ClusterEvents.NONE, settings::get);
         for (int i = 0; i < WINDOW_ON.apikey().failureThreshold(); i++) {
             a.recordFailure("glm", ProviderClass.APIKEY, null);
         }

@@ -1,10 +1,9 @@
 package dev.sluice.runtime.resilience.window;
 
-import dev.sluice.runtime.resilience.ResilienceSettings;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.api.ProviderClass;
+import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.ProviderCooldownSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.WindowProfile;
 import dev.sluice.testkit.TestClock;
@@ -28,7 +27,7 @@ class ProviderCooldownsTest {
 
     private final TestClock clock = TestClock.create();
     private final AtomicReference<ResilienceSettings> settings = new AtomicReference<>(with(ON));
-    private final ProviderCooldowns cooldowns = new ProviderCooldowns(clock, settings::get);
+    private final LocalProviderCooldowns cooldowns = new LocalProviderCooldowns(clock, settings::get);
 
     private static ResilienceSettings with(ProviderCooldownSettings pc) {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
@@ -59,14 +58,14 @@ class ProviderCooldownsTest {
         assertThat(D.forClass(ProviderClass.OAUTH)).isSameAs(D.oauth());
         assertThat(D.forClass(ProviderClass.APIKEY)).isSameAs(D.apikey());
         assertThat(D.forClass(ProviderClass.LOCAL)).isSameAs(D.local());
-        assertThat(ProviderCooldowns.IDLE_RETENTION_MS).isEqualTo(1_800_000L);
-        assertThat(ProviderCooldowns.SWEEP_INTERVAL_MS).isEqualTo(60_000L);
-        assertThat(ProviderCooldowns.MAX_RETRY_EXPONENT).isEqualTo(10);
+        assertThat(LocalProviderCooldowns.IDLE_RETENTION_MS).isEqualTo(1_800_000L);
+        assertThat(LocalProviderCooldowns.SWEEP_INTERVAL_MS).isEqualTo(60_000L);
+        assertThat(LocalProviderCooldowns.MAX_RETRY_EXPONENT).isEqualTo(10);
     }
 
     @Test
     void offByDefaultRecordsNothing_PC1() {
-        ProviderCooldowns off = new ProviderCooldowns(clock, () -> ResilienceSettings.DEFAULTS);
+        LocalProviderCooldowns off = new LocalProviderCooldowns(clock, () -> ResilienceSettings.DEFAULTS);
         for (int i = 0; i < 20; i++) {
             off.recordFailure("claude", ProviderClass.OAUTH, "c1");
         }
@@ -227,11 +226,11 @@ class ProviderCooldownsTest {
     void theExponentStopsAtTen_PC3() {
         ProviderCooldownSettings wide = new ProviderCooldownSettings(true, 1, 1_000_000, D.oauth(), D.apikey(),
                 D.local());
-        assertThat(ProviderCooldowns.retryCooldownMs(wide, 1)).isEqualTo(1);
-        assertThat(ProviderCooldowns.retryCooldownMs(wide, 11)).isEqualTo(1_024);
-        assertThat(ProviderCooldowns.retryCooldownMs(wide, 12)).isEqualTo(1_024);
-        assertThat(ProviderCooldowns.retryCooldownMs(wide, Integer.MAX_VALUE)).isEqualTo(1_024);
-        assertThat(ProviderCooldowns.retryCooldownMs(ON, 7)).isEqualTo(300_000);
+        assertThat(LocalProviderCooldowns.retryCooldownMs(wide, 1)).isEqualTo(1);
+        assertThat(LocalProviderCooldowns.retryCooldownMs(wide, 11)).isEqualTo(1_024);
+        assertThat(LocalProviderCooldowns.retryCooldownMs(wide, 12)).isEqualTo(1_024);
+        assertThat(LocalProviderCooldowns.retryCooldownMs(wide, Integer.MAX_VALUE)).isEqualTo(1_024);
+        assertThat(LocalProviderCooldowns.retryCooldownMs(ON, 7)).isEqualTo(300_000);
     }
 
     @Test

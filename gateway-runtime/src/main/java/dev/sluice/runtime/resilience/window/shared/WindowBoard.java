@@ -1,4 +1,4 @@
-package dev.sluice.runtime.resilience.window;
+package dev.sluice.runtime.resilience.window.shared;
 
 /**
  * Provider cooldown windows (SPEC §7, PC-2) as every instance must see them on its very next
