@@ -2,6 +2,7 @@ package dev.sluice.distribution;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMethods;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -107,6 +108,44 @@ class ArchitectureIT {
         // routing core while the combos' data in combo sits below it); Main and SluiceServer
         // (dev.sluice.runtime itself) wire everything and are no slice
         slices().matching("dev.sluice.runtime.(**)").should().beFreeOfCycles().check(shipped);
+    }
+
+    /** The mechanisms of the resilience core, each a package of its own (issue 35). */
+    static final List<String> MECHANISMS = List.of("breaker", "cooldown", "lockout", "window", "gate");
+
+    @Test
+    void eachResilienceMechanismIsARoomOfItsOwn_issue35() {
+        // a mechanism knows the classifier's verdicts and the base every mechanism shares (settings,
+        // candidate, cluster events); never another mechanism, the engine that assembles them, or Redis
+        String base = "dev.sluice.runtime.resilience.";
+        for (String m : MECHANISMS) {
+            String[] others = Stream.concat(MECHANISMS.stream().filter(o -> !o.equals(m)).map(o -> base + o + ".."),
+                    Stream.of(base + "engine..", "dev.sluice.runtime.redis..")).toArray(String[]::new);
+            noClasses().that().resideInAPackage(base + m + "..").should().dependOnClassesThat().resideInAnyPackage(others)
+                    .check(shipped);
+        }
+        // the classifier sits below everything, the shared base below every mechanism
+        noClasses().that().resideInAPackage(base + "classify..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.sluice.runtime.resilience").orShould().dependOnClassesThat()
+                .resideInAnyPackage(Stream.concat(MECHANISMS.stream(), Stream.of("engine")).map(o -> base + o + "..").toArray(String[]::new))
+                .check(shipped);
+        noClasses().that().resideInAPackage("dev.sluice.runtime.resilience")
+                .should().dependOnClassesThat()
+                .resideInAnyPackage(Stream.concat(MECHANISMS.stream(), Stream.of("engine")).map(o -> base + o + "..").toArray(String[]::new))
+                .check(shipped);
+        // shared mode is a decorator beside the board (issue 35): the local mechanism knows neither
+        // Redis nor the board; done for the provider window gate so far
+        noClasses().that().resideInAPackage(base + "window")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.sluice.runtime.redis..", base + "window.shared..")
+                .check(shipped);
+        // another instance's event reaches each mechanism through Mechanism.onClusterEvent: no switch
+        // over mechanisms, no *Here twins to reach into
+        noClasses().that().haveFullyQualifiedName(base + "engine.ClusterSync")
+                .should().dependOnClassesThat().resideInAnyPackage(MECHANISMS.stream().map(o -> base + o + "..").toArray(String[]::new))
+                .check(shipped);
+        noMethods().that().areDeclaredInClassesThat().resideInAPackage("dev.sluice.runtime.resilience..")
+                .should().haveNameMatching(".*Here")
+                .check(shipped);
     }
 
     @Test

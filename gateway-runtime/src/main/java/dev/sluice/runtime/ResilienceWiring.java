@@ -5,20 +5,22 @@ import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.plugin.LoadedPlugin;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.redis.SharedState;
-import dev.sluice.runtime.resilience.AdmissionPolicy;
-import dev.sluice.runtime.resilience.CircuitBreakers;
-import dev.sluice.runtime.resilience.ConnectionCooldowns;
-import dev.sluice.runtime.resilience.ConnectionGates;
-import dev.sluice.runtime.resilience.EgressLocks;
-import dev.sluice.runtime.resilience.ErrorRules;
-import dev.sluice.runtime.resilience.FailureClassifier;
-import dev.sluice.runtime.resilience.ModelLockouts;
-import dev.sluice.runtime.resilience.ProviderCooldowns;
-import dev.sluice.runtime.resilience.QuotaFamilies;
-import dev.sluice.runtime.resilience.QuotaObservations;
-import dev.sluice.runtime.resilience.Resilience;
-import dev.sluice.runtime.resilience.ResilienceEngine;
-import dev.sluice.runtime.resilience.StatusRestatement;
+import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.cooldown.EgressLocks;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
+import dev.sluice.runtime.resilience.classify.FailureClassifier;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.window.ProviderCooldowns;
+import dev.sluice.runtime.resilience.window.shared.SharedProviderCooldowns;
+import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
+import dev.sluice.runtime.resilience.gate.QuotaObservations;
+import dev.sluice.runtime.resilience.engine.Resilience;
+import dev.sluice.runtime.resilience.Mechanism;
+import dev.sluice.runtime.resilience.engine.ResilienceEngine;
+import dev.sluice.runtime.resilience.classify.StatusRestatement;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.settings.ResilienceEnvironment;
@@ -53,23 +55,36 @@ record ResilienceWiring(Resilience resilience, ResilienceEngine engine, QuotaObs
     static ResilienceWiring create(SluiceConfig config, InstantSource clock, StorageWiring storage, PluginWiring plugins,
             SharedState shared, Function<String, Map<String, Object>> parseObject) {
         ResilienceSettingsService settings = storage.resilienceSettings();
+        // issue 35: a mechanism in shared mode is its local self wrapped by the decorator beside its board
+        ProviderCooldowns windows = ProviderCooldowns.local(clock, settings);
+        if (shared.configured()) {
+            windows = SharedProviderCooldowns.over(windows, shared.windows(), shared.events(), settings);
+        }
         Resilience resilience = new Resilience(new CircuitBreakers(clock, settings, new JdbcBreakerStore(storage.db()), shared.breakers()),
                 new ConnectionCooldowns(storage.connections(), clock, settings, shared.cooldowns()),
-                new ModelLockouts(clock, settings, shared.lockouts()),
-                new ProviderCooldowns(clock, settings, shared.windows(), shared.events()));
+                new ModelLockouts(clock, settings, shared.lockouts()), windows);
         PluginRegistry registry = plugins.registry();
         QuotaObservations quotas = new QuotaObservations(clock);
+        EgressLocks egressLocks = new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()),
+                storage.connections(), storage.proxyLogs(), resilience.cooldowns(), clock);
+        // a new mechanism is one line in ResilienceEngine.standard
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock, errorRules(plugins, storage)), settings,
-                resilience.breakers(), resilience.cooldowns(), resilience.lockouts(), resilience.providerCooldowns(),
-                new QuotaFamilies(registry.quotaFamilies()), new StatusRestatement(registry.restatementRules()),
-                new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()), storage.connections(),
-                        storage.proxyLogs(), resilience.cooldowns(), clock), quotas);
+                ResilienceEngine.standard(resilience.cooldowns(), resilience.providerCooldowns(), egressLocks, resilience.lockouts(),
+                        resilience.breakers()),
+                new QuotaFamilies(registry.quotaFamilies()), new StatusRestatement(registry.restatementRules()), quotas);
         AdmissionPolicy admission = new AdmissionPolicy(settings,
                 AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), parseObject,
                 registry.modelScopedLimits());
         AtomicReference<LongConsumer> queueWaits = new AtomicReference<>(nanos -> { });
         ConnectionGates gates = new ConnectionGates(clock, nanos -> queueWaits.get().accept(nanos), shared.gates());
         return new ResilienceWiring(resilience, engine, quotas, admission, gates, queueWaits);
+    }
+
+    /** @return every mechanism that keeps state of its own: another instance's change reaches each (NF-6) */
+    List<Mechanism> synced() {
+        List<Mechanism> synced = new ArrayList<>(engine.mechanisms());
+        synced.add(gates);
+        return synced;
     }
 
     /** SPEC §16: the built-in providers' rules (minimax), then the plugins'; a plugin's rules for its own providers first (issue 27). */

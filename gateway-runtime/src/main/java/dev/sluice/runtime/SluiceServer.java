@@ -9,7 +9,7 @@ import dev.sluice.runtime.http.HttpApi;
 import dev.sluice.runtime.http.RouteTable;
 import dev.sluice.runtime.http.TransportErrors;
 import dev.sluice.runtime.plugin.PluginRegistry;
-import dev.sluice.runtime.resilience.ClusterSync;
+import dev.sluice.runtime.resilience.engine.ClusterSync;
 import dev.sluice.runtime.store.ConnectionStore;
 import dev.sluice.runtime.store.ChangeFeed;
 import dev.sluice.runtime.redis.SharedState;
@@ -106,7 +106,8 @@ public final class SluiceServer implements AutoCloseable {
         RoutingWiring routing = RoutingWiring.create(config, clock, storage, upstreams, plugins, resilience, telemetry, shared, mapper,
                 parsedOnce(parseObject));
         // NF-6: pauses, learned pacing, resets and clears announced by the other instances apply here too
-        ClusterSync.start(shared.events(), clock, resilience.gates(), resilience.resilience());
+        // issue 35: another instance's change reaches every mechanism that keeps state of its own
+        ClusterSync.start(shared.events(), clock, resilience.synced());
         ChangeFeed feed = ChangeFollowers.start(storage.db(), storage.connections(), storage.keys(), storage.combos(),
                 storage.resilienceSettings(), storage.generalSettings(), routing.sessions(), plugins.models());
         RouteTable routes = new RouteTable();

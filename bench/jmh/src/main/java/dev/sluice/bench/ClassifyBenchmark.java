@@ -5,7 +5,7 @@ import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.RetryHint;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
-import dev.sluice.runtime.resilience.FailureClassifier;
+import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;

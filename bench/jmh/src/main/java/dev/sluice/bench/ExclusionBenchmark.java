@@ -2,7 +2,7 @@ package dev.sluice.bench;
 
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.Exclusion;
-import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.engine.ResilienceEngine;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import java.util.ArrayList;
 import java.util.List;

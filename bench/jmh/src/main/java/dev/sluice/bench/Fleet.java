@@ -5,22 +5,22 @@ import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.BreakerState;
-import dev.sluice.runtime.resilience.BreakerStore;
 import dev.sluice.runtime.resilience.Candidate;
-import dev.sluice.runtime.resilience.CircuitBreakers;
-import dev.sluice.runtime.resilience.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.Exclusion;
-import dev.sluice.runtime.resilience.FailureClassifier;
-import dev.sluice.runtime.resilience.ModelLockout;
-import dev.sluice.runtime.resilience.LockoutFailure;
-import dev.sluice.runtime.resilience.ModelLockouts;
-import dev.sluice.runtime.resilience.ProviderCooldowns;
-import dev.sluice.runtime.resilience.QuotaFamilies;
-import dev.sluice.runtime.resilience.ResilienceEngine;
-import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
+import dev.sluice.runtime.resilience.breaker.BreakerState;
+import dev.sluice.runtime.resilience.breaker.BreakerStore;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.classify.FailureClassifier;
+import dev.sluice.runtime.resilience.classify.StatusRestatement;
+import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.engine.ResilienceEngine;
+import dev.sluice.runtime.resilience.lockout.LockoutFailure;
+import dev.sluice.runtime.resilience.lockout.ModelLockout;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
+import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.ConnectionSelector;
@@ -145,9 +145,9 @@ final class Fleet {
 
         breakers = new CircuitBreakers(clock, () -> settings, BreakerStore.none());
         lockouts = new ModelLockouts(clock, () -> settings);
-        engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings, breakers,
-                new ConnectionCooldowns(store, clock, () -> settings), lockouts, new ProviderCooldowns(clock, () -> settings),
-                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null, null);
+        engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings,
+                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, () -> settings), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         selector = new ConnectionSelector(store, clock, engine);
 
         // one host's breaker OPEN: the API-key profile's failureThreshold of distinct connections' failures

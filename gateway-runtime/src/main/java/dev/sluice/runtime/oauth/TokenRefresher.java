@@ -8,7 +8,7 @@ import dev.sluice.runtime.oauth.TokenEndpoint.Issued;
 import dev.sluice.runtime.oauth.TokenEndpoint.Refused;
 import dev.sluice.runtime.oauth.TokenEndpoint.Reply;
 import dev.sluice.runtime.oauth.TokenEndpoint.Unreachable;
-import dev.sluice.runtime.resilience.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import dev.sluice.runtime.store.ConnectionStore;

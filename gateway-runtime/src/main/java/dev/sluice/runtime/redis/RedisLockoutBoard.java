@@ -2,10 +2,10 @@ package dev.sluice.runtime.redis;
 
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
-import dev.sluice.runtime.resilience.LockoutBoard;
 import dev.sluice.runtime.resilience.ClusterEvent.LockAnnounced;
 import dev.sluice.runtime.resilience.ClusterEvent.LocksWithdrawn;
 import dev.sluice.runtime.resilience.ClusterEvents;
+import dev.sluice.runtime.resilience.lockout.LockoutBoard;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;

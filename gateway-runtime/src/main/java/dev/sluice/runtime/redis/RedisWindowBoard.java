@@ -2,7 +2,7 @@ package dev.sluice.runtime.redis;
 
 import dev.sluice.runtime.resilience.ClusterEvent.WindowAnnounced;
 import dev.sluice.runtime.resilience.ClusterEvents;
-import dev.sluice.runtime.resilience.WindowBoard;
+import dev.sluice.runtime.resilience.window.shared.WindowBoard;
 import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;

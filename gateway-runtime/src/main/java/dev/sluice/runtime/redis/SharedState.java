@@ -1,14 +1,14 @@
 package dev.sluice.runtime.redis;
 
-import dev.sluice.runtime.resilience.BreakerBoard;
 import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
-import dev.sluice.runtime.resilience.CooldownBoard;
-import dev.sluice.runtime.resilience.LockoutBoard;
-import dev.sluice.runtime.resilience.SharedPacing;
-import dev.sluice.runtime.resilience.SharedPermits;
-import dev.sluice.runtime.resilience.SharedWaiters;
-import dev.sluice.runtime.resilience.WindowBoard;
+import dev.sluice.runtime.resilience.breaker.BreakerBoard;
+import dev.sluice.runtime.resilience.cooldown.CooldownBoard;
+import dev.sluice.runtime.resilience.gate.SharedPacing;
+import dev.sluice.runtime.resilience.gate.SharedPermits;
+import dev.sluice.runtime.resilience.gate.SharedWaiters;
+import dev.sluice.runtime.resilience.lockout.LockoutBoard;
+import dev.sluice.runtime.resilience.window.shared.WindowBoard;
 import java.time.InstantSource;
 
 /**
@@ -178,8 +178,8 @@ public final class SharedState implements AutoCloseable {
     }
 
     /** @return what the gates share: permits, start slots and queue places */
-    public dev.sluice.runtime.resilience.SharedGates gates() {
-        return new dev.sluice.runtime.resilience.SharedGates(permits(), pacing(), waiters());
+    public dev.sluice.runtime.resilience.gate.SharedGates gates() {
+        return new dev.sluice.runtime.resilience.gate.SharedGates(permits(), pacing(), waiters());
     }
 
     /** @return the permits (fail open to the local limit when Redis is unreachable) */

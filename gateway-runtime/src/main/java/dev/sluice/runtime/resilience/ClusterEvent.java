@@ -2,6 +2,7 @@ package dev.sluice.runtime.resilience;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.runtime.resilience.engine.ClusterSync;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.resilience;
 
+import dev.sluice.runtime.resilience.engine.ClusterSync;
 import java.util.function.Consumer;
 
 /**

@@ -6,7 +6,7 @@ import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamFailure;
-import dev.sluice.runtime.resilience.AttemptFailure;
+import dev.sluice.runtime.resilience.classify.AttemptFailure;
 
 /** What one attempt produced: a reply to serve, or a failure for the failure path. */
 sealed interface Attempt {

@@ -8,7 +8,7 @@ import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.PassthroughOutcome;
 import dev.sluice.api.Recovery;
 import dev.sluice.api.RecoveryCall;
-import dev.sluice.runtime.resilience.AttemptFailure;
+import dev.sluice.runtime.resilience.classify.AttemptFailure;
 import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.chat.EmbeddingRequest;

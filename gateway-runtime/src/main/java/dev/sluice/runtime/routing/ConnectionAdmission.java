@@ -1,11 +1,11 @@
 package dev.sluice.runtime.routing;
 
-import dev.sluice.runtime.resilience.AdmissionPolicy;
+import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
 import dev.sluice.runtime.resilience.Candidate;
-import dev.sluice.runtime.resilience.CircuitBreakers;
-import dev.sluice.runtime.resilience.ConnectionGates;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.Exclusion;
-import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.engine.ResilienceEngine;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.stream.StreamCounters;
 import java.time.InstantSource;

@@ -1,15 +1,15 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.api.upstream.UpstreamError;
-import dev.sluice.runtime.resilience.AdmissionPolicy;
-import dev.sluice.runtime.resilience.AttemptFailure;
-import dev.sluice.runtime.resilience.AttemptSettlement;
+import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
+import dev.sluice.runtime.resilience.classify.AttemptFailure;
+import dev.sluice.runtime.resilience.engine.AttemptSettlement;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.ClusterEvents;
-import dev.sluice.runtime.resilience.ConnectionGates;
-import dev.sluice.runtime.resilience.FailedAttempt;
-import dev.sluice.runtime.resilience.FailureDecision;
-import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.engine.FailedAttempt;
+import dev.sluice.runtime.resilience.engine.FailureDecision;
+import dev.sluice.runtime.resilience.engine.ResilienceEngine;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ProxyLogRow;
 import dev.sluice.runtime.stream.StreamCounters;

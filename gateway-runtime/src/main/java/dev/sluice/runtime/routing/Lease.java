@@ -1,9 +1,9 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.runtime.resilience.Candidate;
-import dev.sluice.runtime.resilience.CircuitBreakers;
-import dev.sluice.runtime.resilience.ConnectionGates;
-import dev.sluice.runtime.resilience.ResilienceEngine;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.engine.ResilienceEngine;
 import dev.sluice.runtime.stream.StreamCounters;
 import dev.sluice.runtime.stream.StreamEnding;
 import java.util.ArrayList;

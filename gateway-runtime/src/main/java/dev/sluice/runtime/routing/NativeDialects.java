@@ -4,7 +4,7 @@ import dev.sluice.api.PassthroughCall;
 import dev.sluice.api.UpstreamTarget;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
-import dev.sluice.runtime.resilience.AttemptFailure;
+import dev.sluice.runtime.resilience.classify.AttemptFailure;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -3,9 +3,9 @@ package dev.sluice.runtime.routing;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.runtime.combo.Combo;
-import dev.sluice.runtime.resilience.AttemptFailure;
-import dev.sluice.runtime.resilience.ConnectionGates;
-import dev.sluice.runtime.resilience.Verdict;
+import dev.sluice.runtime.resilience.classify.AttemptFailure;
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.classify.Verdict;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.stream.StreamEnding;
 import java.util.List;

@@ -7,7 +7,7 @@ import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.io.AnswerBuffers;
-import dev.sluice.runtime.resilience.AttemptFailure;
+import dev.sluice.runtime.resilience.classify.AttemptFailure;
 import dev.sluice.runtime.stream.AnthropicSseEvents;
 import dev.sluice.runtime.stream.ResponsesSseEvents;
 import dev.sluice.runtime.stream.ChunkSource;

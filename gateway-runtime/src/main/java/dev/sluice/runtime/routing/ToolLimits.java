@@ -1,8 +1,8 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.api.upstream.UpstreamError;
-import dev.sluice.runtime.resilience.AttemptFailure;
-import dev.sluice.runtime.resilience.ToolLimitText;
+import dev.sluice.runtime.resilience.classify.AttemptFailure;
+import dev.sluice.runtime.resilience.classify.ToolLimitText;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 

@@ -1,12 +1,12 @@
 package dev.sluice.runtime.telemetry;
 
-import dev.sluice.runtime.resilience.BreakerState;
-import dev.sluice.runtime.resilience.BreakerView;
-import dev.sluice.runtime.resilience.CircuitBreakers;
-import dev.sluice.runtime.resilience.ConnectionCooldowns;
-import dev.sluice.runtime.resilience.ConnectionGates;
-import dev.sluice.runtime.resilience.ModelLockout;
-import dev.sluice.runtime.resilience.ModelLockouts;
+import dev.sluice.runtime.resilience.breaker.BreakerState;
+import dev.sluice.runtime.resilience.breaker.BreakerView;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.lockout.ModelLockout;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionStore;
 import dev.sluice.runtime.store.ProxyLogRow;

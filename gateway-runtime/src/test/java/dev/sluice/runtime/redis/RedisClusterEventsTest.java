@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.BreakerStore;
-import dev.sluice.runtime.resilience.CircuitBreakers;
 import dev.sluice.runtime.resilience.ClusterEvent;
-import dev.sluice.runtime.resilience.ClusterSync;
-import dev.sluice.runtime.resilience.ConnectionCooldowns;
-import dev.sluice.runtime.resilience.ConnectionGates;
-import dev.sluice.runtime.resilience.ModelLockouts;
-import dev.sluice.runtime.resilience.ProviderCooldowns;
-import dev.sluice.runtime.resilience.Resilience;
 import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.breaker.BreakerStore;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.engine.ClusterSync;
+import dev.sluice.runtime.resilience.engine.Resilience;
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.security.SecretBox;
 import dev.sluice.runtime.store.Database;
 import dev.sluice.runtime.store.JdbcConnectionStore;
@@ -85,8 +85,8 @@ class RedisClusterEventsTest {
             Resilience r = new Resilience(new CircuitBreakers(InstantSource.system(), () -> ResilienceSettings.DEFAULTS, BreakerStore.none()),
                     new ConnectionCooldowns(store, InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
                     new ModelLockouts(InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
-                    new ProviderCooldowns(InstantSource.system(), () -> ResilienceSettings.DEFAULTS));
-            ClusterSync.start(s.events(), InstantSource.system(), g, r);
+                    ProviderCooldowns.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS));
+            ClusterSync.start(s.events(), InstantSource.system(), List.of(r.breakers(), r.cooldowns(), r.lockouts(), r.providerCooldowns(), g));
             await().atMost(Duration.ofSeconds(2)).until(s::eventsSubscribed);
             gates.add(g);
             states.add(s);

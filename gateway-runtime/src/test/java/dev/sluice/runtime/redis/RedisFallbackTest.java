@@ -6,12 +6,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
-import dev.sluice.runtime.resilience.BreakerBoard;
 import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.LockoutBoard;
-import dev.sluice.runtime.resilience.SharedPacing;
-import dev.sluice.runtime.resilience.SharedPermits;
-import dev.sluice.runtime.resilience.SharedWaiters;
+import dev.sluice.runtime.resilience.breaker.BreakerBoard;
+import dev.sluice.runtime.resilience.gate.SharedPacing;
+import dev.sluice.runtime.resilience.gate.SharedPermits;
+import dev.sluice.runtime.resilience.gate.SharedWaiters;
+import dev.sluice.runtime.resilience.lockout.LockoutBoard;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -5,11 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.api.ProviderClass;
 import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.BreakerStore;
-import dev.sluice.runtime.resilience.CircuitBreakers;
-import dev.sluice.runtime.resilience.ModelLockouts;
-import dev.sluice.runtime.resilience.ProviderCooldowns;
+import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.breaker.BreakerStore;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.window.ProviderCooldowns;
+import dev.sluice.runtime.resilience.window.shared.SharedProviderCooldowns;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -45,7 +47,7 @@ class SharedRequestPathTest {
         Clock clock = Clock.systemUTC();
         CircuitBreakers breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, BreakerStore.none(), a.breakers());
         ModelLockouts lockouts = new ModelLockouts(clock, () -> ResilienceSettings.DEFAULTS, a.lockouts());
-        ProviderCooldowns windows = new ProviderCooldowns(clock, () -> ResilienceSettings.DEFAULTS, a.windows());
+        ProviderCooldowns windows = SharedProviderCooldowns.over(ProviderCooldowns.local(clock, () -> ResilienceSettings.DEFAULTS), a.windows(), ClusterEvents.NONE, () -> ResilienceSettings.DEFAULTS);
         BreakerKey key = new BreakerKey("openai", "api.example:443");
         try (RedisClient raw = new RedisClient(redis.settings(), 0)) {
             long before = commands(raw);

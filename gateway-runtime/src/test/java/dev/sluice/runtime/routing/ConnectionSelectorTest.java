@@ -8,18 +8,18 @@ import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.Candidate;
-import dev.sluice.runtime.resilience.CircuitBreakers;
-import dev.sluice.runtime.resilience.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.Exclusion;
-import dev.sluice.runtime.resilience.FailureClassifier;
-import dev.sluice.runtime.resilience.LockoutFailure;
-import dev.sluice.runtime.resilience.ModelLockouts;
-import dev.sluice.runtime.resilience.ProviderCooldowns;
-import dev.sluice.runtime.resilience.QuotaFamilies;
-import dev.sluice.runtime.resilience.ResilienceEngine;
-import dev.sluice.runtime.resilience.StatusRestatement;
 import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.BreakerStore;
+import dev.sluice.runtime.resilience.breaker.BreakerStore;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.classify.FailureClassifier;
+import dev.sluice.runtime.resilience.classify.StatusRestatement;
+import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.engine.ResilienceEngine;
+import dev.sluice.runtime.resilience.lockout.LockoutFailure;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
+import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.store.Connection;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,9 +57,9 @@ class ConnectionSelectorTest {
         fx = new RoutingFixture(dir);
         breakers = new CircuitBreakers(fx.clock, settings::get, BreakerStore.none());
         lockouts = new ModelLockouts(fx.clock, settings::get);
-        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get, breakers,
-                new ConnectionCooldowns(fx.store, fx.clock, settings::get), lockouts, new ProviderCooldowns(fx.clock, settings::get),
-                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null, null);
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get,
+                ResilienceEngine.standard(new ConnectionCooldowns(fx.store, fx.clock, settings::get), ProviderCooldowns.local(fx.clock, settings::get), null, lockouts, breakers),
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         selector = new ConnectionSelector(fx.store, fx.clock, engine, SessionRouting.NONE);
     }
 

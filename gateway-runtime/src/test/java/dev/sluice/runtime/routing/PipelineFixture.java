@@ -12,24 +12,24 @@ import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.ComboTarget;
 import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
-import dev.sluice.runtime.resilience.AdmissionPolicy;
-import dev.sluice.runtime.resilience.BreakerView;
-import dev.sluice.runtime.resilience.CircuitBreakers;
-import dev.sluice.runtime.resilience.ConnectionCooldowns;
-import dev.sluice.runtime.resilience.ConnectionGates;
-import dev.sluice.runtime.resilience.ErrorRules;
-import dev.sluice.runtime.resilience.FailureClassifier;
-import dev.sluice.runtime.resilience.ModelLockouts;
-import dev.sluice.runtime.resilience.ProviderCooldowns;
-import dev.sluice.runtime.resilience.QuotaFamilies;
-import dev.sluice.runtime.resilience.QuotaObservations;
-import dev.sluice.runtime.resilience.ResilienceEngine;
 import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.StatusRestatement;
+import dev.sluice.runtime.resilience.breaker.BreakerView;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
+import dev.sluice.runtime.resilience.classify.FailureClassifier;
+import dev.sluice.runtime.resilience.classify.StatusRestatement;
+import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.engine.ResilienceEngine;
+import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.gate.QuotaObservations;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
+import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.store.Connection;
+import dev.sluice.runtime.store.JdbcBreakerStore;
 import dev.sluice.runtime.store.NewConnection;
 import dev.sluice.runtime.store.ProxyLogRow;
-import dev.sluice.runtime.store.JdbcBreakerStore;
 import dev.sluice.runtime.stream.StreamRules;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import java.nio.file.Path;
@@ -73,10 +73,11 @@ final class PipelineFixture implements AutoCloseable {
         breakers = new CircuitBreakers(store.clock, settings::get, new JdbcBreakerStore(store.db));
         cooldowns = new ConnectionCooldowns(store.store, store.clock, settings::get);
         lockouts = new ModelLockouts(store.clock, settings::get);
-        ProviderCooldowns providerCooldowns = new ProviderCooldowns(store.clock, settings::get);
+        ProviderCooldowns providerCooldowns = ProviderCooldowns.local(store.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(store.clock, new ErrorRules(List.of(), Set.of(), Set.of(),
-                List::of)), settings::get, breakers, cooldowns, lockouts, providerCooldowns, new QuotaFamilies(List.of()),
-                new StatusRestatement(List.of()), null, new QuotaObservations(store.clock));
+                List::of)), settings::get,
+                ResilienceEngine.standard(cooldowns, providerCooldowns, null, lockouts, breakers),
+                new QuotaFamilies(List.of()), new StatusRestatement(List.of()), new QuotaObservations(store.clock));
         ProviderCatalog catalog = new ProviderCatalog(List.of(
                 new Provider(descriptor("acme", "m1"), acme, Provider.BUILT_IN),
                 new Provider(descriptor("beta", "m2"), beta, Provider.BUILT_IN)), acme, store.store);

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.api.ProviderClass;
 import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.BreakerState;
-import dev.sluice.runtime.resilience.BreakerView;
-import dev.sluice.runtime.resilience.CircuitBreakers;
+import dev.sluice.runtime.resilience.breaker.BreakerState;
+import dev.sluice.runtime.resilience.breaker.BreakerView;
+import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.testkit.TestClock;
 import java.nio.file.Path;

@@ -11,10 +11,10 @@ import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.runtime.openai.OpenAiCodec;
-import dev.sluice.runtime.resilience.ErrorRules;
-import dev.sluice.runtime.resilience.FailureClassifier;
-import dev.sluice.runtime.resilience.StatusRestatement;
-import dev.sluice.runtime.resilience.Verdict;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
+import dev.sluice.runtime.resilience.classify.FailureClassifier;
+import dev.sluice.runtime.resilience.classify.StatusRestatement;
+import dev.sluice.runtime.resilience.classify.Verdict;
 import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -137,7 +137,7 @@ public final class RuleEvaluator {
         ProviderDescriptor descriptor = providers.get(provider);
         ProviderClass connectionClass = descriptor == null ? ProviderClass.APIKEY : descriptor.defaultClass();
         UpstreamError e = (UpstreamError) failure;
-        dev.sluice.runtime.resilience.ClassifierExplanation why = classifier.explain(provider, connectionClass, e);
+        dev.sluice.runtime.resilience.classify.ClassifierExplanation why = classifier.explain(provider, connectionClass, e);
         Verdict v = why.verdict();
         ErrorRules.Match match = why.rule();
         return new RuleVerdict(e.status(), restated.rule() == null ? null : restated.rule().id(),

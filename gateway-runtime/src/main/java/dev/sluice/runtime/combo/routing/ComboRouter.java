@@ -10,7 +10,7 @@ import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
 import dev.sluice.runtime.combo.strategy.QuotaShareStrategy;
-import dev.sluice.runtime.resilience.QuotaObservations;
+import dev.sluice.runtime.resilience.gate.QuotaObservations;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.ClientLiveness;

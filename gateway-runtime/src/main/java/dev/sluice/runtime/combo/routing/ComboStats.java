@@ -3,7 +3,7 @@ package dev.sluice.runtime.combo.routing;
 import dev.sluice.api.ModelFacts;
 import dev.sluice.api.combo.ComboTargetView;
 import dev.sluice.runtime.combo.ComboTarget;
-import dev.sluice.runtime.resilience.QuotaObservations;
+import dev.sluice.runtime.resilience.gate.QuotaObservations;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 

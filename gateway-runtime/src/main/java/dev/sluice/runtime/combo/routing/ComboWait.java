@@ -4,7 +4,7 @@ import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.Verdict;
+import dev.sluice.runtime.resilience.classify.Verdict;
 import dev.sluice.runtime.routing.ClientLiveness;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Outcome;

@@ -2,7 +2,7 @@ package dev.sluice.runtime.combo.routing;
 
 import dev.sluice.api.combo.ComboTargetView;
 import dev.sluice.runtime.combo.Combo;
-import dev.sluice.runtime.resilience.QuotaObservations;
+import dev.sluice.runtime.resilience.gate.QuotaObservations;
 import dev.sluice.runtime.routing.Route;
 import java.time.InstantSource;
 import java.util.ArrayList;
