@@ -336,7 +336,7 @@ public final class AnswerBuffers {
          */
         void take(long bytes) throws ProtocolException {
             if (held + bytes > maxRoom) {
-                throw new ProtocolException("upstream answer would need " + (held + bytes) + " bytes of memory to handle, more than"
+                throw new ProtocolException("upstream answer would need at least " + (held + bytes) + " bytes of memory to handle, more than"
                         + " one answer may hold (upstream.answerBufferBytes " + budgetBytes + " bytes, or " + MAX_ROOM_FACTOR
                         + " times upstream.maxAnswerBytes); it holds too many JSON values for its size; this answer was not buffered");
             }
