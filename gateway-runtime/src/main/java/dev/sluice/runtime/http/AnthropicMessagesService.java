@@ -100,7 +100,7 @@ final class AnthropicMessagesService implements HttpService {
                             + route.upstreamModel() + "] the upstream answer could not be read: "
                             + Secrets.scrub(String.valueOf(e.getMessage()), connection), null, java.util.Map.of());
                 }
-                record.usage(TokenCounts.inAnswer(new String(answer, StandardCharsets.UTF_8)));
+                record.usage(TokenCounts.inAnswer(answer));
                 Json.send(res, 200, answer);
                 return;
             }

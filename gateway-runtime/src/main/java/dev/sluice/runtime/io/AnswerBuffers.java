@@ -149,6 +149,28 @@ public final class AnswerBuffers {
     }
 
     /**
+     * Refuses a large stream event whose JSON tree would be more than {@value #STREAM_FACTOR} times
+     * its size, the room a frame in flight is counted as (issue 29): the same tokens that make a
+     * whole answer's tree hundreds of MiB make one event of {@code upstream.maxEventBytes} tens of
+     * MiB, parsed before its room is taken. An honest event that large is text (a delta, tool
+     * arguments), a few tokens. One streaming pass, for events of {@link #LARGE_FRAME_BYTES} and up.
+     *
+     * @param data the event's data
+     * @throws ProtocolException when it holds too many JSON values for its size
+     */
+    public static void checkStreamEvent(String data) throws ProtocolException {
+        if (data.length() < LARGE_FRAME_BYTES) {
+            return;
+        }
+        long most = (long) STREAM_FACTOR * data.length() / TOKEN_BYTES;
+        if (AnswerShape.tokens(data, most + 1) > most) {
+            throw new ProtocolException("the upstream sent a stream event of " + data.length() + " characters holding more than " + most
+                    + " JSON values (too many JSON values for its size: parsed, it would hold more than " + STREAM_FACTOR
+                    + " times its size); the stream was ended");
+        }
+    }
+
+    /**
      * Gives back room taken by {@link #takeStreamed}.
      *
      * @param room the room, 0 for none

@@ -36,8 +36,32 @@ record AnswerShape(long tokens, boolean wide) {
     }
 
     private static long tokens(byte[] body, long maxTokens) {
-        long n = 0;
         try (JsonParser p = FACTORY.createParser(body)) {
+            return count(p, maxTokens);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * JSON tokens in a text (a stream event's data), up to a limit; one streaming pass (a long text
+     * is read through a reader, not copied).
+     *
+     * @param text the text
+     * @param maxTokens the count past which more change nothing
+     * @return the tokens counted, at most {@code maxTokens}
+     */
+    static long tokens(String text, long maxTokens) {
+        try (JsonParser p = FACTORY.createParser(text)) {
+            return count(p, maxTokens);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private static long count(JsonParser p, long maxTokens) {
+        long n = 0;
+        try {
             while (n < maxTokens && p.nextToken() != null) {
                 n++;
             }

@@ -206,4 +206,26 @@ class AnswerBuffersTest {
         assertThat(buffers.read(new ByteArrayInputStream(largest), largest.length)).isEqualTo(largest);
         assertThat(buffers.inUse()).isZero();
     }
+
+    @Test
+    void aLargeStreamEventIsParsedOnlyWhenItsTreeStaysWithinThreeTimesItsSize_issue29() throws ProtocolException {
+        // text, however large: a few tokens
+        AnswerBuffers.checkStreamEvent("{\"delta\":\"" + "y".repeat(1024 * KIB) + "\"}");
+        // small events are not looked at
+        AnswerBuffers.checkStreamEvent("[" + "{},".repeat(10_000) + "{}]");
+        // at 96 bytes a token, 3 x 96 KiB of room is 3 072 tokens: 3 000 pass, 3 100 do not
+        StringBuilder within = new StringBuilder("[0");
+        for (int i = 1; i < 2_998; i++) {
+            within.append(",0");
+        }
+        String pad = " ".repeat(96 * KIB - within.length() - 1);
+        AnswerBuffers.checkStreamEvent(within + pad + "]");
+        StringBuilder over = new StringBuilder("[0");
+        for (int i = 1; i < 3_098; i++) {
+            over.append(",0");
+        }
+        String overEvent = over + " ".repeat(96 * KIB - over.length() - 1) + "]";
+        assertThatThrownBy(() -> AnswerBuffers.checkStreamEvent(overEvent)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("too many JSON values for its size").hasMessageContaining("more than 3072 JSON values");
+    }
 }
