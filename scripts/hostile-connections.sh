@@ -6,7 +6,8 @@
 # file descriptors and heap must return to their baseline once the flood is closed. Then, below the
 # cap, 1000 silent connections and 50 trickling heads: heap per connection, closed at the first-byte
 # (10 s) and head (30 s) timeouts, descriptors released. Prints a result line; exits non-zero on
-# failure (1) or when it cannot run (2). About 100 s. Build first:
+# failure (1) or when it cannot run (2); a failing run keeps its directory (server log, heap dump on
+# an OutOfMemoryError) and prints where. About 100 s. Build first:
 #   . scripts/select-jdk.sh && mvn -B -ntp package -DskipTests
 # Needs python3 and unzip (installed with apt-get when missing and running as root).
 set -euo pipefail

@@ -1,14 +1,21 @@
 """Memory under hostile upstreams (issue 19, defect 2; issue 29, point 2): the built zip with its
 defaults against upstreams that answer 300 MB bodies (with and without Content-Length, fast and
-trickling) and valid 12 MiB completions, many at once; then streams of events each under
+trickling), valid 12 MiB completions, valid 12 MiB completions of two-byte text and valid 12 MiB
+completions of four million empty objects (a tree of ~400 MiB if parsed; issue 29), many at once;
+then streams of events each under
 upstream.maxEventBytes: one stream of 60 events of 3.9 MiB (chat, and Responses passed through) and
 four streams at once of 200 events of 1 MiB. Prints the statuses, the errors' kinds, how each stream
 ended, the slowest request, the peak RSS (sampled every 100 ms) and whether the log has an
 OutOfMemoryError. Exit 1 on an OOM, a 500, a request without an answer, a 200 stream that ends with
-neither its terminator nor an error event, or a peak RSS over 320 MiB.
+neither its terminator nor an error event, or a peak RSS over 320 MiB; then the run's temp directory
+is kept and named, with the server log and the heap dump an OutOfMemoryError wrote (hostile_kit).
 
 Usage: python3 hostile_answers.py <unpacked zip home> [rounds]"""
-import json, os, signal, socket, subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
+import json, os, signal, sys, threading, time, urllib.error, urllib.request
+
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostile_kit import Sluice, call, memory_mib, request_path, serve  # noqa: E402
 
 # scripts/hostile-answers.sh bounds the run with timeout(1): its SIGTERM still stops Sluice (finally below)
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
@@ -54,66 +61,35 @@ VALID = json.dumps({"id": "c", "object": "chat.completion", "created": 1, "model
                     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
 
 
+WIDE = json.dumps({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+                   "choices": [{"index": 0, "message": {"role": "assistant", "content": "\u20ac" + "y" * (12 << 20)},
+                                "finish_reason": "stop"}]}, ensure_ascii=False).encode()
+TREE = (b'{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant",'
+        b'"content":"hi"},"finish_reason":"stop"}],"x":[' + b",".join([b"{}"] * ((12 << 20) // 3)) + b"]}")
+WHOLE = {"valid": VALID, "wide": WIDE, "tree": TREE}
+
+
 def upstream(kind):
-    """A loopback upstream answering every request in one way: sized | endless | trickle | valid."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    s.listen(128)
+    """A loopback upstream answering every request in one way: sized | endless | trickle | valid | wide | tree | a stream shape."""
 
-    def handle(c):
-        try:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                d = c.recv(65536)
-                if not d:
-                    return
-                data += d
-            head, _, rest = data.partition(b"\r\n\r\n")
-            length = 0
-            for line in head.split(b"\r\n"):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            while len(rest) < length:
-                d = c.recv(65536)
-                if not d:
-                    break
-                rest += d
-            if kind in STREAM_SHAPES:
-                stream_answer(c, kind, head.split(b" ")[1])
-                return
-            if kind == "valid":
-                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
-                          b"Connection: close\r\n\r\n" % len(VALID) + VALID)
-                return
-            sized = kind == "sized"
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                      + (b"Content-Length: %d\r\n" % HUGE if sized else b"Connection: close\r\n") + b"\r\n")
-            for _ in range(HUGE // len(CHUNK)):
-                c.sendall(CHUNK)
-                if kind == "trickle":
-                    time.sleep(0.005)
-        except OSError:
-            pass
-        finally:
-            c.close()
+    def answer(c, head, _body):
+        if kind in STREAM_SHAPES:
+            stream_answer(c, kind, request_path(head))
+            return False
+        if kind in WHOLE:
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                      b"Connection: close\r\n\r\n" % len(WHOLE[kind]) + WHOLE[kind])
+            return False
+        sized = kind == "sized"
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                  + (b"Content-Length: %d\r\n" % HUGE if sized else b"Connection: close\r\n") + b"\r\n")
+        for _ in range(HUGE // len(CHUNK)):
+            c.sendall(CHUNK)
+            if kind == "trickle":
+                time.sleep(0.005)
+        return False
 
-    def accept():
-        while True:
-            c, _ = s.accept()
-            threading.Thread(target=handle, args=(c,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    return s.getsockname()[1]
-
-
-def call(base, key, path, payload, timeout=120):
-    req = urllib.request.Request(base + path, data=json.dumps(payload).encode(), method="POST",
-                                 headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
+    return serve(answer)
 
 
 def stream_call(base, key, path, payload, timeout=200):
@@ -146,48 +122,32 @@ def stream_call(base, key, path, payload, timeout=200):
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="sluice-hostile.")
-    admin = "hostile-admin-%d" % os.getpid()
-    env = dict(os.environ, SLUICE_HOST="127.0.0.1", SLUICE_PORT="0", SLUICE_DATA_DIR=work + "/data", SLUICE_ADMIN_KEY=admin)
-    log_path = work + "/sluice.log"
-    sluice = subprocess.Popen([HOME + "/bin/sluice"], env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
+    sluice = Sluice(HOME, "sluice-hostile.")
+    passed = False
     try:
-        base = None
-        for _ in range(600):
-            time.sleep(0.1)
-            text = open(log_path).read()
-            if "Sluice listening on " in text:
-                base = text.split("Sluice listening on ")[1].split()[0]
-                break
-        if not base:
-            print("Sluice did not start; see " + log_path)
+        if not sluice.base:
+            print("Sluice did not start; see " + sluice.log_path)
             return 2
-        java = sluice.pid  # bin/sluice execs the JVM
-        ports = {k: upstream(k) for k in ("sized", "endless", "trickle", "valid", "events39", "events1")}
-        models = {"attack": [], "valid": []}
+        base = sluice.base
+        ports = {k: upstream(k) for k in ("sized", "endless", "trickle", "tree", "valid", "wide", "events39", "events1")}
+        models = {"attack": [], "valid": [], "wide": []}
         for kind, port in ports.items():
             if kind in STREAM_SHAPES:
-                call(base, admin, "/api/providers", {"provider": "openai" if kind == "events39" else kind, "authType": "apikey",
-                                                     "apiKey": "sk-hostile-0123456789", "baseUrl": "http://127.0.0.1:%d/v1" % port})
+                sluice.add_connection("openai" if kind == "events39" else kind, port)
                 continue
             for i in range(6 if kind != "sized" else 1):
                 name = "%s%d" % (kind, i)
-                call(base, admin, "/api/providers", {"provider": name, "authType": "apikey", "apiKey": "sk-hostile-0123456789",
-                                                     "baseUrl": "http://127.0.0.1:%d/v1" % port})
-                models["valid" if kind == "valid" else "attack"].append(name + "/m")
-        key = json.loads(call(base, admin, "/api/keys", {"name": "hostile"})[1])["key"]
-        peak = [0]
+                sluice.add_connection(name, port)
+                models[kind if kind in models else "attack"].append(name + "/m")
+        key = sluice.add_key("hostile")
+        peak = [0, 0, 0]
         done = threading.Event()
 
         def sample():
             while not done.is_set():
-                try:
-                    with open("/proc/%d/status" % java) as f:
-                        for line in f:
-                            if line.startswith("VmRSS:"):
-                                peak[0] = max(peak[0], int(line.split()[1]) // 1024)
-                except OSError:
-                    return
+                now = memory_mib(sluice.pid)
+                if now[0] > peak[0]:
+                    peak[:] = now
                 time.sleep(0.1)
 
         threading.Thread(target=sample, daemon=True).start()
@@ -203,11 +163,12 @@ def main():
             kind = "ok"
             if status != 200:
                 text = body.decode("utf-8", "replace")
-                kind = next((k for k in ("upstream.maxAnswerBytes", "upstream.answerBufferBytes", "timeout") if k in text), text[:120])
+                kind = next((k for k in ("too many JSON values", "upstream.maxAnswerBytes", "upstream.answerBufferBytes", "timeout")
+                             if k in text), text[:120])
             with lock:
                 results.append((model.split("/")[0].rstrip("0123456789"), status, kind, time.time() - t0))
 
-        for group in ("attack", "valid"):
+        for group in ("attack", "valid", "wide"):
             for _ in range(ROUNDS):
                 threads = [threading.Thread(target=one, args=(m,)) for m in models[group]]
                 for t in threads:
@@ -233,7 +194,7 @@ def main():
         for t in threads:
             t.join()
         done.set()
-        oom = "OutOfMemoryError" in open(log_path).read()
+        oom = sluice.out_of_memory()
         summary = {}
         for group, status, kind, _ in results:
             summary[(group, status, kind)] = summary.get((group, status, kind), 0) + 1
@@ -241,18 +202,18 @@ def main():
             print("%-8s %3d %-28s %d" % (group, status, kind, n))
         for path, status, ended, total, took in streams:
             print("stream %-22s %3d %6.1f MiB in %5.1f s, ended with %s" % (path, status, total / 1048576.0, took, ended))
-        print("requests %d, streams %d, slowest %.1f s, peak RSS %d MiB (bound %d), OutOfMemoryError in log: %s"
+        print("requests %d, streams %d, slowest %.1f s, peak RSS %d MiB (bound %d; %d anonymous, %d file-backed),"
+              " OutOfMemoryError in log: %s"
               % (len(results), len(streams), max(r[3] for r in results + [(0, 0, 0, s[4]) for s in streams]), peak[0],
-                 MAX_RSS_MIB, "yes" if oom else "no"))
+                 MAX_RSS_MIB, peak[1], peak[2], "yes" if oom else "no"))
         bad = oom or any(r[1] in (0, 500) for r in results) or peak[0] > MAX_RSS_MIB
         bad = bad or any(s[1] in (0, 500) or (s[1] == 200 and s[2].startswith("CUT")) for s in streams)
-        return 1 if bad else 0
+        # the tree answers are refused before they are parsed, never served or a 500
+        bad = bad or any(r[0] == "tree" and r[1] != 502 for r in results)
+        passed = not bad
+        return 0 if passed else 1
     finally:
-        sluice.terminate()
-        try:
-            sluice.wait(20)
-        except subprocess.TimeoutExpired:
-            sluice.kill()
+        sluice.finish(passed)
 
 
 if __name__ == "__main__":

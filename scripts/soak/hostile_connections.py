@@ -10,7 +10,11 @@ result line (and one line of the second stage);
 exit 1 on a failed check, 2 when it cannot run.
 
 Usage: python3 hostile_connections.py <unpacked zip home> [idle connections] [seconds]"""
-import json, os, re, resource, selectors, signal, socket, subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
+import json, os, re, resource, selectors, signal, socket, subprocess, sys, time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostile_kit import Sluice, call as kit_call, rss_mib, serve  # noqa: E402
 
 HOME = sys.argv[1]
 IDLE = int(sys.argv[2]) if len(sys.argv) > 2 else 3000
@@ -26,63 +30,18 @@ ANSWER = json.dumps({"id": "c", "object": "chat.completion", "created": 1, "mode
 
 
 def upstream():
-    """A loopback upstream answering every request with a small completion."""
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("127.0.0.1", 0))
-    s.listen(128)
+    """A loopback upstream answering every request with a small completion, on a kept-alive connection."""
 
-    def handle(c):
-        try:
-            data = b""
-            while True:
-                while b"\r\n\r\n" not in data:
-                    d = c.recv(65536)
-                    if not d:
-                        return
-                    data += d
-                head, _, rest = data.partition(b"\r\n\r\n")
-                length = 0
-                for line in head.split(b"\r\n"):
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                while len(rest) < length:
-                    d = c.recv(65536)
-                    if not d:
-                        return
-                    rest += d
-                data = rest[length:]
-                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(ANSWER) + ANSWER)
-        except OSError:
-            pass
-        finally:
-            c.close()
+    def answer(c, _head, _body):
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(ANSWER) + ANSWER)
+        return True
 
-    def accept():
-        while True:
-            try:
-                c, _ = s.accept()
-            except OSError:
-                return
-            threading.Thread(target=handle, args=(c,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    return s.getsockname()[1]
+    return serve(answer)
 
 
 def call(base, key, path, payload=None, timeout=10):
-    data = None if payload is None else json.dumps(payload).encode()
-    headers = {"Connection": "close"}
-    if key:
-        headers["Authorization"] = "Bearer " + key
-    if data is not None:
-        headers["Content-Type"] = "application/json"
-    req = urllib.request.Request(base + path, data=data, method="GET" if data is None else "POST", headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
+    """A request on a fresh connection that the client closes (the flood counts the server's descriptors)."""
+    return kit_call(base, key, path, payload, timeout=timeout, close=True)
 
 
 def fds(pid):
@@ -90,17 +49,6 @@ def fds(pid):
         return len(os.listdir("/proc/%d/fd" % pid))
     except OSError:
         return -1
-
-
-def rss_mib(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
 
 
 def closed_by_peer(s):
@@ -139,31 +87,19 @@ def main():
     if hard < IDLE + TRICKLE + 256:
         print("hostile-connections: cannot run: open-file limit %d is below %d connections" % (hard, IDLE + TRICKLE))
         return 2
-    work = tempfile.mkdtemp(prefix="sluice-conn-flood.")
-    admin = "conn-flood-admin-%d" % os.getpid()
-    env = dict(os.environ, SLUICE_HOST="127.0.0.1", SLUICE_PORT="0", SLUICE_DATA_DIR=work + "/data", SLUICE_ADMIN_KEY=admin,
-               SLUICE_ACCESS_LOG="off")
-    log_path = work + "/sluice.log"
-    sluice = subprocess.Popen([HOME + "/bin/sluice"], env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
+    sluice = Sluice(HOME, "sluice-conn-flood.", SLUICE_ACCESS_LOG="off")
     flood = []
+    failures = ["did not finish"]
     try:
-        base = None
-        for _ in range(600):
-            time.sleep(0.1)
-            text = open(log_path).read()
-            if "Sluice listening on " in text:
-                base = text.split("Sluice listening on ")[1].split()[0]
-                break
+        base = sluice.base
         if not base:
-            print("hostile-connections: cannot run: Sluice did not start; see " + log_path)
+            print("hostile-connections: cannot run: Sluice did not start; see " + sluice.log_path)
             return 2
-        pid = sluice.pid  # bin/sluice execs the JVM
+        pid = sluice.pid
         host, port = base.rsplit("/", 1)[1].rsplit(":", 1)
         port = int(port)
-        up = upstream()
-        call(base, admin, "/api/providers", {"provider": "mock", "authType": "apikey", "apiKey": "sk-flood-0123456789",
-                                             "baseUrl": "http://127.0.0.1:%d/v1" % up})
-        key = json.loads(call(base, admin, "/api/keys", {"name": "flood"})[1])["key"]
+        sluice.add_connection("mock", upstream())
+        key = sluice.add_key("flood")
         chat = {"model": "mock/m", "messages": [{"role": "user", "content": "hi"}]}
         for _ in range(3):
             call(base, key, "/v1/chat/completions", chat)
@@ -238,7 +174,7 @@ def main():
         after_fds = fds(pid)
         after_heap = heap_after_gc_mib(pid)
         after = [call(base, None, "/health/live")[0], call(base, key, "/v1/chat/completions", chat)[0]]
-        oom = "OutOfMemoryError" in open(log_path).read()
+        oom = sluice.out_of_memory()
 
         # below the cap, nothing makes room: silent connections end at the first-byte timeout, trickling heads at the head timeout
         quiet = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(BELOW_CAP)]
@@ -309,18 +245,11 @@ def main():
               " server fds after %d" % (BELOW_CAP, TRICKLE, per_conn_kib,
                                         min(quiet_closed.values()) if quiet_closed else -1, max(quiet_closed.values()) if quiet_closed else -1,
                                         "%.1f-%.1f" % (min(slow_closed), max(slow_closed)) if slow_closed else "never", quiet_fds))
-        if failures:
-            print("log: " + log_path)
         return 1 if failures else 0
     finally:
         for s in flood:
             s.close()
-        sluice.terminate()
-        try:
-            sluice.wait(20)
-        except subprocess.TimeoutExpired:
-            sluice.kill()
-            sluice.wait()
+        sluice.finish(not failures)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ final class RawAnswers {
                     + "] the upstream answer could not be read: " + Secrets.scrub(String.valueOf(e.getMessage()), served.connection()),
                     null, Map.of());
         }
-        record.usage(TokenCounts.inAnswer(new String(answer, java.nio.charset.StandardCharsets.UTF_8)));
+        record.usage(TokenCounts.inAnswer(answer));
         Json.send(res, 200, answer);
     }
 

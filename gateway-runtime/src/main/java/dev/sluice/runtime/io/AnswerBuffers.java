@@ -10,13 +10,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * Whole upstream answers read into memory under two bounds (issue 19): one answer is at most
  * {@code maxAnswerBytes}, and the large answers being handled at the same time together hold at
  * most {@code budgetBytes}. An answer is counted from its reading to the end of its request (when
- * it is read within {@link #withinRequest}): its chunks, its copy into one array, and
- * {@value #PROCESSING_FACTOR} times its size for what parsing, translating and rendering it make of
- * it. Answers up to {@value #FREE_BYTES} bytes are not counted, so ordinary traffic never meets the
- * budget. Room is taken in steps as an answer grows, so six hostile 300 MB answers at once fail
- * their attempts instead of exhausting the heap. Past either bound the read fails with a
- * {@link ProtocolException} naming the setting; nothing blocks. An answer read alone always gets
- * its room (the budget is at least one answer).
+ * it is read within {@link #withinRequest}): its chunks, its copy into one array, and what parsing,
+ * translating and rendering it make of it ({@link #handlingRoom}: a multiple of its size, more for
+ * two-byte text, and a share for each of its JSON tokens, so a tree of millions of small values is
+ * counted as the hundreds of MiB it would be, issue 29). Answers up to {@value #FREE_BYTES} bytes
+ * are not counted, so ordinary traffic never meets the budget. Room is taken in steps as an answer
+ * grows, so six hostile 300 MB answers at once fail their attempts instead of exhausting the heap.
+ * Past either bound the read fails with a {@link ProtocolException} naming the setting; nothing
+ * blocks. An answer read alone gets its room up to {@link #maxRoom()} (the budget, or
+ * {@value #MAX_ROOM_FACTOR} times {@code maxAnswerBytes}: what the largest answer of plain text
+ * holds); one that needs more is refused even alone.
  *
  * <p>Streams share the same budget (issue 29): a stream frame of {@value #LARGE_FRAME_BYTES} bytes
  * or more holds {@value #STREAM_FACTOR} times its size while in flight ({@link #takeStreamed}), and
@@ -30,6 +33,23 @@ public final class AnswerBuffers {
     static final int FREE_BYTES = 256 * 1024;
     /** Room held for what handling an answer makes of it, in multiples of its size. */
     static final int PROCESSING_FACTOR = 4;
+    /**
+     * More room for an answer whose text decodes to characters past Latin-1, in multiples of its
+     * size: Jackson's text buffer, its builder and the string each hold two bytes a character.
+     */
+    static final int WIDE_FACTOR = 2;
+    /**
+     * Room for each JSON token of a large answer: the heap a tree holds for one, rounded up from the
+     * most measured (79 B a token for an object of short string fields, Jackson 2.21, compressed oops).
+     */
+    static final int TOKEN_BYTES = 96;
+    /**
+     * What the largest answer of plain text holds, in multiples of {@code maxAnswerBytes}: its chunks,
+     * their copy, its handling, its two-byte characters. One answer alone gets up to this much room
+     * (or the budget, when larger); an answer that needs more, such as millions of small JSON values,
+     * is refused even alone.
+     */
+    static final int MAX_ROOM_FACTOR = 2 + PROCESSING_FACTOR + WIDE_FACTOR;
     /** The releases of the answers read by the request running on this thread, when in {@link #withinRequest}. */
     private static final ThreadLocal<java.util.List<Runnable>> REQUEST = new ThreadLocal<>();
 
@@ -47,6 +67,7 @@ public final class AnswerBuffers {
     private final int maxEventBytes;
     private final long budgetBytes;
     private final long maxStreamBytes;
+    private final long maxRoom;
     private final AtomicLong inUse = new AtomicLong();
     private final AnswerWatch watch;
 
@@ -73,6 +94,7 @@ public final class AnswerBuffers {
         this.maxEventBytes = maxEventBytes;
         this.budgetBytes = budgetBytes;
         this.maxStreamBytes = maxStreamBytes;
+        this.maxRoom = Math.max(budgetBytes, MAX_ROOM_FACTOR * maxAnswerBytes);
     }
 
     /**
@@ -124,6 +146,28 @@ public final class AnswerBuffers {
                     + budgetBytes + " bytes); this stream was ended");
         }
         return room;
+    }
+
+    /**
+     * Refuses a large stream event whose JSON tree would be more than {@value #STREAM_FACTOR} times
+     * its size, the room a frame in flight is counted as (issue 29): the same tokens that make a
+     * whole answer's tree hundreds of MiB make one event of {@code upstream.maxEventBytes} tens of
+     * MiB, parsed before its room is taken. An honest event that large is text (a delta, tool
+     * arguments), a few tokens. One streaming pass, for events of {@link #LARGE_FRAME_BYTES} and up.
+     *
+     * @param data the event's data
+     * @throws ProtocolException when it holds too many JSON values for its size
+     */
+    public static void checkStreamEvent(String data) throws ProtocolException {
+        if (data.length() < LARGE_FRAME_BYTES) {
+            return;
+        }
+        long most = (long) STREAM_FACTOR * data.length() / TOKEN_BYTES;
+        if (AnswerShape.tokens(data, most + 1) > most) {
+            throw new ProtocolException("the upstream sent a stream event of " + data.length() + " characters holding more than " + most
+                    + " JSON values (too many JSON values for its size: parsed, it would hold more than " + STREAM_FACTOR
+                    + " times its size); the stream was ended");
+        }
     }
 
     /**
@@ -182,7 +226,7 @@ public final class AnswerBuffers {
         try {
             byte[] body = r.readAll(in, declaredLength);
             if (body.length > FREE_BYTES) {
-                r.take((long) PROCESSING_FACTOR * body.length);
+                r.take(handlingRoom(body));
             }
             java.util.List<Runnable> request = REQUEST.get();
             if (request != null && r.held > 0) {
@@ -195,6 +239,26 @@ public final class AnswerBuffers {
                 r.release();
             }
         }
+    }
+
+    /**
+     * The room for what handling a large answer makes of it (issue 29): {@value #PROCESSING_FACTOR}
+     * times its size (its text, a copy written again); {@value #WIDE_FACTOR} times more when its text
+     * decodes to two-byte characters; and {@value #TOKEN_BYTES} bytes for each of its JSON tokens, the
+     * tree that parsing builds of it. Counted before anyone parses it ({@link AnswerShape}), so an
+     * answer whose tree would not fit is refused instead of parsed.
+     *
+     * @param body the answer
+     * @return the room, bytes
+     */
+    long handlingRoom(byte[] body) {
+        AnswerShape shape = AnswerShape.of(body, maxRoom / TOKEN_BYTES + 1);
+        return (long) (shape.wide() ? PROCESSING_FACTOR + WIDE_FACTOR : PROCESSING_FACTOR) * body.length + TOKEN_BYTES * shape.tokens();
+    }
+
+    /** @return the most room one answer may hold, even alone: the budget, or what the largest answer of plain text needs */
+    long maxRoom() {
+        return maxRoom;
     }
 
     /**
@@ -288,8 +352,16 @@ public final class AnswerBuffers {
             return all;
         }
 
-        /** Takes room from the budget; an answer read alone always gets it (the budget is at least one answer). */
+        /**
+         * Takes room from the budget. An answer read alone gets it up to {@link #maxRoom()} (the
+         * budget is at least one answer of plain text); past that it is refused even alone.
+         */
         void take(long bytes) throws ProtocolException {
+            if (held + bytes > maxRoom) {
+                throw new ProtocolException("upstream answer would need at least " + (held + bytes) + " bytes of memory to handle, more than"
+                        + " one answer may hold (upstream.answerBufferBytes " + budgetBytes + " bytes, or " + MAX_ROOM_FACTOR
+                        + " times upstream.maxAnswerBytes); it holds too many JSON values for its size; this answer was not buffered");
+            }
             long now = inUse.addAndGet(bytes);
             if (now > budgetBytes && now - held - bytes > 0) {
                 inUse.addAndGet(-bytes);

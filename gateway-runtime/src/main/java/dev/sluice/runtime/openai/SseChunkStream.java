@@ -56,6 +56,13 @@ final class SseChunkStream implements ChunkStream {
                 done = true;
                 throw new IOException("upstream sent an error inside the stream: " + truncate(data));
             }
+            // a large event is parsed only when its tree stays within the room its frame is counted as
+            try {
+                dev.sluice.runtime.io.AnswerBuffers.checkStreamEvent(data);
+            } catch (java.net.ProtocolException e) {
+                done = true;
+                throw e;
+            }
             try {
                 StreamChunk chunk = codec.readChunk(data);
                 lastId = chunk.id();

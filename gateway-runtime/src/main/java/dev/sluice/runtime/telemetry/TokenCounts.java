@@ -1,5 +1,7 @@
 package dev.sluice.runtime.telemetry;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.api.chat.Usage;
@@ -113,18 +115,80 @@ public record TokenCounts(Long prompt, Long completion, Long cached, Long reason
         if (json == null || !json.contains("usage")) {
             return UNKNOWN;
         }
-        JsonNode root = parse(json);
-        if (root == null) {
+        try (JsonParser p = MAPPER.getFactory().createParser(json)) {
+            return inAnswer(p);
+        } catch (IOException | RuntimeException e) {
             return UNKNOWN;
         }
-        JsonNode u = root.get("usage");
-        if (u == null || !u.isObject()) {
-            u = root.path("message").get("usage");
+    }
+
+    /**
+     * The usage in a whole JSON answer as the upstream sent it, read without a copy of its text or
+     * a tree of it (issue 29): only the usage objects are read, everything else is skipped, so a
+     * passthrough answer of 12 MiB costs one pass, not its text twice and its tree.
+     *
+     * @param json the answer's bytes
+     * @return the counts, {@link #UNKNOWN} when it carries none or is not JSON
+     */
+    public static TokenCounts inAnswer(byte[] json) {
+        if (json == null) {
+            return UNKNOWN;
         }
-        if (u == null || !u.isObject()) {
-            u = root.path("response").get("usage");
+        try (JsonParser p = MAPPER.getFactory().createParser(json)) {
+            return inAnswer(p);
+        } catch (IOException | RuntimeException e) {
+            return UNKNOWN;
         }
-        return ofJson(u);
+    }
+
+    /** Top-level {@code usage} first, then {@code message.usage}, then {@code response.usage}; each the last one given. */
+    private static TokenCounts inAnswer(JsonParser p) throws IOException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            return UNKNOWN;
+        }
+        JsonNode top = null;
+        JsonNode message = null;
+        JsonNode response = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken value = p.nextToken();
+            if (value == JsonToken.START_OBJECT && name.equals("usage")) {
+                top = p.readValueAsTree();
+            } else if (value == JsonToken.START_OBJECT && name.equals("message")) {
+                message = usageIn(p);
+            } else if (value == JsonToken.START_OBJECT && name.equals("response")) {
+                response = usageIn(p);
+            } else {
+                p.skipChildren();
+                // a later field of the same name is the one that counts, as in a tree
+                switch (name) {
+                    case "usage" -> top = null;
+                    case "message" -> message = null;
+                    case "response" -> response = null;
+                    default -> { }
+                }
+            }
+        }
+        if (p.currentToken() != JsonToken.END_OBJECT) {
+            return UNKNOWN;
+        }
+        JsonNode usage = top != null ? top : message != null ? message : response;
+        return usage == null ? UNKNOWN : ofJson(usage);
+    }
+
+    /** The {@code usage} object directly inside the object the parser is at, or null; the rest skipped. */
+    private static JsonNode usageIn(JsonParser p) throws IOException {
+        JsonNode usage = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken value = p.nextToken();
+            if (value == JsonToken.START_OBJECT && name.equals("usage")) {
+                usage = p.readValueAsTree();
+            } else {
+                p.skipChildren();
+            }
+        }
+        return usage;
     }
 
     private static Long count(JsonNode n, String field) {

@@ -141,4 +141,91 @@ class AnswerBuffersTest {
         assertThatThrownBy(over::readAllBytes).isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("upstream.maxStreamBytes (262144 bytes");
     }
+
+    /** A completion whose content is {@code text}: four tokens (object, field, string, end). */
+    private static byte[] answer(String text) {
+        return ("{\"content\":\"" + text + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static long heldWithinARequest(AnswerBuffers buffers, byte[] body) {
+        long[] held = new long[1];
+        AnswerBuffers.withinRequest(() -> {
+            try {
+                buffers.read(new ByteArrayInputStream(body), body.length);
+                held[0] = buffers.inUse();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        return held[0];
+    }
+
+    @Test
+    void theRoomOfALargeAnswerCountsItsTokensAndItsTwoByteText_issue29() {
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 64 * 1024 * KIB);
+        byte[] ascii = answer("y".repeat(600 * KIB));
+        // its bytes, four times them for its handling, 96 bytes for each of its four tokens
+        assertThat(heldWithinARequest(buffers, ascii)).isEqualTo(5L * ascii.length + 4 * AnswerBuffers.TOKEN_BYTES);
+        // one character past Latin-1 makes every Java string of it two bytes a character: twice its size more
+        byte[] wide = answer("\\u20ac" + "y".repeat(600 * KIB));
+        assertThat(heldWithinARequest(buffers, wide)).isEqualTo(7L * wide.length + 4 * AnswerBuffers.TOKEN_BYTES);
+        byte[] utf8 = ("{\"content\":\"\u20ac" + "y".repeat(600 * KIB) + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(heldWithinARequest(buffers, utf8)).isEqualTo(7L * utf8.length + 4 * AnswerBuffers.TOKEN_BYTES);
+        // Latin-1 text, raw or escaped, stays one byte a character
+        byte[] latin1 = answer("\\u00e9\u00e9" + "y".repeat(600 * KIB));
+        assertThat(heldWithinARequest(buffers, latin1)).isEqualTo(5L * latin1.length + 4 * AnswerBuffers.TOKEN_BYTES);
+        // 600 KiB of numbers: 300 000 tokens, each counted
+        StringBuilder numbers = new StringBuilder("[1");
+        while (numbers.length() < 600 * KIB) {
+            numbers.append(",1");
+        }
+        byte[] many = numbers.append(']').toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        long tokens = 2 + (many.length - 2 + 1) / 2;
+        assertThat(heldWithinARequest(buffers, many)).isEqualTo(5L * many.length + tokens * AnswerBuffers.TOKEN_BYTES);
+        assertThat(buffers.inUse()).isZero();
+    }
+
+    @Test
+    void anAnswerWhoseTreeWouldNotFitIsRefusedEvenAlone_issue29() throws IOException {
+        // alone, an answer may hold the budget or eight times upstream.maxAnswerBytes: here 8 MiB
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 1024 * KIB);
+        assertThat(buffers.maxRoom()).isEqualTo(8L * 1024 * KIB);
+        // a valid 900 KiB answer of 600 000 empty objects: a tree of ~28 MiB, counted as 57 MiB
+        StringBuilder objects = new StringBuilder("{\"x\":[{}");
+        while (objects.length() < 900 * KIB) {
+            objects.append(",{}");
+        }
+        byte[] tree = objects.append("]}").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> buffers.read(new ByteArrayInputStream(tree), tree.length)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("too many JSON values").hasMessageContaining("upstream.answerBufferBytes 1048576");
+        assertThatThrownBy(() -> buffers.read(new ByteArrayInputStream(tree), -1)).isInstanceOf(ProtocolException.class);
+        assertThat(buffers.inUse()).isZero();
+        // the largest answer of plain text, two-byte text at that, still fits alone, chunked or sized
+        byte[] largest = answer("\u20ac" + "y".repeat(1024 * KIB - 20));
+        assertThat(buffers.read(new ByteArrayInputStream(largest), -1)).isEqualTo(largest);
+        assertThat(buffers.read(new ByteArrayInputStream(largest), largest.length)).isEqualTo(largest);
+        assertThat(buffers.inUse()).isZero();
+    }
+
+    @Test
+    void aLargeStreamEventIsParsedOnlyWhenItsTreeStaysWithinThreeTimesItsSize_issue29() throws ProtocolException {
+        // text, however large: a few tokens
+        AnswerBuffers.checkStreamEvent("{\"delta\":\"" + "y".repeat(1024 * KIB) + "\"}");
+        // small events are not looked at
+        AnswerBuffers.checkStreamEvent("[" + "{},".repeat(10_000) + "{}]");
+        // at 96 bytes a token, 3 x 96 KiB of room is 3 072 tokens: 3 000 pass, 3 100 do not
+        StringBuilder within = new StringBuilder("[0");
+        for (int i = 1; i < 2_998; i++) {
+            within.append(",0");
+        }
+        String pad = " ".repeat(96 * KIB - within.length() - 1);
+        AnswerBuffers.checkStreamEvent(within + pad + "]");
+        StringBuilder over = new StringBuilder("[0");
+        for (int i = 1; i < 3_098; i++) {
+            over.append(",0");
+        }
+        String overEvent = over + " ".repeat(96 * KIB - over.length() - 1) + "]";
+        assertThatThrownBy(() -> AnswerBuffers.checkStreamEvent(overEvent)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("too many JSON values for its size").hasMessageContaining("more than 3072 JSON values");
+    }
 }

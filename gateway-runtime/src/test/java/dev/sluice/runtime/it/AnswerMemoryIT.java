@@ -118,4 +118,26 @@ class AnswerMemoryIT {
         assertThat(m.headers().firstValue("content-length")).hasValue(Integer.toString(m.body().length()));
         assertThat(read(m.body()).at("/content/0/text").asText()).isEqualTo(content);
     }
+
+    @Test
+    void aValidAnswerOfMillionsOfValuesIsRefusedBeforeItIsParsed_issue29() {
+        // a chat completion with a 900 KiB field of 300 000 empty objects: parsed, a tree of ~28 MiB;
+        // in the default setup a 12 MiB one (four million) was an OutOfMemoryError and a 500
+        StringBuilder objects = new StringBuilder("[{}");
+        while (objects.length() < 900 * KIB) {
+            objects.append(",{}");
+        }
+        upstream.enqueue(MockResponse.json(200, "{\"id\":\"c\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+                + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}],"
+                + "\"x\":" + objects.append(']') + "}"));
+        HttpResponse<String> r = chat(false);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(502);
+        assertThat(message(r)).contains("too many JSON values").contains("upstream.answerBufferBytes 1048576");
+        assertThat(r.headers().firstValue("x-request-id")).isPresent();
+
+        upstream.setDefault(MockResponse.completion("fine"));
+        HttpResponse<String> next = chat(false);
+        assertThat(next.statusCode()).as(next.body()).isEqualTo(200);
+        assertThat(next.body()).contains("fine");
+    }
 }

@@ -77,4 +77,27 @@ class StreamMemoryIT {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).contains(PIECE).contains("upstream.maxStreamBytes (2097152 bytes").doesNotContain("response.completed");
     }
+
+    @Test
+    void aStreamEventOfTooManyValuesForItsSizeEndsTheStreamWithAnErrorEvent_issue29() {
+        // one 150 KiB chat chunk of 50 000 empty objects: parsed, a ~5 MiB tree; 4 MiB events of them at
+        // once were an OutOfMemoryError with the default heap
+        sluice.addOpenAiCompatible("alpha", upstream.baseUrl() + "/v1", 1);
+        StringBuilder objects = new StringBuilder("[{}");
+        while (objects.length() < 150 * KIB) {
+            objects.append(",{}");
+        }
+        String dense = "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
+                + "\"delta\":{\"content\":\"a\"}}],\"x\":" + objects.append(']') + "}";
+        String text = "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
+                + "\"delta\":{\"content\":\"" + PIECE + "\"}}]}";
+        upstream.enqueue(MockResponse.stream().event("data: " + text + "\n\n").event("data: " + dense + "\n\n").thenEnd());
+
+        HttpResponse<String> r = sluice.send("POST", "/v1/chat/completions", key, SluiceHarness.chatBody("alpha/m", true));
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        // a large event of text is relayed; the dense one ends the stream with the protocol's error event
+        assertThat(r.body()).contains(PIECE).contains("too many JSON values for its size").doesNotContain("[DONE]");
+        assertThat(r.body().substring(r.body().lastIndexOf("data: "))).startsWith("data: {\"error\"");
+    }
 }

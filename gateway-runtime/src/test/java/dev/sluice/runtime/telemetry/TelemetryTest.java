@@ -44,6 +44,26 @@ class TelemetryTest {
     }
 
     @Test
+    void aWholeAnswersUsageIsReadFromItsBytesSkippingEverythingElse_issue29() {
+        byte[] chat = ("{\"id\":\"c\",\"choices\":[{\"message\":{\"content\":\"usage: " + "y".repeat(300_000) + "\"}}],\"x\":[{},{},[1,2]],"
+                + "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":6,\"prompt_tokens_details\":{\"cached_tokens\":1}}}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(TokenCounts.inAnswer(chat)).isEqualTo(new TokenCounts(5L, 6L, 1L, null));
+        // the top-level usage comes first, then message.usage, then response.usage, wherever they are
+        byte[] anthropic = "{\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":3,\"output_tokens\":4}},\"type\":\"message_start\"}"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(TokenCounts.inAnswer(anthropic)).isEqualTo(new TokenCounts(3L, 4L, null, null));
+        byte[] both = "{\"response\":{\"usage\":{\"input_tokens\":9}},\"usage\":{\"input_tokens\":2}}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(TokenCounts.inAnswer(both).prompt()).isEqualTo(2L);
+        // as in a tree, the last field of a name counts
+        assertThat(TokenCounts.inAnswer("{\"usage\":{\"prompt_tokens\":1},\"usage\":{\"prompt_tokens\":8}}").prompt()).isEqualTo(8L);
+        assertThat(TokenCounts.inAnswer("{\"usage\":{\"prompt_tokens\":1},\"usage\":null}").known()).isFalse();
+        assertThat(TokenCounts.inAnswer("{\"usage\":{\"prompt_tokens\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8)).known())
+                .as("a cut answer").isFalse();
+        assertThat(TokenCounts.inAnswer("[1]".getBytes(java.nio.charset.StandardCharsets.UTF_8)).known()).isFalse();
+    }
+
+    @Test
     void modelLabelsAreCappedThenCountedAsOther_issue18() {
         Labels labels = new Labels();
         for (int i = 0; i < Labels.MAX_MODELS; i++) {

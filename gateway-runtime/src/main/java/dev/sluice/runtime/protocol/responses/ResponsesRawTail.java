@@ -34,13 +34,15 @@ final class ResponsesRawTail {
         boolean created = "response.created".equals(event.type()) || "response.in_progress".equals(event.type());
         if (created && response == null) {
             try {
+                // kept for the stream's life: a large event is parsed only when its tree stays near its size (issue 29)
+                dev.sluice.runtime.io.AnswerBuffers.checkStreamEvent(data);
                 JsonNode tree = mapper.readTree(data);
                 if (tree.path("response").isObject()) {
                     response = (ObjectNode) tree.path("response");
                 }
                 nextSequence = Math.max(nextSequence, tree.path("sequence_number").asLong(-1) + 1);
             } catch (IOException e) {
-                // not JSON: the tail is written without the upstream's id
+                // not JSON, or too many values for its size: the tail is written without the upstream's id
             }
             return;
         }
