@@ -178,7 +178,7 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/combos/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/combos/[^/]+"), "GET, PUT, DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/keys/?"), "GET, POST"),
-            Map.entry(java.util.regex.Pattern.compile("/api/keys/[^/]+"), "DELETE"),
+            Map.entry(java.util.regex.Pattern.compile("/api/keys/[^/]+"), "PATCH, DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/plugins/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/oauth/[^/]+/start"), "POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/oauth/callback"), "GET"),

@@ -50,23 +50,40 @@ public final class JdbcApiKeyStore implements ApiKeyStore {
     }
 
     @Override
-    public ApiKey create(String name, String keyHash, String keyPreview, List<String> scopes, List<String> allowedConnections) {
+    public ApiKey create(String name, String keyHash, String keyPreview, ApiKey.Grants grants) {
         String id = UUID.randomUUID().toString();
         write(c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO api_keys (id, name, key_hash, key_preview, scopes,"
-                    + " allowed_connections, created_at) VALUES (?,?,?,?,?,?,?)")) {
+                    + " allowed_connections, allowed_models, created_at) VALUES (?,?,?,?,?,?,?,?)")) {
                 ps.setString(1, id);
                 ps.setString(2, name);
                 ps.setString(3, keyHash);
                 ps.setString(4, keyPreview);
-                ps.setString(5, String.join("\n", scopes));
-                ps.setString(6, String.join("\n", allowedConnections));
-                ps.setLong(7, clock.millis());
+                ps.setString(5, String.join("\n", grants.scopes()));
+                ps.setString(6, String.join("\n", grants.allowedConnections()));
+                ps.setString(7, String.join("\n", grants.allowedModels()));
+                ps.setLong(8, clock.millis());
                 ps.executeUpdate();
             }
             return null;
         });
         return snapshot.stream().filter(k -> k.id().equals(id)).findFirst().orElseThrow();
+    }
+
+    @Override
+    public Optional<ApiKey> update(String id, String name, ApiKey.Grants grants) {
+        int n = write(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE api_keys SET name=?, scopes=?, allowed_connections=?,"
+                    + " allowed_models=? WHERE id=?")) {
+                ps.setString(1, name);
+                ps.setString(2, String.join("\n", grants.scopes()));
+                ps.setString(3, String.join("\n", grants.allowedConnections()));
+                ps.setString(4, String.join("\n", grants.allowedModels()));
+                ps.setString(5, id);
+                return ps.executeUpdate();
+            }
+        });
+        return n == 0 ? Optional.empty() : snapshot.stream().filter(k -> k.id().equals(id)).findFirst();
     }
 
     @Override
@@ -120,11 +137,11 @@ public final class JdbcApiKeyStore implements ApiKeyStore {
         List<ApiKey> all = db.withConnection(c -> {
             List<ApiKey> keys = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT id, name, key_hash, key_preview, scopes, allowed_connections,"
-                    + " created_at FROM api_keys ORDER BY " + order);
+                    + " allowed_models, created_at FROM api_keys ORDER BY " + order);
                     ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     keys.add(new ApiKey(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                            split(rs.getString(5)), split(rs.getString(6)), rs.getLong(7)));
+                            split(rs.getString(5)), split(rs.getString(6)), split(rs.getString(7)), rs.getLong(8)));
                 }
             }
             return keys;
