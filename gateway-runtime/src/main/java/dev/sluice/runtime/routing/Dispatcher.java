@@ -35,6 +35,7 @@ public final class Dispatcher implements AutoCloseable {
     private final AttemptSettlement settlement;
     private final ResilienceEngine engine;
     private final AttemptRecorder recorder;
+    private final AttemptEffects effects;
     private final InstantSource clock;
     private final AttemptWatchdog watchdog = new AttemptWatchdog();
     private final SessionRouting sessions;
@@ -128,6 +129,7 @@ public final class Dispatcher implements AutoCloseable {
         this.admission = new ConnectionAdmission(selector, engine, gates, admissionPolicy, clock);
         this.runner = new AttemptRunner(egress, watchdog, admissionPolicy, attemptTimeout.toMillis(), jsonObjectParser, tokens);
         this.settlement = new AttemptSettlement(engine, gates, admissionPolicy, clock, events);
+        this.effects = new AttemptEffects(selector, engine);
     }
 
     /**
@@ -280,9 +282,10 @@ public final class Dispatcher implements AutoCloseable {
                     // SA-1: a fallback verdict evicts the connection's pins; the session is pinned where it is served next
                     bookkeeping(() -> sessions.failedOver(c.id()));
                 }
+                // issue 33: the row keeps the cooldown or lockout this attempt caused, not what holds the connection later
                 record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                         d.failure() instanceof AttemptFailure.Upstream u && u.failure() instanceof UpstreamError e ? e.status() : 0,
-                        ran.latencyMs(), d.verdict().reason().wireName(), ran.egressIp()));
+                        ran.latencyMs(), d.verdict().reason().wireName(), ran.egressIp(), effect(candidate)));
                 yield new Settled(new Outcome.Failed(route, d.failure(), d.verdict(), c, attempts, d.clientRetryAfterMs(), null),
                         d.tryNext());
             }
@@ -318,6 +321,15 @@ public final class Dispatcher implements AutoCloseable {
             r.run();
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "resilience bookkeeping failed: " + e);
+        }
+    }
+
+    private ProxyLogRow.Effect effect(Candidate candidate) {
+        try {
+            return effects.of(candidate, clock.millis());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "reading what an attempt caused failed: " + e);
+            return null;
         }
     }
 
