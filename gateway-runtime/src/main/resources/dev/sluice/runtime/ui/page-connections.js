@@ -14,7 +14,7 @@ export function ConnectionsPage() {
   const [data, error, reload] = usePoll(async () => {
     const [providers, cooldowns] = await Promise.all([api('GET', '/api/providers'), api('GET', '/api/resilience/cooldowns')]);
     return { list: providers.data, cooling: new Map(cooldowns.data.map((c) => [c.connectionId, c])) };
-  }, [], { every: 5000, requests: 2 });
+  }, [], { every: 5000 });
   useEffect(() => {
     act(() => api('GET', '/api/plugins')).then((r) => {
       if (r.ok) {
