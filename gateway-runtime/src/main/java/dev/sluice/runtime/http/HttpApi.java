@@ -192,6 +192,7 @@ public final class HttpApi {
             Map.entry(java.util.regex.Pattern.compile("/api/resilience/model-cooldowns"), "GET, DELETE"),
             Map.entry(java.util.regex.Pattern.compile("/api/monitoring/health"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/settings/?"), "GET, PATCH"),
+            Map.entry(java.util.regex.Pattern.compile("/api/settings/schema"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/rate-limits/?"), "GET, POST"),
             Map.entry(java.util.regex.Pattern.compile("/api/usage/?"), "GET"),
             Map.entry(java.util.regex.Pattern.compile("/api/models/?"), "GET"),
