@@ -203,7 +203,8 @@ function GeneralForm({ schema, settings, onSaved }) {
   };
   const field = (g) => {
     const id = 'general-' + g.path;
-    const range = g.min !== undefined ? `${g.min}–${g.max}` + (g.nullable ? '; empty = the configured value' : '') : g.nullable ? 'empty = the configured value' : '';
+    // what empty (null) means is in the field's description: the configured value, or none
+    const range = g.min !== undefined ? `${g.min}–${g.max}` + (g.nullable ? '; empty = unset' : '') : g.nullable ? 'empty = unset' : '';
     return html`<div class=${'field' + (g.type === 'json' ? ' wide' : '') + (errors[g.path] ? ' invalid' : '')} key=${g.path}>
       <label for=${id}>${g.path}</label>
       ${g.type === 'json' ? html`<textarea id=${id} data-testid=${id} rows="3" value=${value(g)} aria-describedby=${id + '-hint'}
