@@ -50,7 +50,8 @@ public record AllowedModels(List<String> patterns) {
         }
         for (int i = 0; i < patterns.size(); i++) {
             String p = patterns.get(i);
-            if (p.endsWith("*") ? model.startsWith(p.substring(0, p.length() - 1)) : model.equals(p)) {
+            int last = p.length() - 1;
+            if (last >= 0 && p.charAt(last) == '*' ? model.regionMatches(0, p, 0, last) : model.equals(p)) {
                 return true;
             }
         }
