@@ -175,11 +175,11 @@ function ConnectionForm({ connection, descriptors, customFields, onDone }) {
   const d = descriptors.find((x) => x.id === f.provider.trim());
   const fields = d ? d.connectionFields || [] : f.provider.trim() ? customFields : [];
   const declared = new Set(fields.map((x) => x.name));
-  // what the descriptor does not declare (a login's account data, an older option) stays as JSON
-  const [other, setOther] = useState(() => {
-    const rest = Object.fromEntries(Object.entries(psd).filter(([k]) => !declared.has(k)));
-    return Object.keys(rest).length ? JSON.stringify(rest) : '';
-  });
+  // what the descriptor does not declare (a login's account data, an older option) stays as JSON; until
+  // the operator edits it, it follows the declared fields (the descriptors may arrive after the form opened)
+  const [otherEdited, setOther] = useState(null);
+  const rest = Object.fromEntries(Object.entries(psd).filter(([k]) => !declared.has(k)));
+  const other = otherEdited !== null ? otherEdited : Object.keys(rest).length ? JSON.stringify(rest) : '';
   const authType = f.authType || (d ? d.defaultClass : 'apikey');
   const set = (k) => (e) => setF({ ...f, [k]: e.target.value });
   const textOf = (x) => (x.name in extra ? extra[x.name] : fieldText(x, psd[x.name]));
