@@ -31,6 +31,8 @@ import java.util.regex.Pattern;
  * @param discoversModels the upstream answers OpenAI's {@code GET {baseUrl}/models} with the
  *     connection's bearer credential: the runtime reads it in the background and lists what it
  *     finds beside {@link #models()} (issue 32); false when absent
+ * @param connectionFields the members of a connection's {@code providerSpecificData} this provider's
+ *     executor reads, for the operator's forms (issue 33); empty when absent
  */
 public record ProviderDescriptor(
         String id,
@@ -43,7 +45,8 @@ public record ProviderDescriptor(
         boolean fullTextErrorRules,
         boolean honorsRuleScope,
         List<String> modelPatterns,
-        boolean discoversModels) {
+        boolean discoversModels,
+        List<ConnectionField> connectionFields) {
 
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
@@ -62,12 +65,38 @@ public record ProviderDescriptor(
         }
         models = List.copyOf(models);
         modelPatterns = modelPatterns == null ? List.of() : List.copyOf(modelPatterns);
+        connectionFields = connectionFields == null ? List.of() : List.copyOf(connectionFields);
+        if (connectionFields.stream().map(ConnectionField::name).distinct().count() != connectionFields.size()) {
+            throw new IllegalArgumentException("provider '" + id + "' declares a connection field twice");
+        }
         for (String p : modelPatterns) {
             if (p.isBlank() || p.chars().anyMatch(Character::isWhitespace) || p.equals("*")) {
                 throw new IllegalArgumentException("model pattern '" + p + "' of provider '" + id
                         + "' must be a model id with '*' for any run of characters, and more than '*'");
             }
         }
+    }
+
+    /**
+     * A descriptor without connection fields (the form before issue 33).
+     *
+     * @param id provider id
+     * @param displayName display name
+     * @param defaultClass default connection class
+     * @param defaultBaseUrl default base URL
+     * @param executor executor name
+     * @param models listed models
+     * @param passthroughModels whether any model id is served
+     * @param fullTextErrorRules whether error rules see the full body text
+     * @param honorsRuleScope whether error rules' scopes are honoured
+     * @param modelPatterns model ids with {@code *} served without being listed
+     * @param discoversModels whether the upstream's model list is read
+     */
+    public ProviderDescriptor(String id, String displayName, ProviderClass defaultClass, String defaultBaseUrl, String executor,
+            List<ModelInfo> models, boolean passthroughModels, boolean fullTextErrorRules, boolean honorsRuleScope,
+            List<String> modelPatterns, boolean discoversModels) {
+        this(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels, fullTextErrorRules, honorsRuleScope,
+                modelPatterns, discoversModels, List.of());
     }
 
     /**
@@ -120,7 +149,7 @@ public record ProviderDescriptor(
      */
     public ProviderDescriptor withModelPatterns(String... patterns) {
         return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels,
-                fullTextErrorRules, honorsRuleScope, List.of(patterns), discoversModels);
+                fullTextErrorRules, honorsRuleScope, List.of(patterns), discoversModels, connectionFields);
     }
 
     /**
@@ -205,7 +234,7 @@ public record ProviderDescriptor(
      */
     public ProviderDescriptor withExecutor(String executorName) {
         return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executorName, models,
-                passthroughModels, fullTextErrorRules, honorsRuleScope, modelPatterns, discoversModels);
+                passthroughModels, fullTextErrorRules, honorsRuleScope, modelPatterns, discoversModels, connectionFields);
     }
 
     /**
@@ -217,7 +246,7 @@ public record ProviderDescriptor(
      */
     public ProviderDescriptor withErrorRuleOptIns(boolean fullText, boolean honorScope) {
         return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models,
-                passthroughModels, fullText, honorScope, modelPatterns, discoversModels);
+                passthroughModels, fullText, honorScope, modelPatterns, discoversModels, connectionFields);
     }
 
     /**
@@ -236,7 +265,7 @@ public record ProviderDescriptor(
      * @param id provider id
      * @return the builder: display name = id, class {@link ProviderClass#APIKEY}, executor
      *     {@value HostContext#OPENAI_COMPATIBLE}, no models, no passthrough models, no error-rule
-     *     opt-ins, no model patterns, no model discovery; the base URL must be set
+     *     opt-ins, no model patterns, no model discovery, no connection fields; the base URL must be set
      */
     public static Builder builder(String id) {
         return new Builder(id);
@@ -250,7 +279,7 @@ public record ProviderDescriptor(
     public Builder toBuilder() {
         return new Builder(id).displayName(displayName).defaultClass(defaultClass).defaultBaseUrl(defaultBaseUrl).executor(executor)
                 .models(models).passthroughModels(passthroughModels).errorRuleOptIns(fullTextErrorRules, honorsRuleScope)
-                .modelPatterns(modelPatterns).discoversModels(discoversModels);
+                .modelPatterns(modelPatterns).discoversModels(discoversModels).connectionFields(connectionFields);
     }
 
     /** Builds a {@link ProviderDescriptor}; not thread-safe. Validation happens in {@link #build()}. */
@@ -266,6 +295,7 @@ public record ProviderDescriptor(
         private boolean honorsRuleScope;
         private List<String> modelPatterns = List.of();
         private boolean discoversModels;
+        private List<ConnectionField> connectionFields = List.of();
 
         private Builder(String id) {
             this.id = id;
@@ -359,13 +389,23 @@ public record ProviderDescriptor(
         }
 
         /**
+         * @param value the members of a connection's {@code providerSpecificData} the provider's
+         *     executor reads (issue 33); default none
+         * @return this builder
+         */
+        public Builder connectionFields(List<ConnectionField> value) {
+            connectionFields = value;
+            return this;
+        }
+
+        /**
          * @return the descriptor
          * @throws NullPointerException when the base URL (or another required value) is missing
          * @throws IllegalArgumentException when a value is invalid
          */
         public ProviderDescriptor build() {
             return new ProviderDescriptor(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels,
-                    fullTextErrorRules, honorsRuleScope, modelPatterns, discoversModels);
+                    fullTextErrorRules, honorsRuleScope, modelPatterns, discoversModels, connectionFields);
         }
     }
 }

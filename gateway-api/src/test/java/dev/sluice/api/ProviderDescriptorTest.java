@@ -120,4 +120,32 @@ class ProviderDescriptorTest {
                 .hasMessage("unknown provider class 'api_key' (expected oauth, apikey or local)");
         assertThatThrownBy(() -> ProviderClass.fromWireName(null)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void connectionFieldsAreKeptInOrderAndCopiedAndOlderFormsHaveNone_issue33() {
+        ConnectionField lane = ConnectionField.builder("lowPriorityMode", ConnectionField.Type.BOOLEAN).label("Lane").description("d").build();
+        ConnectionField org = ConnectionField.builder("organizationUUID", ConnectionField.Type.STRING).build();
+        List<ConnectionField> fields = new ArrayList<>(List.of(lane, org));
+        ProviderDescriptor d = ProviderDescriptor.builder("acme").defaultBaseUrl("https://acme.example/v1").connectionFields(fields).build();
+        fields.clear();
+
+        assertThat(d.connectionFields()).containsExactly(lane, org);
+        assertThat(org.label()).as("the label defaults to the name").isEqualTo("organizationUUID");
+        assertThat(org.description()).isEmpty();
+        assertThat(d.toBuilder().build()).isEqualTo(d);
+        assertThat(d.withExecutor("other").connectionFields()).containsExactly(lane, org);
+        assertThat(withId("plain").connectionFields()).isEmpty();
+    }
+
+    @Test
+    void aConnectionFieldNeedsAUsableNameAndNoProviderDeclaresOneTwice_issue33() {
+        for (String bad : List.of("", "1st", "with space", "a-b", "a".repeat(65))) {
+            assertThatThrownBy(() -> ConnectionField.builder(bad, ConnectionField.Type.STRING).build()).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatNullPointerException().isThrownBy(() -> ConnectionField.builder("x", null).build());
+        ConnectionField f = ConnectionField.builder("x", ConnectionField.Type.INTEGER).build();
+        assertThatThrownBy(() -> ProviderDescriptor.builder("acme").defaultBaseUrl("https://acme.example/v1").connectionFields(List.of(f, f))
+                .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
+    }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.runtime.http;
 
+import dev.sluice.runtime.routing.AllowedModels;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.security.KeyHasher;
 import dev.sluice.runtime.store.ApiKey;
@@ -42,7 +43,8 @@ final class Authenticator {
                 .orElseThrow(() -> unauthorized("invalid_api_key", "Invalid API key."));
         // the key's id, never the key, goes to the access log and the usage table
         RequestTelemetry.of(req).keyId(key.id());
-        return new Caller(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()), ClientConnections.of(req));
+        Caller caller = new Caller(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()), ClientConnections.of(req));
+        return key.allowedModels().isEmpty() ? caller : caller.withModels(AllowedModels.of(key.allowedModels()));
     }
 
     /**

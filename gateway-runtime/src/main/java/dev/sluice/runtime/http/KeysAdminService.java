@@ -16,7 +16,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-/** {@code /api/keys}: gateway API keys (SPEC §3, AD-1); the secret is shown once, stored hashed. */
+/**
+ * {@code /api/keys}: gateway API keys (SPEC §3, AD-1); the secret is shown once, stored hashed. A key's
+ * name, scopes, allowed connections and allowed models (issue 33) can be changed, its secret cannot.
+ */
 final class KeysAdminService implements HttpService {
 
     static final Set<String> SCOPES = Set.of("admin", "lease:exclusive");
@@ -40,7 +43,7 @@ final class KeysAdminService implements HttpService {
 
     @Override
     public void routing(HttpRules rules) {
-        rules.get("/", this::list).post("/", this::create).delete("/{id}", this::delete);
+        rules.get("/", this::list).post("/", this::create).patch("/{id}", this::update).delete("/{id}", this::delete);
     }
 
     private void list(ServerRequest req, ServerResponse res) {
@@ -54,7 +57,39 @@ final class KeysAdminService implements HttpService {
     private void create(ServerRequest req, ServerResponse res) {
         auth.admin(req);
         ObjectNode body = json.objectBody(req);
-        JsonNode nameNode = body.get("name");
+        String name = name(body.get("name"));
+        ApiKey.Grants grants = grants(body, new ApiKey.Grants(List.of(), List.of(), List.of()));
+        String secret = KeyHasher.generate(KeyHasher.CLIENT_KEY_PREFIX);
+        ApiKey key = keys.create(name, KeyHasher.hash(secret), KeyHasher.preview(secret), grants);
+        ObjectNode out = render(key);
+        out.put("key", secret);
+        json.send(res, 201, out);
+    }
+
+    /** Issue 33: renames a key or replaces its scopes, allowed connections or models; what the body leaves out stays. */
+    private void update(ServerRequest req, ServerResponse res) {
+        auth.admin(req);
+        String id = req.path().pathParameters().get("id");
+        ApiKey current = keys.list().stream().filter(k -> k.id().equals(id)).findFirst()
+                .orElseThrow(() -> ApiException.notFound("not_found", "API key '" + id + "' does not exist."));
+        ObjectNode body = json.objectBody(req);
+        for (var it = body.fieldNames(); it.hasNext();) {
+            String f = it.next();
+            if (!EDITABLE.contains(f)) {
+                throw ApiException.badRequest(f, "'" + f + "' cannot be changed (editable: name, scopes, allowedConnections,"
+                        + " allowedModels; the secret never changes: create a new key).");
+            }
+        }
+        String name = body.has("name") ? name(body.get("name")) : current.name();
+        ApiKey.Grants grants = grants(body, current.grants());
+        ApiKey updated = keys.update(id, name, grants)
+                .orElseThrow(() -> ApiException.notFound("not_found", "API key '" + id + "' does not exist."));
+        json.send(res, 200, render(updated));
+    }
+
+    private static final Set<String> EDITABLE = Set.of("name", "scopes", "allowedConnections", "allowedModels");
+
+    private static String name(JsonNode nameNode) {
         if (nameNode == null || nameNode.isNull()) {
             throw ApiException.badRequest("name", "'name' is required.");
         }
@@ -62,23 +97,49 @@ final class KeysAdminService implements HttpService {
             throw ApiException.badRequest("name", "'name' must be a non-empty string.");
         }
         AdminStrings.name("name", nameNode.asText());
-        List<String> scopes = stringList(body, "scopes");
+        return nameNode.asText().strip();
+    }
+
+    /** The body's grants, each field that is absent taken from {@code current}. */
+    private ApiKey.Grants grants(ObjectNode body, ApiKey.Grants current) {
+        List<String> scopes = body.has("scopes") ? stringList(body, "scopes") : current.scopes();
         for (String s : scopes) {
             if (!SCOPES.contains(s)) {
                 throw ApiException.badRequest("scopes", "'scopes' contains unknown scope '" + s + "' (known: admin, lease:exclusive).");
             }
         }
-        List<String> allowed = stringList(body, "allowedConnections");
-        for (String id : allowed) {
-            if (connections.find(id).isEmpty()) {
-                throw ApiException.badRequest("allowedConnections", "'allowedConnections' names connection '" + id + "', which does not exist.");
+        List<String> allowed = body.has("allowedConnections") ? stringList(body, "allowedConnections") : current.allowedConnections();
+        if (body.has("allowedConnections")) {
+            for (String id : allowed) {
+                if (connections.find(id).isEmpty()) {
+                    throw ApiException.badRequest("allowedConnections", "'allowedConnections' names connection '" + id
+                            + "', which does not exist.");
+                }
             }
         }
-        String secret = KeyHasher.generate(KeyHasher.CLIENT_KEY_PREFIX);
-        ApiKey key = keys.create(nameNode.asText().strip(), KeyHasher.hash(secret), KeyHasher.preview(secret), scopes, allowed);
-        ObjectNode out = render(key);
-        out.put("key", secret);
-        json.send(res, 201, out);
+        List<String> models = body.has("allowedModels") ? stringList(body, "allowedModels") : current.allowedModels();
+        if (body.has("allowedModels")) {
+            if (models.size() > MAX_ALLOWED_MODELS) {
+                throw ApiException.badRequest("allowedModels", "'allowedModels' holds " + models.size() + " entries; at most "
+                        + MAX_ALLOWED_MODELS + " are allowed.");
+            }
+            for (String m : models) {
+                if (m.length() > AdminStrings.MAX_NAME_CHARS || m.strip().length() != m.length()
+                        || m.indexOf('*') >= 0 && m.indexOf('*') != m.length() - 1) {
+                    throw ApiException.badRequest("allowedModels", "'allowedModels' entry '" + shorten(m) + "' must be a model"
+                            + " name (provider/model, an alias or a combo) or a prefix ending in '*', without surrounding blanks,"
+                            + " at most " + AdminStrings.MAX_NAME_CHARS + " characters.");
+                }
+            }
+        }
+        return new ApiKey.Grants(scopes, allowed, models);
+    }
+
+    /** At most this many {@code allowedModels} entries per key: each request checks them in turn. */
+    static final int MAX_ALLOWED_MODELS = 100;
+
+    private static String shorten(String s) {
+        return s.length() <= 64 ? s : s.substring(0, 64) + "…";
     }
 
     private void delete(ServerRequest req, ServerResponse res) {
@@ -100,6 +161,8 @@ final class KeysAdminService implements HttpService {
         k.scopes().forEach(scopes::add);
         ArrayNode allowed = o.putArray("allowedConnections");
         k.allowedConnections().forEach(allowed::add);
+        ArrayNode models = o.putArray("allowedModels");
+        k.allowedModels().forEach(models::add);
         o.put("createdAt", k.createdAt());
         return o;
     }

@@ -85,7 +85,8 @@ final class LogsAdminService implements HttpService {
         o.put("failure", r.failure());
         ArrayNode attempts = o.putArray("attempts");
         for (ProxyLogRow a : e.attempts()) {
-            attempts.addObject()
+            ObjectNode attempt = attempts.addObject();
+            attempt
                     .put("time", Instant.ofEpochMilli(a.timestamp()).toString())
                     .put("connectionId", a.connectionId())
                     .put("provider", a.provider())
@@ -94,6 +95,17 @@ final class LogsAdminService implements HttpService {
                     .put("latencyMs", a.latencyMs())
                     .put("errorType", a.errorType())
                     .put("egressIp", a.egressIp());
+            ProxyLogRow.Effect effect = a.effect();
+            if (effect == null) {
+                attempt.putNull("effect");
+            } else {
+                ObjectNode eo = attempt.putObject("effect").put("kind", effect.kind()).put("reason", effect.reason());
+                if (effect.untilMs() == null) {
+                    eo.putNull("until").putNull("untilMs");
+                } else {
+                    eo.put("until", Instant.ofEpochMilli(effect.untilMs()).toString()).put("untilMs", effect.untilMs());
+                }
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.api.ConnectionField;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderDescriptor;
@@ -13,6 +14,7 @@ import dev.sluice.runtime.plugin.LoadedPlugin;
 import dev.sluice.runtime.plugin.PluginFailure;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.routing.BuiltinProviders;
+import dev.sluice.runtime.routing.ConnectionFieldCatalog;
 import dev.sluice.runtime.settings.OperatorErrorRules;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
@@ -72,6 +74,8 @@ final class PluginsAdminService implements HttpService {
         }
         ArrayNode builtins = root.putArray("builtinProviders");
         BuiltinProviders.ALL.forEach(d -> builtins.add(descriptor(d)));
+        // issue 33: a provider id nobody declares is a custom OpenAI-compatible server; these are its connections' fields
+        fields(root.putArray("customProviderConnectionFields"), ConnectionFieldCatalog.custom());
         json.send(res, 200, root);
     }
 
@@ -95,7 +99,15 @@ final class PluginsAdminService implements HttpService {
         o.put("passthroughModels", d.passthroughModels());
         o.put("fullTextErrorRules", d.fullTextErrorRules());
         o.put("honorsRuleScope", d.honorsRuleScope());
+        fields(o.putArray("connectionFields"), ConnectionFieldCatalog.of(d));
         return o;
+    }
+
+    private static void fields(ArrayNode out, java.util.List<ConnectionField> fields) {
+        for (ConnectionField f : fields) {
+            out.addObject().put("name", f.name()).put("type", f.type().name().toLowerCase(java.util.Locale.ROOT))
+                    .put("label", f.label()).put("description", f.description());
+        }
     }
 
     private ObjectNode restatement(RestatementRule r) {

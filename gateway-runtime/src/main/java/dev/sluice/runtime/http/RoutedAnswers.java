@@ -118,6 +118,9 @@ final class RoutedAnswers {
             case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.HELD_BY_STRATEGY ->
                     throw new ApiException(400, "invalid_request_error", "combo_targets_held_back", "The strategy of '" + u.model()
                             + "' holds back every target for this request (" + u.detail() + ").", "model", Map.of());
+            case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.MODEL_NOT_ALLOWED ->
+                    throw new ApiException(403, "permission_error", "model_not_allowed", "This API key may not use the model '"
+                            + u.model() + "': ask the operator to add it to the key's allowedModels.", "model", Map.of());
             case Outcome.Unroutable u when u.why() == Outcome.Unroutable.Why.NO_EMBEDDINGS ->
                     throw ApiException.badRequest("model", "Provider '" + u.detail() + "' does not serve embeddings.");
             case Outcome.Unroutable u -> throw modelNotFound(u.model());

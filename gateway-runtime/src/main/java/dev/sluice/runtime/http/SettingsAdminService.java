@@ -7,7 +7,10 @@ import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 
-/** {@code GET/PATCH /api/settings} (SPEC §3): the operators' provider error rules (ER-5). */
+/**
+ * {@code GET/PATCH /api/settings} (SPEC §3): the operators' provider error rules (ER-5), aliases, prices,
+ * session affinity and emergency fallback; {@code GET /api/settings/schema} describes them (issue 33).
+ */
 final class SettingsAdminService implements HttpService {
 
     private final Json json;
@@ -22,7 +25,13 @@ final class SettingsAdminService implements HttpService {
 
     @Override
     public void routing(HttpRules rules) {
-        rules.get("/", this::get).patch("/", this::patch);
+        rules.get("/", this::get).patch("/", this::patch).get("/schema", this::schema);
+    }
+
+    /** Issue 33: the fields with their types, bounds and descriptions, for forms built from the server. */
+    private void schema(ServerRequest req, ServerResponse res) {
+        auth.admin(req);
+        json.send(res, 200, dev.sluice.runtime.settings.GeneralSettingsSchemaJson.render(settings));
     }
 
     private void get(ServerRequest req, ServerResponse res) {

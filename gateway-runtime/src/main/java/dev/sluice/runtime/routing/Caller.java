@@ -12,15 +12,42 @@ import java.util.Set;
  * @param quotaShare the request is a quota-share combo's (QC-3): a connection's concurrency cap
  *        serializes it, but fails open instead of refusing it
  * @param affinity the request's session and exclusive lease (SPEC §10), or {@link Affinity#NONE}
+ * @param models the model names the key may ask for (issue 33), or {@link AllowedModels#ALL}
  */
 public record Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client, boolean quotaShare,
-        Affinity affinity) {
+        Affinity affinity, AllowedModels models) {
 
     /** Copies the set. */
     public Caller {
         allowedConnections = Set.copyOf(allowedConnections);
         client = client == null ? ClientLiveness.ALWAYS : client;
         affinity = affinity == null ? Affinity.NONE : affinity;
+        models = models == null ? AllowedModels.ALL : models;
+    }
+
+    /**
+     * A caller allowed every model.
+     *
+     * @param keyId the gateway key id
+     * @param admin whether the key may use the admin API
+     * @param allowedConnections connection ids the key may use; empty = all
+     * @param client whether the client is still there
+     * @param quotaShare whether the request is a quota-share combo's
+     * @param affinity the request's session and lease claim
+     */
+    public Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client, boolean quotaShare,
+            Affinity affinity) {
+        this(keyId, admin, allowedConnections, client, quotaShare, affinity, AllowedModels.ALL);
+    }
+
+    /**
+     * The same caller, limited to some models.
+     *
+     * @param m the model names the key may ask for
+     * @return the caller
+     */
+    public Caller withModels(AllowedModels m) {
+        return new Caller(keyId, admin, allowedConnections, client, quotaShare, affinity, m);
     }
 
     /**
@@ -62,7 +89,7 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
      * @return the caller
      */
     public Caller withAffinity(Affinity a) {
-        return new Caller(keyId, admin, allowedConnections, client, quotaShare, a);
+        return new Caller(keyId, admin, allowedConnections, client, quotaShare, a, models);
     }
 
     /**
@@ -83,7 +110,7 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
      * @return the caller
      */
     public Caller forQuotaShare() {
-        return new Caller(keyId, admin, allowedConnections, client, true, affinity);
+        return new Caller(keyId, admin, allowedConnections, client, true, affinity, models);
     }
 
     /**
@@ -104,7 +131,7 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
      * @return the narrowed caller
      */
     public Caller pinnedTo(String connectionId) {
-        return new Caller(keyId, admin, Set.of(connectionId), client, quotaShare, affinity);
+        return new Caller(keyId, admin, Set.of(connectionId), client, quotaShare, affinity, models);
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +57,17 @@ public final class ConnectionSelector {
         this.clock = clock;
         this.engine = engine;
         this.sessions = sessions;
+    }
+
+    /**
+     * A connection as the store holds it now (memory: the store's snapshot), e.g. after the failure
+     * path changed its state.
+     *
+     * @param connectionId the id
+     * @return the connection, or empty when it was deleted
+     */
+    public Optional<Connection> current(String connectionId) {
+        return store.find(connectionId);
     }
 
     /**

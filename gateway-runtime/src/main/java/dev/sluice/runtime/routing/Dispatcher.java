@@ -35,6 +35,7 @@ public final class Dispatcher implements AutoCloseable {
     private final AttemptSettlement settlement;
     private final ResilienceEngine engine;
     private final AttemptRecorder recorder;
+    private final AttemptEffects effects;
     private final InstantSource clock;
     private final AttemptWatchdog watchdog = new AttemptWatchdog();
     private final SessionRouting sessions;
@@ -47,6 +48,7 @@ public final class Dispatcher implements AutoCloseable {
         this.admission = new ConnectionAdmission(b.selector, b.engine, b.gates, b.admissionPolicy, b.clock);
         this.runner = new AttemptRunner(b.egress, watchdog, b.admissionPolicy, b.attemptTimeout.toMillis(), b.jsonObjectParser, b.tokens);
         this.settlement = new AttemptSettlement(b.engine, b.gates, b.admissionPolicy, b.clock, b.events);
+        this.effects = new AttemptEffects(b.selector, b.engine);
     }
 
     /**
@@ -287,9 +289,10 @@ public final class Dispatcher implements AutoCloseable {
                     // SA-1: a fallback verdict evicts the connection's pins; the session is pinned where it is served next
                     bookkeeping(() -> sessions.failedOver(c.id()));
                 }
+                // issue 33: the row keeps the cooldown or lockout this attempt caused, not what holds the connection later
                 record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                         d.failure() instanceof AttemptFailure.Upstream u && u.failure() instanceof UpstreamError e ? e.status() : 0,
-                        ran.latencyMs(), d.verdict().reason().wireName(), ran.egressIp()));
+                        ran.latencyMs(), d.verdict().reason().wireName(), ran.egressIp(), effect(candidate)));
                 yield new Settled(new Outcome.Failed(route, d.failure(), d.verdict(), c, attempts, d.clientRetryAfterMs(), null),
                         d.tryNext());
             }
@@ -325,6 +328,15 @@ public final class Dispatcher implements AutoCloseable {
             r.run();
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "resilience bookkeeping failed: " + e);
+        }
+    }
+
+    private ProxyLogRow.Effect effect(Candidate candidate) {
+        try {
+            return effects.of(candidate, clock.millis());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "reading what an attempt caused failed: " + e);
+            return null;
         }
     }
 

@@ -121,7 +121,16 @@ public final class ModelListing {
             autoComboNames.forEach(n -> models.putIfAbsent(n, "combo"));
         }
         served.forEach(models::putIfAbsent);
+        if (!caller.models().all()) {
+            // issue 33: a key limited to some models lists only those (an alias when it or its target is allowed)
+            models.keySet().removeIf(id -> !allowed(id, caller));
+        }
         return models;
+    }
+
+    /** Whether a key limited to some models may name this one, directly or as an alias of an allowed one. */
+    private boolean allowed(String id, Caller caller) {
+        return caller.models().allows(id) || caller.models().allows(aliasTargets.apply(id));
     }
 
     /**
@@ -138,7 +147,7 @@ public final class ModelListing {
             String model = id.substring(provider.length() + 1);
             boolean embedding = catalog.find(provider).map(p -> p.descriptor().models().stream()
                     .anyMatch(m -> m.id().equals(model) && m.kind() == dev.sluice.api.ModelKind.EMBEDDING)).orElse(false);
-            if (!embedding) {
+            if (!embedding && caller.models().allows(id)) {
                 out.add(id);
             }
         });
@@ -182,6 +191,9 @@ public final class ModelListing {
      * @return the owner (a provider id, {@code combo} or {@code alias}), or empty
      */
     public Optional<String> owner(String id, Caller caller) {
+        if (!caller.models().all() && !allowed(id, caller)) {
+            return Optional.empty();
+        }
         Map<String, String> routable = routable(caller);
         String owner = routable.get(id);
         if (owner != null) {

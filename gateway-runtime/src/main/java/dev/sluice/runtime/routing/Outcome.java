@@ -237,7 +237,9 @@ public sealed interface Outcome {
              */
             CONTEXT_LENGTH_EXCEEDED,
             /** Issue 34: the combo's strategy held back every target for this request; {@code detail} names the reasons. */
-            HELD_BY_STRATEGY
+            HELD_BY_STRATEGY,
+            /** Issue 33: the key may not ask for this model (its {@code allowedModels}); nothing was sent. */
+            MODEL_NOT_ALLOWED
         }
 
         /** Nothing was routed. */

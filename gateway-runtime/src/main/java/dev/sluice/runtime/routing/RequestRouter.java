@@ -74,6 +74,10 @@ public final class RequestRouter {
         StreamGate gate = new StreamGate(streamRules.get(), caller.client(), buffers);
         // API-1: an operator's alias names the model (or combo) routed instead
         String model = aliases.apply(request.model());
+        // issue 33: a key limited to some models names one of them, or its alias does
+        if (!caller.models().all() && !caller.models().allows(request.model()) && !caller.models().allows(model)) {
+            return new Outcome.Unroutable(request.model(), Outcome.Unroutable.Why.MODEL_NOT_ALLOWED, null);
+        }
         if (!(request instanceof ClientRequest.Embeddings)) {
             // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
             Outcome viaCombo = combos.route(model, caller, canonical(request),

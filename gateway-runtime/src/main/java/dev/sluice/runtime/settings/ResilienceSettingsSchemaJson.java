@@ -9,7 +9,7 @@ import java.util.TreeSet;
 
 /**
  * {@code GET /api/resilience/schema} (issue 33): every leaf of the resilience settings tree with
- * its type, bounds, built-in default and what it affects, read from the same {@link Schema} that
+ * its type, bounds, built-in default, description and what its section affects, read from the same {@link Schema} that
  * validates a PATCH, so a form built from it cannot drift from what the server accepts.
  */
 public final class ResilienceSettingsSchemaJson {
@@ -36,7 +36,7 @@ public final class ResilienceSettingsSchemaJson {
      *
      * @param defaults the built-in defaults ({@link ResilienceSettings#DEFAULTS})
      * @return {@code {"sections": [{"name", "affects", "fields": [{"path", "type", "min"?, "max"?,
-     *     "keys"?, "default"}]}]}}
+     *     "keys"?, "default", "description"}]}]}}
      */
     public static ObjectNode render(ResilienceSettings defaults) {
         ObjectNode tree = ResilienceSettingsCodec.toJson(defaults);
@@ -76,5 +76,11 @@ public final class ResilienceSettingsSchemaJson {
             }
         }
         o.set("default", value == null ? Schema.NODES.nullNode() : value.deepCopy());
+        String description = ResilienceFieldDescriptions.of(path);
+        if (description == null) {
+            // a new setting without a description is a build failure (ResilienceFieldDescriptionsTest), never a blank form field
+            throw new IllegalStateException("no description for resilience setting " + path);
+        }
+        o.put("description", description);
     }
 }

@@ -51,23 +51,40 @@ public final class JdbcApiKeyStore implements ApiKeyStore {
     }
 
     @Override
-    public ApiKey create(String name, String keyHash, String keyPreview, List<String> scopes, List<String> allowedConnections) {
+    public ApiKey create(String name, String keyHash, String keyPreview, ApiKey.Grants grants) {
         String id = UUID.randomUUID().toString();
         keys.write(c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO api_keys (id, name, key_hash, key_preview, scopes,"
-                    + " allowed_connections, created_at) VALUES (?,?,?,?,?,?,?)")) {
+                    + " allowed_connections, allowed_models, created_at) VALUES (?,?,?,?,?,?,?,?)")) {
                 ps.setString(1, id);
                 ps.setString(2, name);
                 ps.setString(3, keyHash);
                 ps.setString(4, keyPreview);
-                ps.setString(5, String.join("\n", scopes));
-                ps.setString(6, String.join("\n", allowedConnections));
-                ps.setLong(7, clock.millis());
+                ps.setString(5, String.join("\n", grants.scopes()));
+                ps.setString(6, String.join("\n", grants.allowedConnections()));
+                ps.setString(7, String.join("\n", grants.allowedModels()));
+                ps.setLong(8, clock.millis());
                 ps.executeUpdate();
             }
             return null;
         });
         return list().stream().filter(k -> k.id().equals(id)).findFirst().orElseThrow();
+    }
+
+    @Override
+    public Optional<ApiKey> update(String id, String name, ApiKey.Grants grants) {
+        int n = keys.write(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE api_keys SET name=?, scopes=?, allowed_connections=?,"
+                    + " allowed_models=? WHERE id=?")) {
+                ps.setString(1, name);
+                ps.setString(2, String.join("\n", grants.scopes()));
+                ps.setString(3, String.join("\n", grants.allowedConnections()));
+                ps.setString(4, String.join("\n", grants.allowedModels()));
+                ps.setString(5, id);
+                return ps.executeUpdate();
+            }
+        });
+        return n == 0 ? Optional.empty() : list().stream().filter(k -> k.id().equals(id)).findFirst();
     }
 
     @Override
@@ -93,11 +110,11 @@ public final class JdbcApiKeyStore implements ApiKeyStore {
     private static Keys read(java.sql.Connection c, String order) throws java.sql.SQLException {
         List<ApiKey> all = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT id, name, key_hash, key_preview, scopes, allowed_connections,"
-                + " created_at FROM api_keys ORDER BY " + order);
+                + " allowed_models, created_at FROM api_keys ORDER BY " + order);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 all.add(new ApiKey(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                        split(rs.getString(5)), split(rs.getString(6)), rs.getLong(7)));
+                        split(rs.getString(5)), split(rs.getString(6)), split(rs.getString(7)), rs.getLong(8)));
             }
         }
         Map<String, ApiKey> index = new HashMap<>();

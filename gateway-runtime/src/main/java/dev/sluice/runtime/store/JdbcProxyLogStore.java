@@ -29,7 +29,8 @@ public final class JdbcProxyLogStore implements ProxyLogStore {
         }
         db.inTransaction(c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO proxy_logs (ts, request_id, provider, connection_id, model,"
-                    + " status, latency_ms, error_type, egress_ip) VALUES (?,?,?,?,?,?,?,?,?)")) {
+                    + " status, latency_ms, error_type, egress_ip, effect_kind, effect_until, effect_reason)"
+                    + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")) {
                 for (ProxyLogRow r : rows) {
                     ps.setLong(1, r.timestamp());
                     ps.setString(2, r.requestId());
@@ -40,6 +41,14 @@ public final class JdbcProxyLogStore implements ProxyLogStore {
                     ps.setLong(7, r.latencyMs());
                     ps.setString(8, r.errorType());
                     ps.setString(9, r.egressIp());
+                    ProxyLogRow.Effect e = r.effect();
+                    ps.setString(10, e == null ? null : e.kind());
+                    if (e == null || e.untilMs() == null) {
+                        ps.setNull(11, java.sql.Types.BIGINT);
+                    } else {
+                        ps.setLong(11, e.untilMs());
+                    }
+                    ps.setString(12, e == null ? null : e.reason());
                     ps.addBatch();
                 }
                 ps.executeBatch();
@@ -72,14 +81,19 @@ public final class JdbcProxyLogStore implements ProxyLogStore {
         });
     }
 
-    private static final String COLUMNS = "ts, request_id, provider, connection_id, model, status, latency_ms, error_type, egress_ip";
+    private static final String COLUMNS = "ts, request_id, provider, connection_id, model, status, latency_ms, error_type, egress_ip,"
+            + " effect_kind, effect_until, effect_reason";
 
     private static List<ProxyLogRow> rows(PreparedStatement ps) throws java.sql.SQLException {
         List<ProxyLogRow> rows = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
+                String kind = rs.getString(10);
+                long until = rs.getLong(11);
+                Long untilMs = rs.wasNull() ? null : until;
                 rows.add(new ProxyLogRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                        rs.getString(5), rs.getInt(6), rs.getLong(7), rs.getString(8), rs.getString(9)));
+                        rs.getString(5), rs.getInt(6), rs.getLong(7), rs.getString(8), rs.getString(9),
+                        kind == null ? null : new ProxyLogRow.Effect(kind, untilMs, rs.getString(12))));
             }
         }
         return rows;

@@ -190,7 +190,13 @@ final class PostgresMigrations {
             // issue 32: what the upstream's GET /models last answered lives with the connection's row, so every instance
             // sharing the database lists it; a column, not providerSpecificData, so an admin's PUT never erases it
             new Migration(7, "provider_connections: discovered models (issue 32)", List.of(
-                    "ALTER TABLE provider_connections ADD COLUMN discovered_models TEXT")));
+                    "ALTER TABLE provider_connections ADD COLUMN discovered_models TEXT")),
+            // issue 33: a key may be limited to some models; an attempt's row keeps the cooldown or lockout it caused
+            new Migration(8, "api_keys: allowed models; proxy_logs: what a failed attempt caused (issue 33)", List.of(
+                    "ALTER TABLE api_keys ADD COLUMN allowed_models TEXT NOT NULL DEFAULT ''",
+                    "ALTER TABLE proxy_logs ADD COLUMN effect_kind TEXT",
+                    "ALTER TABLE proxy_logs ADD COLUMN effect_until BIGINT",
+                    "ALTER TABLE proxy_logs ADD COLUMN effect_reason TEXT")));
 
     private PostgresMigrations() {
     }

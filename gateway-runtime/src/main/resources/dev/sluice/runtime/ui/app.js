@@ -1,6 +1,6 @@
 // Sluice operator console (issue 33): login, navigation by URL fragment, one page per fragment.
 // Preact + htm (vendored, no build step); every server value is rendered as text.
-import { html, render, useState, useEffect, api, AuthError, KEY_STORAGE, onAuthFailure } from './lib.js';
+import { html, render, useState, useEffect, api, AuthError, KEY_STORAGE, onAuthFailure, enterView } from './lib.js';
 import { ConnectionsPage } from './page-connections.js';
 import { KeysPage } from './page-keys.js';
 import { CombosPage } from './page-combos.js';
@@ -90,6 +90,7 @@ function App() {
     setLoggedIn(false);
   };
   const Page = PAGES.find((p) => p[0] === page)[2];
+  enterView(loggedIn ? page : 'login');   // each view has its own request budget (lib.js), set before its effects run
   return html`
     <header class="top">
       <h1>Sluice</h1>

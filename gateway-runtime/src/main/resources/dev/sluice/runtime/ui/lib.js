@@ -27,7 +27,79 @@ export function onAuthFailure(f) {
   authFailed = f;
 }
 
+// ---- the request budget (issue 33) ------------------------------------------------------------
+// A view issues at most one request per GAP_MS, strictly: every read (GET) waits for its slot, two
+// reads never start less than GAP_MS apart, and none starts while the tab is hidden. An operator's
+// action (POST, PATCH, DELETE…) goes at once — a click is never delayed — and takes the slot, so the
+// read that refreshes the view after it waits its turn. A new view gets a new budget; reads still
+// queued for the old one are dropped.
+export const GAP_MS = 2000;
+
+export class Dropped extends Error {}
+
+let budget = newBudget();
+
+function newBudget() {
+  return { next: 0, chain: Promise.resolve(), view: null };
+}
+
+/** Starts the budget of a view (the app calls it when the page changes). */
+export function enterView(view) {
+  if (budget.view !== view) {
+    const last = budget.next;
+    budget = newBudget();
+    budget.view = view;
+    budget.next = last;   // the previous view's last request still counts for the first of this one
+  }
+}
+
+const visible = () => new Promise((resolve) => {
+  if (!document.hidden) {
+    resolve();
+    return;
+  }
+  const f = () => {
+    if (!document.hidden) {
+      document.removeEventListener('visibilitychange', f);
+      resolve();
+    }
+  };
+  document.addEventListener('visibilitychange', f);
+});
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs a read when the view's budget allows it: GAP_MS after the previous request, the tab visible. */
+function inTurn(fn) {
+  const b = budget;
+  const turn = b.chain.then(async () => {
+    for (;;) {
+      await visible();
+      const wait = b.next - performance.now();
+      if (wait <= 0 && !document.hidden) {
+        break;
+      }
+      await pause(Math.max(wait, 0));
+    }
+    if (budget !== b) {
+      throw new Dropped('The view changed.');
+    }
+    b.next = performance.now() + GAP_MS;
+    return fn();
+  });
+  b.chain = turn.catch(() => {});
+  return turn;
+}
+
 export async function request(method, path, body) {
+  if (method === 'GET') {
+    return inTurn(() => send(method, path, body));
+  }
+  budget.next = performance.now() + GAP_MS;
+  return send(method, path, body);
+}
+
+async function send(method, path, body) {
   const key = sessionStorage.getItem(KEY_STORAGE);
   if (!key) {
     throw new AuthError('Log in with the admin key.');
@@ -73,25 +145,24 @@ export async function act(fn) {
     if (e instanceof AuthError) {
       authFailed(e);
     }
-    return { ok: false, error: e };
+    return { ok: false, error: e, dropped: e instanceof Dropped };
   }
 }
 
 /**
- * Loads a view's data now and then every period, where the period is at least 2 s per request the
- * load makes (issue 33: at most one request per view per 2 s); nothing runs while the tab is
- * hidden. Answers [data, error, reload]; reload (after an action) runs at once.
+ * Loads a view's data now and then `every` ms after the previous load ended; each read of the load
+ * waits for the view's request budget (one request per 2 s, nothing while the tab is hidden), so a
+ * load of n reads takes about 2·(n−1) s. Answers [data, error, reload]; reload (after an action)
+ * queues a load at once, which the budget starts in its turn.
  */
-export function usePoll(load, deps, { every = 5000, requests = 1 } = {}) {
+export function usePoll(load, deps, { every = 5000 } = {}) {
   const [state, setState] = useState({ data: null, error: null });
   const handle = useRef({ reload: () => {} });
-  const period = Math.max(every, 2000 * requests);
   useEffect(() => {
     let alive = true;
     let timer = null;
     let running = false;
     let again = false;
-    let last = 0;
     const run = async () => {
       clearTimeout(timer);
       if (!alive) {
@@ -101,11 +172,7 @@ export function usePoll(load, deps, { every = 5000, requests = 1 } = {}) {
         again = true;
         return;
       }
-      if (document.hidden) {
-        return;   // visibilitychange starts it again
-      }
       running = true;
-      last = Date.now();
       try {
         const data = await load();
         if (alive) {
@@ -116,7 +183,7 @@ export function usePoll(load, deps, { every = 5000, requests = 1 } = {}) {
           authFailed(e);
           return;
         }
-        if (alive) {
+        if (alive && !(e instanceof Dropped)) {
           setState((s) => ({ data: s.data, error: e }));
         }
       } finally {
@@ -125,23 +192,15 @@ export function usePoll(load, deps, { every = 5000, requests = 1 } = {}) {
       if (again) {
         again = false;
         run();
-      } else if (alive && !document.hidden) {
-        timer = setTimeout(run, period);
-      }
-    };
-    const visibility = () => {
-      clearTimeout(timer);
-      if (!document.hidden) {
-        timer = setTimeout(run, Math.max(0, last + period - Date.now()));
+      } else if (alive) {
+        timer = setTimeout(run, every);   // a hidden tab's reads wait in the budget until it is shown
       }
     };
     handle.current.reload = run;
-    document.addEventListener('visibilitychange', visibility);
     run();
     return () => {
       alive = false;
       clearTimeout(timer);
-      document.removeEventListener('visibilitychange', visibility);
     };
   }, deps);
   return [state.data, state.error, () => handle.current.reload()];

@@ -10,7 +10,7 @@ export function CombosPage() {
       api('GET', '/api/resilience/cooldowns'), api('GET', '/api/resilience/model-cooldowns')]);
     return { combos: combos.data, strategies: combos.strategies || [], breakers: health.providerBreakers || [],
       cooldowns: cooldowns.data, lockouts: lockouts.data };
-  }, [], { every: 8000, requests: 4 });
+  }, [], { every: 8000 });
   const run = async (fn) => {
     const r = await act(fn);
     setStatus(r.ok ? r.value : r.error.message);

@@ -1,25 +1,28 @@
 // Connections: list with live state, add / edit / enable / test / delete, and "Add account" for
-// providers with a subscription login. Provider-specific hints come from the providers' descriptors.
+// providers with a subscription login. Provider-specific fields come from the providers' descriptors
+// (GET /api/plugins: connectionFields, plugins' options included), never from a list in the page.
 import { html, useState, useEffect, api, act, usePoll, duration, Time, Badge, ErrorText, Table, ConfirmButton, TERMINAL } from './lib.js';
 import { AddAccount } from './oauth.js';
 
-const EMPTY = { provider: '', name: '', apiKey: '', baseUrl: '', priority: '', maxConcurrent: '', authType: '', providerSpecificData: '' };
+const EMPTY = { provider: '', name: '', apiKey: '', baseUrl: '', priority: '', maxConcurrent: '', authType: '' };
 
 export function ConnectionsPage() {
   const [status, setStatus] = useState('');
   const [editing, setEditing] = useState(null);   // null, 'new' or a connection
   const [descriptors, setDescriptors] = useState([]);
+  const [customFields, setCustomFields] = useState([]);
   const [logins, setLogins] = useState([]);
   const [tests, setTests] = useState({});
   const [data, error, reload] = usePoll(async () => {
     const [providers, cooldowns] = await Promise.all([api('GET', '/api/providers'), api('GET', '/api/resilience/cooldowns')]);
     return { list: providers.data, cooling: new Map(cooldowns.data.map((c) => [c.connectionId, c])) };
-  }, [], { every: 5000, requests: 2 });
+  }, [], { every: 5000 });
   useEffect(() => {
     act(() => api('GET', '/api/plugins')).then((r) => {
       if (r.ok) {
         const all = [...(r.value.builtinProviders || []), ...(r.value.data || []).flatMap((p) => p.providers || [])];
         setDescriptors(all.sort((a, b) => a.id.localeCompare(b.id)));
+        setCustomFields(r.value.customProviderConnectionFields || []);
       }
     });
     act(() => api('GET', '/api/oauth/providers')).then((r) => r.ok && setLogins(r.value.data));
@@ -58,7 +61,7 @@ export function ConnectionsPage() {
       <button type="button" data-testid="connection-add" onClick=${() => setEditing('new')}>Add connection</button>
     </div>
     ${editing ? html`<${ConnectionForm} key=${editing === 'new' ? 'new' : editing.id} connection=${editing === 'new' ? null : editing}
-      descriptors=${descriptors} onDone=${(msg) => { setEditing(null); if (msg) { setStatus(msg); } reload(); }} />` : null}
+      descriptors=${descriptors} customFields=${customFields} onDone=${(msg) => { setEditing(null); if (msg) { setStatus(msg); } reload(); }} />` : null}
     <${Table} testid="connections-table" rows=${list} rowKey=${(c) => c.id}
       empty=${data ? 'No connections yet: press "Add connection", or use Add account below for a subscription login.' : 'Loading…'}
       columns=${[
@@ -128,31 +131,88 @@ function stateOf(c, cooling) {
   return { badge: c.testStatus || 'active', text: locked ? `${locked} model(s) locked out` : '' };
 }
 
-function ConnectionForm({ connection, descriptors, onDone }) {
+/** A providerSpecificData value as its form input shows it. */
+function fieldText(field, v) {
+  if (v === undefined || v === null) {
+    return '';
+  }
+  if (field.type === 'boolean') {
+    return v === true ? 'true' : v === false ? 'false' : String(v);
+  }
+  if (field.type === 'string_list') {
+    return Array.isArray(v) ? v.join(', ') : String(v);
+  }
+  return String(v);
+}
+
+/** A form input back to its providerSpecificData value: undefined = unset; {error} when it cannot be one. */
+function fieldValue(field, text) {
+  const t = String(text).trim();
+  if (t === '') {
+    return { value: undefined };
+  }
+  switch (field.type) {
+    case 'boolean':
+      return { value: t === 'true' };
+    case 'string_list':
+      return { value: t.split(/[\s,]+/).filter(Boolean) };
+    case 'integer':
+      return /^-?\d+$/.test(t) ? { value: Number(t) } : { error: 'Write a whole number.' };
+    default:
+      return { value: t };
+  }
+}
+
+function ConnectionForm({ connection, descriptors, customFields, onDone }) {
+  const psd = connection && connection.providerSpecificData ? connection.providerSpecificData : {};
   const [f, setF] = useState(connection ? {
     ...EMPTY, provider: connection.provider, name: connection.name, baseUrl: connection.baseUrl || '', priority: String(connection.priority),
     maxConcurrent: connection.maxConcurrent ? String(connection.maxConcurrent) : '', authType: connection.authType,
-    providerSpecificData: connection.providerSpecificData ? JSON.stringify(connection.providerSpecificData) : '',
   } : EMPTY);
+  const [extra, setExtra] = useState({});   // field name → its input's text, once edited
   const [errors, setErrors] = useState({});
   const [busy, setBusy] = useState(false);
   const d = descriptors.find((x) => x.id === f.provider.trim());
+  const fields = d ? d.connectionFields || [] : f.provider.trim() ? customFields : [];
+  const declared = new Set(fields.map((x) => x.name));
+  // what the descriptor does not declare (a login's account data, an older option) stays as JSON; until
+  // the operator edits it, it follows the declared fields (the descriptors may arrive after the form opened)
+  const [otherEdited, setOther] = useState(null);
+  const rest = Object.fromEntries(Object.entries(psd).filter(([k]) => !declared.has(k)));
+  const other = otherEdited !== null ? otherEdited : Object.keys(rest).length ? JSON.stringify(rest) : '';
   const authType = f.authType || (d ? d.defaultClass : 'apikey');
   const set = (k) => (e) => setF({ ...f, [k]: e.target.value });
+  const textOf = (x) => (x.name in extra ? extra[x.name] : fieldText(x, psd[x.name]));
   const submit = async (e) => {
     e.preventDefault();
     const body = { name: f.name.trim() || null, baseUrl: f.baseUrl.trim() || null, priority: f.priority.trim() ? Number(f.priority) : null,
       maxConcurrent: f.maxConcurrent.trim() ? Number(f.maxConcurrent) : null };
-    if (f.providerSpecificData.trim()) {
+    let data = {};
+    if (other.trim()) {
       try {
-        body.providerSpecificData = JSON.parse(f.providerSpecificData);
+        data = JSON.parse(other);
       } catch {
-        setErrors({ providerSpecificData: 'Not JSON: write an object such as {"models": ["m1"]}.' });
+        setErrors({ providerSpecificData: 'Not JSON: write an object such as {"key": "value"}.' });
         return;
       }
-    } else {
-      body.providerSpecificData = null;
+      if (!data || typeof data !== 'object' || Array.isArray(data)) {
+        setErrors({ providerSpecificData: 'Write a JSON object.' });
+        return;
+      }
     }
+    for (const x of fields) {
+      const v = fieldValue(x, textOf(x));
+      if (v.error) {
+        setErrors({ ['psd.' + x.name]: v.error });
+        return;
+      }
+      if (v.value === undefined) {
+        delete data[x.name];
+      } else {
+        data[x.name] = v.value;
+      }
+    }
+    body.providerSpecificData = Object.keys(data).length ? data : null;
     if (f.apiKey) {
       body.apiKey = f.apiKey;   // empty: the stored key stays (it is never shown again)
     }
@@ -170,6 +230,17 @@ function ConnectionForm({ connection, descriptors, onDone }) {
     }
   };
   const err = (k) => errors[k] ? html`<span class="field-error" role="alert" data-testid=${'connection-error-' + k}>${errors[k]}</span>` : null;
+  const input = (x) => {
+    const id = 'connection-field-' + x.name;
+    const onInput = (e) => setExtra({ ...extra, [x.name]: e.target.value });
+    const control = x.type === 'boolean'
+      ? html`<select id=${id} data-testid=${id} value=${textOf(x)} onChange=${onInput} aria-describedby=${id + '-help'}>
+          <option value="">default</option><option value="true">on</option><option value="false">off</option></select>`
+      : html`<input id=${id} data-testid=${id} value=${textOf(x)} onInput=${onInput} spellcheck="false" aria-describedby=${id + '-help'}
+          inputmode=${x.type === 'integer' ? 'numeric' : undefined} placeholder=${x.type === 'string_list' ? 'comma-separated' : ''} />`;
+    return html`<label key=${x.name} for=${id}>${x.label} <code class="sub">${x.name}</code> ${control}
+      <span class="help" id=${id + '-help'}>${x.description}</span>${err('psd.' + x.name)}</label>`;
+  };
   return html`<form class="panel form" onSubmit=${submit} novalidate aria-labelledby="connection-form-title">
     <h3 id="connection-form-title">${connection ? 'Edit ' + connection.name : 'Add a connection'}</h3>
     <label>Provider <input data-testid="connection-provider" list="provider-ids" value=${f.provider} onInput=${set('provider')}
@@ -189,8 +260,10 @@ function ConnectionForm({ connection, descriptors, onDone }) {
       placeholder=${d && d.defaultBaseUrl ? d.defaultBaseUrl : 'https://host/v1 (required for a custom provider)'} />${err('baseUrl')}</label>
     <label>Priority <input data-testid="connection-priority" type="number" min="1" max="1000000" value=${f.priority} onInput=${set('priority')} placeholder="1 (lower is tried first)" />${err('priority')}</label>
     <label>Max concurrent <input data-testid="connection-maxconcurrent" type="number" min="1" max="100000" value=${f.maxConcurrent} onInput=${set('maxConcurrent')} placeholder="no cap" />${err('maxConcurrent')}</label>
-    <label class="wide">Provider-specific data (JSON) <textarea rows="2" value=${f.providerSpecificData} onInput=${set('providerSpecificData')}
-      placeholder=${d && d.executor === 'openai-compatible' ? '{"models": ["extra-model"], "responsesApi": true}' : '{"models": ["extra-model"]}'}></textarea>${err('providerSpecificData')}</label>
+    ${fields.length ? html`<fieldset class="wide" data-testid="connection-fields"><legend>${d ? d.displayName : 'OpenAI-compatible'} options (providerSpecificData)</legend>
+      <div class="fields">${fields.map(input)}</div></fieldset>` : null}
+    <label class="wide">Other provider-specific data (JSON) <textarea rows="2" data-testid="connection-other-data" value=${other} onInput=${(e) => setOther(e.target.value)}
+      spellcheck="false" placeholder="{} — members the provider does not declare (a login keeps its account here)"></textarea>${err('providerSpecificData')}</label>
     ${err('_')}
     <div class="buttons wide"><button type="submit" data-testid="connection-save" disabled=${busy}>Save</button>
       <button type="button" class="secondary" onClick=${() => onDone(null)}>Cancel</button></div>

@@ -15,7 +15,7 @@ export function HealthPage() {
       api('GET', '/api/monitoring/health'), api('GET', '/api/resilience/cooldowns'), api('GET', '/api/resilience/model-cooldowns'),
       api('GET', '/api/rate-limits'), api('GET', '/api/sessions')]);
     return { health, cooldowns: cooldowns.data, lockouts: lockouts.data, rateLimits: rateLimits.data, sessions };
-  }, [], { every: 10000, requests: 5 });
+  }, [], { every: 10000 });
   useEffect(() => {
     act(() => api('GET', '/api/plugins')).then((r) => r.ok && setPlugins(r.value));
   }, []);

@@ -1,5 +1,5 @@
 // Logs: recent requests and failures, filtered; a row opens the request's attempts.
-import { html, useState, useEffect, api, act, usePoll, Time, ErrorText, Table, duration } from './lib.js';
+import { html, useState, api, act, usePoll, Time, ErrorText, Table, duration, Badge } from './lib.js';
 
 const TIMES = { '1h': 3600e3, '24h': 86400e3, '7d': 7 * 86400e3 };
 
@@ -21,7 +21,7 @@ export function LogsPage() {
     }
     return '/api/logs?' + q;
   };
-  const [data, error] = usePoll(() => api('GET', query()), [filters], { every: 5000, requests: 1 });
+  const [data, error] = usePoll(() => api('GET', query()), [filters], { every: 5000 });
   const apply = (e) => {
     e.preventDefault();
     setOlder([]);
@@ -82,39 +82,29 @@ function LogRow({ entry: e, open, toggle }) {
     ${open ? html`<tr class="details"><td colspan="7"><${Attempts} entry=${e} /></td></tr>` : null}`;
 }
 
+/** What a failed attempt left on its connection, as the server recorded it with the attempt (not the connection's state now). */
+function Effect({ effect, at }) {
+  if (!effect) {
+    return html`<span class="help">—</span>`;
+  }
+  const until = effect.untilMs ? html` until <${Time} ms=${effect.untilMs} /> (${duration(effect.untilMs - at)})` : '';
+  const what = effect.kind === 'cooldown' ? 'connection cooled' : effect.kind === 'model_lockout' ? 'model locked out'
+    : effect.kind === 'terminal' ? 'connection made terminal' : effect.kind;
+  return html`<span data-kind=${effect.kind}><${Badge} state=${effect.kind} /> ${what}${until}${effect.reason ? html` — <code>${effect.reason}</code>` : null}</span>`;
+}
+
 function Attempts({ entry }) {
-  const [now, setNow] = useState(null);
-  // the connections' state now: a cooldown or lockout an attempt started is still visible here
-  useEffect(() => {
-    act(() => Promise.all([api('GET', '/api/resilience/cooldowns'), api('GET', '/api/resilience/model-cooldowns')])).then((r) => {
-      if (r.ok) {
-        setNow({ cooldowns: new Map(r.value[0].data.map((c) => [c.connectionId, c])), lockouts: r.value[1].data });
-      }
-    });
-  }, [entry.requestId]);
-  const stateOf = (a) => {
-    if (!now || !now.cooldowns) {
-      return '';
-    }
-    const c = now.cooldowns.get(a.connectionId);
-    const parts = [];
-    if (c && c.remainingMs > 0) {
-      parts.push(`${c.name} cooling ${duration(c.remainingMs)} (${c.lastErrorType || 'cooldown'})`);
-    }
-    now.lockouts.filter((l) => l.connectionId === a.connectionId && l.model === a.model)
-      .forEach((l) => parts.push(`${l.model} locked out ${duration(l.remainingMs)} (${l.reason})`));
-    return parts.join('; ');
-  };
   return html`<div class="attempts" data-testid="log-attempts">
     <p>Request <code>${entry.requestId}</code> via ${entry.api || 'an unknown API'}${entry.failure ? html` — failed: <strong data-testid="log-failure">${entry.failure}</strong>` : null}
       ${entry.errorCode ? html` (answered ${entry.errorCode})` : null}</p>
     ${entry.attempts.length === 0 ? html`<p class="help">No upstream attempt: the request was refused before one.</p>` : html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Connection</th><th scope="col">Model</th><th scope="col" class="num">Status</th>
-        <th scope="col">Classifier reason</th><th scope="col" class="num">Latency ms</th><th scope="col">Egress</th><th scope="col">Its state now</th></tr></thead>
+        <th scope="col">Classifier reason</th><th scope="col" class="num">Latency ms</th><th scope="col">Egress</th>
+        <th scope="col" title="The cooldown, model lockout or terminal state this attempt caused, as recorded when it failed">What it caused</th></tr></thead>
       <tbody>${entry.attempts.map((a, i) => html`<tr data-testid="log-attempt">
         <td>${i + 1}</td><td>${a.time ? html`<${Time} ms=${Date.parse(a.time)} timeOnly />` : '—'}</td>
         <td>${a.provider}<span class="sub">${a.connectionId}</span></td><td>${a.model}</td><td class="num">${a.status}</td>
         <td data-testid="log-attempt-reason">${a.errorType || 'ok'}</td><td class="num">${a.latencyMs ?? '—'}</td><td>${a.egressIp || '—'}</td>
-        <td>${stateOf(a)}</td></tr>`)}</tbody></table></div>`}
+        <td data-testid="log-attempt-effect"><${Effect} effect=${a.effect} at=${a.time ? Date.parse(a.time) : Date.now()} /></td></tr>`)}</tbody></table></div>`}
   </div>`;
 }

@@ -1,5 +1,5 @@
-// Settings: the resilience document as a form built from the server's schema (type, bounds,
-// default, what a section affects), and the general settings; errors are shown at their field.
+// Settings: the resilience and general documents as forms built from the server's schemas (type,
+// bounds, default, description, what a section affects); errors are shown at their field.
 import { html, useState, useEffect, api, act, ErrorText } from './lib.js';
 
 const get = (o, path) => path.split('.').reduce((x, k) => (x == null ? undefined : x[k]), o);
@@ -19,14 +19,17 @@ export function SettingsPage() {
   const [schema, setSchema] = useState(null);
   const [tree, setTree] = useState(null);
   const [general, setGeneral] = useState(null);
+  const [generalSchema, setGeneralSchema] = useState(null);
   const [error, setError] = useState(null);
   const load = async () => {
-    const r = await act(() => Promise.all([api('GET', '/api/resilience/schema'), api('GET', '/api/resilience'), api('GET', '/api/settings')]));
+    const r = await act(() => Promise.all([api('GET', '/api/settings/schema'), api('GET', '/api/settings'),
+      api('GET', '/api/resilience/schema'), api('GET', '/api/resilience')]));
     if (r.ok) {
-      setSchema(r.value[0]);
-      setTree(r.value[1]);
-      setGeneral(r.value[2]);
-    } else {
+      setGeneralSchema(r.value[0]);
+      setGeneral(r.value[1]);
+      setSchema(r.value[2]);
+      setTree(r.value[3]);
+    } else if (!r.dropped) {
       setError(r.error);
     }
   };
@@ -34,7 +37,7 @@ export function SettingsPage() {
   return html`<h2>Settings</h2>
     <p class="help">Changes apply to the next request, without a restart, and are kept in the database (they win over conf/sluice.yaml).</p>
     <${ErrorText} error=${error} />
-    ${general ? html`<${GeneralForm} settings=${general} onSaved=${setGeneral} />` : null}
+    ${general && generalSchema ? html`<${GeneralForm} schema=${generalSchema} settings=${general} onSaved=${setGeneral} />` : null}
     ${schema && tree ? html`<${ResilienceForm} schema=${schema} tree=${tree} onSaved=${setTree} />` : error ? null : html`<p class="empty">Loading…</p>`}`;
 }
 
@@ -82,7 +85,7 @@ function ResilienceForm({ schema, tree, onSaved }) {
   return html`<form class="settings" onSubmit=${submit} novalidate aria-labelledby="resilience-title">
     <h3 id="resilience-title">Resilience <span class="unit">(GET/PATCH /api/resilience; docs/resilience.md)</span></h3>
     ${schema.sections.map((s) => html`<fieldset class="panel" key=${s.name}>
-      <legend>${s.name}</legend><p class="help">${s.affects}</p>
+      <legend>${s.name}</legend><p class="help" data-testid=${'setting-affects-' + s.name}>Affects: ${s.affects}</p>
       <div class="fields">${s.fields.map((f) => html`<${Field} key=${f.path} field=${f} value=${value(f)} error=${errors[f.path]}
         onInput=${(v) => setValues({ ...values, [f.path]: v })} />`)}</div>
     </fieldset>`)}
@@ -137,46 +140,45 @@ function Field({ field: f, value, error, onInput }) {
         aria-describedby=${id + '-hint' + (error ? ' ' + id + '-error' : '')} spellcheck="false" />`;
   return html`<div class=${'field' + (error ? ' invalid' : '')}>
     <label for=${id}>${label}</label>${input}
-    <span class="help" id=${id + '-hint'}>${hint}</span>
+    <span class="help" id=${id + '-hint'}><span data-testid=${'setting-range-' + f.path}>${hint}</span>
+      <span class="description" data-testid=${'setting-description-' + f.path}>${f.description || ''}</span></span>
     ${error ? html`<span class="field-error" role="alert" id=${id + '-error'} data-testid=${'setting-error-' + f.path}>${error}</span>` : null}
   </div>`;
 }
 
-const GENERAL = [
-  { path: 'sessionAffinityTtlMs', label: 'Session affinity TTL (ms)', kind: 'int', hint: '0–86 400 000; empty = the configured value. How long a session sticks to its connection.' },
-  { path: 'featureFlags.emergencyFallback', label: 'Emergency fallback model', kind: 'text', hint: 'provider/model tried when every target failed; empty = none.' },
-  { path: 'modelAliases', label: 'Model aliases (JSON)', kind: 'json', hint: '{"alias": "provider/model"}: names clients may use.' },
-  { path: 'modelPrices', label: 'Model prices (JSON, USD per million tokens)', kind: 'json', hint: '{"provider/model": {"input": 3, "output": 15}}: turns usage into cost.' },
-  { path: 'providerErrorRules', label: 'Provider error rules (JSON)', kind: 'json', hint: 'Operator rules that classify upstream errors (docs/resilience.md §6).' },
-];
+/** The general settings' fields, in the schema's order, each with its section. */
+function generalFields(schema) {
+  return schema.sections.flatMap((s) => s.fields.map((f) => ({ ...f, section: s.name })));
+}
 
-function GeneralForm({ settings, onSaved }) {
+function GeneralForm({ schema, settings, onSaved }) {
   const [values, setValues] = useState({});
   const [errors, setErrors] = useState({});
   const [status, setStatus] = useState('');
+  const fields = generalFields(schema);
   const value = (g) => {
     if (g.path in values) {
       return values[g.path];
     }
     const v = get(settings, g.path);
-    return g.kind === 'json' ? JSON.stringify(v ?? null, null, 1) : v == null ? '' : String(v);
+    return g.type === 'json' ? JSON.stringify(v ?? null, null, 1) : v == null ? '' : String(v);
   };
   const submit = async (e) => {
     e.preventDefault();
     const patch = {};
-    for (const g of GENERAL) {
+    for (const g of fields) {
       if (!(g.path in values)) {
         continue;
       }
       const raw = values[g.path].trim();
-      if (g.kind === 'json') {
+      if (g.type === 'json') {
         try {
           setIn(patch, g.path, raw ? JSON.parse(raw) : null);
         } catch {
           setErrors({ [g.path]: 'Not JSON.' });
           return;
         }
-      } else if (g.kind === 'int') {
+      } else if (g.type === 'integer') {
         setIn(patch, g.path, raw === '' ? null : /^-?\d+$/.test(raw) ? Number(raw) : raw);
       } else {
         setIn(patch, g.path, raw || null);
@@ -194,23 +196,31 @@ function GeneralForm({ settings, onSaved }) {
       onSaved(r.value);
     } else {
       const p = r.error.param || '_';
-      const at = GENERAL.find((g) => p === g.path || p.startsWith(g.path + '.') || p.startsWith(g.path + '['));
+      const at = fields.find((g) => p === g.path || p.startsWith(g.path + '.') || p.startsWith(g.path + '['));
       setErrors({ [at ? at.path : '_']: r.error.message });
       setStatus('');
     }
   };
-  return html`<form class="settings panel" onSubmit=${submit} novalidate aria-labelledby="general-title">
+  const field = (g) => {
+    const id = 'general-' + g.path;
+    // what empty (null) means is in the field's description: the configured value, or none
+    const range = g.min !== undefined ? `${g.min}–${g.max}` + (g.nullable ? '; empty = unset' : '') : g.nullable ? 'empty = unset' : '';
+    return html`<div class=${'field' + (g.type === 'json' ? ' wide' : '') + (errors[g.path] ? ' invalid' : '')} key=${g.path}>
+      <label for=${id}>${g.path}</label>
+      ${g.type === 'json' ? html`<textarea id=${id} data-testid=${id} rows="3" value=${value(g)} aria-describedby=${id + '-hint'}
+          onInput=${(e) => setValues({ ...values, [g.path]: e.target.value })} spellcheck="false"></textarea>`
+        : html`<input id=${id} data-testid=${id} value=${value(g)} inputmode=${g.type === 'integer' ? 'numeric' : undefined} aria-describedby=${id + '-hint'}
+          aria-invalid=${errors[g.path] ? 'true' : undefined} onInput=${(e) => setValues({ ...values, [g.path]: e.target.value })} spellcheck="false" />`}
+      <span class="help" id=${id + '-hint'}>${range ? html`<span>${range}</span> ` : null}<span class="description" data-testid=${'general-description-' + g.path}>${g.description}</span></span>
+      ${errors[g.path] ? html`<span class="field-error" role="alert" data-testid=${'general-error-' + g.path}>${errors[g.path]}</span>` : null}
+    </div>`;
+  };
+  return html`<form class="settings" onSubmit=${submit} novalidate aria-labelledby="general-title">
     <h3 id="general-title">General <span class="unit">(GET/PATCH /api/settings)</span></h3>
-    <div class="fields">${GENERAL.map((g) => {
-      const id = 'general-' + g.path;
-      return html`<div class=${'field' + (g.kind === 'json' ? ' wide' : '') + (errors[g.path] ? ' invalid' : '')} key=${g.path}>
-        <label for=${id}>${g.label}</label>
-        ${g.kind === 'json' ? html`<textarea id=${id} data-testid=${id} rows="3" value=${value(g)} onInput=${(e) => setValues({ ...values, [g.path]: e.target.value })} spellcheck="false"></textarea>`
-          : html`<input id=${id} data-testid=${id} value=${value(g)} onInput=${(e) => setValues({ ...values, [g.path]: e.target.value })} spellcheck="false" />`}
-        <span class="help">${g.hint}</span>
-        ${errors[g.path] ? html`<span class="field-error" role="alert" data-testid=${'general-error-' + g.path}>${errors[g.path]}</span>` : null}
-      </div>`;
-    })}</div>
+    ${schema.sections.map((s) => html`<fieldset class="panel" key=${s.name}>
+      <legend>${s.name}</legend><p class="help" data-testid=${'general-affects-' + s.name}>Affects: ${s.affects}</p>
+      <div class="fields">${fields.filter((g) => g.section === s.name).map(field)}</div>
+    </fieldset>`)}
     ${errors._ ? html`<p class="field-error" role="alert">${errors._}</p>` : null}
     <div class="buttons"><button type="submit" data-testid="general-save">Save general settings</button> <span role="status">${status}</span></div>
   </form>`;

@@ -16,7 +16,7 @@ export function UsagePage() {
     const q = `from=${from}&to=${to}`;
     const [byTime, byGroup] = await Promise.all([api('GET', `/api/usage?${q}&groupBy=${bucket}`), api('GET', `/api/usage?${q}&groupBy=${group}`)]);
     return { from, to, step, byTime, byGroup };
-  }, [range, group], { every: 10000, requests: 2 });
+  }, [range, group], { every: 10000 });
   const t = data ? data.byGroup.totals : null;
   return html`
     <h2>Usage</h2>

@@ -192,6 +192,15 @@ class AdminApiIT {
         assertThat(body.get("data").isArray()).isTrue();
         assertThat(body.get("failures").isArray()).isTrue();
         assertThat(body.get("builtinProviders").toString()).contains("\"openai\"", "\"glm\"", "\"minimax\"");
+        // issue 33: each provider names the providerSpecificData members its connections are read for
+        JsonNode glm = body.at("/builtinProviders/1");
+        assertThat(glm.get("id").asText()).isEqualTo("glm");
+        assertThat(glm.get("connectionFields").toString()).isEqualTo(body.get("customProviderConnectionFields").toString());
+        assertThat(glm.at("/connectionFields/0/name").asText()).isEqualTo("models");
+        assertThat(glm.at("/connectionFields/0/type").asText()).isEqualTo("string_list");
+        assertThat(glm.at("/connectionFields/1/name").asText()).isEqualTo("responsesApi");
+        assertThat(glm.at("/connectionFields/1/type").asText()).isEqualTo("boolean");
+        assertThat(glm.at("/connectionFields/1/description").asText()).contains("/v1/responses");
     }
 
     @Test

@@ -69,12 +69,14 @@ class ConsoleApiIT {
         assertThat(threshold.get("min").asLong()).isEqualTo(1);
         assertThat(threshold.get("max").asLong()).isEqualTo(1000);
         assertThat(threshold.get("default").asInt()).isEqualTo(12);
+        assertThat(threshold.get("description").asText()).contains("OPEN");
         // a fresh server (no config, no PATCH) runs on the defaults: every leaf of the tree is described with its value
         for (JsonNode f : fields(schema)) {
             String pointer = "/" + f.get("path").asText().replace('.', '/');
             assertThat(tree.at(pointer).isMissingNode()).as(pointer).isFalse();
             assertThat(f.get("default")).as(pointer).isEqualTo(tree.at(pointer));
             assertThat(f.get("type").asText()).as(pointer).isIn("integer", "integerOrOff", "boolean", "integerList", "integerMap");
+            assertThat(f.get("description").asText()).as(pointer).hasSizeGreaterThan(20);
         }
         // the form's field error: the bound the schema states is the one the PATCH enforces, named by the same path
         HttpResponse<String> over = sluice.send("PATCH", "/api/resilience", ADMIN_KEY,
@@ -83,6 +85,28 @@ class ConsoleApiIT {
         assertThat(read(over.body()).at("/error/param").asText()).isEqualTo("circuitBreaker.apikey.failureThreshold");
         assertThat(sluice.send("PATCH", "/api/resilience", ADMIN_KEY, "{\"circuitBreaker\":{\"apikey\":{\"failureThreshold\":1000}}}")
                 .statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void generalSettingsSchemaDescribesEveryFieldWithItsCurrentValueAndBounds_issue33() {
+        assertThat(sluice.send("GET", "/api/settings/schema", null, null).statusCode()).isEqualTo(401);
+        assertThat(sluice.send("PATCH", "/api/settings", ADMIN_KEY, "{\"sessionAffinityTtlMs\":1234}").statusCode()).isEqualTo(200);
+        HttpResponse<String> r = sluice.send("GET", "/api/settings/schema", ADMIN_KEY, null);
+        assertThat(r.statusCode()).isEqualTo(200);
+        List<JsonNode> fields = fields(read(r.body()));
+        assertThat(fields).extracting(f -> f.get("path").asText()).containsExactly("sessionAffinityTtlMs", "featureFlags.emergencyFallback",
+                "modelAliases", "modelPrices", "providerErrorRules");
+        read(r.body()).get("sections").forEach(s -> assertThat(s.get("affects").asText()).isNotBlank());
+        fields.forEach(f -> assertThat(f.get("description").asText()).as(f.get("path").asText()).hasSizeGreaterThan(20));
+        JsonNode ttl = fields.get(0);
+        assertThat(ttl.get("type").asText()).isEqualTo("integer");
+        assertThat(ttl.get("min").asLong()).isZero();
+        assertThat(ttl.get("max").asLong()).isEqualTo(86_400_000L);
+        assertThat(ttl.get("current").asLong()).isEqualTo(1234);
+        // the bound the schema states is the one the PATCH enforces, named by the same path
+        HttpResponse<String> over = sluice.send("PATCH", "/api/settings", ADMIN_KEY, "{\"sessionAffinityTtlMs\":86400001}");
+        assertThat(over.statusCode()).isEqualTo(400);
+        assertThat(read(over.body()).at("/error/param").asText()).isEqualTo("sessionAffinityTtlMs");
     }
 
     @Test

@@ -139,6 +139,46 @@ class LogsAdminIT {
     }
 
     @Test
+    void anAttemptKeepsTheCooldownItCausedAfterTheCooldownIsCleared_issue33() {
+        start(0);
+        long t0 = sluice.clock.millis();
+        primary.enqueue(MockResponse.status(429, "{\"error\":{\"message\":\"slow down\",\"type\":\"rate_limit_error\"}}")
+                .header("Retry-After", "60"));
+        secondary.enqueue(MockResponse.completion("two"));
+        String id = chat(200);
+        // what holds the connection now is cleared; the attempt's row still says what it caused then
+        assertThat(sluice.send("POST", "/api/resilience/cooldowns", ADMIN_KEY, "{\"all\":true}").statusCode()).isEqualTo(200);
+
+        JsonNode entry = requests("", 1).get(0);
+        assertThat(entry.get("requestId").asText()).isEqualTo(id);
+        JsonNode effect = entry.at("/attempts/0/effect");
+        assertThat(effect.get("kind").asText()).isEqualTo("cooldown");
+        assertThat(effect.get("reason").asText()).isEqualTo("rate_limit_exceeded");
+        assertThat(effect.get("untilMs").asLong()).isEqualTo(t0 + 60_000);
+        assertThat(effect.get("until").asText()).isEqualTo(java.time.Instant.ofEpochMilli(t0 + 60_000).toString());
+        assertThat(entry.at("/attempts/1/effect").isNull()).as("a served attempt caused nothing").isTrue();
+        assertThat(persisted()).singleElement().satisfies(row -> assertThat(row.effect())
+                .isEqualTo(new ProxyLogRow.Effect("cooldown", t0 + 60_000, "rate_limit_exceeded")));
+    }
+
+    @Test
+    void anAttemptKeepsTheModelLockoutItCaused_issue33() {
+        start(0);
+        assertThat(sluice.send("PATCH", "/api/resilience", ADMIN_KEY, "{\"modelLockout\":{\"enabled\":true}}").statusCode()).isEqualTo(200);
+        long t0 = sluice.clock.millis();
+        // with lockout on, a 503 locks the exact model on that connection (resilience.md §4)
+        primary.enqueue(MockResponse.status(503, "{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}"));
+        secondary.enqueue(MockResponse.completion("two"));
+        chat(200);
+
+        JsonNode effect = requests("", 1).get(0).at("/attempts/0/effect");
+        assertThat(effect.get("kind").asText()).isEqualTo("model_lockout");
+        assertThat(effect.get("reason").asText()).isEqualTo(read(sluice.send("GET", "/api/resilience/model-cooldowns", ADMIN_KEY, null)
+                .body()).at("/data/0/reason").asText());
+        assertThat(effect.get("untilMs").asLong()).isEqualTo(t0 + 120_000);
+    }
+
+    @Test
     void withASampleOfOneEverySuccessIsPersisted_issue26() {
         start(1);
         List<String> ids = traffic();

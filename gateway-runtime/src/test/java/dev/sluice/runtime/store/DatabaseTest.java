@@ -34,7 +34,7 @@ class DatabaseTest {
     @Test
     void freshDatabaseIsMigratedToTheLatestVersion_DM3() {
         try (Database db = Database.open(dir.resolve("data"))) {
-            assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion()).isEqualTo(7);
+            assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion()).isEqualTo(8);
             assertThat(dir.resolve("data").resolve(Database.FILE_NAME)).isRegularFile();
             assertThat(Database.FILE_NAME).isEqualTo("sluice.db");
         }
@@ -88,7 +88,7 @@ class DatabaseTest {
                     "INSERT INTO settings(key, value, updated_at) VALUES ('k', '1', 0)"));
         }
         try (Database db = Database.open(dir)) {
-            assertThat(column(db, "SELECT version FROM schema_migrations ORDER BY version")).containsExactly("1", "2", "3", "4", "5", "6", "7");
+            assertThat(column(db, "SELECT version FROM schema_migrations ORDER BY version")).containsExactly("1", "2", "3", "4", "5", "6", "7", "8");
             assertThat(db.schemaVersion()).isEqualTo(Migrations.latestVersion());
             assertThat(column(db, "SELECT value FROM settings WHERE key='k'")).containsExactly("1");
             assertThat(db.journalMode()).isEqualTo("wal");

@@ -84,6 +84,26 @@ class JdbcApiKeyStoreTest {
     }
 
     @Test
+    void allowedModelsAreStoredAndAnUpdateReplacesNameAndGrantsButNotTheHash_issue33() {
+        ApiKey k = store.create("team", "h", "p", new ApiKey.Grants(List.of(), List.of("c1"), List.of("openai/*", "fast")));
+        assertThat(k.allowedModels()).containsExactly("openai/*", "fast");
+
+        ApiKey changed = store.update(k.id(), "team-b", new ApiKey.Grants(List.of("admin"), List.of(), List.of("glm/glm-5"))).orElseThrow();
+
+        assertThat(changed.name()).isEqualTo("team-b");
+        assertThat(changed.scopes()).containsExactly("admin");
+        assertThat(changed.allowedConnections()).isEmpty();
+        assertThat(changed.allowedModels()).containsExactly("glm/glm-5");
+        assertThat(changed.keyHash()).isEqualTo("h");
+        assertThat(changed.createdAt()).isEqualTo(k.createdAt());
+        assertThat(store.findByHash("h")).contains(changed);
+        assertThat(store.update("nope", "x", changed.grants())).isEmpty();
+        db.close();
+        db = Database.open(dir);
+        assertThat(new JdbcApiKeyStore(db, clock).findByHash("h")).contains(changed);
+    }
+
+    @Test
     void aDuplicateHashIsRefused_SEC1() {
         store.create("a", "same", "p", List.of(), List.of());
 

@@ -131,6 +131,11 @@ class JdbcBreakerStoreTest {
                 s.executeUpdate("DROP TABLE exclusive_connection_leases");
                 s.executeUpdate("DROP TABLE usage");
                 s.executeUpdate("ALTER TABLE provider_connections DROP COLUMN discovered_models"); // migration 7 (issue 32) runs again
+                // migration 8 (issue 33) runs again
+                s.executeUpdate("ALTER TABLE api_keys DROP COLUMN allowed_models");
+                s.executeUpdate("ALTER TABLE proxy_logs DROP COLUMN effect_kind");
+                s.executeUpdate("ALTER TABLE proxy_logs DROP COLUMN effect_until");
+                s.executeUpdate("ALTER TABLE proxy_logs DROP COLUMN effect_reason");
                 s.executeUpdate("DELETE FROM schema_migrations WHERE version >= 2");
             }
             return null;

@@ -156,6 +156,11 @@ class JdbcComboStoreTest {
                 s.execute("DROP TABLE exclusive_connection_leases");
                 s.execute("DROP TABLE usage");
                 s.execute("ALTER TABLE provider_connections DROP COLUMN discovered_models"); // migration 7 (issue 32) runs again
+                // migration 8 (issue 33) runs again
+                s.execute("ALTER TABLE api_keys DROP COLUMN allowed_models");
+                s.execute("ALTER TABLE proxy_logs DROP COLUMN effect_kind");
+                s.execute("ALTER TABLE proxy_logs DROP COLUMN effect_until");
+                s.execute("ALTER TABLE proxy_logs DROP COLUMN effect_reason");
                 s.execute("DELETE FROM schema_migrations WHERE version>=3");
             }
             return null;

@@ -82,7 +82,7 @@ class PostgresStoresTest {
             }
             return out;
         });
-        assertThat(versions).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        assertThat(versions).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
         assertThat(Migrations.latestVersion(Database.Dialect.POSTGRESQL)).isEqualTo(Migrations.latestVersion());
     }
 
@@ -229,6 +229,10 @@ class PostgresStoresTest {
             try (java.sql.Statement s = c.createStatement()) {
                 s.execute("DROP TABLE usage");
                 s.execute("ALTER TABLE provider_connections DROP COLUMN discovered_models"); // migration 7 (issue 32) runs again
+                s.execute("ALTER TABLE api_keys DROP COLUMN allowed_models"); // migration 8 (issue 33) runs again
+                for (String column : List.of("effect_kind", "effect_until", "effect_reason")) {
+                    s.execute("ALTER TABLE proxy_logs DROP COLUMN " + column);
+                }
                 s.execute("DELETE FROM schema_migrations WHERE version >= 5");
                 for (String sql : PostgresMigrations.ALL.get(4).statements()) {
                     s.execute(sql);

@@ -1,5 +1,6 @@
 package dev.sluice.plugin.claude;
 
+import dev.sluice.api.ConnectionField;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.ModelFacts;
 import dev.sluice.api.ModelInfo;
@@ -35,7 +36,19 @@ public final class ClaudePlugin implements ProviderPlugin {
             .displayName("Anthropic Claude").defaultClass(ProviderClass.APIKEY).defaultBaseUrl(DEFAULT_BASE_URL).executor(EXECUTOR_NAME)
             .models(MODELS).passthroughModels(true)
             // dated and future ids (Claude Code sends claude-opus-4-8, claude-haiku-4-5-20251001) route here by name
-            .modelPatterns(List.of("claude-*")).build());
+            .modelPatterns(List.of("claude-*"))
+            // issue 33: the per-connection options ClaudeExecutor and LimitReset read, for the operator's connection form
+            .connectionFields(List.of(
+                    ConnectionField.builder("lowPriorityMode", ConnectionField.Type.BOOLEAN).label("Low-priority lane")
+                            .description("On a usage-limit 429 that offers the slow lane, keep the subscription account working with "
+                                    + "anthropic-usage-limit: slow until the announced reset instead of cooling it (CL-1). Default off.")
+                            .build(),
+                    ConnectionField.builder("autoLimitReset", ConnectionField.Type.BOOLEAN).label("Claim limit resets")
+                            .description("On a usage-limit 429, claim an offered rate-limit reset for the organization before "
+                                    + "anything else (CL-7; needs organizationUUID). Default off.").build(),
+                    ConnectionField.builder("organizationUUID", ConnectionField.Type.STRING).label("Organization UUID")
+                            .description("The account's organization, for claiming limit resets; a login sets it.").build()))
+            .build());
     private static final List<ExecutorFactory> EXECUTORS = List.of(new ClaudeExecutorFactory());
 
     /** Creates the plugin (the runtime instantiates it through ServiceLoader). */

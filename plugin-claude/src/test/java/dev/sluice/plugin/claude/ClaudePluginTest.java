@@ -87,4 +87,11 @@ class ClaudePluginTest {
             }
         }
     }
+
+    @Test
+    void declaresTheConnectionOptionsItsExecutorReads_issue33() {
+        assertThat(plugin.providers().get(0).connectionFields()).extracting(f -> f.name() + ":" + f.type())
+                .containsExactly("lowPriorityMode:BOOLEAN", "autoLimitReset:BOOLEAN", "organizationUUID:STRING");
+        assertThat(plugin.providers().get(0).connectionFields()).allSatisfy(f -> assertThat(f.description()).isNotBlank());
+    }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.plugin.gemini;
 
+import dev.sluice.api.ConnectionField;
 import dev.sluice.api.ExecutorFactory;
 import dev.sluice.api.ModelInfo;
 import dev.sluice.api.ProviderClass;
@@ -31,7 +32,13 @@ public final class GeminiPlugin implements ProviderPlugin {
 
     private static final List<ProviderDescriptor> PROVIDERS = List.of(ProviderDescriptor.builder(PROVIDER_ID)
             .displayName("Google Gemini").defaultClass(ProviderClass.APIKEY).defaultBaseUrl(DEFAULT_BASE_URL)
-            .executor(GeminiExecutorFactory.NAME).models(MODELS).passthroughModels(true).modelPatterns(List.of("gemini-*")).build());
+            .executor(GeminiExecutorFactory.NAME).models(MODELS).passthroughModels(true).modelPatterns(List.of("gemini-*"))
+            // issue 33: what GeminiExecutor reads of a connection, for the operator's connection form
+            .connectionFields(List.of(ConnectionField.builder(GeminiExecutor.INCLUDE_THOUGHTS, ConnectionField.Type.BOOLEAN)
+                    .label("Thought summaries").description("Ask Gemini for thought summaries (generationConfig.thinkingConfig."
+                            + "includeThoughts), passed on as reasoning_content. Default off: models without thinking reject it.")
+                    .build()))
+            .build());
     private static final List<ExecutorFactory> EXECUTORS = List.of(new GeminiExecutorFactory());
 
     /** Creates the plugin (the runtime instantiates it through ServiceLoader). */

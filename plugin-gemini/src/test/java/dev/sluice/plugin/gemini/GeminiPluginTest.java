@@ -106,4 +106,13 @@ class GeminiPluginTest {
             }
         }
     }
+
+    @Test
+    void declaresTheConnectionOptionItsExecutorReads_issue33() {
+        assertThat(plugin.providers().get(0).connectionFields()).singleElement().satisfies(f -> {
+            assertThat(f.name()).isEqualTo(GeminiExecutor.INCLUDE_THOUGHTS);
+            assertThat(f.type()).isEqualTo(dev.sluice.api.ConnectionField.Type.BOOLEAN);
+            assertThat(f.description()).contains("includeThoughts");
+        });
+    }
 }
