@@ -91,7 +91,10 @@ public record ProviderDescriptor(
      * @param honorsRuleScope whether error rules' scopes are honoured
      * @param modelPatterns model ids with {@code *} served without being listed
      * @param discoversModels whether the upstream's model list is read
+     * @deprecated a positional form that drops every later component: use {@link #builder(String)}; removed at
+     *     {@code SPI_VERSION} 2
      */
+    @Deprecated(since = "0.1")
     public ProviderDescriptor(String id, String displayName, ProviderClass defaultClass, String defaultBaseUrl, String executor,
             List<ModelInfo> models, boolean passthroughModels, boolean fullTextErrorRules, boolean honorsRuleScope,
             List<String> modelPatterns, boolean discoversModels) {
@@ -112,7 +115,10 @@ public record ProviderDescriptor(
      * @param fullTextErrorRules whether error rules see the full body text
      * @param honorsRuleScope whether error rules' scopes are honoured
      * @param modelPatterns model ids with {@code *} served without being listed
+     * @deprecated a positional form that drops every later component: use {@link #builder(String)}; removed at
+     *     {@code SPI_VERSION} 2
      */
+    @Deprecated(since = "0.1")
     public ProviderDescriptor(String id, String displayName, ProviderClass defaultClass, String defaultBaseUrl, String executor,
             List<ModelInfo> models, boolean passthroughModels, boolean fullTextErrorRules, boolean honorsRuleScope,
             List<String> modelPatterns) {
@@ -132,7 +138,10 @@ public record ProviderDescriptor(
      * @param passthroughModels whether any model id is served
      * @param fullTextErrorRules whether error rules see the full body text
      * @param honorsRuleScope whether error rules' scopes are honoured
+     * @deprecated a positional form that drops every later component: use {@link #builder(String)}; removed at
+     *     {@code SPI_VERSION} 2
      */
+    @Deprecated(since = "0.1")
     public ProviderDescriptor(String id, String displayName, ProviderClass defaultClass, String defaultBaseUrl, String executor,
             List<ModelInfo> models, boolean passthroughModels, boolean fullTextErrorRules, boolean honorsRuleScope) {
         this(id, displayName, defaultClass, defaultBaseUrl, executor, models, passthroughModels, fullTextErrorRules, honorsRuleScope,

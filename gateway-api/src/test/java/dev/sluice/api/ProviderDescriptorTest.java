@@ -9,6 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Provider descriptors validate in the compact constructor (CONVENTIONS 1; SPEC DM-1b, ER-6, PA-3). */
+@SuppressWarnings("deprecation") // the positional forms kept for compiled plugins are tested too
 class ProviderDescriptorTest {
 
     private static ProviderDescriptor withId(String id) {

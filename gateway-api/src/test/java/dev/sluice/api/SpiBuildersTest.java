@@ -18,6 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Issue 17 item 6: SPI values that grow have builders and with-methods that keep every field. */
+@SuppressWarnings("deprecation") // the positional forms kept for compiled plugins are tested too
 class SpiBuildersTest {
 
     private static final UpstreamTarget TARGET = new UpstreamTarget("c1", "acme", ProviderClass.APIKEY, "https://acme.test/v1",

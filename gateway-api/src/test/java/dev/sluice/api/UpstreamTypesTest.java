@@ -25,6 +25,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Upstream request/response/failure records (SPEC SEC-2, SEC-5, FC-1). */
+@SuppressWarnings("deprecation") // the positional forms kept for compiled plugins are tested too
 class UpstreamTypesTest {
 
     private static final String SECRET = "sk-live-SECRET-0123456789";

@@ -31,7 +31,10 @@ public record UpstreamError(ResponseHead head, String body, String errorCode, St
      * @param errorCode the structured error's code, or null
      * @param errorType the structured error's type, or null
      * @param message the structured error's message, or null
+     * @deprecated a positional form that drops every later component: use {@link #builder(ResponseHead)}; removed
+     *     at {@code SPI_VERSION} 2
      */
+    @Deprecated(since = "0.1")
     public UpstreamError(ResponseHead head, String body, String errorCode, String errorType, String message) {
         this(head, body, errorCode, errorType, message, null);
     }

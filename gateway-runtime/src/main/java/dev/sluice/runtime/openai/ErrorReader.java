@@ -44,6 +44,6 @@ final class ErrorReader {
         } catch (JsonProcessingException | RuntimeException ignored) {
             // not JSON: the raw text is the message
         }
-        return new UpstreamError(head, body, code, type, message);
+        return UpstreamError.builder(head).body(body).errorCode(code).errorType(type).message(message).build();
     }
 }

@@ -171,9 +171,9 @@ public final class ProviderCatalog {
         String baseUrl = lowerCaseScheme(c.baseUrl());
         try {
             // a custom provider is OpenAI-compatible by definition (DM-2b), so it answers GET /models (issue 32)
-            return Optional.of(new Provider(new ProviderDescriptor(c.provider(), c.provider(), ProviderClass.APIKEY, baseUrl,
-                    HostContext.OPENAI_COMPATIBLE, List.<ModelInfo>of(), true, false, false, List.of(), true),
-                    customExecutor, Provider.CUSTOM));
+            return Optional.of(new Provider(ProviderDescriptor.builder(c.provider()).displayName(c.provider())
+                    .defaultClass(ProviderClass.APIKEY).defaultBaseUrl(baseUrl).executor(HostContext.OPENAI_COMPATIBLE)
+                    .passthroughModels(true).discoversModels(true).build(), customExecutor, Provider.CUSTOM));
         } catch (IllegalArgumentException e) {
             if (reported.add(c.id())) {
                 LOG.log(System.Logger.Level.WARNING, "connection " + c.id() + " of custom provider '" + c.provider()

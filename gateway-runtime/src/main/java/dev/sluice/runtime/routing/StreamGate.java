@@ -192,8 +192,10 @@ final class StreamGate {
         String data = e.data() == null ? "" : e.data();
         int status = data.contains("overloaded_error") ? 529 : data.contains("rate_limit_error") ? 429
                 : data.contains("invalid_request_error") ? 400 : 500;
-        return Attempt.failed(new UpstreamError(new ResponseHead(status, head.headers()), data, null, null,
-                "the upstream stream sent an error before its first useful event: " + data));
+        return Attempt.failed(UpstreamError.builder(new ResponseHead(status, head.headers()))
+                .body(data)
+                .message("the upstream stream sent an error before its first useful event: " + data)
+                .build());
     }
 
     /**
@@ -207,7 +209,9 @@ final class StreamGate {
                 : data.contains("overloaded") ? 503
                 : data.contains("invalid_request") || data.contains("invalid_prompt") || data.contains("context_length_exceeded") ? 400
                 : 500;
-        return Attempt.failed(new UpstreamError(new ResponseHead(status, head.headers()), data, null, null,
-                "the upstream stream sent " + e.type() + " before its first useful event: " + data));
+        return Attempt.failed(UpstreamError.builder(new ResponseHead(status, head.headers()))
+                .body(data)
+                .message("the upstream stream sent " + e.type() + " before its first useful event: " + data)
+                .build());
     }
 }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Model strings to routes: {@code provider/model}, bare models, custom providers (SPEC API-1, DM-2b). */
+@SuppressWarnings("deprecation") // the positional forms kept for compiled plugins are tested too
 class ModelResolverTest {
 
     private static final ProviderExecutor BUILT_IN_EXECUTOR = call -> {

@@ -89,7 +89,7 @@ final class ScriptedExecutor implements ProviderExecutor {
     }
 
     static Function<ChatCall, ChatOutcome> status(int status, String body) {
-        return call -> new ChatOutcome.Failed(new UpstreamError(new ResponseHead(status, Map.of()), body, null, null, body));
+        return call -> new ChatOutcome.Failed(UpstreamError.builder(new ResponseHead(status, Map.of())).body(body).message(body).build());
     }
 
     static Function<ChatCall, ChatOutcome> throwing() {

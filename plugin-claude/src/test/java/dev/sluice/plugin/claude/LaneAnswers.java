@@ -23,8 +23,11 @@ final class LaneAnswers {
     static UpstreamError answer(int status, Map<String, String> unified) {
         Map<String, List<String>> h = new HashMap<>();
         unified.forEach((k, v) -> h.put(UnifiedLimits.PREFIX + k, List.of(v)));
-        return new UpstreamError(new ResponseHead(status, h), "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}", null,
-                "rate_limit_error", "limit");
+        return UpstreamError.builder(new ResponseHead(status, h))
+                .body("{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}")
+                .errorType("rate_limit_error")
+                .message("limit")
+                .build();
     }
 
     /** The usage wall with the lane offered, resetting at {@code resetEpochSeconds}. */

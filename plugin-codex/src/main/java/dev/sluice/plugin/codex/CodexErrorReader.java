@@ -21,19 +21,29 @@ final class CodexErrorReader {
         try {
             json = Json.parseObject(body);
         } catch (JsonException e) {
-            return new UpstreamError(head, body, null, null, null);
+            return UpstreamError.builder(head).body(body).build();
         }
         Map<String, Object> error = Json.object(json, "error");
         if (error != null) {
-            return new UpstreamError(head, body, Json.string(error, "code"), Json.string(error, "type"), Json.string(error, "message"));
+            return UpstreamError.builder(head)
+                    .body(body)
+                    .errorCode(Json.string(error, "code"))
+                    .errorType(Json.string(error, "type"))
+                    .message(Json.string(error, "message"))
+                    .build();
         }
         if (json.get("detail") instanceof String detail) {
-            return new UpstreamError(head, body, null, null, detail);
+            return UpstreamError.builder(head).body(body).message(detail).build();
         }
         Map<String, Object> detail = Json.object(json, "detail");
         if (detail != null) {
-            return new UpstreamError(head, body, Json.string(detail, "code"), Json.string(detail, "type"), Json.string(detail, "message"));
+            return UpstreamError.builder(head)
+                    .body(body)
+                    .errorCode(Json.string(detail, "code"))
+                    .errorType(Json.string(detail, "type"))
+                    .message(Json.string(detail, "message"))
+                    .build();
         }
-        return new UpstreamError(head, body, null, null, null);
+        return UpstreamError.builder(head).body(body).build();
     }
 }

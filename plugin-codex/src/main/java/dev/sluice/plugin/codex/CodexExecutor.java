@@ -56,8 +56,12 @@ final class CodexExecutor implements ProviderExecutor {
             translation = ResponsesRequestWriter.write(call.request());
         } catch (IllegalArgumentException e) {
             // refused before sending: the client's request, not the account (a 400 the client sees)
-            return new ChatOutcome.Failed(new UpstreamError(new ResponseHead(400, Map.of()), "", "invalid_request",
-                    "invalid_request_error", e.getMessage()));
+            return new ChatOutcome.Failed(UpstreamError.builder(new ResponseHead(400, Map.of()))
+                    .body("")
+                    .errorCode("invalid_request")
+                    .errorType("invalid_request_error")
+                    .message(e.getMessage())
+                    .build());
         }
         URI uri = endpoint(target.baseUrl());
         UpstreamRequest request = new UpstreamRequest("POST", uri, headers(target, call), translation.bytes(), call.timeout());

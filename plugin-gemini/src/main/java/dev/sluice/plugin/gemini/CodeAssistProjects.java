@@ -136,9 +136,12 @@ final class CodeAssistProjects {
         }
         Map<String, Object> lro = onboarded.body;
         if (!Json.isTrue(lro, "done")) {
-            return new Lookup.Failed(new UpstreamError(new ResponseHead(503, Map.of()), "", "code_assist_onboarding",
-                    "UNAVAILABLE", "Google is still setting up Gemini Code Assist for this account (tier " + tier
-                            + "); retry in a few seconds."));
+            return new Lookup.Failed(UpstreamError.builder(new ResponseHead(503, Map.of()))
+                    .body("")
+                    .errorCode("code_assist_onboarding")
+                    .errorType("UNAVAILABLE")
+                    .message("Google is still setting up Gemini Code Assist for this account (tier " + tier
+                            + "); retry in a few seconds.").build());
         }
         String project = Json.string(Json.object(Json.object(lro, "response"), "cloudaicompanionProject"), "id");
         return project != null && !project.isBlank() ? new Lookup.Known(project) : projectRequired(res);
@@ -157,8 +160,12 @@ final class CodeAssistProjects {
                 ? "This Google account needs a Google Cloud project for Gemini Code Assist: set the connection's"
                         + " providerSpecificData.projectId."
                 : "Google does not offer Gemini Code Assist to this account: " + String.join(", ", reasons) + ".";
-        return new Lookup.Failed(new UpstreamError(new ResponseHead(403, Map.of()), "", "code_assist_project_required",
-                "PERMISSION_DENIED", message));
+        return new Lookup.Failed(UpstreamError.builder(new ResponseHead(403, Map.of()))
+                .body("")
+                .errorCode("code_assist_project_required")
+                .errorType("PERMISSION_DENIED")
+                .message(message)
+                .build());
     }
 
     /** A lookup call's parsed answer, or its failure. */

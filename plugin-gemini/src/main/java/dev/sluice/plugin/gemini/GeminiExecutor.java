@@ -96,8 +96,12 @@ final class GeminiExecutor implements ProviderExecutor {
         String refusal = unsafeModelId(call.request().model());
         if (refusal != null) {
             logger.log(System.Logger.Level.INFO, () -> "gemini " + call.requestId() + " refused before sending: " + refusal);
-            return new ChatOutcome.Failed(new UpstreamError(new ResponseHead(400, Map.of()), "", "invalid_model_id",
-                    "INVALID_ARGUMENT", refusal));
+            return new ChatOutcome.Failed(UpstreamError.builder(new ResponseHead(400, Map.of()))
+                    .body("")
+                    .errorCode("invalid_model_id")
+                    .errorType("INVALID_ARGUMENT")
+                    .message(refusal)
+                    .build());
         }
         GeminiRequestWriter.Translation translation =
                 GeminiRequestWriter.write(call.request(), includeThoughts(target));

@@ -41,7 +41,7 @@ public class ErrorRulesTest {
     private final FailureClassifier without = new FailureClassifier(InstantSource.fixed(Instant.EPOCH));
 
     private static UpstreamError error(int status, Map<String, List<String>> headers, String body) {
-        return new UpstreamError(new ResponseHead(status, headers), body, null, null, null);
+        return UpstreamError.builder(new ResponseHead(status, headers)).body(body).build();
     }
 
     private Verdict classify(String provider, UpstreamError e) {

@@ -24,7 +24,7 @@ public class StatusRestatementTest {
     private final StatusRestatement restatement = new StatusRestatement(List.of(AGENTROUTER));
 
     private static UpstreamError error(int status, String body) {
-        return new UpstreamError(new ResponseHead(status, Map.of("x-request-id", List.of("r1"))), body, null, null, null);
+        return UpstreamError.builder(new ResponseHead(status, Map.of("x-request-id", List.of("r1")))).body(body).build();
     }
 
     @ParameterizedTest
@@ -64,8 +64,7 @@ public class StatusRestatementTest {
 
     @Test
     void anUpstreamRetryAfterBeatsTheRulesDefault_RS3() {
-        UpstreamError withHint = new UpstreamError(new ResponseHead(403, Map.of("retry-after", List.of("12"))),
-                "{\"error\":{\"message\":\"用户额度不足\"}}", null, null, null);
+        UpstreamError withHint = UpstreamError.builder(new ResponseHead(403, Map.of("retry-after", List.of("12")))).body("{\"error\":{\"message\":\"用户额度不足\"}}").build();
         assertThat(restatement.apply("agentrouter", withHint, 0).clientRetryAfterMs()).isEqualTo(12_000);
     }
 

@@ -357,7 +357,7 @@ class ConnectionCooldownsTest {
     private long classifiedCooldown(String body) {
         Connection c = apiKey(false);
         Verdict v = new FailureClassifier(clock).classify("glm", ProviderClass.APIKEY,
-                new dev.sluice.api.upstream.UpstreamError(new dev.sluice.api.upstream.ResponseHead(429, java.util.Map.of()), body, null, null, null));
+                dev.sluice.api.upstream.UpstreamError.builder(new dev.sluice.api.upstream.ResponseHead(429, java.util.Map.of())).body(body).build());
         return cooldowns.onFailure(c.id(), v, null, null).cooledMs();
     }
 

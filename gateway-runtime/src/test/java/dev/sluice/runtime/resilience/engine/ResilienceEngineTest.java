@@ -98,7 +98,7 @@ class ResilienceEngineTest {
     }
 
     private static UpstreamError error(int status, String body) {
-        return new UpstreamError(new ResponseHead(status, Map.of()), body, null, null, null);
+        return UpstreamError.builder(new ResponseHead(status, Map.of())).body(body).build();
     }
 
     private ConnectionState state() {
