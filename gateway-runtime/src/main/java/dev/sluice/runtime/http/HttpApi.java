@@ -183,10 +183,10 @@ public final class HttpApi {
         ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.stores().connections(), d.guards().resilience().breakers(),
                 d.guards().resilience().cooldowns(), d.guards().resilience().lockouts(), d.guards().resilience().providerCooldowns(), d.guards().gates(), d.wire().clock(),
                 d.guards().streams(), d.routes().sessions(), c -> pluginState(d, c), new Deployment(d.watch().instanceId(), d.stores().database(), d.watch().shared()));
-        routes.register(routing, "/api/resilience", new ResilienceSettingsAdminService(json, auth, d.guards().resilienceSettings()));
+        routes.register(routing, "/api/resilience", new SettingsDocumentService(json, auth, SettingsDocumentService.resilience(d.guards().resilienceSettings())));
         routes.register(routing, "/api/resilience", resilience.resilience());
         routes.register(routing, "/api/monitoring", resilience.monitoring());
-        routes.register(routing, "/api/settings", new SettingsAdminService(json, auth, d.guards().generalSettings()));
+        routes.register(routing, "/api/settings", new SettingsDocumentService(json, auth, SettingsDocumentService.general(d.guards().generalSettings())));
         routes.register(routing, "/api/rate-limits", new RateLimitsAdminService(json, auth, d.stores().connections(), d.guards().admissionPolicy(), d.guards().gates()));
         routing.any((req, res) -> unknownRoute(routes, req, res));
         return routing;

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code GET/PATCH /api/resilience} over a real server (SPEC §3, SE-1, SE-4). */
-class ResilienceSettingsAdminServiceTest {
+class SettingsDocumentServiceTest {
 
     private static final String ADMIN_KEY = "sk-test-admin-key-0123456789";
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -51,7 +51,7 @@ class ResilienceSettingsAdminServiceTest {
         Authenticator auth = new Authenticator(keys, KeyHasher.hash(ADMIN_KEY));
         HttpRouting.Builder routing = HttpRouting.builder();
         new ErrorMapper(json).register(routing);
-        routing.register("/api/resilience", new ResilienceSettingsAdminService(json, auth, settings));
+        routing.register("/api/resilience", new SettingsDocumentService(json, auth, SettingsDocumentService.resilience(settings)));
         // another group's sub-route beside it, as the breaker reset will be
         routing.register("/api/resilience", rules -> rules.post("/reset", (req, res) -> res.send("reset")));
         server = WebServer.builder().host("127.0.0.1").port(0).routing(routing).build().start();
