@@ -46,9 +46,11 @@ public final class SluiceServer implements AutoCloseable {
     private final RoutingWiring routing;
     private final RouteTable routes;
     private final SharedState shared;
+    private final PrintStream console;
 
     private SluiceServer(WebServer web, StorageWiring storage, ChangeFeed feed, TelemetryWiring telemetry, PluginRegistry plugins,
-            UpstreamWiring upstreams, RoutingWiring routing, RouteTable routes, SharedState shared) {
+            UpstreamWiring upstreams, RoutingWiring routing, RouteTable routes, SharedState shared, PrintStream console) {
+        this.console = console;
         this.web = web;
         this.storage = storage;
         this.feed = feed;
@@ -126,7 +128,7 @@ public final class SluiceServer implements AutoCloseable {
         console.println("Sluice listening on http://" + host + ":" + web.port());
         console.flush();
         routing.discovery().start(feed);
-        return new SluiceServer(web, storage, feed, telemetry, plugins.registry(), upstreams, routing, routes, shared);
+        return new SluiceServer(web, storage, feed, telemetry, plugins.registry(), upstreams, routing, routes, shared, console);
     }
 
     /** What the endpoints need, by concern. */
@@ -250,8 +252,10 @@ public final class SluiceServer implements AutoCloseable {
     @Override
     public void close() {
         if (web.isRunning()) {
-            LOG.log(System.Logger.Level.INFO, "stopping: no new connections; requests under way get " + web.prototype().shutdownGracePeriod().toMillis()
+            // on the console, as the ready line: in a shutdown hook the log's own hook may already have closed its handlers
+            console.println("Sluice stopping: no new connections; requests under way get " + web.prototype().shutdownGracePeriod().toMillis()
                     + " ms to finish (server.shutdownGraceMs)");
+            console.flush();
             web.stop();
         }
         routing.discovery().close();
