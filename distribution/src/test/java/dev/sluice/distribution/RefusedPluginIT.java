@@ -196,9 +196,9 @@ class RefusedPluginIT {
                 + "public final class Broken implements ProviderPlugin {\n"
                 + " @Override public String name() { return \"" + provider + "\"; }\n"
                 + " @Override public int spiVersion() { return SPI_VERSION; }\n"
-                + " @Override public List<ProviderDescriptor> providers() { return List.of(new ProviderDescriptor(\"" + provider
-                + "\", \"" + provider + "\", ProviderClass.APIKEY, \"https://" + provider + ".invalid/v1\", " + executor
-                + ", List.of(), true, false, false)); }\n" + members + "\n}\n");
+                + " @Override public List<ProviderDescriptor> providers() { return List.of(ProviderDescriptor.builder(\"" + provider
+                + "\").displayName(\"" + provider + "\").defaultClass(ProviderClass.APIKEY).defaultBaseUrl(\"https://" + provider
+                + ".invalid/v1\").executor(" + executor + ").passthroughModels(true).build()); }\n" + members + "\n}\n");
         run("javac", "--release", "21", "--module-path", api.toString(), "-d", classes.toString(),
                 src.resolve("module-info.java").toString(), src.resolve(pkg).resolve("Broken.java").toString());
         run("jar", "--create", "--file", jar.toString(), "-C", classes.toString(), ".");
