@@ -53,17 +53,19 @@ final class Mirror<K, V> {
      * @param key the key
      * @param value the value
      * @param remainingMs how long from now
+     * @return the entry written (a withdrawal's marker for 0 or less), for {@link #confirm}
      */
-    void put(K key, V value, long remainingMs) {
+    Timed<V> put(K key, V value, long remainingMs) {
         if (remainingMs <= 0) {
-            remove(key);
-            return;
+            return remove(key);
         }
         long now = clock.millis();
-        entries.put(key, new Timed<>(value, now + remainingMs, WRITES.incrementAndGet()));
+        Timed<V> t = new Timed<>(value, now + remainingMs, WRITES.incrementAndGet());
+        entries.put(key, t);
         if (entries.size() > SWEEP_ABOVE) {
-            entries.values().removeIf(t -> t.expiresAt() <= now);
+            entries.values().removeIf(e -> e.expiresAt() <= now);
         }
+        return t;
     }
 
     /**
@@ -96,19 +98,25 @@ final class Mirror<K, V> {
      * withdrawal (and still saw the key there) must not bring it back.
      *
      * @param key forgotten
+     * @return the marker, for {@link #confirm}
      */
-    void remove(K key) {
-        entries.put(key, new Timed<>(null, clock.millis() + WITHDRAWN_FOR_MS, WRITES.incrementAndGet()));
+    Timed<V> remove(K key) {
+        Timed<V> marker = new Timed<>(null, clock.millis() + WITHDRAWN_FOR_MS, WRITES.incrementAndGet());
+        entries.put(key, marker);
+        return marker;
     }
 
     /**
-     * Marks an entry as written now, again: called once its write reached Redis, so that a read of
-     * Redis that listed the keys before the write landed does not forget it.
+     * This instance's write (or withdrawal) reached Redis: it is numbered again, and put back if a
+     * read of Redis that listed the keys before it landed has meanwhile replaced the copy without
+     * it — a later write or withdrawal of the key is left as it is.
      *
      * @param key the key just written to Redis
+     * @param written what {@link #put} or {@link #remove} wrote
      */
-    void restamp(K key) {
-        entries.computeIfPresent(key, (k, t) -> new Timed<>(t.value(), t.expiresAt(), WRITES.incrementAndGet()));
+    void confirm(K key, Timed<V> written) {
+        entries.compute(key, (k, now) -> now == null || now == written
+                ? new Timed<>(written.value(), written.expiresAt(), WRITES.incrementAndGet()) : now);
     }
 
     /** @param which the keys to forget */

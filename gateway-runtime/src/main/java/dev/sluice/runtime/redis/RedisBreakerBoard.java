@@ -81,10 +81,10 @@ final class RedisBreakerBoard implements BreakerBoard {
         long period = Math.max(1, periodMs);
         long lease = Math.max(1, probeLeaseMs);
         probing.remove(key);
-        mirror.put(key, mirror.now() + period, period + lease);
+        Mirror.Timed<Long> written = mirror.put(key, mirror.now() + period, period + lease);
         try {
             redis.eval(OPEN, List.of(key(key)), List.of(Long.toString(period), Long.toString(lease)));
-            mirror.restamp(key);
+            mirror.confirm(key, written);
             events.publish(new BreakerAnnounced(key.provider(), key.host(), period, period + lease));
         } catch (RedisClient.Unavailable e) {
             // this instance's own breaker is open; the others learn of it from their own failures
@@ -94,10 +94,10 @@ final class RedisBreakerBoard implements BreakerBoard {
     @Override
     public void closed(BreakerKey key) {
         probing.remove(key);
-        mirror.remove(key);
+        Mirror.Timed<Long> withdrawn = mirror.remove(key);
         try {
             redis.call(j -> j.del(key(key)));
-            mirror.restamp(key);
+            mirror.confirm(key, withdrawn);
             events.publish(new BreakerAnnounced(key.provider(), key.host(), 0, 0));
         } catch (RedisClient.Unavailable e) {
             // expires on its own

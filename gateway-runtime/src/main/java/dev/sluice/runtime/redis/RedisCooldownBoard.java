@@ -43,10 +43,10 @@ final class RedisCooldownBoard implements CooldownBoard {
         if (remainingMs <= 0) {
             return;
         }
-        mirror.put(connectionId, Boolean.TRUE, remainingMs);
+        Mirror.Timed<Boolean> written = mirror.put(connectionId, Boolean.TRUE, remainingMs);
         try {
             redis.call(j -> j.set(key(connectionId), "1", SetParams.setParams().px(remainingMs)));
-            mirror.restamp(connectionId);
+            mirror.confirm(connectionId, written);
             events.publish(new CooldownAnnounced(connectionId, remainingMs));
         } catch (RedisClient.Unavailable e) {
             // the durable state carries it within a second
@@ -78,10 +78,10 @@ final class RedisCooldownBoard implements CooldownBoard {
 
     @Override
     public void cleared(String connectionId) {
-        mirror.remove(connectionId);
+        Mirror.Timed<Boolean> withdrawn = mirror.remove(connectionId);
         try {
             redis.call(j -> j.del(key(connectionId)));
-            mirror.restamp(connectionId);
+            mirror.confirm(connectionId, withdrawn);
             events.publish(new CooldownAnnounced(connectionId, 0));
         } catch (RedisClient.Unavailable e) {
             // it expires on its own; the durable state says the connection is active

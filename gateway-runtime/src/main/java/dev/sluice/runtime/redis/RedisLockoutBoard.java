@@ -74,16 +74,14 @@ final class RedisLockoutBoard implements LockoutBoard {
         return INDEX_PREFIX + connectionId;
     }
 
-    private void remember(String connectionId, String slot, Lock lock, long remainingMs) {
-        mirror.computeIfAbsent(connectionId, c -> new Mirror<>(clock)).put(slot, lock, remainingMs);
+    private Mirror.Timed<Lock> remember(String connectionId, String slot, Lock lock, long remainingMs) {
+        return mirror.computeIfAbsent(connectionId, c -> new Mirror<>(clock)).put(slot, lock, remainingMs);
     }
 
     /** The write reached Redis: a read of Redis that listed the keys before it must not undo it. */
-    private void restamp(String connectionId, List<String> slots) {
-        Mirror<String, Lock> m = mirror.get(connectionId);
-        if (m != null) {
-            slots.forEach(m::restamp);
-        }
+    private void confirm(String connectionId, Map<String, Mirror.Timed<Lock>> written) {
+        Mirror<String, Lock> m = mirror.computeIfAbsent(connectionId, c -> new Mirror<>(clock));
+        written.forEach(m::confirm);
     }
 
     @Override
@@ -92,11 +90,11 @@ final class RedisLockoutBoard implements LockoutBoard {
             return;
         }
         String value = lock.reason().name() + '\n' + lock.scope().name() + '\n' + lock.model();
-        remember(connectionId, slot, lock, lock.remainingMs());
+        Mirror.Timed<Lock> written = remember(connectionId, slot, lock, lock.remainingMs());
         try {
             redis.eval(LOCK, List.of(key(connectionId, slot), index(connectionId)),
                     List.of(value, Long.toString(lock.remainingMs())));
-            restamp(connectionId, List.of(slot));
+            confirm(connectionId, Map.of(slot, written));
             events.publish(new LockAnnounced(connectionId, slot, lock.model(), lock.scope().name(), lock.reason().name(), lock.remainingMs()));
         } catch (RedisClient.Unavailable e) {
             // this instance still honours its own lock; the others see the next failure themselves
@@ -130,13 +128,16 @@ final class RedisLockoutBoard implements LockoutBoard {
         for (String slot : slots) {
             keys.add(key(connectionId, slot));
         }
+        Map<String, Mirror.Timed<Lock>> withdrawn = new HashMap<>();
         Mirror<String, Lock> m = mirror.get(connectionId);
         if (m != null) {
-            slots.forEach(m::remove);
+            slots.forEach(slot -> withdrawn.put(slot, m.remove(slot)));
         }
         try {
             redis.eval(CLEAR, keys, List.of());
-            restamp(connectionId, slots);
+            if (!withdrawn.isEmpty()) {
+                confirm(connectionId, withdrawn);
+            }
             events.publish(new LocksWithdrawn(connectionId, slots));
         } catch (RedisClient.Unavailable e) {
             // they expire on their own

@@ -40,10 +40,10 @@ final class RedisWindowBoard implements WindowBoard {
         if (remainingMs <= 0) {
             return;
         }
-        mirror.put(provider, Boolean.TRUE, remainingMs);
+        Mirror.Timed<Boolean> written = mirror.put(provider, Boolean.TRUE, remainingMs);
         try {
             redis.call(j -> j.set(key(provider), "1", SetParams.setParams().px(remainingMs)));
-            mirror.restamp(provider);
+            mirror.confirm(provider, written);
             events.publish(new WindowAnnounced(provider, remainingMs));
         } catch (RedisClient.Unavailable e) {
             // this instance still holds the provider; the others count their own failures
@@ -52,10 +52,10 @@ final class RedisWindowBoard implements WindowBoard {
 
     @Override
     public void cleared(String provider) {
-        mirror.remove(provider);
+        Mirror.Timed<Boolean> withdrawn = mirror.remove(provider);
         try {
             redis.call(j -> j.del(key(provider)));
-            mirror.restamp(provider);
+            mirror.confirm(provider, withdrawn);
             events.publish(new WindowAnnounced(provider, 0));
         } catch (RedisClient.Unavailable e) {
             // it expires on its own

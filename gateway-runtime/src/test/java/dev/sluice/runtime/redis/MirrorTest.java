@@ -67,19 +67,36 @@ class MirrorTest {
     }
 
     @Test
-    void aWriteOrWithdrawalThatReachesRedisAfterTheReadListedTheKeysIsRestampedAndKept_issue26() {
-        mirror.put("locked", "mine", 2_000); // put before the Redis write
+    void aWriteOrWithdrawalThatReachesRedisAfterTheReadListedTheKeysIsConfirmedAndKept_issue26() {
+        Mirror.Timed<String> locked = mirror.put("locked", "mine", 2_000); // put before the Redis write
         mirror.put("cleared", "v", 5_000);
         long mark = Mirror.mark(); // the read begins and lists the keys: "locked" is not in Redis yet, "cleared" still is
-        mirror.restamp("locked"); // the write reached Redis
-        mirror.remove("cleared");
-        mirror.restamp("cleared"); // the DEL reached Redis
+        mirror.confirm("locked", locked); // the write reached Redis
+        Mirror.Timed<String> withdrawn = mirror.remove("cleared");
+        mirror.confirm("cleared", withdrawn); // the DEL reached Redis
         mirror.replace(Map.of("cleared", mirror.timed("v", 5_000)), mark);
         assertThat(mirror.remainingMs("locked")).isEqualTo(2_000);
         assertThat(mirror.get("cleared")).as("a withdrawal the read did not see yet stays withdrawn").isNull();
         clock.advance(Duration.ofMillis(Mirror.WITHDRAWN_FOR_MS));
         mirror.replace(Map.of(), Mirror.mark());
         assertThat(mirror.size()).as("the withdrawal's marker expires").isZero();
+    }
+
+    @Test
+    void aReadThatReplacedTheCopyBeforeAWriteReachedRedisDoesNotLoseIt_issue26() {
+        // CI, twice: the start-up read of Redis listed no key, replaced the copy between this instance's write to
+        // the copy and the write to Redis, and the instance forgot its own lockout for its whole duration
+        long mark = Mirror.mark();
+        Mirror.Timed<String> locked = mirror.put("locked", "mine", 2_000);
+        Mirror.Timed<String> older = mirror.put("older", "mine", 3_000);
+        mirror.replace(Map.of(), Mirror.mark()); // the read, begun after both puts (mark taken after them)
+        assertThat(mirror.get("locked")).as("gone for the moment").isNull();
+        mirror.confirm("locked", locked); // the write reached Redis
+        assertThat(mirror.remainingMs("locked")).isEqualTo(2_000);
+        mirror.put("older", "newer", 4_000); // a later write of the key wins over a late confirmation of an older one
+        mirror.confirm("older", older);
+        assertThat(mirror.get("older").value()).isEqualTo("newer");
+        assertThat(mark).isLessThan(Mirror.mark());
     }
 
     @Test
