@@ -6,6 +6,7 @@ import dev.sluice.runtime.plugin.LoadedPlugin;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.redis.SharedState;
 import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
+import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
@@ -60,7 +61,7 @@ record ResilienceWiring(Resilience resilience, ResilienceEngine engine, QuotaObs
         if (shared.configured()) {
             windows = SharedProviderCooldowns.over(windows, shared.windows(), shared.events(), settings);
         }
-        Resilience resilience = new Resilience(new CircuitBreakers(clock, settings, new JdbcBreakerStore(storage.db()), shared.breakers()),
+        Resilience resilience = new Resilience(new CircuitBreakers(clock, settings, BreakerStore.rows(new JdbcBreakerStore(storage.db())), shared.breakers()),
                 new ConnectionCooldowns(storage.connections(), clock, settings, shared.cooldowns()),
                 new ModelLockouts(clock, settings, shared.lockouts()), windows);
         PluginRegistry registry = plugins.registry();

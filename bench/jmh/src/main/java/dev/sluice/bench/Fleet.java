@@ -143,10 +143,10 @@ final class Fleet {
         byRank = List.of(ranked);
         store = new FixedConnectionStore(created);
 
-        breakers = new CircuitBreakers(clock, () -> settings, BreakerStore.none());
+        breakers = new CircuitBreakers(clock, () -> settings, BreakerStore.none(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
         lockouts = new ModelLockouts(clock, () -> settings);
         engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings,
-                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, () -> settings), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),
+                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, () -> settings, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         selector = new ConnectionSelector(store, clock, engine);
 

@@ -17,6 +17,16 @@ import java.util.List;
 public interface BreakerStore {
 
     /**
+     * The store over the breaker table (CB-7): rows are mapped here, not in the store package.
+     *
+     * @param rows the table
+     * @return the store
+     */
+    static BreakerStore rows(dev.sluice.runtime.store.BreakerRowStore rows) {
+        return new RowBackedBreakerStore(rows);
+    }
+
+    /**
      * A store that keeps nothing: breakers live in memory only (tests, benchmarks, embedded use).
      *
      * @return the store

@@ -79,48 +79,14 @@ public final class CircuitBreakers implements Mechanism {
      *
      * @param clock the clock
      * @param settings the live resilience settings, read on every call
-     * @param store the persistence
-     */
-    public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerStore store) {
-        this(clock, settings, store, BreakerBoard.NONE);
-    }
-
-    /**
-     * Creates the breakers, sharing their open state and half-open probe with other instances.
-     *
-     * @param clock the clock
-     * @param settings the live resilience settings, read on every call
-     * @param store the persistence
-     * @param board what several instances share ({@link BreakerBoard#NONE}: nothing)
+     * @param store the persistence ({@link BreakerStore#rows} over the breaker table, {@link BreakerStore#none()})
+     * @param board what several instances share of their open state and half-open probe ({@link BreakerBoard#NONE}: nothing)
      */
     public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerStore store, BreakerBoard board) {
         this.clock = requireNonNull(clock, "clock is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.registry = new BreakerRegistry(clock, new BreakerPersistence(store), dedupe);
         this.shared = new SharedBreakerProbes(board);
-    }
-
-    /**
-     * Creates the breakers over the breaker table (CB-7); rows are mapped here, not in the store.
-     *
-     * @param clock the clock
-     * @param settings the live resilience settings, read on every call
-     * @param rows the table
-     */
-    public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerRowStore rows) {
-        this(clock, settings, new RowBackedBreakerStore(rows));
-    }
-
-    /**
-     * Creates the breakers over the breaker table, sharing their open state with other instances.
-     *
-     * @param clock the clock
-     * @param settings the live resilience settings, read on every call
-     * @param rows the table
-     * @param board what several instances share ({@link BreakerBoard#NONE}: nothing)
-     */
-    public CircuitBreakers(InstantSource clock, Supplier<ResilienceSettings> settings, BreakerRowStore rows, BreakerBoard board) {
-        this(clock, settings, new RowBackedBreakerStore(rows), board);
     }
 
     /**

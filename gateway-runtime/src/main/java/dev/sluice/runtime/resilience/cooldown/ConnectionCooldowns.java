@@ -80,17 +80,6 @@ public final class ConnectionCooldowns implements Mechanism {
      * @param store the connections (state is written through it)
      * @param clock the clock
      * @param settings the live settings
-     */
-    public ConnectionCooldowns(ConnectionStore store, InstantSource clock, Supplier<ResilienceSettings> settings) {
-        this(store, clock, settings, CooldownBoard.NONE);
-    }
-
-    /**
-     * Creates the mechanism, announcing cooldowns to other instances.
-     *
-     * @param store the connections (state is written through it)
-     * @param clock the clock
-     * @param settings the live settings
      * @param board where cooldowns are announced to the other instances ({@link CooldownBoard#NONE}: nowhere)
      */
     public ConnectionCooldowns(ConnectionStore store, InstantSource clock, Supplier<ResilienceSettings> settings, CooldownBoard board) {
@@ -187,7 +176,6 @@ public final class ConnectionCooldowns implements Mechanism {
             lock.unlock();
         }
     }
-
 
     /**
      * A committed stream stalled (SPEC CC-5): the error is recorded on the connection, and the
@@ -425,16 +413,6 @@ public final class ConnectionCooldowns implements Mechanism {
         onStreamStall(stalled.connection().id(), message);
     }
 
-    /** The result of clearing one connection (CC-8). */
-    public enum ClearResult {
-        /** Its cooldown and error fields were cleared. */
-        CLEARED,
-        /** It had nothing to clear. */
-        UNCHANGED,
-        /** It is terminal; left as is. */
-        SKIPPED_TERMINAL
-    }
-
     /** CC-7, CC-8: back to active with every error field and the backoff cleared. */
     private void reset(String connectionId, ConnectionStatus from) {
         store.updateState(connectionId, from.moveTo(ConnectionStatus.ACTIVE).stored(null, null, null, 0, 0));
@@ -460,7 +438,6 @@ public final class ConnectionCooldowns implements Mechanism {
             board.cleared(connectionId);
         }
     }
-
 
     private static String truncate(String s) {
         if (s == null) {

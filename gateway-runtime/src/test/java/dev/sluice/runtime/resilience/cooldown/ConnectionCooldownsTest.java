@@ -49,7 +49,7 @@ class ConnectionCooldownsTest {
     void open() {
         db = Database.open(dir);
         store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
-        cooldowns = new ConnectionCooldowns(store, clock, settings::get);
+        cooldowns = new ConnectionCooldowns(store, clock, settings::get, CooldownBoard.NONE);
     }
 
     @AfterEach
@@ -329,9 +329,9 @@ class ConnectionCooldownsTest {
         cooldowns.onFailure(cooling.id(), rateLimit(), null, null);
         cooldowns.onFailure(banned.id(), new Verdict(FailureReason.BANNED, 403, true, null, null, null, LockScope.CONNECTION, true,
                 false, false, false, null), null, null);
-        assertThat(cooldowns.clear(cooling.id())).isEqualTo(ConnectionCooldowns.ClearResult.CLEARED);
-        assertThat(cooldowns.clear(clean.id())).isEqualTo(ConnectionCooldowns.ClearResult.UNCHANGED);
-        assertThat(cooldowns.clear(banned.id())).isEqualTo(ConnectionCooldowns.ClearResult.SKIPPED_TERMINAL);
+        assertThat(cooldowns.clear(cooling.id())).isEqualTo(ClearResult.CLEARED);
+        assertThat(cooldowns.clear(clean.id())).isEqualTo(ClearResult.UNCHANGED);
+        assertThat(cooldowns.clear(banned.id())).isEqualTo(ClearResult.SKIPPED_TERMINAL);
         assertThat(state(cooling)).isEqualTo(ConnectionState.ACTIVE);
         assertThat(state(banned).testStatus()).isEqualTo("banned");
     }
@@ -415,7 +415,7 @@ class ConnectionCooldownsTest {
         seen.add(status(c));
         cooldowns.coolUntil(c.id(), clock.millis() + 60_000, FailureReason.RATE_LIMIT_EXCEEDED, null); // EB-2 sibling cooldown
         seen.add(status(c));
-        assertThat(cooldowns.clear(c.id())).isEqualTo(ConnectionCooldowns.ClearResult.CLEARED); // cooling -> active
+        assertThat(cooldowns.clear(c.id())).isEqualTo(ClearResult.CLEARED); // cooling -> active
         seen.add(status(c));
         for (int retry = 0; retry < ConnectionCooldowns.EXPIRED_RETRY_MAX; retry++) {
             cooldowns.onFailure(c.id(), expired, null, null); // each retry cools

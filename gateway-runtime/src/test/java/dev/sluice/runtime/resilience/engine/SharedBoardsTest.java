@@ -186,7 +186,7 @@ class SharedBoardsTest {
 
     @Test
     void selectionHoldsBackAConnectionAnotherInstanceCooledBeforeItsRowArrives_NF6() {
-        CircuitBreakers breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none());
+        CircuitBreakers breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none(), BreakerBoard.NONE);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
                 ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, boards), ProviderCooldowns.local(clock, settings::get), null, new ModelLockouts(clock, settings::get), breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
