@@ -10,8 +10,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -20,8 +18,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A scriptable fake OpenAI-compatible upstream: a real HTTP/1.1 server on {@code 127.0.0.1}, one
@@ -45,7 +41,6 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class MockUpstream implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(MockUpstream.class.getName());
-    private static final int MAX_RECORDED = 10_000;
     private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(5);
 
     private final ServerSocket serverSocket;
@@ -59,14 +54,7 @@ public final class MockUpstream implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger peakAnswering = new java.util.concurrent.atomic.AtomicInteger();
     private final CountDownLatch closedLatch = new CountDownLatch(1);
 
-    // A lock rather than synchronized: virtual threads must not pin a carrier on Java 21.
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition recordedOne = lock.newCondition();
-    private final ArrayDeque<RecordedRequest> recorded = new ArrayDeque<>();
-    private final ArrayDeque<RecordedRequest> untaken = new ArrayDeque<>();
-    /** Per kept request (by identity): counted down when the client leaves its connection. */
-    private final IdentityHashMap<RecordedRequest, CountDownLatch> departures = new IdentityHashMap<>();
-    private int count;
+    private final RecordedRequests log = new RecordedRequests();
     private volatile MockResponse modelsResponse = MockResponse.json(200, "{\"object\":\"list\",\"data\":[]}");
     private final Queue<RecordedRequest> modelsRequests = new ConcurrentLinkedQueue<>();
     /** Connections that carried a models request, kept to tell those that carried nothing else. */
@@ -152,13 +140,13 @@ public final class MockUpstream implements AutoCloseable {
     }
 
     void modelsConnection(MockConnection connection) {
-        if (everConnected.size() < MAX_RECORDED) {
+        if (everConnected.size() < RecordedRequests.MAX_RECORDED) {
             everConnected.add(connection);
         }
     }
 
     void recordModels(RecordedRequest request) {
-        if (modelsRequests.size() < MAX_RECORDED) {
+        if (modelsRequests.size() < RecordedRequests.MAX_RECORDED) {
             modelsRequests.add(request);
         }
     }
@@ -213,12 +201,7 @@ public final class MockUpstream implements AutoCloseable {
      * @return an immutable snapshot
      */
     public List<RecordedRequest> requests() {
-        lock.lock();
-        try {
-            return List.copyOf(recorded);
-        } finally {
-            lock.unlock();
-        }
+        return log.all();
     }
 
     /**
@@ -229,19 +212,7 @@ public final class MockUpstream implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public RecordedRequest takeRequest(Duration timeout) throws InterruptedException {
-        long nanos = timeout.toNanos();
-        lock.lock();
-        try {
-            while (untaken.isEmpty()) {
-                if (nanos <= 0) {
-                    return null;
-                }
-                nanos = recordedOne.awaitNanos(nanos);
-            }
-            return untaken.poll();
-        } finally {
-            lock.unlock();
-        }
+        return log.take(timeout);
     }
 
     /**
@@ -267,18 +238,7 @@ public final class MockUpstream implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean awaitClientGone(RecordedRequest request, Duration timeout) throws InterruptedException {
-        requireNonNull(request, "request is null");
-        CountDownLatch gone;
-        lock.lock();
-        try {
-            gone = departures.get(request);
-        } finally {
-            lock.unlock();
-        }
-        if (gone == null) {
-            throw new IllegalArgumentException("not a request this upstream keeps: " + request.method() + " " + request.path());
-        }
-        return gone.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return log.awaitClientGone(request, timeout);
     }
 
     /**
@@ -288,12 +248,7 @@ public final class MockUpstream implements AutoCloseable {
      * @return the count
      */
     public int requestCount() {
-        lock.lock();
-        try {
-            return count;
-        } finally {
-            lock.unlock();
-        }
+        return log.count();
     }
 
     /**
@@ -338,15 +293,7 @@ public final class MockUpstream implements AutoCloseable {
     public void clear() {
         script.clear();
         defaultResponse = MockResponse.echoCompletion();
-        lock.lock();
-        try {
-            recorded.clear();
-            untaken.clear();
-            departures.clear();
-            count = 0;
-        } finally {
-            lock.unlock();
-        }
+        log.clear();
         peakAnswering.set(answering.get());
     }
 
@@ -400,28 +347,7 @@ public final class MockUpstream implements AutoCloseable {
 
     /** Records a request; returns the latch to count down when its client leaves. */
     CountDownLatch record(RecordedRequest request) {
-        CountDownLatch gone = new CountDownLatch(1);
-        lock.lock();
-        try {
-            count++;
-            RecordedRequest evicted = addBounded(recorded, request);
-            if (evicted != null) {
-                departures.remove(evicted);
-            }
-            departures.put(request, gone);
-            addBounded(untaken, request);
-            recordedOne.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        return gone;
-    }
-
-    /** Appends, dropping the oldest when full; returns the dropped request or null. */
-    private static RecordedRequest addBounded(ArrayDeque<RecordedRequest> deque, RecordedRequest request) {
-        RecordedRequest evicted = deque.size() == MAX_RECORDED ? deque.poll() : null;
-        deque.add(request);
-        return evicted;
+        return log.record(request);
     }
 
     MockResponse nextResponse() {
