@@ -1,7 +1,6 @@
 package dev.sluice.runtime.http;
 
 import dev.sluice.runtime.protocol.ClientProtocol;
-import dev.sluice.runtime.protocol.ErrorEnvelope;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
@@ -78,10 +77,5 @@ final class ProtocolHandler<P> implements Handler {
                 case Reply.Embeddings e -> throw new IllegalStateException("a " + protocol.getClass().getSimpleName() + " request served embeddings");
             }
         }
-    }
-
-    /** @return the protocol's error envelope, for requests that fail before this handler runs */
-    ErrorEnvelope envelope() {
-        return protocol.envelope();
     }
 }
