@@ -32,10 +32,19 @@
 #   BENCH_IDLE_SECONDS [5; quick: 2]  idle time before the idle RSS sample
 #   BENCH_CPU_SETTLE [0.5]      seconds after each measured run before its CPU is read, so that
 #                               work the run queued (the writers' backlog) is counted in it
-#   BENCH_MOCK_JAVA_OPTS [-XX:+UseSerialGC -Xmx256m]  JVM options of the mock upstreams
+#   BENCH_MOCK [java]           the mock upstreams: java (gateway-testkit's MockUpstreamMain) or node
+#                               (bench/mock-upstream.js, node's built-in http only: issue 26's method);
+#                               both answer the same bytes; the report says which one ran
+#   BENCH_MOCK_JAVA_OPTS [-XX:+UseSerialGC -Xmx256m]  JVM options of the Java mock upstreams
 #   BENCH_SLUICE_ZIP [distribution/target/sluice-0.1.0-SNAPSHOT.zip]
 #   BENCH_SLUICE_HOME []        an already unpacked distribution (instead of the zip)
-#   BENCH_TESTKIT_JAR [gateway-testkit/target/sluice-testkit-0.1.0-SNAPSHOT.jar]
+#   BENCH_SLUICE_ZIP_B []       a second distribution zip ("B", e.g. the build before a change): a
+#                               second single-instance Sluice from it (own data dir, free port) is
+#                               measured in every round exactly like the first ("A": c1, c64, streams,
+#                               CPU per request and per thread group, RSS), and the report adds both
+#                               side by side and a short A/B table; the targets and the guard judge A only
+#   BENCH_A_LABEL [A] / BENCH_B_LABEL [B]  the names of the two in the report (with BENCH_SLUICE_ZIP_B)
+#   BENCH_TESTKIT_JAR [gateway-testkit/target/sluice-testkit-0.1.0-SNAPSHOT.jar]  (BENCH_MOCK=java)
 #   BENCH_RESULTS [bench/results/latest.md]  where the Markdown report goes (raw log next to it)
 #   BENCH_START_TIMEOUT [60]    seconds to wait for each process to report its port
 #   BENCH_NGINX [nginx]         the nginx binary of the control (Debian's nginx-light is installed
@@ -103,9 +112,13 @@ STREAM_PIECES=${BENCH_STREAM_PIECES:-5}
 STREAM_DELAY_MS=${BENCH_STREAM_DELAY_MS:-$(quick 20 5)}
 IDLE_SECONDS=${BENCH_IDLE_SECONDS:-$(quick 5 2)}
 CPU_SETTLE=${BENCH_CPU_SETTLE:-0.5}
+MOCK=${BENCH_MOCK:-java}
 MOCK_JAVA_OPTS=${BENCH_MOCK_JAVA_OPTS:--XX:+UseSerialGC -Xmx256m}
 SLUICE_ZIP=${BENCH_SLUICE_ZIP:-$ROOT/distribution/target/sluice-0.1.0-SNAPSHOT.zip}
 SLUICE_HOME_DIR=${BENCH_SLUICE_HOME:-}
+SLUICE_ZIP_B=${BENCH_SLUICE_ZIP_B:-}
+A_LABEL=${BENCH_A_LABEL:-A}
+B_LABEL=${BENCH_B_LABEL:-B}
 TESTKIT_JAR=${BENCH_TESTKIT_JAR:-$ROOT/gateway-testkit/target/sluice-testkit-0.1.0-SNAPSHOT.jar}
 RESULTS=${BENCH_RESULTS:-$BENCH_DIR/results/latest.md}
 START_TIMEOUT=${BENCH_START_TIMEOUT:-60}
@@ -115,6 +128,7 @@ SHARED=${BENCH_SHARED:-0}
 POSTGRES_BIN=${BENCH_POSTGRES_BIN:-}
 REDIS_SERVER=${BENCH_REDIS_SERVER:-redis-server}
 [[ $SHARED == 0 || $SHARED == 1 ]] || { echo "BENCH_SHARED must be 0 or 1, not '$SHARED'" >&2; exit 2; }
+[[ $MOCK == java || $MOCK == node ]] || { echo "BENCH_MOCK must be java or node, not '$MOCK'" >&2; exit 2; }
 
 HOST=127.0.0.1 # loopback only, everywhere
 
@@ -221,16 +235,22 @@ wait_for_port() {
     die "$what did not report its port within ${START_TIMEOUT}s"
 }
 
-# launch_mock NAME ARG...: starts a mock upstream without waiting for it (the JVMs of the mocks
-# and of Sluice start side by side); sets LAUNCHED_PID. await_mock NAME PID: sets MOCK_PORT.
+# launch_mock NAME ARG...: starts a mock upstream (BENCH_MOCK: the Java or the Node one, the same
+# arguments) without waiting for it (the mocks and Sluice start side by side); sets LAUNCHED_PID,
+# the mock's own process (its CPU is measured). await_mock NAME PID: sets MOCK_PORT.
 launch_mock() {
     local name=$1
     shift
-    # shellcheck disable=SC2086 # MOCK_JAVA_OPTS is a list of options
-    "$JAVA" $MOCK_JAVA_OPTS -cp "$TESTKIT_JAR" dev.sluice.testkit.MockUpstreamMain --port 0 "$@" \
-        >"$TMP/$name.log" 2>&1 &
+    if [[ $MOCK == node ]]; then
+        "$NODE" "$BENCH_DIR/mock-upstream.js" --port 0 "$@" >"$TMP/$name.log" 2>&1 &
+    else
+        # shellcheck disable=SC2086 # MOCK_JAVA_OPTS is a list of options
+        "$JAVA" $MOCK_JAVA_OPTS -cp "$TESTKIT_JAR" dev.sluice.testkit.MockUpstreamMain --port 0 "$@" \
+            >"$TMP/$name.log" 2>&1 &
+    fi
     LAUNCHED_PID=$!
     PIDS+=("$LAUNCHED_PID")
+    WATCHED_LOG[$LAUNCHED_PID]=$TMP/$name.log
 }
 await_mock() {
     wait_for_port "$TMP/$1.log" 's#^MockUpstream listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*#\1#p' "$2" "mock $1"
@@ -351,13 +371,15 @@ declare -A CPU_GROUPS # the thread groups seen in any run: the report's rows
 # cpu_run_begin LABEL MOCK_PID: before a measured run, reads the CPU of its proxy (the Sluice JVM,
 # also per thread, for sluice_* labels; nginx's worker for nginx_*) and of the mock it calls
 cpu_run_begin() {
-    local label=$1
+    local label=$1 target
     RUN_MOCK_PID=$2
     RUN_PROXY_PIDS=()
     RUN_THREADS_PID=
     case $label in
-        sluice_shared_*) RUN_PROXY_PIDS=("$SLUICE_SHARED_PID") RUN_THREADS_PID=$SLUICE_SHARED_PID ;;
-        sluice_*) RUN_PROXY_PIDS=("$SLUICE_PID") RUN_THREADS_PID=$SLUICE_PID ;;
+        sluice*) # TARGET_c1_rN, TARGET_cN_rN, TARGET_stream: the JVM of that Sluice
+            target=${label%_c[1N]_r*}
+            target=${target%_stream}
+            RUN_PROXY_PIDS=("${S_PID[$target]}") RUN_THREADS_PID=${S_PID[$target]} ;;
         # shellcheck disable=SC2206 # a list of pids
         nginx_*) RUN_PROXY_PIDS=($NGINX_WORKERS) ;;
     esac
@@ -466,21 +488,39 @@ if [[ $SHARED == 1 ]]; then
     # (optional: counts the Redis calls per request)
     REDIS_CLI=$(command -v redis-cli 2>/dev/null || true)
 fi
-[[ -f $TESTKIT_JAR ]] || die "no mock upstream jar at $TESTKIT_JAR: build first (mvn -B -DskipTests package)"
+if [[ $MOCK == node ]]; then
+    NODE=$(command -v node 2>/dev/null) || die "BENCH_MOCK=node needs node (Node.js) on the PATH"
+    MOCK_TEXT="Node.js $("$NODE" --version) (bench/mock-upstream.js)"
+else
+    [[ -f $TESTKIT_JAR ]] || die "no mock upstream jar at $TESTKIT_JAR: build first (mvn -B -DskipTests package)"
+    MOCK_TEXT="Java (gateway-testkit's MockUpstreamMain, JVM options $MOCK_JAVA_OPTS)"
+fi
 
-if [[ -z $SLUICE_HOME_DIR ]]; then
-    [[ -f $SLUICE_ZIP ]] || die "no distribution at $SLUICE_ZIP: build first (mvn -B -DskipTests package)"
-    mkdir -p "$TMP/dist"
+# unpack_dist ZIP DIR: unpacks a distribution zip into DIR; sets UNPACKED_HOME (its folder with bin/sluice)
+unpack_dist() {
+    local zip=$1 dir=$2
+    [[ -f $zip ]] || die "no distribution at $zip: build first (mvn -B -DskipTests package)"
+    mkdir -p "$dir"
     if command -v unzip >/dev/null 2>&1; then
-        unzip -q "$SLUICE_ZIP" -d "$TMP/dist"
+        unzip -q "$zip" -d "$dir"
     else
-        (cd "$TMP/dist" && "$JAVA_HOME/bin/jar" xf "$SLUICE_ZIP")
+        (cd "$dir" && "$JAVA_HOME/bin/jar" xf "$zip")
     fi
-    SLUICE_HOME_DIR=$(dirname "$(find "$TMP/dist" -path '*/bin/sluice' -type f | head -n 1)")
-    SLUICE_HOME_DIR=$(dirname "$SLUICE_HOME_DIR")
+    UNPACKED_HOME=$(dirname "$(find "$dir" -path '*/bin/sluice' -type f | head -n 1)")
+    UNPACKED_HOME=$(dirname "$UNPACKED_HOME")
+    [[ -f $UNPACKED_HOME/bin/sluice ]] || die "no bin/sluice in $zip"
+    chmod +x "$UNPACKED_HOME/bin/sluice"
+}
+if [[ -z $SLUICE_HOME_DIR ]]; then
+    unpack_dist "$SLUICE_ZIP" "$TMP/dist"
+    SLUICE_HOME_DIR=$UNPACKED_HOME
 fi
 [[ -f $SLUICE_HOME_DIR/bin/sluice ]] || die "no bin/sluice under $SLUICE_HOME_DIR"
 chmod +x "$SLUICE_HOME_DIR/bin/sluice"
+if [[ -n $SLUICE_ZIP_B ]]; then
+    unpack_dist "$SLUICE_ZIP_B" "$TMP/dist-b"
+    SLUICE_HOME_B=$UNPACKED_HOME
+fi
 
 # Other work on the machine distorts every number: say so, and optionally wait for quiet
 # (BENCH_QUIET_WAIT) before every measurement.
@@ -516,6 +556,7 @@ echo "Benchmark run started $(date -u '+%Y-%m-%d %H:%M:%S UTC') did not complete
 # Start the two mock upstreams and Sluice, register the providers and a client key
 # ---------------------------------------------------------------------------------------------
 declare -A WATCHED # pid -> name of a process that must live until the end
+declare -A WATCHED_LOG # pid -> its log file, shown when it exits (check_alive)
 launch_mock plain
 MOCK_PLAIN_PID=$LAUNCHED_PID
 launch_mock stream --stream-pieces "$STREAM_PIECES" --stream-delay-ms "$STREAM_DELAY_MS"
@@ -634,7 +675,6 @@ start_nginx() {
 # ---------------------------------------------------------------------------------------------
 # BENCH_SHARED=1: a throwaway PostgreSQL and a redis-server for the shared-mode Sluice
 # ---------------------------------------------------------------------------------------------
-declare -A WATCHED_LOG # pid -> log file to show when it exits (else by name, in check_alive)
 
 # initdb + pg_ctl in $TMP/pg (as postgres when run as root, like gateway-testkit's TestPostgres),
 # on a free loopback port, no Unix socket, password auth; sets PG_PORT, PG_PID, PG_USER, PG_PASSWORD.
@@ -718,14 +758,22 @@ if [[ $SHARED == 1 ]]; then
     log "redis-server ${REDIS_VERSION:-?} on port $REDIS_PORT (pid $REDIS_PID)"
 fi
 
-# start_sluice NAME LOG DATA_DIR [ENV_ARG...]: starts bin/sluice of the distribution on port 0 with
-# the ENV_ARGs (for env(1): -u NAME or NAME=VALUE); sets STARTED_PORT and STARTED_PID (the JVM)
+# The Sluice processes measured in every round, by label prefix ("sluice" first: the one the
+# targets and the guard judge), each with its JVM's pid, base URL, client key (once provisioned),
+# name in the report and short name in column heads (S_BASE: its base URL, S_URL: the chat
+# completions URL measured).
+SLUICES=()
+declare -A S_PID S_BASE S_URL S_KEY S_NAME S_SHORT
+
+# start_sluice TARGET NAME SHORT HOME LOG DATA_DIR [ENV_ARG...]: starts bin/sluice of the
+# distribution in HOME on port 0 with the ENV_ARGs (for env(1): -u NAME or NAME=VALUE), waits for
+# its port and adds it to SLUICES as TARGET (a label prefix); sets STARTED_PORT and STARTED_PID (the JVM)
 start_sluice() {
-    local name=$1 logfile=$2 data=$3 launcher
-    shift 3
+    local target=$1 name=$2 short=$3 home=$4 logfile=$5 data=$6 launcher
+    shift 6
     mkdir -p "$data"
     env "$@" SLUICE_PORT=0 SLUICE_HOST="$HOST" SLUICE_DATA_DIR="$data" SLUICE_ADMIN_KEY="$ADMIN_KEY" \
-        "$SLUICE_HOME_DIR/bin/sluice" >"$logfile" 2>&1 &
+        "$home/bin/sluice" >"$logfile" 2>&1 &
     launcher=$!
     PIDS+=("$launcher")
     wait_for_port "$logfile" 's#^.*Sluice listening on http://[^ ]*:\([0-9][0-9]*\).*#\1#p' "$launcher" "$name"
@@ -734,6 +782,15 @@ start_sluice() {
     if [[ $STARTED_PID != "$launcher" ]]; then
         PIDS+=("$STARTED_PID")
     fi
+    SLUICES+=("$target")
+    S_PID[$target]=$STARTED_PID
+    S_BASE[$target]=http://$HOST:$STARTED_PORT
+    S_URL[$target]=${S_BASE[$target]}/v1/chat/completions
+    S_NAME[$target]=$name
+    S_SHORT[$target]=$short
+    WATCHED[$STARTED_PID]=$name
+    WATCHED_LOG[$STARTED_PID]=$logfile
+    log "$name on port $STARTED_PORT (JVM pid $STARTED_PID)"
 }
 
 ADMIN_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -741,26 +798,27 @@ SINGLE_ENV=()
 if [[ $SHARED == 1 ]]; then # the single instance stays on SQLite whatever the caller exported
     SINGLE_ENV=(-u SLUICE_DATABASE_URL -u SLUICE_DATABASE_USER -u SLUICE_DATABASE_PASSWORD -u SLUICE_REDIS_URL)
 fi
-start_sluice Sluice "$TMP/sluice.log" "$TMP/data" "${SINGLE_ENV[@]}"
-SLUICE_PORT=$STARTED_PORT
+SLUICE_NAME=Sluice SLUICE_SHORT=""
+if [[ -n $SLUICE_ZIP_B ]]; then SLUICE_NAME="Sluice $A_LABEL" SLUICE_SHORT=$A_LABEL; fi
+start_sluice sluice "$SLUICE_NAME" "$SLUICE_SHORT" "$SLUICE_HOME_DIR" "$TMP/sluice.log" "$TMP/data" "${SINGLE_ENV[@]}"
 SLUICE_PID=$STARTED_PID
-SLUICE=http://$HOST:$SLUICE_PORT
-WATCHED[$SLUICE_PID]=Sluice
 
 if [[ $SHARED == 1 ]]; then
     # the same distribution in shared mode: every durable record in PostgreSQL, the hot state in Redis
-    start_sluice "Sluice (shared)" "$TMP/sluice-shared.log" "$TMP/data-shared" \
+    start_sluice sluice_shared "Sluice (shared)" shared "$SLUICE_HOME_DIR" "$TMP/sluice-shared.log" "$TMP/data-shared" \
         SLUICE_DATABASE_URL="jdbc:postgresql://$HOST:$PG_PORT/postgres" SLUICE_DATABASE_USER="$PG_USER" \
         SLUICE_DATABASE_PASSWORD="$PG_PASSWORD" SLUICE_REDIS_URL="redis://$HOST:$REDIS_PORT" \
         SLUICE_SECRET_KEY="$(head -c 32 /dev/urandom | base64)"
-    SLUICE_SHARED_PORT=$STARTED_PORT
-    SLUICE_SHARED_PID=$STARTED_PID
-    SLUICE_SHARED=http://$HOST:$SLUICE_SHARED_PORT
-    WATCHED[$SLUICE_SHARED_PID]="Sluice (shared)"
-    WATCHED_LOG[$SLUICE_SHARED_PID]=$TMP/sluice-shared.log
     grep -q 'database postgresql.*shared state redis' "$TMP/sluice-shared.log" ||
         die "the shared Sluice did not log 'database postgresql …, shared state redis …': $(grep -o 'database .*' "$TMP/sluice-shared.log")"
+    log "Sluice (shared): $(grep -o 'database postgresql.*' "$TMP/sluice-shared.log" | head -n 1)"
 fi
+if [[ -n $SLUICE_ZIP_B ]]; then
+    # BENCH_SLUICE_ZIP_B: the other build, a single instance on SQLite like the first
+    start_sluice sluice_b "Sluice $B_LABEL" "$B_LABEL" "$SLUICE_HOME_B" "$TMP/sluice-b.log" "$TMP/data-b" "${SINGLE_ENV[@]}"
+fi
+# the Sluice processes other than the first, in the order they run in every round
+OTHER_SLUICES=("${SLUICES[@]:1}")
 
 # The mocks have been starting meanwhile; then the nginx control in front of them
 await_mock plain "$MOCK_PLAIN_PID"
@@ -779,6 +837,7 @@ NGINX_WORKERS=$(ps -o pid= --ppid "$NGINX_PID" 2>/dev/null | xargs)
 # shellcheck disable=SC2206 # a list of pids
 NGINX_PIDS+=($NGINX_WORKERS)
 WATCHED[$NGINX_PID]="nginx (control)"
+WATCHED_LOG[$NGINX_PID]=$TMP/nginx/error.log
 NGINX_VERSION=$("$NGINX" -v 2>&1 | sed 's#^nginx version: ##')
 log "nginx $NGINX_VERSION on port $NGINX_PORT (master pid $NGINX_PID, worker $NGINX_WORKERS)"
 
@@ -788,22 +847,11 @@ check_alive() {
     for pid in "${!WATCHED[@]}"; do
         if ! kill -0 "$pid" 2>/dev/null; then
             log "${WATCHED[$pid]} (pid $pid) exited during $1; the last lines of its output:"
-            [[ -n ${WATCHED_LOG[$pid]:-} ]] && tail -n 30 "${WATCHED_LOG[$pid]}" >&2
-            case ${WATCHED[$pid]} in
-                "Sluice (shared)" | PostgreSQL | Redis) ;;
-                Sluice) tail -n 30 "$TMP/sluice.log" >&2 ;;
-                nginx*) tail -n 30 "$TMP/nginx/error.log" >&2 ;;
-                *echo*) tail -n 30 "$TMP/plain.log" >&2 ;;
-                *) tail -n 30 "$TMP/stream.log" >&2 ;;
-            esac
+            tail -n 30 "${WATCHED_LOG[$pid]:-/dev/null}" >&2 || true
             die "${WATCHED[$pid]} exited during $1: no valid results"
         fi
     done
 }
-log "Sluice on port $SLUICE_PORT (JVM pid $SLUICE_PID)"
-if [[ $SHARED == 1 ]]; then
-    log "Sluice (shared) on port $SLUICE_SHARED_PORT (JVM pid $SLUICE_SHARED_PID): $(grep -o 'database postgresql.*' "$TMP/sluice-shared.log" | head -n 1)"
-fi
 
 # admin POST BASE PATH BODY: prints the response body, fails unless the status is 201
 admin_post() {
@@ -830,10 +878,9 @@ provision() {
     [[ -n $key ]] || die "POST /api/keys returned no \"key\""
     printf '%s' "$key"
 }
-CLIENT_KEY=$(provision "$SLUICE")
-if [[ $SHARED == 1 ]]; then
-    SHARED_CLIENT_KEY=$(provision "$SLUICE_SHARED")
-fi
+for t in "${SLUICES[@]}"; do
+    S_KEY[$t]=$(provision "${S_BASE[$t]}")
+done
 
 body() { # body MODEL STREAM
     printf '{"model":"%s","stream":%s,"messages":[{"role":"user","content":"hi"}]}' "$1" "$2"
@@ -842,10 +889,6 @@ DIRECT_URL=http://$HOST:$MOCK_PLAIN_PORT/v1/chat/completions
 DIRECT_STREAM_URL=http://$HOST:$MOCK_STREAM_PORT/v1/chat/completions
 NGINX_URL=http://$HOST:$NGINX_PORT/plain/v1/chat/completions
 NGINX_STREAM_URL=http://$HOST:$NGINX_PORT/stream/v1/chat/completions
-SLUICE_URL=$SLUICE/v1/chat/completions
-if [[ $SHARED == 1 ]]; then
-    SLUICE_SHARED_URL=$SLUICE_SHARED/v1/chat/completions
-fi
 
 # Sanity: one request of each kind must succeed before anything is measured.
 check() { # check NAME URL KEY BODY MUST_CONTAIN
@@ -858,25 +901,22 @@ check() { # check NAME URL KEY BODY MUST_CONTAIN
 }
 check "direct" "$DIRECT_URL" "" "$(body mock-model false)" '"chat.completion"'
 check "nginx" "$NGINX_URL" "" "$(body mock-model false)" '"chat.completion"'
-check "sluice" "$SLUICE_URL" "$CLIENT_KEY" "$(body bench/mock-model false)" '"chat.completion"'
 check "direct stream" "$DIRECT_STREAM_URL" "" "$(body mock-model true)" '[DONE]'
 check "nginx stream" "$NGINX_STREAM_URL" "" "$(body mock-model true)" '[DONE]'
-check "sluice stream" "$SLUICE_URL" "$CLIENT_KEY" "$(body benchstream/mock-model true)" '[DONE]'
-if [[ $SHARED == 1 ]]; then
-    check "sluice-shared" "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" "$(body bench/mock-model false)" '"chat.completion"'
-    check "sluice-shared stream" "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" "$(body benchstream/mock-model true)" '[DONE]'
-fi
+for t in "${SLUICES[@]}"; do
+    check "${S_NAME[$t]}" "${S_URL[$t]}" "${S_KEY[$t]}" "$(body bench/mock-model false)" '"chat.completion"'
+    check "${S_NAME[$t]} stream" "${S_URL[$t]}" "${S_KEY[$t]}" "$(body benchstream/mock-model true)" '[DONE]'
+done
 
 # ---------------------------------------------------------------------------------------------
 # Idle RSS: after start-up and the requests above, then IDLE_SECONDS without traffic
 # ---------------------------------------------------------------------------------------------
 sleep "$IDLE_SECONDS"
-RSS_IDLE_KIB=$(rss_kib "$SLUICE_PID")
-log "Sluice idle RSS $(mib "$RSS_IDLE_KIB") MiB"
-if [[ $SHARED == 1 ]]; then
-    RSS_IDLE_SHARED_KIB=$(rss_kib "$SLUICE_SHARED_PID")
-    log "Sluice (shared) idle RSS $(mib "$RSS_IDLE_SHARED_KIB") MiB"
-fi
+declare -A RSS_IDLE_MIB RSS_LOAD_MIB # by Sluice target
+for t in "${SLUICES[@]}"; do
+    RSS_IDLE_MIB[$t]=$(mib "$(rss_kib "${S_PID[$t]}")")
+    log "${S_NAME[$t]} idle RSS ${RSS_IDLE_MIB[$t]} MiB"
+done
 
 # ---------------------------------------------------------------------------------------------
 # wrk runs
@@ -971,21 +1011,19 @@ redis_count() { # redis_count LABEL: adds the difference of redis.before and red
 
 run_wrk warmup_direct "$DIRECT_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$WARMUP"
 run_wrk warmup_nginx "$NGINX_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$WARMUP"
-run_wrk warmup_sluice "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$SLUICE_WARMUP"
-if [[ $SHARED == 1 ]]; then
-    run_wrk warmup_sluice_shared "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$SLUICE_WARMUP"
-fi
+for t in "${SLUICES[@]}"; do
+    run_wrk "warmup_$t" "${S_URL[$t]}" "${S_KEY[$t]}" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$SLUICE_WARMUP"
+done
 
-# Sluice's RSS, sampled every 0.5 s through all rounds: its maximum is reached under load
+# Every Sluice's RSS, sampled every 0.5 s through all rounds: its maximum is reached under load
+# ($TMP/rss_max.TARGET)
 (
-    max=0 max_shared=0
+    declare -A max
     while kill -0 "$SLUICE_PID" 2>/dev/null; do
-        kib=$(rss_kib "$SLUICE_PID" 2>/dev/null || echo 0)
-        if ((kib > max)); then max=$kib; echo "$max" >"$TMP/rss_max"; fi
-        if [[ $SHARED == 1 ]]; then
-            kib=$(rss_kib "$SLUICE_SHARED_PID" 2>/dev/null || echo 0)
-            if ((kib > max_shared)); then max_shared=$kib; echo "$max_shared" >"$TMP/rss_max_shared"; fi
-        fi
+        for t in "${SLUICES[@]}"; do
+            kib=$(rss_kib "${S_PID[$t]}" 2>/dev/null || echo 0)
+            if ((kib > ${max[$t]:-0})); then max[$t]=$kib; echo "$kib" >"$TMP/rss_max.$t"; fi
+        done
         sleep 0.5
     done
 ) &
@@ -1000,25 +1038,21 @@ for ((round = 1; round <= ROUNDS; round++)); do
     log "round $round of $ROUNDS"
     run_wrk "direct_c1_r$round" "$DIRECT_URL" "" mock-model 1 1 "$DURATION" measure
     run_wrk "nginx_c1_r$round" "$NGINX_URL" "" mock-model 1 1 "$DURATION" measure
-    run_wrk "sluice_c1_r$round" "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model 1 1 "$DURATION" measure
-    if [[ $SHARED == 1 ]]; then
-        run_wrk "sluice_shared_c1_r$round" "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" bench/mock-model 1 1 "$DURATION" measure
-    fi
+    for t in "${SLUICES[@]}"; do
+        run_wrk "${t}_c1_r$round" "${S_URL[$t]}" "${S_KEY[$t]}" bench/mock-model 1 1 "$DURATION" measure
+    done
     run_wrk "direct_cN_r$round" "$DIRECT_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
     run_wrk "nginx_cN_r$round" "$NGINX_URL" "" mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
-    run_wrk "sluice_cN_r$round" "$SLUICE_URL" "$CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
-    if [[ $SHARED == 1 ]]; then
-        run_wrk "sluice_shared_cN_r$round" "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
-    fi
+    for t in "${SLUICES[@]}"; do
+        run_wrk "${t}_cN_r$round" "${S_URL[$t]}" "${S_KEY[$t]}" bench/mock-model "$HIGH_C" "$WRK_THREADS" "$DURATION" measure
+    done
 done
 kill -TERM "$SAMPLER_PID" 2>/dev/null || true
 wait "$SAMPLER_PID" 2>/dev/null || true
-RSS_LOAD_KIB=$(cat "$TMP/rss_max" 2>/dev/null || echo 0)
-log "Sluice max RSS under load $(mib "$RSS_LOAD_KIB") MiB"
-if [[ $SHARED == 1 ]]; then
-    RSS_LOAD_SHARED_KIB=$(cat "$TMP/rss_max_shared" 2>/dev/null || echo 0)
-    log "Sluice (shared) max RSS under load $(mib "$RSS_LOAD_SHARED_KIB") MiB"
-fi
+for t in "${SLUICES[@]}"; do
+    RSS_LOAD_MIB[$t]=$(mib "$(cat "$TMP/rss_max.$t" 2>/dev/null || echo 0)")
+    log "${S_NAME[$t]} max RSS under load ${RSS_LOAD_MIB[$t]} MiB"
+done
 
 # median V...: the middle value (the mean of the two middle ones for an even count)
 median() {
@@ -1117,23 +1151,20 @@ per_round() {
     R[$name]=$(median "${vals[@]}")
     R[$name.rounds]=$(printf '%s ' "${vals[@]}")
 }
-for l in direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN; do
-    summarize "$l"
+for t in direct nginx "${SLUICES[@]}"; do
+    summarize "${t}_c1"
+    summarize "${t}_cN"
 done
-per_round added_c1.nginx added:nginx_c1:direct_c1
-per_round added_c1.sluice added:sluice_c1:direct_c1
-per_round ratio_cN.nginx ratio:nginx_cN:direct_cN
-per_round ratio_cN.sluice ratio:sluice_cN:direct_cN
+for t in nginx "${SLUICES[@]}"; do
+    per_round "added_c1.$t" "added:${t}_c1:direct_c1"
+    per_round "ratio_cN.$t" "ratio:${t}_cN:direct_cN"
+done
 per_round p99_cN.sluice_per_nginx p99ratio:sluice_cN:nginx_cN
-if [[ $SHARED == 1 ]]; then
-    summarize sluice_shared_c1
-    summarize sluice_shared_cN
-    per_round added_c1.sluice_shared added:sluice_shared_c1:direct_c1
-    per_round ratio_cN.sluice_shared ratio:sluice_shared_cN:direct_cN
-    # issue 20: what shared mode adds on top of the single instance, within each round
-    per_round shared_minus_single_c1 added:sluice_shared_c1:sluice_c1
-    per_round shared_per_single_cN ratio:sluice_shared_cN:sluice_cN
-fi
+# what another Sluice (shared mode: issue 20; B) adds on top of the first, within each round
+for t in "${OTHER_SLUICES[@]}"; do
+    per_round "minus_first_c1.$t" "added:${t}_c1:sluice_c1"
+    per_round "per_first_cN.$t" "ratio:${t}_cN:sluice_cN"
+done
 
 # ---------------------------------------------------------------------------------------------
 # Streaming time to first byte: N sequential requests over one keep-alive connection (one curl)
@@ -1236,24 +1267,24 @@ ttfb() {
 
 log "streaming TTFB: $STREAM_JIT_WARMUP_N JIT warm-up streams through Sluice, $STREAM_WARMUP_N warm-up + $STREAM_N measured requests per target"
 if ((STREAM_JIT_WARMUP_N > 0)); then
-    ttfb warmup_sluice_streamhot "$SLUICE_URL" "$CLIENT_KEY" benchhot/mock-model "$STREAM_JIT_WARMUP_N"
-    if [[ $SHARED == 1 ]]; then
-        ttfb warmup_sluice_shared_streamhot "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" benchhot/mock-model "$STREAM_JIT_WARMUP_N"
-    fi
+    for t in "${SLUICES[@]}"; do
+        ttfb "warmup_${t}_streamhot" "${S_URL[$t]}" "${S_KEY[$t]}" benchhot/mock-model "$STREAM_JIT_WARMUP_N"
+    done
 fi
 ttfb warmup_direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"
 ttfb warmup_nginx_stream "$NGINX_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"
-ttfb warmup_sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_WARMUP_N"
-if [[ $SHARED == 1 ]]; then
-    ttfb warmup_sluice_shared_stream "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" benchstream/mock-model "$STREAM_WARMUP_N"
-fi
+for t in "${SLUICES[@]}"; do
+    ttfb "warmup_${t}_stream" "${S_URL[$t]}" "${S_KEY[$t]}" benchstream/mock-model "$STREAM_WARMUP_N"
+done
 ttfb direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_N" measure
 ttfb nginx_stream "$NGINX_STREAM_URL" "" mock-model "$STREAM_N" measure
-ttfb sluice_stream "$SLUICE_URL" "$CLIENT_KEY" benchstream/mock-model "$STREAM_N" measure
-if [[ $SHARED == 1 ]]; then
-    ttfb sluice_shared_stream "$SLUICE_SHARED_URL" "$SHARED_CLIENT_KEY" benchstream/mock-model "$STREAM_N" measure
-    log "  TTFB Sluice (shared) p50 ${R[sluice_shared_stream.p50_ms]} ms p99 ${R[sluice_shared_stream.p99_ms]} ms"
-fi
+for t in "${SLUICES[@]}"; do
+    ttfb "${t}_stream" "${S_URL[$t]}" "${S_KEY[$t]}" benchstream/mock-model "$STREAM_N" measure
+done
+for t in "${OTHER_SLUICES[@]}"; do
+    log "  TTFB ${S_NAME[$t]} p50 ${R[${t}_stream.p50_ms]} ms p99 ${R[${t}_stream.p99_ms]} ms;" \
+        "first content token p50 ${R[${t}_stream.ttft_p50_ms]} ms; CPU per event ${R[${t}_stream.cpu_us]} µs"
+done
 log "  TTFB direct p50 ${R[direct_stream.p50_ms]} ms p99 ${R[direct_stream.p99_ms]} ms;" \
     "nginx p50 ${R[nginx_stream.p50_ms]} ms p99 ${R[nginx_stream.p99_ms]} ms;" \
     "Sluice p50 ${R[sluice_stream.p50_ms]} ms p99 ${R[sluice_stream.p99_ms]} ms"
@@ -1270,7 +1301,7 @@ plain_verdict() { awk "BEGIN { print (($1) ? \"PASS\" : \"FAIL\") }"; }
 
 # X − direct and X ÷ direct for nginx and Sluice. Added p50 at c1 and the c64 ratio are medians of
 # per-round values (R[added_c1.*], R[ratio_cN.*]); the rest are differences of the medians.
-for t in nginx sluice; do
+for t in nginx "${SLUICES[@]}"; do
     R[$t.add_p50_c1]=$(calc '%+.3f' "${R[added_c1.$t]}")
     R[$t.add_p99_c1]=$(calc '%+.3f' "${R[${t}_c1.p99_ms]} - ${R[direct_c1.p99_ms]}")
     R[$t.add_p50_cN]=$(calc '%+.3f' "${R[${t}_cN.p50_ms]} - ${R[direct_cN.p50_ms]}")
@@ -1279,9 +1310,10 @@ for t in nginx sluice; do
     R[$t.ratio_cN]=$(calc '%.1f' "100 * ${R[ratio_cN.$t]}")
     R[$t.add_ttfb_p50]=$(calc '%+.3f' "${R[${t}_stream.p50_ms]} - ${R[direct_stream.p50_ms]}")
     R[$t.add_ttfb_p99]=$(calc '%+.3f' "${R[${t}_stream.p99_ms]} - ${R[direct_stream.p99_ms]}")
+    R[$t.add_ttft_p50]=$(calc '%+.3f' "${R[${t}_stream.ttft_p50_ms]} - ${R[direct_stream.ttft_p50_ms]}")
 done
-RSS_IDLE=$(mib "$RSS_IDLE_KIB")
-RSS_LOAD=$(mib "$RSS_LOAD_KIB")
+RSS_IDLE=${RSS_IDLE_MIB[sluice]}
+RSS_LOAD=${RSS_LOAD_MIB[sluice]}
 
 # SPEC §19 NF-1 / NF-2 (absolute), for Sluice
 V_P50=$(verdict "${R[sluice.add_p50_c1]} <= 0.15")
@@ -1334,33 +1366,27 @@ GUARD_LINES=(
 )
 # rounds_list FORMAT "V V V": "v / v / v", formatted
 rounds_list() { awk -v f="$1" -v l="$2" 'BEGIN { n = split(l, v, " "); for (i = 1; i <= n; i++) printf "%s" f, (i > 1 ? " / " : ""), v[i] }'; }
-ROUND_TARGETS="direct / nginx / Sluice"
-ROUND_RUNS=six
-ROUND_LABELS=(direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN)
+ROUND_TARGETS="direct / nginx"
+ROUND_LABELS=(direct_c1 nginx_c1 direct_cN nginx_cN)
+for t in "${SLUICES[@]}"; do
+    ROUND_TARGETS+=" / ${S_NAME[$t]}"
+    ROUND_LABELS+=("${t}_c1" "${t}_cN")
+done
+ROUND_RUNS=${#ROUND_LABELS[@]}
+# OTHER − first at c1 (median of the rounds' p50 differences) and OTHER ÷ first req/s at cN
+for t in "${OTHER_SLUICES[@]}"; do
+    R[$t.minus_first_c1]=$(calc '%+.3f' "${R[minus_first_c1.$t]}")
+    R[$t.per_first_cN]=$(calc '%.2f' "${R[per_first_cN.$t]}")
+done
 if [[ $SHARED == 1 ]]; then
-    R[sluice_shared.add_p50_c1]=$(calc '%+.3f' "${R[added_c1.sluice_shared]}")
-    R[sluice_shared.add_p99_c1]=$(calc '%+.3f' "${R[sluice_shared_c1.p99_ms]} - ${R[direct_c1.p99_ms]}")
-    R[sluice_shared.add_p50_cN]=$(calc '%+.3f' "${R[sluice_shared_cN.p50_ms]} - ${R[direct_cN.p50_ms]}")
-    R[sluice_shared.add_p99_cN]=$(calc '%+.3f' "${R[sluice_shared_cN.p99_ms]} - ${R[direct_cN.p99_ms]}")
-    R[sluice_shared.ratio_c1]=$(calc '%.1f' "100 * ${R[sluice_shared_c1.rps]} / ${R[direct_c1.rps]}")
-    R[sluice_shared.ratio_cN]=$(calc '%.1f' "100 * ${R[ratio_cN.sluice_shared]}")
-    R[sluice_shared.add_ttfb_p50]=$(calc '%+.3f' "${R[sluice_shared_stream.p50_ms]} - ${R[direct_stream.p50_ms]}")
-    R[sluice_shared.add_ttfb_p99]=$(calc '%+.3f' "${R[sluice_shared_stream.p99_ms]} - ${R[direct_stream.p99_ms]}")
-    RSS_IDLE_SHARED=$(mib "$RSS_IDLE_SHARED_KIB")
-    RSS_LOAD_SHARED=$(mib "$RSS_LOAD_SHARED_KIB")
-    SHARED_MINUS_SINGLE=$(calc '%+.3f' "${R[shared_minus_single_c1]}")
-    SHARED_PER_SINGLE_CN=$(calc '%.2f' "${R[shared_per_single_cN]}")
     # issue 26 (was issue 20's < 0.5 ms): shared mode's added p50 at c1 minus the single
     # instance's, within each round (= shared p50 - single p50 of the round: direct cancels out),
     # median of the rounds; and shared ÷ single req/s at cN, within each round
     TARGET_LINES+=(
-        "$(plain_verdict "${R[shared_minus_single_c1]} <= 0.1")  shared mode added p50 at c1 ${R[sluice_shared.add_p50_c1]} ms - single-instance added p50 ${SLUICE_ADD} ms = ${SHARED_MINUS_SINGLE} ms <= 0.1 ms  [median of the rounds' differences $(rounds_list '%+.3f' "${R[shared_minus_single_c1.rounds]}") ms]"
-        "$(plain_verdict "${R[shared_per_single_cN]} >= 0.8")  shared mode c${HIGH_C} throughput ${SHARED_PER_SINGLE_CN} x single >= 0.80 x single  [rounds $(rounds_list '%.2f' "${R[shared_per_single_cN.rounds]}"); CPU per request shared c1 $(calc '%.1f' "${R[sluice_shared_c1.cpu_us]}"), c${HIGH_C} $(calc '%.1f' "${R[sluice_shared_cN.cpu_us]}") µs]"
+        "$(plain_verdict "${R[minus_first_c1.sluice_shared]} <= 0.1")  shared mode added p50 at c1 ${R[sluice_shared.add_p50_c1]} ms - single-instance added p50 ${SLUICE_ADD} ms = ${R[sluice_shared.minus_first_c1]} ms <= 0.1 ms  [median of the rounds' differences $(rounds_list '%+.3f' "${R[minus_first_c1.sluice_shared.rounds]}") ms]"
+        "$(plain_verdict "${R[per_first_cN.sluice_shared]} >= 0.8")  shared mode c${HIGH_C} throughput ${R[sluice_shared.per_first_cN]} x single >= 0.80 x single  [rounds $(rounds_list '%.2f' "${R[per_first_cN.sluice_shared.rounds]}"); CPU per request shared c1 $(calc '%.1f' "${R[sluice_shared_c1.cpu_us]}"), c${HIGH_C} $(calc '%.1f' "${R[sluice_shared_cN.cpu_us]}") µs]"
     )
     TARGETS_TITLE="Targets of issue 26 (against direct, the nginx control and, for shared mode, the single instance of this run)"
-    ROUND_TARGETS="direct / nginx / Sluice / Sluice shared"
-    ROUND_RUNS=eight
-    ROUND_LABELS+=(sluice_shared_c1 sluice_shared_cN)
     REDIS_TEXT="not counted (no redis-cli)"
     if [[ -n $REDIS_CLI ]]; then
         REDIS_TEXT=""
@@ -1378,6 +1404,9 @@ if [[ $SHARED == 1 ]]; then
 fi
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+SERVERS_TEXT=$(for t in "${SLUICES[@]}"; do printf '%s, ' "${S_NAME[$t]}"; done)
+SERVERS_TEXT=${SERVERS_TEXT%, }
+if [[ $SHARED == 1 ]]; then SERVERS_TEXT+=", PostgreSQL $PG_VERSION and Redis ${REDIS_VERSION:-?}"; fi
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
 JAVA_VERSION=$("$JAVA" -version 2>&1 | head -n 1)
 WRK_VERSION=$({ wrk -v 2>&1 || true; } | head -n 1 | awk '{ print $1, $2 }')
@@ -1393,11 +1422,12 @@ fi
 mock_cpu() { echo "${R[${1}_c1.mock_cpu_us]} / ${R[${1}_cN.mock_cpu_us]} / ${R[${1}_stream.mock_cpu_us]}"; }
 # cpu_group_table: Sluice's CPU by thread group, µs per request (streams: per event)
 cpu_group_table() {
-    local cols=(sluice_c1 sluice_cN sluice_stream) heads="c1 | c${HIGH_C} | stream, per event" g l row
-    if [[ $SHARED == 1 ]]; then
-        cols+=(sluice_shared_c1 sluice_shared_cN sluice_shared_stream)
-        heads+=" | shared c1 | shared c${HIGH_C} | shared stream, per event"
-    fi
+    local cols=() heads="" g l row t p
+    for t in "${SLUICES[@]}"; do
+        cols+=("${t}_c1" "${t}_cN" "${t}_stream")
+        p=${S_SHORT[$t]:+${S_SHORT[$t]} }
+        heads+="${heads:+ | }${p}c1 | ${p}c${HIGH_C} | ${p}stream, per event"
+    done
     echo "Sluice's CPU by thread group (µs per request, median of the rounds; a thread's group by its name in" \
         "/proc/<pid>/task/<tid>/comm, cut to 15 characters by the kernel): **request** = the virtual-thread carriers" \
         "(ForkJoinPool-*) and the JDK's I/O pollers, where Helidon runs every request; **sluice-…** = each of" \
@@ -1423,11 +1453,81 @@ cpu_group_table() {
     for l in "${cols[@]}"; do row+=" ${R[$l.thread_churn]:-} |"; done
     echo "$row"
 }
+# round_table: per round, p50 at c1 and req/s at cN of every target, every Sluice's CPU per request
+round_table() {
+    local r t l f row head="| Round | direct c1 p50 | nginx c1 p50 |" cN_head="direct c${HIGH_C} | nginx c${HIGH_C} |" cpu_head=""
+    for t in "${SLUICES[@]}"; do
+        head+=" ${S_NAME[$t]} c1 p50 |"
+        cN_head+=" ${S_NAME[$t]} c${HIGH_C} |"
+        cpu_head+=" ${S_NAME[$t]} CPU µs c1 / c${HIGH_C} |"
+    done
+    echo "$head $cN_head$cpu_head other CPU |"
+    echo "|---:|$(for _ in "${ROUND_LABELS[@]}" "${SLUICES[@]}"; do printf -- '---:|'; done)---:|"
+    for ((r = 1; r <= ROUNDS; r++)); do
+        f=0
+        for l in "${ROUND_LABELS[@]}"; do
+            f=$(awk -v a="$f" -v b="${R[${l}_r$r.foreign_pct]}" 'BEGIN { print (b > a ? b : a) }')
+        done
+        row="| $r |"
+        for t in direct nginx "${SLUICES[@]}"; do row+=" ${R[${t}_c1_r$r.p50_ms]} |"; done
+        for t in direct nginx "${SLUICES[@]}"; do row+=" ${R[${t}_cN_r$r.rps]} |"; done
+        for t in "${SLUICES[@]}"; do row+=" ${R[${t}_c1_r$r.cpu_us]} / ${R[${t}_cN_r$r.cpu_us]} |"; done
+        echo "$row $f % |"
+    done
+}
+# minus X Y FORMAT: X − Y, formatted
+minus() { calc "$3" "$1 - $2"; }
+# compare_table OTHER HEAD_FIRST HEAD_OTHER HEAD_DIFF FIRST_WORD: the first Sluice and another one
+# (shared mode, B) side by side, against direct and against each other
+compare_table() {
+    local o=$1 f=sluice
+    echo "| Measurement | Direct (mock) | $2 | $3 | ${S_NAME[$f]} − direct / ratio | ${S_NAME[$o]} − direct / ratio | $4 |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    echo "| c1 throughput (req/s) | ${R[direct_c1.rps]} | ${R[${f}_c1.rps]} | ${R[${o}_c1.rps]} | ${R[$f.ratio_c1]} % | ${R[$o.ratio_c1]} % | |"
+    echo "| c1 latency p50 (ms) | ${R[direct_c1.p50_ms]} | ${R[${f}_c1.p50_ms]} | ${R[${o}_c1.p50_ms]} | ${R[$f.add_p50_c1]} ms | ${R[$o.add_p50_c1]} ms | ${R[$o.minus_first_c1]} ms |"
+    echo "| c1 latency p99 (ms) | ${R[direct_c1.p99_ms]} | ${R[${f}_c1.p99_ms]} | ${R[${o}_c1.p99_ms]} | ${R[$f.add_p99_c1]} ms | ${R[$o.add_p99_c1]} ms | $(minus "${R[${o}_c1.p99_ms]}" "${R[${f}_c1.p99_ms]}" '%+.3f') ms |"
+    echo "| c${HIGH_C} throughput (req/s) | ${R[direct_cN.rps]} | ${R[${f}_cN.rps]} | ${R[${o}_cN.rps]} | ${R[$f.ratio_cN]} % | ${R[$o.ratio_cN]} % | ${R[$o.per_first_cN]} × $5 |"
+    echo "| c${HIGH_C} latency p50 (ms) | ${R[direct_cN.p50_ms]} | ${R[${f}_cN.p50_ms]} | ${R[${o}_cN.p50_ms]} | ${R[$f.add_p50_cN]} ms | ${R[$o.add_p50_cN]} ms | $(minus "${R[${o}_cN.p50_ms]}" "${R[${f}_cN.p50_ms]}" '%+.3f') ms |"
+    echo "| c${HIGH_C} latency p99 (ms) | ${R[direct_cN.p99_ms]} | ${R[${f}_cN.p99_ms]} | ${R[${o}_cN.p99_ms]} | ${R[$f.add_p99_cN]} ms | ${R[$o.add_p99_cN]} ms | $(minus "${R[${o}_cN.p99_ms]}" "${R[${f}_cN.p99_ms]}" '%+.3f') ms |"
+    echo "| streaming TTFB p50 (ms) | ${R[direct_stream.p50_ms]} | ${R[${f}_stream.p50_ms]} | ${R[${o}_stream.p50_ms]} | ${R[$f.add_ttfb_p50]} ms | ${R[$o.add_ttfb_p50]} ms | $(minus "${R[${o}_stream.p50_ms]}" "${R[${f}_stream.p50_ms]}" '%+.3f') ms |"
+    echo "| streaming TTFB p99 (ms) | ${R[direct_stream.p99_ms]} | ${R[${f}_stream.p99_ms]} | ${R[${o}_stream.p99_ms]} | ${R[$f.add_ttfb_p99]} ms | ${R[$o.add_ttfb_p99]} ms | $(minus "${R[${o}_stream.p99_ms]}" "${R[${f}_stream.p99_ms]}" '%+.3f') ms |"
+    echo "| streaming first content token p50 (ms) | ${R[direct_stream.ttft_p50_ms]} | ${R[${f}_stream.ttft_p50_ms]} | ${R[${o}_stream.ttft_p50_ms]} | ${R[$f.add_ttft_p50]} ms | ${R[$o.add_ttft_p50]} ms | $(minus "${R[${o}_stream.ttft_p50_ms]}" "${R[${f}_stream.ttft_p50_ms]}" '%+.3f') ms |"
+    echo "| c1 CPU per request (µs) | | ${R[${f}_c1.cpu_us]} | ${R[${o}_c1.cpu_us]} | | | $(minus "${R[${o}_c1.cpu_us]}" "${R[${f}_c1.cpu_us]}" '%+.1f') µs |"
+    echo "| c${HIGH_C} CPU per request (µs) | | ${R[${f}_cN.cpu_us]} | ${R[${o}_cN.cpu_us]} | | | $(minus "${R[${o}_cN.cpu_us]}" "${R[${f}_cN.cpu_us]}" '%+.1f') µs |"
+    echo "| streaming CPU per event (µs) | | ${R[${f}_stream.cpu_us]} | ${R[${o}_stream.cpu_us]} | | | $(minus "${R[${o}_stream.cpu_us]}" "${R[${f}_stream.cpu_us]}" '%+.1f') µs |"
+    echo "| RSS idle (MiB) | | ${RSS_IDLE_MIB[$f]} | ${RSS_IDLE_MIB[$o]} | | | $(minus "${RSS_IDLE_MIB[$o]}" "${RSS_IDLE_MIB[$f]}" '%+.1f') MiB |"
+    echo "| RSS max during the rounds (MiB) | | ${RSS_LOAD_MIB[$f]} | ${RSS_LOAD_MIB[$o]} | | | $(minus "${RSS_LOAD_MIB[$o]}" "${RSS_LOAD_MIB[$f]}" '%+.1f') MiB |"
+    echo "| errors: c1 / c${HIGH_C} / streams | $(errs direct) | $(errs "$f") | $(errs "$o") | | | |"
+}
+# compare_note OTHER OTHER_WORD FIRST_WORD: the per-round values of compare_table, and OTHER's counts
+compare_note() {
+    local o=$1
+    echo "Per round: $2 − $3 at c1 $(rounds_list '%+.3f' "${R[minus_first_c1.$o.rounds]}") ms;" \
+        "$2 ÷ $3 at c${HIGH_C} $(rounds_list '%.2f' "${R[per_first_cN.$o.rounds]}")." \
+        "Other processes' CPU during ${S_NAME[$o]}'s runs (the most of the rounds): c1 ${R[${o}_c1.foreign_pct]} %," \
+        "c${HIGH_C} ${R[${o}_cN.foreign_pct]} %, streams ${R[${o}_stream.foreign_pct]} %." \
+        "Requests measured (all rounds): ${R[${o}_c1.requests]} (c1), ${R[${o}_cN.requests]} (c${HIGH_C});" \
+        "max latency at c${HIGH_C} ${R[${o}_cN.max_ms]} ms. TCP connections opened by the streams: ${R[${o}_stream.connects]}."
+}
+# ab_table OTHER: the short A/B table (BENCH_SLUICE_ZIP_B), the first Sluice against OTHER
+ab_table() {
+    local o=$1 f=sluice
+    echo "| A/B, same run | Sluice $A_LABEL | Sluice $B_LABEL | $B_LABEL − $A_LABEL |"
+    echo "|---|---:|---:|---:|"
+    echo "| CPU per request c1 (µs) | ${R[${f}_c1.cpu_us]} | ${R[${o}_c1.cpu_us]} | $(minus "${R[${o}_c1.cpu_us]}" "${R[${f}_c1.cpu_us]}" '%+.1f') |"
+    echo "| CPU per request c${HIGH_C} (µs) | ${R[${f}_cN.cpu_us]} | ${R[${o}_cN.cpu_us]} | $(minus "${R[${o}_cN.cpu_us]}" "${R[${f}_cN.cpu_us]}" '%+.1f') |"
+    echo "| c${HIGH_C} req/s | ${R[${f}_cN.rps]} | ${R[${o}_cN.rps]} | ${R[$o.per_first_cN]} × $A_LABEL |"
+    echo "| c${HIGH_C} ÷ direct | $(calc '%.2f' "${R[ratio_cN.$f]}") | $(calc '%.2f' "${R[ratio_cN.$o]}") | $(minus "${R[ratio_cN.$o]}" "${R[ratio_cN.$f]}" '%+.2f') |"
+    echo "| c1 added p50 (ms) | ${R[$f.add_p50_c1]} | ${R[$o.add_p50_c1]} | ${R[$o.minus_first_c1]} |"
+    echo "| c${HIGH_C} p99 (ms) | ${R[${f}_cN.p99_ms]} | ${R[${o}_cN.p99_ms]} | $(minus "${R[${o}_cN.p99_ms]}" "${R[${f}_cN.p99_ms]}" '%+.3f') |"
+    echo "| first content token over direct, p50 (ms) | ${R[$f.add_ttft_p50]} | ${R[$o.add_ttft_p50]} | $(minus "${R[$o.add_ttft_p50]}" "${R[$f.add_ttft_p50]}" '%+.3f') |"
+    echo "| RSS idle / max under load (MiB) | ${RSS_IDLE_MIB[$f]} / ${RSS_LOAD_MIB[$f]} | ${RSS_IDLE_MIB[$o]} / ${RSS_LOAD_MIB[$o]} | $(minus "${RSS_IDLE_MIB[$o]}" "${RSS_IDLE_MIB[$f]}" '%+.1f') / $(minus "${RSS_LOAD_MIB[$o]}" "${RSS_LOAD_MIB[$f]}" '%+.1f') |"
+}
 e() { echo "${R[$1.errors]}"; }
 errs() { echo "$(e "${1}_c1") / $(e "${1}_cN") / $(e "${1}_stream")"; }
 FOREIGN_MAX=0
-FOREIGN_LABELS=(direct_c1 nginx_c1 sluice_c1 direct_cN nginx_cN sluice_cN direct_stream nginx_stream sluice_stream)
-if [[ $SHARED == 1 ]]; then FOREIGN_LABELS+=(sluice_shared_c1 sluice_shared_cN sluice_shared_stream); fi
+FOREIGN_LABELS=(direct_stream nginx_stream "${ROUND_LABELS[@]}")
+for t in "${SLUICES[@]}"; do FOREIGN_LABELS+=("${t}_stream"); done
 for l in "${FOREIGN_LABELS[@]}"; do
     FOREIGN_MAX=$(awk -v a="$FOREIGN_MAX" -v b="${R[$l.foreign_pct]}" 'BEGIN { print (b > a ? b : a) }')
 done
@@ -1435,13 +1535,13 @@ done
     echo "## Sluice benchmark$(quick '' ' (--quick)') — $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo
     echo "Machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; $JAVA_VERSION; $WRK_VERSION; $CURL_VERSION; nginx $NGINX_VERSION."
-    if [[ $SHARED == 1 ]]; then
-        echo "Client (wrk/curl), mock upstreams, nginx, both Sluice instances (SQLite and shared), PostgreSQL $PG_VERSION" \
-            "and Redis ${REDIS_VERSION:-?} all share these CPUs, on loopback (127.0.0.1); both Sluice instances run during the whole run." \
-            "Load average (1/5/15 min) before the run: $LOAD_BEFORE; after: $LOAD_AFTER."
-    else
-    echo "Client (wrk/curl), mock upstreams, nginx and Sluice all share these CPUs, on loopback (127.0.0.1)." \
+    echo "Client (wrk/curl), mock upstreams, nginx, ${SERVERS_TEXT} all share these CPUs, on loopback" \
+        "(127.0.0.1)$( ((${#SLUICES[@]} == 1)) || echo "; every Sluice instance runs during the whole run")." \
         "Load average (1/5/15 min) before the run: $LOAD_BEFORE; after: $LOAD_AFTER."
+    echo "Mock upstreams: ${MOCK_TEXT}."
+    if [[ -n $SLUICE_ZIP_B ]]; then
+        echo "Sluice $A_LABEL: ${BENCH_SLUICE_HOME:-$SLUICE_ZIP}; Sluice $B_LABEL: $SLUICE_ZIP_B (BENCH_SLUICE_ZIP_B);" \
+            "both single instances on SQLite with the same settings, providers and mocks."
     fi
     echo "Settings: ${ROUNDS} interleaved rounds of ${ROUND_TARGETS}, ${DURATION} per wrk run, after a ${WARMUP}" \
         "warm-up per target at c${HIGH_C} (Sluice: ${SLUICE_WARMUP}); wrk -t1 at c1, -t${WRK_THREADS} at c${HIGH_C}; every value is the median" \
@@ -1468,7 +1568,7 @@ done
     echo
     echo "### SPEC §19 NF-1 / NF-2"
     echo
-    echo "| Measurement | Direct (mock) | nginx (control) | Sluice | nginx − direct / ratio | Sluice − direct / ratio | SPEC target (Sluice) | Result |"
+    echo "| Measurement | Direct (mock) | nginx (control) | ${S_NAME[sluice]} | nginx − direct / ratio | ${S_NAME[sluice]} − direct / ratio | SPEC target (Sluice) | Result |"
     echo "|---|---:|---:|---:|---:|---:|---|---|"
     echo "| c1 throughput (req/s) | ${R[direct_c1.rps]} | ${R[nginx_c1.rps]} | ${R[sluice_c1.rps]} | ${R[nginx.ratio_c1]} % | ${R[sluice.ratio_c1]} % | | |"
     echo "| c1 latency p50 (ms) | ${R[direct_c1.p50_ms]} | ${R[nginx_c1.p50_ms]} | ${R[sluice_c1.p50_ms]} | ${R[nginx.add_p50_c1]} ms | ${R[sluice.add_p50_c1]} ms | added ≤ 0.15 ms | $V_P50 |"
@@ -1499,24 +1599,7 @@ done
     echo
     echo "Per round (p50 at c1 in ms; req/s at c${HIGH_C}; % CPU of other processes, the most during the round's ${ROUND_RUNS} runs):"
     echo
-    if [[ $SHARED == 1 ]]; then
-        echo "| Round | direct c1 p50 | nginx c1 p50 | Sluice c1 p50 | Sluice shared c1 p50 | direct c${HIGH_C} | nginx c${HIGH_C} | Sluice c${HIGH_C} | Sluice shared c${HIGH_C} | Sluice CPU µs c1 / c${HIGH_C} | shared CPU µs c1 / c${HIGH_C} | other CPU |"
-        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    else
-    echo "| Round | direct c1 p50 | nginx c1 p50 | Sluice c1 p50 | direct c${HIGH_C} | nginx c${HIGH_C} | Sluice c${HIGH_C} | Sluice CPU µs c1 / c${HIGH_C} | other CPU |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    fi
-    for ((r = 1; r <= ROUNDS; r++)); do
-        f=0
-        for l in "${ROUND_LABELS[@]}"; do
-            f=$(awk -v a="$f" -v b="${R[${l}_r$r.foreign_pct]}" 'BEGIN { print (b > a ? b : a) }')
-        done
-        if [[ $SHARED == 1 ]]; then
-            echo "| $r | ${R[direct_c1_r$r.p50_ms]} | ${R[nginx_c1_r$r.p50_ms]} | ${R[sluice_c1_r$r.p50_ms]} | ${R[sluice_shared_c1_r$r.p50_ms]} | ${R[direct_cN_r$r.rps]} | ${R[nginx_cN_r$r.rps]} | ${R[sluice_cN_r$r.rps]} | ${R[sluice_shared_cN_r$r.rps]} | ${R[sluice_c1_r$r.cpu_us]} / ${R[sluice_cN_r$r.cpu_us]} | ${R[sluice_shared_c1_r$r.cpu_us]} / ${R[sluice_shared_cN_r$r.cpu_us]} | $f % |"
-        else
-        echo "| $r | ${R[direct_c1_r$r.p50_ms]} | ${R[nginx_c1_r$r.p50_ms]} | ${R[sluice_c1_r$r.p50_ms]} | ${R[direct_cN_r$r.rps]} | ${R[nginx_cN_r$r.rps]} | ${R[sluice_cN_r$r.rps]} | ${R[sluice_c1_r$r.cpu_us]} / ${R[sluice_cN_r$r.cpu_us]} | $f % |"
-        fi
-    done
+    round_table
     echo
     echo "CPU used by other processes on the machine during each measurement (% of all CPUs, the most of" \
         "the rounds; hypervisor steal in brackets): c1 direct ${R[direct_c1.foreign_pct]} (${R[direct_c1.steal_pct]})," \
@@ -1541,32 +1624,31 @@ done
             "providers, models). Both ran in every round, one after the other, on the same CPUs as everything else." \
             "\"Shared − single\" at c1 is the median of the per-round differences of p50 (direct cancels out)."
         echo
-        echo "| Measurement | Direct (mock) | Sluice (single, SQLite) | Sluice shared (PostgreSQL + Redis) | Sluice − direct / ratio | Sluice shared − direct / ratio | Shared − single |"
-        echo "|---|---:|---:|---:|---:|---:|---:|"
-        echo "| c1 throughput (req/s) | ${R[direct_c1.rps]} | ${R[sluice_c1.rps]} | ${R[sluice_shared_c1.rps]} | ${R[sluice.ratio_c1]} % | ${R[sluice_shared.ratio_c1]} % | |"
-        echo "| c1 latency p50 (ms) | ${R[direct_c1.p50_ms]} | ${R[sluice_c1.p50_ms]} | ${R[sluice_shared_c1.p50_ms]} | ${R[sluice.add_p50_c1]} ms | ${R[sluice_shared.add_p50_c1]} ms | ${SHARED_MINUS_SINGLE} ms |"
-        echo "| c1 latency p99 (ms) | ${R[direct_c1.p99_ms]} | ${R[sluice_c1.p99_ms]} | ${R[sluice_shared_c1.p99_ms]} | ${R[sluice.add_p99_c1]} ms | ${R[sluice_shared.add_p99_c1]} ms | $(calc '%+.3f' "${R[sluice_shared_c1.p99_ms]} - ${R[sluice_c1.p99_ms]}") ms |"
-        echo "| c${HIGH_C} throughput (req/s) | ${R[direct_cN.rps]} | ${R[sluice_cN.rps]} | ${R[sluice_shared_cN.rps]} | ${R[sluice.ratio_cN]} % | ${R[sluice_shared.ratio_cN]} % | ${SHARED_PER_SINGLE_CN} × single |"
-        echo "| c${HIGH_C} latency p50 (ms) | ${R[direct_cN.p50_ms]} | ${R[sluice_cN.p50_ms]} | ${R[sluice_shared_cN.p50_ms]} | ${R[sluice.add_p50_cN]} ms | ${R[sluice_shared.add_p50_cN]} ms | $(calc '%+.3f' "${R[sluice_shared_cN.p50_ms]} - ${R[sluice_cN.p50_ms]}") ms |"
-        echo "| c${HIGH_C} latency p99 (ms) | ${R[direct_cN.p99_ms]} | ${R[sluice_cN.p99_ms]} | ${R[sluice_shared_cN.p99_ms]} | ${R[sluice.add_p99_cN]} ms | ${R[sluice_shared.add_p99_cN]} ms | $(calc '%+.3f' "${R[sluice_shared_cN.p99_ms]} - ${R[sluice_cN.p99_ms]}") ms |"
-        echo "| streaming TTFB p50 (ms) | ${R[direct_stream.p50_ms]} | ${R[sluice_stream.p50_ms]} | ${R[sluice_shared_stream.p50_ms]} | ${R[sluice.add_ttfb_p50]} ms | ${R[sluice_shared.add_ttfb_p50]} ms | $(calc '%+.3f' "${R[sluice_shared_stream.p50_ms]} - ${R[sluice_stream.p50_ms]}") ms |"
-        echo "| streaming TTFB p99 (ms) | ${R[direct_stream.p99_ms]} | ${R[sluice_stream.p99_ms]} | ${R[sluice_shared_stream.p99_ms]} | ${R[sluice.add_ttfb_p99]} ms | ${R[sluice_shared.add_ttfb_p99]} ms | $(calc '%+.3f' "${R[sluice_shared_stream.p99_ms]} - ${R[sluice_stream.p99_ms]}") ms |"
-        echo "| RSS idle (MiB) | | ${RSS_IDLE} | ${RSS_IDLE_SHARED} | | | $(calc '%+.1f' "$RSS_IDLE_SHARED - $RSS_IDLE") MiB |"
-        echo "| RSS max during the rounds (MiB) | | ${RSS_LOAD} | ${RSS_LOAD_SHARED} | | | $(calc '%+.1f' "$RSS_LOAD_SHARED - $RSS_LOAD") MiB |"
-        echo "| errors: c1 / c${HIGH_C} / streams | $(errs direct) | $(errs sluice) | $(errs sluice_shared) | | | |"
+        compare_table sluice_shared "Sluice (single, SQLite)" "Sluice shared (PostgreSQL + Redis)" "Shared − single" single
         echo
-        echo "Per round: shared − single at c1 $(rounds_list '%+.3f' "${R[shared_minus_single_c1.rounds]}") ms;" \
-            "shared ÷ single at c${HIGH_C} $(rounds_list '%.2f' "${R[shared_per_single_cN.rounds]}")." \
-            "Other processes' CPU (the most of the rounds; PostgreSQL and Redis count as ours): c1 ${R[sluice_shared_c1.foreign_pct]} %," \
-            "c${HIGH_C} ${R[sluice_shared_cN.foreign_pct]} %, streams ${R[sluice_shared_stream.foreign_pct]} %." \
-            "Requests measured (all rounds): ${R[sluice_shared_c1.requests]} (c1), ${R[sluice_shared_cN.requests]} (c${HIGH_C});" \
-            "max latency at c${HIGH_C} ${R[sluice_shared_cN.max_ms]} ms. TCP connections opened by the streams: ${R[sluice_shared_stream.connects]}." \
+        echo "$(compare_note sluice_shared shared single) Other processes' CPU: PostgreSQL and Redis count as ours." \
             "Redis calls (Redis's INFO commandstats around the measured runs): ${REDIS_TEXT}."
+    fi
+    if [[ -n $SLUICE_ZIP_B ]]; then
+        echo
+        echo "### Sluice $A_LABEL and Sluice $B_LABEL, same run"
+        echo
+        echo "Sluice $A_LABEL (the targets and the guard above are its) and Sluice $B_LABEL (BENCH_SLUICE_ZIP_B=$SLUICE_ZIP_B)," \
+            "both single instances on SQLite, provisioned alike (same mocks, providers, models), measured one after the" \
+            "other in every round on the same CPUs as everything else. $B_LABEL − $A_LABEL at c1 and $B_LABEL ÷ $A_LABEL" \
+            "at c${HIGH_C} are the medians of the per-round values."
+        echo
+        ab_table sluice_b
+        echo
+        compare_table sluice_b "Sluice $A_LABEL" "Sluice $B_LABEL" "$B_LABEL − $A_LABEL" "$A_LABEL"
+        echo
+        compare_note sluice_b "$B_LABEL" "$A_LABEL"
     fi
 } >"$RESULTS"
 
-RAW_FILES=(sluice.log plain.log stream.log nginx/nginx.conf nginx/error.log)
+RAW_FILES=(sluice.log plain.log stream.log streamhot.log nginx/nginx.conf nginx/error.log)
 if [[ $SHARED == 1 ]]; then RAW_FILES+=(sluice-shared.log redis.log pg/log pg/data/bench.conf); fi
+if [[ -n $SLUICE_ZIP_B ]]; then RAW_FILES+=(sluice-b.log); fi
 for f in "${RAW_FILES[@]}"; do
     printf '### %s\n%s\n\n' "$f" "$(cat "$TMP/$f" 2>/dev/null)" >>"$RAW_LOG"
 done
