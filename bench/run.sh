@@ -1404,9 +1404,12 @@ if [[ $SHARED == 1 ]]; then
 fi
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
-SERVERS_TEXT=$(for t in "${SLUICES[@]}"; do printf '%s, ' "${S_NAME[$t]}"; done)
-SERVERS_TEXT=${SERVERS_TEXT%, }
-if [[ $SHARED == 1 ]]; then SERVERS_TEXT+=", PostgreSQL $PG_VERSION and Redis ${REDIS_VERSION:-?}"; fi
+# "nginx, X, Y and Z": the servers under test besides the mocks
+SERVERS=(nginx)
+for t in "${SLUICES[@]}"; do SERVERS+=("${S_NAME[$t]}"); done
+if [[ $SHARED == 1 ]]; then SERVERS+=("PostgreSQL $PG_VERSION" "Redis ${REDIS_VERSION:-?}"); fi
+SERVERS_TEXT=$(printf '%s, ' "${SERVERS[@]:0:${#SERVERS[@]}-1}")
+SERVERS_TEXT="${SERVERS_TEXT%, } and ${SERVERS[-1]}"
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
 JAVA_VERSION=$("$JAVA" -version 2>&1 | head -n 1)
 WRK_VERSION=$({ wrk -v 2>&1 || true; } | head -n 1 | awk '{ print $1, $2 }')
@@ -1535,7 +1538,7 @@ done
     echo "## Sluice benchmark$(quick '' ' (--quick)') — $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo
     echo "Machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; $JAVA_VERSION; $WRK_VERSION; $CURL_VERSION; nginx $NGINX_VERSION."
-    echo "Client (wrk/curl), mock upstreams, nginx, ${SERVERS_TEXT} all share these CPUs, on loopback" \
+    echo "Client (wrk/curl), mock upstreams, ${SERVERS_TEXT} all share these CPUs, on loopback" \
         "(127.0.0.1)$( ((${#SLUICES[@]} == 1)) || echo "; every Sluice instance runs during the whole run")." \
         "Load average (1/5/15 min) before the run: $LOAD_BEFORE; after: $LOAD_AFTER."
     echo "Mock upstreams: ${MOCK_TEXT}."
