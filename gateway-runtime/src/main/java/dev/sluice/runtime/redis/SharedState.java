@@ -4,6 +4,7 @@ import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.cooldown.CooldownBoard;
+import dev.sluice.runtime.resilience.gate.shared.SharedGates;
 import dev.sluice.runtime.resilience.gate.shared.SharedPacing;
 import dev.sluice.runtime.resilience.gate.shared.SharedPermits;
 import dev.sluice.runtime.resilience.gate.shared.SharedWaiters;
@@ -178,8 +179,8 @@ public final class SharedState implements AutoCloseable {
     }
 
     /** @return what the gates share: permits, start slots and queue places */
-    public dev.sluice.runtime.resilience.gate.shared.SharedGates gates() {
-        return new dev.sluice.runtime.resilience.gate.shared.SharedGates(permits(), pacing(), waiters());
+    public SharedGates gates() {
+        return new SharedGates(permits(), pacing(), waiters());
     }
 
     /** @return the permits (fail open to the local limit when Redis is unreachable) */
