@@ -10,6 +10,8 @@ import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.gate.TurnSteps;
+import dev.sluice.runtime.resilience.gate.shared.SharedTurns;
 import dev.sluice.runtime.resilience.cooldown.EgressLocks;
 import dev.sluice.runtime.resilience.classify.ErrorRules;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
@@ -77,7 +79,11 @@ record ResilienceWiring(Resilience resilience, ResilienceEngine engine, QuotaObs
                 AdmissionPolicy.autoEnableFromEnv(config.resilienceEnv().get(ResilienceEnvironment.AUTO_ENABLE)), parseObject,
                 registry.modelScopedLimits());
         AtomicReference<LongConsumer> queueWaits = new AtomicReference<>(nanos -> { });
-        ConnectionGates gates = new ConnectionGates(clock, nanos -> queueWaits.get().accept(nanos), shared.gates());
+        TurnSteps turns = TurnSteps.NONE;
+        if (shared.configured()) {
+            turns = SharedTurns.over(shared.gates(), clock);
+        }
+        ConnectionGates gates = new ConnectionGates(clock, nanos -> queueWaits.get().accept(nanos), turns);
         return new ResilienceWiring(resilience, engine, quotas, admission, gates, queueWaits);
     }
 

@@ -1,6 +1,6 @@
 package dev.sluice.runtime.redis;
 
-import dev.sluice.runtime.resilience.gate.SharedPacing;
+import dev.sluice.runtime.resilience.gate.shared.SharedPacing;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,6 +1,6 @@
 package dev.sluice.runtime.redis;
 
-import dev.sluice.runtime.resilience.gate.SharedPermits;
+import dev.sluice.runtime.resilience.gate.shared.SharedPermits;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;

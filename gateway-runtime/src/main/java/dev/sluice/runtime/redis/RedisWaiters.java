@@ -1,6 +1,6 @@
 package dev.sluice.runtime.redis;
 
-import dev.sluice.runtime.resilience.gate.SharedWaiters;
+import dev.sluice.runtime.resilience.gate.shared.SharedWaiters;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;

@@ -4,9 +4,10 @@ import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.cooldown.CooldownBoard;
-import dev.sluice.runtime.resilience.gate.SharedPacing;
-import dev.sluice.runtime.resilience.gate.SharedPermits;
-import dev.sluice.runtime.resilience.gate.SharedWaiters;
+import dev.sluice.runtime.resilience.gate.shared.SharedGates;
+import dev.sluice.runtime.resilience.gate.shared.SharedPacing;
+import dev.sluice.runtime.resilience.gate.shared.SharedPermits;
+import dev.sluice.runtime.resilience.gate.shared.SharedWaiters;
 import dev.sluice.runtime.resilience.lockout.LockoutBoard;
 import dev.sluice.runtime.resilience.window.shared.WindowBoard;
 import java.time.InstantSource;
@@ -178,8 +179,8 @@ public final class SharedState implements AutoCloseable {
     }
 
     /** @return what the gates share: permits, start slots and queue places */
-    public dev.sluice.runtime.resilience.gate.SharedGates gates() {
-        return new dev.sluice.runtime.resilience.gate.SharedGates(permits(), pacing(), waiters());
+    public SharedGates gates() {
+        return new SharedGates(permits(), pacing(), waiters());
     }
 
     /** @return the permits (fail open to the local limit when Redis is unreachable) */

@@ -9,8 +9,9 @@ import dev.sluice.runtime.resilience.gate.ConnectionGates.Limits;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Permit;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refusal;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refused;
-import dev.sluice.runtime.resilience.gate.SharedGates;
-import dev.sluice.runtime.resilience.gate.SharedPacing;
+import dev.sluice.runtime.resilience.gate.shared.SharedGates;
+import dev.sluice.runtime.resilience.gate.shared.SharedPacing;
+import dev.sluice.runtime.resilience.gate.shared.SharedTurns;
 import dev.sluice.testkit.TestClock;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -69,7 +70,7 @@ class RedisSharedPacingTest {
                 return slot;
             }
         };
-        return new ConnectionGates(clock, n -> { }, SharedGates.NONE.withPermits(s.permits()).withPacing(recorded));
+        return new ConnectionGates(clock, n -> { }, SharedTurns.over(SharedGates.NONE.withPermits(s.permits()).withPacing(recorded), clock));
     }
 
     private ConnectionGates gates(SharedState s) {

@@ -9,7 +9,8 @@ import dev.sluice.runtime.resilience.gate.ConnectionGates.Limits;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Permit;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refusal;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refused;
-import dev.sluice.runtime.resilience.gate.SharedWaiters;
+import dev.sluice.runtime.resilience.gate.shared.SharedTurns;
+import dev.sluice.runtime.resilience.gate.shared.SharedWaiters;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -33,7 +34,7 @@ class RedisSharedQueueDepthTest {
     }
 
     private static ConnectionGates gates(SharedState s) {
-        return new ConnectionGates(InstantSource.system(), n -> { }, s.gates());
+        return new ConnectionGates(InstantSource.system(), n -> { }, SharedTurns.over(s.gates(), InstantSource.system()));
     }
 
     private long waitingInRedis(String connectionId) {

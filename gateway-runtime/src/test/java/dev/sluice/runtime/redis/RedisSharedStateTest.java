@@ -8,8 +8,9 @@ import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
-import dev.sluice.runtime.resilience.gate.SharedGates;
-import dev.sluice.runtime.resilience.gate.SharedPermits;
+import dev.sluice.runtime.resilience.gate.shared.SharedGates;
+import dev.sluice.runtime.resilience.gate.shared.SharedPermits;
+import dev.sluice.runtime.resilience.gate.shared.SharedTurns;
 import dev.sluice.runtime.resilience.lockout.LockoutBoard;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -85,8 +86,8 @@ class RedisSharedStateTest {
     void maxConcurrentOneHoldsOverTwoInstancesOfGates_NF6() throws Exception {
         SharedState a = instance(30_000);
         SharedState b = instance(30_000);
-        List<ConnectionGates> gates = List.of(new ConnectionGates(InstantSource.system(), n -> { }, SharedGates.NONE.withPermits(a.permits())),
-                new ConnectionGates(InstantSource.system(), n -> { }, SharedGates.NONE.withPermits(b.permits())));
+        List<ConnectionGates> gates = List.of(new ConnectionGates(InstantSource.system(), n -> { }, SharedTurns.over(SharedGates.NONE.withPermits(a.permits()), InstantSource.system())),
+                new ConnectionGates(InstantSource.system(), n -> { }, SharedTurns.over(SharedGates.NONE.withPermits(b.permits()), InstantSource.system())));
         ConnectionGates.Limits limits = new ConnectionGates.Limits(1, 0, false, 20_000, 0);
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();

@@ -108,6 +108,7 @@ public final class ConnectionGates implements Mechanism {
      * Releasing twice is harmless.
      */
     public static final class Permit implements Entry {
+        private static final Runnable NOTHING = () -> { };
         private static final Permit NONE = new Permit(null, null, false, 0);
         private final Gate gate;
         /** The upstream model the permit is for. */
@@ -117,8 +118,8 @@ public final class ConnectionGates implements Mechanism {
         /** When the local turn was taken (the start its gate's pacing recorded). */
         final long takenAt;
         private final AtomicBoolean released = new AtomicBoolean();
-        /** The permit shared with other instances, once taken (NF-6, set by {@link SharedTurn}). */
-        volatile SharedPermits.Held shared = SharedPermits.Held.LOCAL;
+        /** What else the request holds with this permit, given back with it ({@link Turn#alsoHolds}). */
+        volatile Runnable also = NOTHING;
 
         Permit(Gate gate, String model, boolean countsConnection, long takenAt) {
             this.gate = gate;
@@ -139,7 +140,7 @@ public final class ConnectionGates implements Mechanism {
         /** Returns the permits this request holds. */
         public void release() {
             if (gate != null && released.compareAndSet(false, true)) {
-                shared.release();
+                also.run();
                 gate.release(model, countsConnection);
             }
         }
@@ -152,11 +153,23 @@ public final class ConnectionGates implements Mechanism {
      * @param retryAfterMs when trying again may succeed, ms (a pause's remaining time, else 0)
      */
     public record Refused(Refusal refusal, long retryAfterMs) implements Entry {
+
+        /**
+         * RQ-5's refusal for a full queue, named for the connection's kind of queue.
+         *
+         * @param limits the request's limits
+         * @param retryAfterMs when trying again may succeed, ms
+         * @return the refusal
+         */
+        public static Refused queueFull(Limits limits, long retryAfterMs) {
+            return new Refused(limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_FULL : Refusal.SEMAPHORE_QUEUE_FULL, retryAfterMs);
+        }
     }
 
     private final InstantSource clock;
     private final GateRegistry gates;
-    private final SharedPermits shared;
+    private final java.util.function.LongConsumer waits;
+    private final TurnSteps steps;
 
     /**
      * Creates the gates.
@@ -174,33 +187,23 @@ public final class ConnectionGates implements Mechanism {
      * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
      */
     public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits) {
-        this(clock, waits, SharedGates.NONE);
+        this(clock, waits, TurnSteps.NONE);
     }
 
     /**
-     * Creates the gates, reporting queue waits, whose caps, pacing and queue depth hold over the
-     * instances the {@code shared} parts reach.
+     * Creates the gates, reporting queue waits, whose turns go through {@code steps} besides the
+     * gate (shared mode's decorator, {@code gate.shared.SharedTurns}; {@link TurnSteps#NONE}: nothing).
      *
      * @param clock decides deadlines and pauses
      * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
-     * @param shared what is shared with other instances ({@link SharedGates#NONE}: nothing)
+     * @param steps what a granted turn still goes through, and the claim a request makes before it waits
      */
-    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedGates shared) {
-        this(clock, waits, shared, Thread::sleep);
-    }
-
-    ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, SharedGates shared, SharedSlots.Sleeper sleeper) {
+    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, TurnSteps steps) {
         this.clock = clock;
         this.gates = new GateRegistry(clock);
         this.waits = waits;
-        this.shared = shared.permits();
-        this.waiting = shared.waiting();
-        this.slots = new SharedSlots(shared.pacing(), clock, sleeper);
+        this.steps = java.util.Objects.requireNonNull(steps, "steps is null");
     }
-
-    private final java.util.function.LongConsumer waits;
-    private final SharedWaiters waiting;
-    private final SharedSlots slots;
 
     /**
      * RQ-5 admission, a pure function: may one more request join a queue that holds {@code queued}?
@@ -230,17 +233,13 @@ public final class ConnectionGates implements Mechanism {
         }
         long t0 = System.nanoTime();
         long deadline = clock.millis() + limits.maxWaitMs();
-        // the request's place in the queue over every instance, taken only if it waits anywhere below
-        QueuePlace place = new QueuePlace(waiting, connectionId, limits);
+        // the request's claim to wait, made only if it waits anywhere below
+        WaitClaim claim = steps.claim(connectionId, limits);
         try {
-            Entry entry = gate.enter(model, limits, stillWanted, place);
-            if (entry instanceof Permit p) {
-                entry = SharedTurn.await(shared, clock, p, connectionId, limits, deadline, stillWanted, place);
-            }
-            // the start slot last: once it is granted nothing else delays the start
-            return entry instanceof Permit p ? slots.await(gate, p, connectionId, limits, deadline, stillWanted, place) : entry;
+            Entry entry = gate.enter(model, limits, stillWanted, claim);
+            return entry instanceof Permit p ? steps.granted(new Turn(gate, p, connectionId, limits), deadline, stillWanted, claim) : entry;
         } finally {
-            place.leave();
+            claim.giveUp();
             waits.accept(System.nanoTime() - t0);
         }
     }
@@ -260,8 +259,7 @@ public final class ConnectionGates implements Mechanism {
             return Permit.NONE;
         }
         Permit p = gate.tryEnter(model, limits);
-        p = p == null ? null : SharedTurn.once(shared, p, connectionId, limits);
-        return p == null ? null : slots.once(gate, p, connectionId, limits);
+        return p == null ? null : steps.grantedAtOnce(new Turn(gate, p, connectionId, limits));
     }
 
     /**
@@ -288,8 +286,7 @@ public final class ConnectionGates implements Mechanism {
     public Permit failOpen(String connectionId, String model, Limits limits) {
         Gate gate = gates.of(connectionId);
         Permit p = gate.failOpen(model, limits);
-        p = p == null ? null : SharedTurn.once(shared, p, connectionId, limits);
-        return p == null ? null : slots.once(gate, p, connectionId, limits);
+        return p == null ? null : steps.grantedAtOnce(new Turn(gate, p, connectionId, limits));
     }
 
     /**

@@ -39,7 +39,7 @@ final class Gate {
         return pauses.over(now) && waiters.queued() == 0 && pacing.over(now);
     }
 
-    Entry enter(String model, Limits limits, BooleanSupplier stillWanted, QueuePlace place) throws InterruptedException {
+    Entry enter(String model, Limits limits, BooleanSupplier stillWanted, WaitClaim claim) throws InterruptedException {
         lock.lock();
         try {
             long deadline = clock.millis() + limits.maxWaitMs();
@@ -51,19 +51,19 @@ final class Gate {
                     return take(model, true);
                 }
                 if (!ConnectionGates.admits(waiters.size(), limits.maxQueueDepth())) {
-                    return QueuePlace.full(limits, Math.max(0, pauses.heldUntil(model) - now));
+                    return Refused.queueFull(limits, Math.max(0, pauses.heldUntil(model) - now));
                 }
                 long paused = pauses.heldUntil(model);
                 if (paused > deadline) {
                     // RQ-4: the pause outlasts this caller's queue time: refuse at once
                     return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, paused - now);
                 }
-                if (!place.pending()) {
+                if (!claim.pending()) {
                     break;
                 }
-                // RQ-5 over every instance: the shared place is asked for without the lock, then all is looked at again
-                if (!joinedOutsideTheLock(place)) {
-                    return QueuePlace.full(limits, Math.max(0, pauses.heldUntil(model) - clock.millis()));
+                // RQ-5: the claim to wait is made without the lock, then all is looked at again
+                if (!claimedOutsideTheLock(claim)) {
+                    return Refused.queueFull(limits, Math.max(0, pauses.heldUntil(model) - clock.millis()));
                 }
             }
             Waiter w = new Waiter(model, limits, lock.newCondition());
@@ -140,11 +140,11 @@ final class Gate {
         }
     }
 
-    /** Takes the request's shared queue place without holding the gate's lock meanwhile (a store round trip). */
-    private boolean joinedOutsideTheLock(QueuePlace place) {
+    /** Makes the request's claim to wait without holding the gate's lock meanwhile (it may be a round trip). */
+    private boolean claimedOutsideTheLock(WaitClaim claim) {
         lock.unlock();
         try {
-            return place.join();
+            return claim.claim();
         } finally {
             lock.lock();
         }
@@ -205,7 +205,7 @@ final class Gate {
         return pacing.spacing(limits, now);
     }
 
-    /** A request given its turn now starts at {@code at}, its shared slot: local spacing counts from there. */
+    /** A request given its turn now really starts at {@code at}: local spacing counts from there. */
     void startsAt(long at) {
         lock.lock();
         try {

@@ -9,10 +9,9 @@ import dev.sluice.runtime.resilience.gate.ConnectionGates.Pacing;
  * longer. The time of the last start is kept under the owning {@link Gate}'s lock; the learned
  * pacing is volatile, replaced without the lock and read by the lock-free fast path.
  *
- * <p>With start slots shared over several instances ({@link SharedPacing}) the shared slot is
- * authoritative and this local record the fallback: a granted slot moves the last start to when
- * the request really starts, and a turn whose slot was not taken is given back, so local and shared
- * spacing never add up.
+ * <p>A step after the turn ({@link TurnSteps}) may move the start: {@link #startsAt} records when
+ * the request really starts, and {@link #undo} forgets a turn that did not start, so a later start
+ * decided elsewhere and the local spacing never add up.
  */
 final class GatePacing {
 
@@ -54,7 +53,7 @@ final class GatePacing {
         lastStartAt = at;
     }
 
-    /** The last start really happens at {@code at} (its shared slot): the next is spaced from there. */
+    /** The last start really happens at {@code at} (decided after the turn): the next is spaced from there. */
     void startsAt(long at) {
         lastStartAt = Math.max(lastStartAt, at);
     }

@@ -1,8 +1,9 @@
-package dev.sluice.runtime.resilience.gate;
+package dev.sluice.runtime.resilience.gate.shared;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Entry;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Limits;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Permit;
@@ -35,8 +36,8 @@ class SharedQueueDepthGatesTest {
     private final TestClock clock = TestClock.at(Instant.parse("2026-12-01T10:00:00Z"));
     private final FakePermits permits = new FakePermits();
     private final FakeWaiters waiting = new FakeWaiters();
-    private final ConnectionGates a = new ConnectionGates(clock, n -> { }, new SharedGates(permits, SharedPacing.NONE, waiting));
-    private final ConnectionGates b = new ConnectionGates(clock, n -> { }, new SharedGates(permits, SharedPacing.NONE, waiting));
+    private final ConnectionGates a = new ConnectionGates(clock, n -> { }, SharedTurns.over(new SharedGates(permits, SharedPacing.NONE, waiting), clock));
+    private final ConnectionGates b = new ConnectionGates(clock, n -> { }, SharedTurns.over(new SharedGates(permits, SharedPacing.NONE, waiting), clock));
 
     /** Shared connection permits as the Redis script counts them; {@link #down} answers as an unreachable store. */
     private static final class FakePermits implements SharedPermits {
@@ -215,8 +216,8 @@ class SharedQueueDepthGatesTest {
                 return new SharedPacing.Slot(SharedPacing.Kind.GRANTED, next - now);
             }
         };
-        ConnectionGates pacedA = new ConnectionGates(clock, n -> { }, new SharedGates(SharedPermits.NONE, slots, waiting), ms -> clock.advance(Duration.ofMillis(ms)));
-        ConnectionGates pacedB = new ConnectionGates(clock, n -> { }, new SharedGates(SharedPermits.NONE, slots, waiting), ms -> clock.advance(Duration.ofMillis(ms)));
+        ConnectionGates pacedA = new ConnectionGates(clock, n -> { }, SharedTurns.over(new SharedGates(SharedPermits.NONE, slots, waiting), clock, ms -> clock.advance(Duration.ofMillis(ms))));
+        ConnectionGates pacedB = new ConnectionGates(clock, n -> { }, SharedTurns.over(new SharedGates(SharedPermits.NONE, slots, waiting), clock, ms -> clock.advance(Duration.ofMillis(ms))));
         Limits paced = new Limits(0, 0, true, 30_000, 1, 100);
         admitted(pacedA.enter("c1", "m", paced, null)).release();
         assertThat(waiting.asked).as("a start at once asks for no place").hasValue(0);

@@ -1,4 +1,4 @@
-package dev.sluice.runtime.resilience.gate;
+package dev.sluice.runtime.resilience.gate.shared;
 
 /**
  * Start slots several instances share (SPEC NF-6, RQ-10 across instances): a request on a paced

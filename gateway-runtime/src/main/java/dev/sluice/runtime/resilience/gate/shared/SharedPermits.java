@@ -1,4 +1,4 @@
-package dev.sluice.runtime.resilience.gate;
+package dev.sluice.runtime.resilience.gate.shared;
 
 /**
  * The concurrency permits several instances share (SPEC NF-6, QC-1/QC-2 across instances): a

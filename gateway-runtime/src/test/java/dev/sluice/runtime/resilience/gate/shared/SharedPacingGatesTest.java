@@ -1,7 +1,8 @@
-package dev.sluice.runtime.resilience.gate;
+package dev.sluice.runtime.resilience.gate.shared;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Entry;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Limits;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Pacing;
@@ -56,7 +57,7 @@ class SharedPacingGatesTest {
     }
 
     private ConnectionGates instance() {
-        return new ConnectionGates(clock, n -> { }, SharedGates.NONE.withPacing(store), ms -> clock.advance(Duration.ofMillis(ms)));
+        return new ConnectionGates(clock, n -> { }, SharedTurns.over(SharedGates.NONE.withPacing(store), clock, ms -> clock.advance(Duration.ofMillis(ms))));
     }
 
     private static Limits paced(long maxWaitMs) {

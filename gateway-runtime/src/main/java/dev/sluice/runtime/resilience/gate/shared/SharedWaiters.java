@@ -1,4 +1,4 @@
-package dev.sluice.runtime.resilience.gate;
+package dev.sluice.runtime.resilience.gate.shared;
 
 /**
  * The queue places several instances share (SPEC NF-6, RQ-5 across instances): a request that

@@ -1,10 +1,12 @@
-package dev.sluice.runtime.resilience.gate;
+package dev.sluice.runtime.resilience.gate.shared;
 
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Entry;
-import dev.sluice.runtime.resilience.gate.ConnectionGates.Limits;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Permit;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refusal;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refused;
+import dev.sluice.runtime.resilience.gate.Turn;
+import dev.sluice.runtime.resilience.gate.WaitClaim;
 import java.time.InstantSource;
 import java.util.function.BooleanSupplier;
 
@@ -15,7 +17,7 @@ import java.util.function.BooleanSupplier;
  * it, within its own queue-wait bound (RQ-1). A slot beyond that bound is not taken: the request
  * is refused with {@link Refusal#RATE_LIMIT_QUEUE_TIMEOUT}, as the local queue refuses one a pause
  * outlasts. The store's answer is authoritative for the local record of the last start too
- * ({@link Gate#startsAt}, {@link Gate#notStarted}); unreachable, the local spacing already applied
+ * ({@link Turn#startsAt}, {@link Turn#giveBack}); unreachable, the local spacing already applied
  * is all there is (fail open to per-instance pacing).
  *
  * <p>Nothing is asked for an unpaced connection, nor without a shared store: the common case costs
@@ -39,71 +41,70 @@ final class SharedSlots {
         this.sleeper = sleeper;
     }
 
-    /** The spacing to share, or 0 when there is nothing to ask (no store, no turn, no pacing). */
-    private long spacing(Gate gate, Permit p, Limits limits, long now) {
-        return shared.shared() && gate != null && p != Permit.none() ? gate.spacing(limits, now) : 0;
+    /** The spacing to share, or 0 when there is nothing to ask (no store, no pacing). */
+    private long spacing(Turn turn, long now) {
+        return shared.shared() ? turn.spacing(now) : 0;
     }
 
     /**
      * One try for a request that may only start at once: the permit when the connection's next slot
      * is now (or the store is unreachable), else null with the local turn given back and no slot taken.
      */
-    Permit once(Gate gate, Permit p, String connectionId, Limits limits) {
-        long spacing = spacing(gate, p, limits, clock.millis());
+    Permit once(Turn turn) {
+        long spacing = spacing(turn, clock.millis());
         if (spacing == 0) {
-            return p;
+            return turn.permit();
         }
-        SharedPacing.Slot slot = shared.next(connectionId, spacing, 0);
+        SharedPacing.Slot slot = shared.next(turn.connectionId(), spacing, 0);
         if (slot.kind() == SharedPacing.Kind.GRANTED) {
-            gate.startsAt(clock.millis() + slot.delayMs());
-            return p;
+            turn.startsAt(clock.millis() + slot.delayMs());
+            return turn.permit();
         }
         if (slot.kind() == SharedPacing.Kind.BEYOND) {
-            giveBack(gate, p);
+            turn.giveBack();
             return null;
         }
         // unreachable: a failing call may have taken up to its bound; the local spacing counts from the real start
-        gate.startsAt(clock.millis());
-        return p;
+        turn.startsAt(clock.millis());
+        return turn.permit();
     }
 
     /**
      * Takes the next slot and waits for it, within {@code deadline}; the local turn is given back
      * unless the request starts.
      */
-    Entry await(Gate gate, Permit p, String connectionId, Limits limits, long deadline, BooleanSupplier stillWanted,
-            QueuePlace place) throws InterruptedException {
+    Entry await(Turn turn, long deadline, BooleanSupplier stillWanted, WaitClaim place) throws InterruptedException {
         long now = clock.millis();
-        long spacing = spacing(gate, p, limits, now);
+        long spacing = spacing(turn, now);
         if (spacing == 0) {
-            return p;
+            return turn.permit();
         }
-        SharedPacing.Slot slot = shared.next(connectionId, spacing, Math.max(0, deadline - now));
+        SharedPacing.Slot slot = shared.next(turn.connectionId(), spacing, Math.max(0, deadline - now));
         switch (slot.kind()) {
             case LOCAL -> {
-                gate.startsAt(clock.millis());
-                return p;
+                turn.startsAt(clock.millis());
+                return turn.permit();
             }
             case BEYOND -> {
-                giveBack(gate, p);
+                turn.giveBack();
                 return new Refused(Refusal.RATE_LIMIT_QUEUE_TIMEOUT, slot.delayMs());
             }
             case GRANTED -> {
                 long startAt = clock.millis() + slot.delayMs();
-                gate.startsAt(startAt);
-                if (slot.delayMs() > 0 && !place.join()) {
+                turn.startsAt(startAt);
+                if (slot.delayMs() > 0 && !place.claim()) {
                     // RQ-5 over every instance: the slot stays spent, as for a client that left
-                    p.release();
-                    return QueuePlace.full(limits, 0);
+                    turn.release();
+                    return Refused.queueFull(turn.limits(), 0);
                 }
-                return waitFor(p, startAt, stillWanted);
+                return waitFor(turn, startAt, stillWanted);
             }
             default -> throw new IllegalStateException("unknown slot " + slot);
         }
     }
 
     /** Waits until the slot, asking after the client every {@link ConnectionGates#CLIENT_CHECK_MS}. */
-    private Entry waitFor(Permit p, long startAt, BooleanSupplier stillWanted) throws InterruptedException {
+    private Entry waitFor(Turn turn, long startAt, BooleanSupplier stillWanted) throws InterruptedException {
         boolean started = false;
         try {
             for (long left = startAt - clock.millis(); left > 0; left = startAt - clock.millis()) {
@@ -114,16 +115,11 @@ final class SharedSlots {
                 sleeper.sleep(stillWanted == null ? left : Math.min(left, ConnectionGates.CLIENT_CHECK_MS));
             }
             started = true;
-            return p;
+            return turn.permit();
         } finally {
             if (!started) {
-                p.release();
+                turn.release();
             }
         }
-    }
-
-    private static void giveBack(Gate gate, Permit p) {
-        gate.notStarted(p.takenAt);
-        p.release();
     }
 }

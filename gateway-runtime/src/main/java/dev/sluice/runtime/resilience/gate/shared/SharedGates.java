@@ -1,4 +1,4 @@
-package dev.sluice.runtime.resilience.gate;
+package dev.sluice.runtime.resilience.gate.shared;
 
 import java.util.Objects;
 

@@ -1,18 +1,17 @@
-package dev.sluice.runtime.resilience.gate;
+package dev.sluice.runtime.resilience.gate.shared;
 
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Limits;
-import dev.sluice.runtime.resilience.gate.ConnectionGates.Refusal;
-import dev.sluice.runtime.resilience.gate.ConnectionGates.Refused;
+import dev.sluice.runtime.resilience.gate.WaitClaim;
 
 /**
  * One request's place in its connection's queue as every instance counts it (NF-6, RQ-5): taken
- * from {@link SharedWaiters} the first time the request would wait — in its gate's queue
- * ({@link Gate}), for a shared permit ({@link SharedTurn}) or for a start slot ({@link SharedSlots})
- * — and given up when {@link ConnectionGates#enter} returns, whether the request started or left.
- * A request that starts at once, a queue without a depth or instances that share nothing never
- * ask the store. Used by the request's own thread only.
+ * from {@link SharedWaiters} the first time the request would wait — in its gate's queue, for a
+ * shared permit ({@link SharedTurn}) or for a start slot ({@link SharedSlots}) — and given up when
+ * the request's entry returns, whether it started or left. A request that starts at once, a queue
+ * without a depth or instances that share nothing never ask the store. Used by the request's own
+ * thread only.
  */
-final class QueuePlace {
+final class QueuePlace implements WaitClaim {
 
     private final SharedWaiters shared;
     private final String connectionId;
@@ -25,8 +24,9 @@ final class QueuePlace {
         this.depth = limits.maxQueueDepth();
     }
 
-    /** Whether {@link #join()} would ask the store: depth bounded, places shared, none held yet. */
-    boolean pending() {
+    /** Whether {@link #claim()} would ask the store: depth bounded, places shared, none held yet. */
+    @Override
+    public boolean pending() {
         return place == null && depth > 0 && shared.shared();
     }
 
@@ -35,7 +35,8 @@ final class QueuePlace {
      *
      * @return false when the shared queue is full (nothing held): the request is refused
      */
-    boolean join() {
+    @Override
+    public boolean claim() {
         if (!pending()) {
             return true;
         }
@@ -48,16 +49,12 @@ final class QueuePlace {
     }
 
     /** Gives the place up (the request started or left); harmless when none is held. */
-    void leave() {
+    @Override
+    public void giveUp() {
         SharedWaiters.Place p = place;
         if (p != null) {
             place = null;
             p.leave();
         }
-    }
-
-    /** RQ-5's refusal for a full queue, named for the connection's kind of queue. */
-    static Refused full(Limits limits, long retryAfterMs) {
-        return new Refused(limits.protectedQueue() ? Refusal.RATE_LIMIT_QUEUE_FULL : Refusal.SEMAPHORE_QUEUE_FULL, retryAfterMs);
     }
 }

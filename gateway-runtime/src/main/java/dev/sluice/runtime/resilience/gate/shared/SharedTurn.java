@@ -1,9 +1,13 @@
-package dev.sluice.runtime.resilience.gate;
+package dev.sluice.runtime.resilience.gate.shared;
 
+import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.gate.ConnectionGates.Entry;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Limits;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Permit;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refusal;
 import dev.sluice.runtime.resilience.gate.ConnectionGates.Refused;
+import dev.sluice.runtime.resilience.gate.Turn;
+import dev.sluice.runtime.resilience.gate.WaitClaim;
 import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -24,50 +28,52 @@ final class SharedTurn {
     }
 
     /** Whether a request under these limits needs a shared permit at all. */
-    private static boolean needed(SharedPermits shared, Permit p, Limits limits) {
-        return shared.shared() && p != Permit.none()
-                && (limits.modelCap() > 0 || p.countsConnection && limits.connectionCap() > 0);
+    private static boolean needed(SharedPermits shared, Turn turn) {
+        Limits limits = turn.limits();
+        return shared.shared() && (limits.modelCap() > 0 || turn.countsConnection() && limits.connectionCap() > 0);
     }
 
-    private static SharedPermits.Held acquire(SharedPermits shared, Permit p, String connectionId, Limits limits) {
-        return shared.tryAcquire(connectionId, p.model, p.countsConnection ? limits.connectionCap() : 0,
+    private static SharedPermits.Held acquire(SharedPermits shared, Turn turn) {
+        Limits limits = turn.limits();
+        return shared.tryAcquire(turn.connectionId(), turn.model(), turn.countsConnection() ? limits.connectionCap() : 0,
                 limits.modelCap());
     }
 
     /** One try: the permit with its shared half, or null (the local one given back) when a shared cap is full. */
-    static Permit once(SharedPermits shared, Permit p, String connectionId, Limits limits) {
-        if (!needed(shared, p, limits)) {
-            return p;
+    static Permit once(SharedPermits shared, Turn turn) {
+        if (!needed(shared, turn)) {
+            return turn.permit();
         }
-        SharedPermits.Held held = acquire(shared, p, connectionId, limits);
+        SharedPermits.Held held = acquire(shared, turn);
         if (held == null) {
-            p.release();
+            turn.release();
             return null;
         }
-        p.shared = held;
-        return p;
+        turn.alsoHolds(held::release);
+        return turn.permit();
     }
 
     /** Tries until the shared permit is free, the deadline passed or the client left; the local permit is given back unless granted. */
-    static ConnectionGates.Entry await(SharedPermits shared, InstantSource clock, Permit p, String connectionId, Limits limits,
-            long deadline, BooleanSupplier stillWanted, QueuePlace place) throws InterruptedException {
-        if (!needed(shared, p, limits)) {
-            return p;
+    static Entry await(SharedPermits shared, InstantSource clock, Turn turn, long deadline, BooleanSupplier stillWanted,
+            WaitClaim place) throws InterruptedException {
+        if (!needed(shared, turn)) {
+            return turn.permit();
         }
+        Limits limits = turn.limits();
         long pause = 2;
         long nextClientCheck = clock.millis() + ConnectionGates.CLIENT_CHECK_MS;
         boolean granted = false;
         try {
             while (true) {
-                SharedPermits.Held held = acquire(shared, p, connectionId, limits);
+                SharedPermits.Held held = acquire(shared, turn);
                 if (held != null) {
                     granted = true;
-                    p.shared = held;
-                    return p;
+                    turn.alsoHolds(held::release);
+                    return turn.permit();
                 }
-                if (!place.join()) {
+                if (!place.claim()) {
                     // RQ-5 over every instance: holding the local turn, this request would wait too
-                    return QueuePlace.full(limits, 0);
+                    return Refused.queueFull(limits, 0);
                 }
                 long now = clock.millis();
                 if (now >= deadline) {
@@ -84,7 +90,7 @@ final class SharedTurn {
             }
         } finally {
             if (!granted) {
-                p.release();
+                turn.release();
             }
         }
     }
