@@ -7,7 +7,7 @@ import dev.sluice.runtime.resilience.cooldown.CooldownBoard;
 import dev.sluice.runtime.resilience.gate.SharedPacing;
 import dev.sluice.runtime.resilience.gate.SharedPermits;
 import dev.sluice.runtime.resilience.gate.SharedWaiters;
-import dev.sluice.runtime.resilience.lockout.LockoutBoard;
+import dev.sluice.runtime.resilience.lockout.shared.LockoutBoard;
 import dev.sluice.runtime.resilience.window.shared.WindowBoard;
 import java.time.InstantSource;
 

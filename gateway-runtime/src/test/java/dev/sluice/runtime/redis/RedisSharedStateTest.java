@@ -10,7 +10,7 @@ import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.SharedGates;
 import dev.sluice.runtime.resilience.gate.SharedPermits;
-import dev.sluice.runtime.resilience.lockout.LockoutBoard;
+import dev.sluice.runtime.resilience.lockout.shared.LockoutBoard;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
