@@ -16,6 +16,7 @@ import dev.sluice.runtime.resilience.cooldown.EgressLocks;
 import dev.sluice.runtime.resilience.classify.ErrorRules;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.lockout.shared.SharedModelLockouts;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.resilience.window.shared.SharedProviderCooldowns;
 import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
@@ -63,9 +64,13 @@ record ResilienceWiring(Resilience resilience, ResilienceEngine engine, QuotaObs
         if (shared.configured()) {
             windows = SharedProviderCooldowns.over(windows, shared.windows(), shared.events(), settings);
         }
+        ModelLockouts lockouts = ModelLockouts.local(clock, settings);
+        if (shared.configured()) {
+            lockouts = SharedModelLockouts.over(lockouts, shared.lockouts(), clock, settings);
+        }
         Resilience resilience = new Resilience(new CircuitBreakers(clock, settings, BreakerStore.rows(new JdbcBreakerStore(storage.db())), shared.breakers()),
                 new ConnectionCooldowns(storage.connections(), clock, settings, shared.cooldowns()),
-                new ModelLockouts(clock, settings, shared.lockouts()), windows);
+                lockouts, windows);
         PluginRegistry registry = plugins.registry();
         QuotaObservations quotas = new QuotaObservations(clock);
         EgressLocks egressLocks = new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()),

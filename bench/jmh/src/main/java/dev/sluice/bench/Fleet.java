@@ -144,7 +144,7 @@ final class Fleet {
         store = new FixedConnectionStore(created);
 
         breakers = new CircuitBreakers(clock, () -> settings, BreakerStore.none(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
-        lockouts = new ModelLockouts(clock, () -> settings);
+        lockouts = ModelLockouts.local(clock, () -> settings);
         engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings,
                 ResilienceEngine.standard(new ConnectionCooldowns(store, clock, () -> settings, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);

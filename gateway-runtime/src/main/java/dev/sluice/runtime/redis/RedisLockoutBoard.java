@@ -5,7 +5,7 @@ import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.ClusterEvent.LockAnnounced;
 import dev.sluice.runtime.resilience.ClusterEvent.LocksWithdrawn;
 import dev.sluice.runtime.resilience.ClusterEvents;
-import dev.sluice.runtime.resilience.lockout.LockoutBoard;
+import dev.sluice.runtime.resilience.lockout.shared.LockoutBoard;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -8,7 +8,7 @@ import dev.sluice.runtime.resilience.gate.shared.SharedGates;
 import dev.sluice.runtime.resilience.gate.shared.SharedPacing;
 import dev.sluice.runtime.resilience.gate.shared.SharedPermits;
 import dev.sluice.runtime.resilience.gate.shared.SharedWaiters;
-import dev.sluice.runtime.resilience.lockout.LockoutBoard;
+import dev.sluice.runtime.resilience.lockout.shared.LockoutBoard;
 import dev.sluice.runtime.resilience.window.shared.WindowBoard;
 import java.time.InstantSource;
 

@@ -84,7 +84,7 @@ class RedisClusterEventsTest {
             ConnectionGates g = new ConnectionGates(InstantSource.system());
             Resilience r = new Resilience(new CircuitBreakers(InstantSource.system(), () -> ResilienceSettings.DEFAULTS, BreakerStore.none(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE),
                     new ConnectionCooldowns(store, InstantSource.system(), () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE),
-                    new ModelLockouts(InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
+                    ModelLockouts.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
                     ProviderCooldowns.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS));
             ClusterSync.start(s.events(), InstantSource.system(), List.of(r.breakers(), r.cooldowns(), r.lockouts(), r.providerCooldowns(), g));
             await().atMost(Duration.ofSeconds(2)).until(s::eventsSubscribed);

@@ -11,7 +11,7 @@ import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.gate.shared.SharedPacing;
 import dev.sluice.runtime.resilience.gate.shared.SharedPermits;
 import dev.sluice.runtime.resilience.gate.shared.SharedWaiters;
-import dev.sluice.runtime.resilience.lockout.LockoutBoard;
+import dev.sluice.runtime.resilience.lockout.shared.LockoutBoard;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -11,7 +11,7 @@ import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.shared.SharedGates;
 import dev.sluice.runtime.resilience.gate.shared.SharedPermits;
 import dev.sluice.runtime.resilience.gate.shared.SharedTurns;
-import dev.sluice.runtime.resilience.lockout.LockoutBoard;
+import dev.sluice.runtime.resilience.lockout.shared.LockoutBoard;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;

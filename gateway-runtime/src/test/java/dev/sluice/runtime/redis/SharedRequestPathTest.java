@@ -10,6 +10,7 @@ import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
+import dev.sluice.runtime.resilience.lockout.shared.SharedModelLockouts;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.resilience.window.shared.SharedProviderCooldowns;
 import java.time.Clock;
@@ -46,7 +47,8 @@ class SharedRequestPathTest {
         await().atMost(Duration.ofSeconds(5)).until(a::eventsSubscribed);
         Clock clock = Clock.systemUTC();
         CircuitBreakers breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, BreakerStore.none(), a.breakers());
-        ModelLockouts lockouts = new ModelLockouts(clock, () -> ResilienceSettings.DEFAULTS, a.lockouts());
+        ModelLockouts lockouts = SharedModelLockouts.over(ModelLockouts.local(clock, () -> ResilienceSettings.DEFAULTS), a.lockouts(), clock,
+                () -> ResilienceSettings.DEFAULTS);
         ProviderCooldowns windows = SharedProviderCooldowns.over(ProviderCooldowns.local(clock, () -> ResilienceSettings.DEFAULTS), a.windows(), ClusterEvents.NONE, () -> ResilienceSettings.DEFAULTS);
         BreakerKey key = new BreakerKey("openai", "api.example:443");
         try (RedisClient raw = new RedisClient(redis.settings(), 0)) {

@@ -56,7 +56,7 @@ class ConnectionSelectorTest {
     void setUp() {
         fx = new RoutingFixture(dir);
         breakers = new CircuitBreakers(fx.clock, settings::get, BreakerStore.none(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
-        lockouts = new ModelLockouts(fx.clock, settings::get);
+        lockouts = ModelLockouts.local(fx.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get,
                 ResilienceEngine.standard(new ConnectionCooldowns(fx.store, fx.clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(fx.clock, settings::get), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);

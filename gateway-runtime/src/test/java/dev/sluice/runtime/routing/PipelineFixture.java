@@ -72,7 +72,7 @@ final class PipelineFixture implements AutoCloseable {
         store = new RoutingFixture(dir);
         breakers = new CircuitBreakers(store.clock, settings::get, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(new JdbcBreakerStore(store.db)), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
         cooldowns = new ConnectionCooldowns(store.store, store.clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE);
-        lockouts = new ModelLockouts(store.clock, settings::get);
+        lockouts = ModelLockouts.local(store.clock, settings::get);
         ProviderCooldowns providerCooldowns = ProviderCooldowns.local(store.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(store.clock, new ErrorRules(List.of(), Set.of(), Set.of(),
                 List::of)), settings::get,

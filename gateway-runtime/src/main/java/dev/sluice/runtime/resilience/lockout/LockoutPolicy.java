@@ -6,7 +6,7 @@ import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
 
 /**
  * What one failure does to one model-lockout key (SPEC §11): pure arithmetic on the entry in force,
- * the settings and the time, so that {@link ModelLockouts} only decides where entries live.
+ * the settings and the time, so that {@link LocalModelLockouts} only decides where entries live.
  *
  * <p><b>Duration (ML-2).</b> An upstream hint longer than {@code baseCooldownMs} wins (clamped to
  * {@code maxCooldownMs} unless authoritative); else a cooldown the failure declares (clamped to

@@ -92,6 +92,6 @@ final class LockoutQuery implements ModelLockouts.Query {
 
     @Override
     public boolean holds(HoldCheck check) {
-        return ModelLockouts.holds(this, check);
+        return ModelLockouts.Query.hold(this, check);
     }
 }

@@ -12,7 +12,7 @@ import java.util.function.UnaryOperator;
 /**
  * Where model lockouts live (SPEC §11, DM-4: in memory only), and an exact count of the entries
  * held. It knows nothing of durations or settings: {@link LockoutPolicy} computes entries,
- * {@link ModelLockouts} decides which keys a failure or a request concerns.
+ * {@link LocalModelLockouts} decides which keys a failure or a request concerns.
  *
  * <p><b>Layout (NF-3).</b> Model first: provider → {@link LockoutKind} → key model → connection →
  * lockout. A request reads the connection maps of its model once; each connection then costs a

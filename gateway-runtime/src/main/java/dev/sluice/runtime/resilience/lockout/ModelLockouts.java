@@ -1,84 +1,40 @@
 package dev.sluice.runtime.resilience.lockout;
 
-import static java.util.Objects.requireNonNull;
-
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.Candidate;
-import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.FailedCandidate;
 import dev.sluice.runtime.resilience.HoldCheck;
 import dev.sluice.runtime.resilience.Mechanism;
 import dev.sluice.runtime.resilience.ModelHolds;
 import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
-import dev.sluice.runtime.resilience.lockout.LockoutTable.ProviderLocks;
 import java.time.InstantSource;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * Model lockout (SPEC §11): one connection stops serving one model, or one quota family of
- * models, while its other models keep working. In memory only (DM-4), driven by the injected clock,
- * without a background thread; settings are read on every call, so changes apply live.
- *
- * <p>This class decides which keys a failure, a success or a request concerns, and is the one entry
- * point for the engine and the admin API. The parts it delegates to:
- * {@link LockoutPolicy} (durations ML-2, bursts, escalation and decay ML-3),
- * {@link LockoutTable} (storage, its layout for the hot path and its concurrency),
- * {@link LockoutSweeper} (the memory bound) and {@link RetryInfoLocks} (RQ-4).
- *
- * <p><b>Keys (ML-4).</b> A failure locks its family, its base model or its exact model
- * ({@link LockoutKey}); a model is blocked by any of its keys in force. A success halves the count
- * on every key of the model and deletes the entry at 0, which ends the lock before its timer.
- *
- * <p><b>Master switch.</b> When {@code modelLockout.enabled} is false nothing is recorded, and
- * entries recorded earlier neither block nor are listed (they come back if the switch is turned on
- * again before they expire). RetryInfo locks hold either way.
- *
- * <p><b>Hot path (NF-3).</b> A request reads the (at most four) connection maps of its model once
- * ({@link #query}); each connection then costs at most four hash lookups and a time comparison,
- * and allocates nothing. Operations by connection (clearing, {@link #hasAny}) scan the key models;
- * they serve the admin API, not requests.
+ * Model lockout (SPEC §11) as the engine and the admin API see it: one connection stops serving one
+ * model, or one quota family of models, while its other models keep working. One instance's memory
+ * ({@link #local}), or that memory with its locks announced to every instance (NF-6:
+ * {@code lockout.shared.SharedModelLockouts}, a decorator beside its board, which hears of this
+ * instance's locks through {@link #listen}). The mechanism's part ({@link Mechanism}) is written
+ * once here, in terms of the operations, so a decorator only changes the operations it shares.
  */
-public final class ModelLockouts implements Mechanism {
+public interface ModelLockouts extends Mechanism {
 
     /** RQ-4: the longest a RetryInfo lock lasts (24 h). */
-    public static final long RETRY_INFO_MAX_MS = RetryInfoLocks.MAX_MS;
-
-    private final InstantSource clock;
-    private final Supplier<ResilienceSettings> settings;
-    private final LockoutTable table = new LockoutTable();
-    private final LockoutSweeper sweeper = new LockoutSweeper(table);
-    private final RetryInfoLocks retryInfo;
-    private final LockoutBoard board;
+    long RETRY_INFO_MAX_MS = RetryInfoLocks.MAX_MS;
 
     /**
-     * Creates an empty lockout table that shares nothing.
+     * One instance's lockouts, sharing nothing: an empty table.
      *
      * @param clock the clock
      * @param settings the current settings, read on every call
+     * @return the lockouts
      */
-    public ModelLockouts(InstantSource clock, Supplier<ResilienceSettings> settings) {
-        this(clock, settings, LockoutBoard.NONE);
-    }
-
-    /**
-     * Creates an empty lockout table.
-     *
-     * @param clock the clock
-     * @param settings the current settings, read on every call
-     * @param board where locks are announced to the other instances ({@link LockoutBoard#NONE}: nowhere)
-     */
-    public ModelLockouts(InstantSource clock, Supplier<ResilienceSettings> settings, LockoutBoard board) {
-        this.clock = requireNonNull(clock, "clock is null");
-        this.settings = requireNonNull(settings, "settings is null");
-        this.board = requireNonNull(board, "board is null");
-        this.retryInfo = new RetryInfoLocks(table, clock);
+    static ModelLockouts local(InstantSource clock, Supplier<ResilienceSettings> settings) {
+        return new LocalModelLockouts(clock, settings);
     }
 
     /**
@@ -92,9 +48,19 @@ public final class ModelLockouts implements Mechanism {
      * @param explicit the caller's scope, or null
      * @return {@link LockScope#MODEL} or {@link LockScope#EXACT}
      */
-    public static LockScope resolveScope(int status, LockScope explicit) {
+    static LockScope resolveScope(int status, LockScope explicit) {
         return LockoutKey.resolveScope(status, explicit);
     }
+
+    /**
+     * Tells {@code listener} of every lock this instance's table puts in force or a success ends
+     * early, on the thread that changed it (Resilience4j's event publisher, in small). One listener
+     * per table, set before it serves; the default hears nothing.
+     *
+     * @param listener the listener
+     * @throws IllegalStateException when a listener is set already
+     */
+    void listen(LockoutListener listener);
 
     /**
      * Records a model-scoped failure.
@@ -103,23 +69,7 @@ public final class ModelLockouts implements Mechanism {
      * @return the lockout now in force for the key (the one already in force when the failure is
      *     absorbed), or null when lockout is disabled or the status is not one of {@code errorCodes}
      */
-    public ModelLockout recordFailure(LockoutFailure f) {
-        ModelLockoutSettings s = settings.get().modelLockout();
-        if (!s.enabled() || !s.errorCodes().contains(f.status())) {
-            return null;
-        }
-        requireNonNull(f.provider(), "provider is null");
-        requireNonNull(f.connectionId(), "connectionId is null");
-        requireNonNull(f.model(), "model is null");
-        requireNonNull(f.reason(), "reason is null");
-        LockoutKey key = LockoutKey.of(f);
-        long now = clock.millis();
-        ModelLockout locked = table.update(table.getOrCreate(f.provider()), key.kind(), key.model(), f.connectionId(),
-                prev -> LockoutPolicy.next(prev, s, f, key.model(), key.scope(), now));
-        sweeper.afterWrite(now, s.baseCooldownMs());
-        announce(key.kind(), locked, now);
-        return locked;
-    }
+    ModelLockout recordFailure(LockoutFailure f);
 
     /**
      * RQ-4: a structured Google {@code RetryInfo} delay too long for the connection's queue locks
@@ -134,77 +84,132 @@ public final class ModelLockouts implements Mechanism {
      * @param delayMs the announced delay
      * @return the lockout in force
      */
-    public ModelLockout lockForRetryInfo(String provider, String connectionId, String model, FailureReason reason, long delayMs) {
-        ModelLockout locked = retryInfo.lock(provider, connectionId, model, reason, delayMs);
-        announce(LockoutKind.RETRY_INFO, locked, clock.millis());
-        return locked;
-    }
-
-    /** NF-6: tells the other instances of a lock in force (a no-op with {@link LockoutBoard#NONE}). */
-    private void announce(LockoutKind kind, ModelLockout locked, long now) {
-        if (locked != null && board.shared() && locked.expiresAt() > now) {
-            board.locked(locked.connectionId(), slot(kind, locked.model()),
-                    new LockoutBoard.Lock(locked.model(), locked.scope(), locked.reason(), locked.expiresAt() - now));
-        }
-    }
-
-    /** The board's name of a key model in one namespace. */
-    static String slot(LockoutKind kind, String keyModel) {
-        return switch (kind) {
-            case FAMILY -> "family:";
-            case MODEL -> "model:";
-            case EXACT -> "exact:";
-            case RETRY_INFO -> "retry:";
-        } + keyModel;
-    }
+    ModelLockout lockForRetryInfo(String provider, String connectionId, String model, FailureReason reason, long delayMs);
 
     /**
      * The lockouts that may concern one model in one request (NF-3): its family, model, exact and
      * RetryInfo connection maps are read once, with the settings and the clock; then
      * {@link Query#blocking} answers per connection. When nothing of the model is locked (or only
-     * ordinary locks while lockout is disabled), the answer is a shared empty query that costs
-     * nothing per connection.
+     * ordinary locks while lockout is disabled), the local answer is a shared empty query that
+     * costs nothing per connection.
      *
      * @param provider the provider id
      * @param model the upstream model
      * @param family its quota family, or null
      * @return the query
      */
-    public Query query(String provider, String model, String family) {
-        Query local = localQuery(provider, model, family);
-        if (!board.shared()) {
-            return local;
-        }
-        String exactKey = model.toLowerCase(Locale.ROOT);
-        List<String> slots = !settings.get().modelLockout().enabled()
-                ? List.of(slot(LockoutKind.RETRY_INFO, exactKey))
-                : family == null
-                        ? List.of(slot(LockoutKind.MODEL, model), slot(LockoutKind.EXACT, exactKey), slot(LockoutKind.RETRY_INFO, exactKey))
-                        : List.of(slot(LockoutKind.FAMILY, family), slot(LockoutKind.MODEL, model), slot(LockoutKind.EXACT, exactKey),
-                                slot(LockoutKind.RETRY_INFO, exactKey));
-        return new SharedLockoutQuery(local, board, clock, provider, slots);
+    Query query(String provider, String model, String family);
+
+    /**
+     * The lockout that blocks a model on a connection now: the one of the family key, the model key
+     * and the exact key that ends last, if any is in force. Convenience over {@link #query}.
+     *
+     * @param provider the provider id
+     * @param connectionId the connection id
+     * @param model the upstream model
+     * @param family its quota family, or null
+     * @return the blocking lockout, or null
+     */
+    default ModelLockout blocking(String provider, String connectionId, String model, String family) {
+        return query(provider, model, family).blocking(connectionId);
     }
 
-    private Query localQuery(String provider, String model, String family) {
-        ProviderLocks p = table.get(provider);
-        if (p == null) {
-            return LockoutQuery.NONE;
+    /**
+     * ML-3 success decay: halves (floor) the failure count of every key the model maps to (family,
+     * model, exact); an entry whose count reaches 0 is deleted, which ends its lock before the timer.
+     *
+     * @param provider the provider id
+     * @param connectionId the connection id
+     * @param model the upstream model that answered
+     * @param family its quota family, or null
+     */
+    void onSuccess(String provider, String connectionId, String model, String family);
+
+    /**
+     * The lockouts in force (ML-5 listing), soonest to end first.
+     *
+     * @return unexpired lockouts sorted by {@code expiresAt}; empty when lockout is disabled
+     */
+    List<ModelLockout> active();
+
+    /**
+     * ML-5 {@code DELETE}: re-enables one key model on a connection. The model is matched as a key
+     * model: a family name, a model, or (case-insensitively) an exact model; when a family and a
+     * model share the name, both locks are removed.
+     *
+     * @param provider the provider id
+     * @param connectionId the connection id
+     * @param model the key model as listed by {@link #active()}
+     * @return true when an unexpired lockout was removed (shared: here or from the board, another
+     *     instance's)
+     */
+    boolean clear(String provider, String connectionId, String model);
+
+    /**
+     * Removes every lockout of a connection (e.g. when an operator clears its cooldown). Scans the
+     * key models.
+     *
+     * @param connectionId the connection id
+     * @return the number of unexpired lockouts removed on this instance
+     */
+    int clearConnection(String connectionId);
+
+    /**
+     * Removes every lockout ({@code POST /api/resilience/reset}).
+     *
+     * @return the number of unexpired lockouts removed
+     */
+    int clearAll();
+
+    /**
+     * The number of lockouts in force.
+     *
+     * @return the count (a scan; not for the hot path); 0 when lockout is disabled
+     */
+    int activeCount();
+
+    /**
+     * Whether a connection has any lockout in force.
+     *
+     * @param connectionId the connection id
+     * @return true when at least one of its lockouts is unexpired and lockout is enabled (a scan of
+     *     the key models; not for the hot path)
+     */
+    boolean hasAny(String connectionId);
+
+    /** The request's model holds were read once per request ({@link #query}); the check asks them. */
+    @Override
+    default boolean holds(HoldCheck check) {
+        return check.modelHolds().holds(check);
+    }
+
+    /**
+     * A model- or exact-scoped failure (ML-1) locks the model when its status is in
+     * {@code modelLockout.errorCodes}; a model-access rule's lock is stored as "forbidden" (ER-4).
+     * Taken in the first pass, so that the connection cooldown knows whether a lock took it.
+     */
+    @Override
+    default void take(FailedCandidate failed) {
+        LockScope scope = failed.lockScope();
+        if (!failed.concernsTheConnection() || (scope != LockScope.MODEL && scope != LockScope.EXACT)) {
+            return;
         }
-        ModelLockoutSettings s = settings.get().modelLockout();
-        String exactKey = model.toLowerCase(Locale.ROOT);
-        // RQ-4's locks hold whether or not lockout is enabled
-        ConcurrentHashMap<String, ModelLockout> r = p.retryInfo.isEmpty() ? null : p.retryInfo.get(exactKey);
-        if (!s.enabled()) {
-            return r == null ? LockoutQuery.NONE
-                    : new LockoutQuery(table, p, null, null, exactKey, null, null, null, r, clock.millis(), s.baseCooldownMs());
+        Candidate c = failed.candidate();
+        var v = failed.verdict();
+        FailureReason lockReason = v.ruleScope() == LockScope.MODEL && v.reason() == FailureReason.AUTH_ERROR
+                ? FailureReason.FORBIDDEN : v.reason();
+        ModelLockout locked = recordFailure(LockoutFailure.builder(c.provider(), c.connection().id(), c.model())
+                .family(c.family()).scope(scope).failure(lockReason, v.status())
+                .hint(v.retryAfterMs(), v.hintSource() != null && v.hintSource().authoritative())
+                .declaredCooldownMs(v.cooldownMs()).build());
+        if (locked != null) {
+            failed.modelLocked();
         }
-        ConcurrentHashMap<String, ModelLockout> f = family == null ? null : p.family.get(family);
-        ConcurrentHashMap<String, ModelLockout> m = p.model.get(model);
-        ConcurrentHashMap<String, ModelLockout> x = p.exact.get(exactKey);
-        if (f == null && m == null && x == null && r == null) {
-            return LockoutQuery.NONE;
-        }
-        return new LockoutQuery(table, p, family, model, exactKey, f, m, x, r, clock.millis(), s.baseCooldownMs());
+    }
+
+    @Override
+    default void onSuccess(Candidate served) {
+        onSuccess(served.provider(), served.connection().id(), served.model(), served.family());
     }
 
     /**
@@ -212,7 +217,7 @@ public final class ModelLockouts implements Mechanism {
      * connection, and may be shared by the threads of one request. A lock recorded after it was
      * made may be missed by this one request, never by later ones.
      */
-    public sealed interface Query extends ModelHolds permits LockoutQuery, SharedLockoutQuery {
+    interface Query extends ModelHolds {
         /** The shared empty query: nothing of the model is locked (or lockout is off). */
         Query NONE = LockoutQuery.NONE;
 
@@ -234,210 +239,19 @@ public final class ModelLockouts implements Mechanism {
          * @return the blocking lockout, or null
          */
         ModelLockout blocking(String connectionId, long atMs);
-    }
 
-    /**
-     * A query's hold check (both kinds of query answer it so; no default method in {@link Query},
-     * which would initialise it with {@link LockoutQuery} and leave {@link Query#NONE} null).
-     */
-    static boolean holds(Query query, HoldCheck check) {
-        ModelLockout lock = query.blocking(check.connection().id(), check.now());
-        return lock != null && check.hold(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - check.now()), lock.reason());
-    }
-
-    /**
-     * The lockout that blocks a model on a connection now: the one of the family key, the model key
-     * and the exact key that ends last, if any is in force. Convenience over {@link #query}.
-     *
-     * @param provider the provider id
-     * @param connectionId the connection id
-     * @param model the upstream model
-     * @param family its quota family, or null
-     * @return the blocking lockout, or null
-     */
-    public ModelLockout blocking(String provider, String connectionId, String model, String family) {
-        return query(provider, model, family).blocking(connectionId);
-    }
-
-    /**
-     * ML-3 success decay: halves (floor) the failure count of every key the model maps to (family,
-     * model, exact); an entry whose count reaches 0 is deleted, which ends its lock before the timer.
-     *
-     * @param provider the provider id
-     * @param connectionId the connection id
-     * @param model the upstream model that answered
-     * @param family its quota family, or null
-     */
-    public void onSuccess(String provider, String connectionId, String model, String family) {
-        ProviderLocks p = table.get(provider);
-        if (p == null) {
-            return;
+        /**
+         * A query's hold check, as every kind of query answers it (a static helper, not a default
+         * method: a default would initialise {@link Query} with {@link LockoutQuery} and leave
+         * {@link #NONE} null).
+         *
+         * @param query the query
+         * @param check the candidate and the answer
+         * @return true when a lock holds the candidate's connection back
+         */
+        static boolean hold(Query query, HoldCheck check) {
+            ModelLockout lock = query.blocking(check.connection().id(), check.now());
+            return lock != null && check.hold(Exclusion.Reason.MODEL_LOCKOUT, Math.max(1, lock.expiresAt() - check.now()), lock.reason());
         }
-        long now = clock.millis();
-        if (family != null) {
-            withdraw(connectionId, LockoutKind.FAMILY, table.decay(p, LockoutKind.FAMILY, family, connectionId), now);
-        }
-        withdraw(connectionId, LockoutKind.MODEL, table.decay(p, LockoutKind.MODEL, model, connectionId), now);
-        withdraw(connectionId, LockoutKind.EXACT, table.decay(p, LockoutKind.EXACT, model.toLowerCase(Locale.ROOT), connectionId), now);
-    }
-
-    /** NF-6: a lock the decay ended before its timer no longer blocks the other instances either. */
-    private void withdraw(String connectionId, LockoutKind kind, ModelLockout ended, long now) {
-        if (ended != null && board.shared() && ended.expiresAt() > now) {
-            board.cleared(connectionId, List.of(slot(kind, ended.model())));
-        }
-    }
-
-    /**
-     * The lockouts in force (ML-5 listing), soonest to end first.
-     *
-     * @return unexpired lockouts sorted by {@code expiresAt}; empty when lockout is disabled
-     */
-    public List<ModelLockout> active() {
-        List<ModelLockout> out = table.inForce(visibleKinds(), clock.millis());
-        out.sort(Comparator.comparingLong(ModelLockout::expiresAt).thenComparing(ModelLockout::key));
-        return List.copyOf(out);
-    }
-
-    /**
-     * ML-5 {@code DELETE}: re-enables one key model on a connection. The model is matched as a key
-     * model: a family name, a model, or (case-insensitively) an exact model; when a family and a
-     * model share the name, both locks are removed.
-     *
-     * @param provider the provider id
-     * @param connectionId the connection id
-     * @param model the key model as listed by {@link #active()}
-     * @return true when an unexpired lockout was removed, here or from the shared board (another
-     *     instance's)
-     */
-    public boolean clear(String provider, String connectionId, String model) {
-        String exactKey = model.toLowerCase(Locale.ROOT);
-        boolean shared = false;
-        if (board.shared()) {
-            List<String> slots = List.of(slot(LockoutKind.FAMILY, model), slot(LockoutKind.MODEL, model),
-                    slot(LockoutKind.EXACT, exactKey), slot(LockoutKind.RETRY_INFO, exactKey));
-            shared = board.find(connectionId, slots) != null;
-            board.cleared(connectionId, slots);
-        }
-        return removeModel(provider, connectionId, model) | shared;
-    }
-
-    /** {@link #clear} on this instance's table only. */
-    private boolean removeModel(String provider, String connectionId, String model) {
-        String exactKey = model.toLowerCase(Locale.ROOT);
-        ProviderLocks p = table.get(provider);
-        if (p == null) {
-            return false;
-        }
-        long now = clock.millis();
-        int removed = table.remove(p, LockoutKind.FAMILY, model, connectionId, now)
-                + table.remove(p, LockoutKind.MODEL, model, connectionId, now)
-                + table.remove(p, LockoutKind.EXACT, exactKey, connectionId, now)
-                + table.remove(p, LockoutKind.RETRY_INFO, exactKey, connectionId, now);
-        return removed > 0;
-    }
-
-    /**
-     * Removes every lockout of a connection (e.g. when an operator clears its cooldown). Scans the
-     * key models.
-     *
-     * @param connectionId the connection id
-     * @return the number of unexpired lockouts removed
-     */
-    public int clearConnection(String connectionId) {
-        if (board.shared()) {
-            board.clearedConnection(connectionId);
-        }
-        return removeConnection(connectionId);
-    }
-
-    /** {@link #clearConnection} on this instance's table only. */
-    private int removeConnection(String connectionId) {
-        return table.removeConnection(connectionId, clock.millis());
-    }
-
-    /** The request's model holds were read once per request ({@link #query}); the check asks them. */
-    @Override
-    public boolean holds(HoldCheck check) {
-        return check.modelHolds().holds(check);
-    }
-
-    /**
-     * A model- or exact-scoped failure (ML-1) locks the model when its status is in
-     * {@code modelLockout.errorCodes}; a model-access rule's lock is stored as "forbidden" (ER-4).
-     * Taken in the first pass, so that the connection cooldown knows whether a lock took it.
-     */
-    @Override
-    public void take(FailedCandidate failed) {
-        LockScope scope = failed.lockScope();
-        if (!failed.concernsTheConnection() || (scope != LockScope.MODEL && scope != LockScope.EXACT)) {
-            return;
-        }
-        Candidate c = failed.candidate();
-        var v = failed.verdict();
-        FailureReason lockReason = v.ruleScope() == LockScope.MODEL && v.reason() == FailureReason.AUTH_ERROR
-                ? FailureReason.FORBIDDEN : v.reason();
-        ModelLockout locked = recordFailure(LockoutFailure.builder(c.provider(), c.connection().id(), c.model())
-                .family(c.family()).scope(scope).failure(lockReason, v.status())
-                .hint(v.retryAfterMs(), v.hintSource() != null && v.hintSource().authoritative())
-                .declaredCooldownMs(v.cooldownMs()).build());
-        if (locked != null) {
-            failed.modelLocked();
-        }
-    }
-
-    @Override
-    public void onSuccess(Candidate served) {
-        onSuccess(served.provider(), served.connection().id(), served.model(), served.family());
-    }
-
-    /** Another instance cleared a connection or one model of it (and the shared keys): this table forgets them too. */
-    @Override
-    public void onClusterEvent(ClusterEvent event, long now) {
-        switch (event) {
-            case ClusterEvent.ConnectionCleared c -> removeConnection(c.connectionId());
-            case ClusterEvent.ModelCleared m -> removeModel(m.provider(), m.connectionId(), m.model());
-            default -> {
-            }
-        }
-    }
-
-    /**
-     * Removes every lockout ({@code POST /api/resilience/reset}).
-     *
-     * @return the number of unexpired lockouts removed
-     */
-    public int clearAll() {
-        return table.removeAll(e -> true, clock.millis());
-    }
-
-    /**
-     * The number of lockouts in force.
-     *
-     * @return the count (a scan; not for the hot path); 0 when lockout is disabled
-     */
-    public int activeCount() {
-        return table.countInForce(visibleKinds(), clock.millis());
-    }
-
-    /**
-     * Whether a connection has any lockout in force.
-     *
-     * @param connectionId the connection id
-     * @return true when at least one of its lockouts is unexpired and lockout is enabled (a scan of
-     *     the key models; not for the hot path)
-     */
-    public boolean hasAny(String connectionId) {
-        return table.anyInForce(visibleKinds(), connectionId, clock.millis());
-    }
-
-    /** Entries held, in force or inside their escalation window; for tests of the memory bound. */
-    int storedEntries() {
-        return table.stored();
-    }
-
-    /** The kinds in force: all while lockout is enabled, else only RQ-4's. */
-    private LockoutKind[] visibleKinds() {
-        return settings.get().modelLockout().enabled() ? LockoutKind.ALL : LockoutKind.ALWAYS_ON;
     }
 }

@@ -67,7 +67,7 @@ class ResilienceEngineTest {
         db = Database.open(dir);
         store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
-        lockouts = new ModelLockouts(clock, settings::get);
+        lockouts = ModelLockouts.local(clock, settings::get);
         engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
                 ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),
                 new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()), null);

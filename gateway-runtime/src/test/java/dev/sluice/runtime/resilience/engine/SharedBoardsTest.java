@@ -188,7 +188,7 @@ class SharedBoardsTest {
     void selectionHoldsBackAConnectionAnotherInstanceCooledBeforeItsRowArrives_NF6() {
         CircuitBreakers breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none(), BreakerBoard.NONE);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
-                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, boards), ProviderCooldowns.local(clock, settings::get), null, new ModelLockouts(clock, settings::get), breakers),
+                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, boards), ProviderCooldowns.local(clock, settings::get), null, ModelLockouts.local(clock, settings::get), breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         Connection c = connection();
         Candidate candidate = new Candidate("glm", ProviderClass.APIKEY, c, KEY, "glm-5", null);

@@ -1,6 +1,7 @@
 package dev.sluice.runtime.resilience.lockout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.sluice.api.rules.FailureReason;
@@ -28,7 +29,7 @@ class ModelLockoutsTest {
 
     private final TestClock clock = TestClock.create();
     private final AtomicReference<ResilienceSettings> settings = new AtomicReference<>(with(ON));
-    private final ModelLockouts lockouts = new ModelLockouts(clock, settings::get);
+    private final LocalModelLockouts lockouts = new LocalModelLockouts(clock, settings::get);
 
     private static ResilienceSettings with(ModelLockoutSettings ml) {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
@@ -82,7 +83,7 @@ class ModelLockoutsTest {
 
     @Test
     void offByDefaultRecordsNothing_ML2() {
-        ModelLockouts off = new ModelLockouts(clock, () -> ResilienceSettings.DEFAULTS);
+        LocalModelLockouts off = new LocalModelLockouts(clock, () -> ResilienceSettings.DEFAULTS);
         assertThat(off.recordFailure(LockoutFailure.builder("codex", "c1", "gpt-5.1").family("gpt-5")
                 .scope(LockScope.MODEL).failure(FailureReason.QUOTA_EXHAUSTED, 429).hint(600_000L, true)
                 .build())).isNull();
@@ -102,6 +103,48 @@ class ModelLockoutsTest {
         assertThat(lockouts.activeCount()).isEqualTo(1);
         assertThat(lockouts.hasAny("c1")).isTrue();
         assertThat(lockouts.hasAny("c2")).isFalse();
+    }
+
+    @Test
+    void theListenerHearsEveryLockPutInForceAndEveryLockASuccessEndsEarly_issue35() {
+        List<String> heard = new ArrayList<>();
+        lockouts.listen(new LockoutListener() {
+            @Override
+            public void inForce(LockoutKind kind, ModelLockout lock, long now) {
+                heard.add("in force " + kind + " " + lock.model() + " " + (lock.expiresAt() - now));
+            }
+
+            @Override
+            public void endedEarly(LockoutKind kind, ModelLockout lock, long now) {
+                heard.add("ended " + kind + " " + lock.model() + " " + (lock.expiresAt() - now));
+            }
+        });
+        quota429("c1", "gpt-5.1");
+        clock.advance(Duration.ofMillis(1_000));
+        quota429("c1", "gpt-5.2"); // absorbed: the lock in force, told again with what it has left
+        lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "O3").failure(FailureReason.SERVER_ERROR, 503).build());
+        lockouts.lockForRetryInfo("codex", "c2", "Gemini-X", FailureReason.RATE_LIMIT_EXCEEDED, 600_000);
+        lockouts.onSuccess("codex", "c1", "o3", null);
+        lockouts.onSuccess("codex", "c1", "gpt-5.1", null); // no family given: the family lock stays
+        assertThat(heard).containsExactly("in force FAMILY gpt-5 " + BASE, "in force FAMILY gpt-5 " + (BASE - 1_000),
+                "in force EXACT o3 " + BASE, "in force RETRY_INFO gemini-x 600000", "ended EXACT o3 " + BASE);
+        assertThatThrownBy(() -> lockouts.listen(LockoutListener.NONE)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aSuccessThatDecaysAnExpiredLockTellsNothing_issue35() {
+        List<String> heard = new ArrayList<>();
+        lockouts.listen(new LockoutListener() {
+            @Override
+            public void endedEarly(LockoutKind kind, ModelLockout lock, long now) {
+                heard.add(lock.model());
+            }
+        });
+        lockouts.recordFailure(LockoutFailure.builder("codex", "c1", "o3").failure(FailureReason.SERVER_ERROR, 503).build());
+        clock.advance(Duration.ofMillis(BASE)); // ended, still inside its escalation window
+        lockouts.onSuccess("codex", "c1", "o3", null);
+        assertThat(lockouts.storedEntries()).as("the decay deleted it").isZero();
+        assertThat(heard).as("it had ended on its own").isEmpty();
     }
 
     @Test

@@ -9,6 +9,8 @@ import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
 import dev.sluice.runtime.resilience.ResilienceSettings.ProviderCooldownSettings;
+import dev.sluice.runtime.resilience.lockout.shared.LockoutBoard;
+import dev.sluice.runtime.resilience.lockout.shared.SharedModelLockouts;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.resilience.window.shared.SharedProviderCooldowns;
 import dev.sluice.runtime.resilience.window.shared.WindowBoard;
@@ -103,14 +105,19 @@ class SharedLockoutBoardsTest {
         }
     }
 
+    /** One instance's lockouts in shared mode over the test's board. */
+    private ModelLockouts instance() {
+        return SharedModelLockouts.over(ModelLockouts.local(clock, settings::get), boards, clock, settings::get);
+    }
+
     private static LockoutFailure quota(String conn, String model) {
         return LockoutFailure.builder("codex", conn, model).family("gpt-5").failure(FailureReason.QUOTA_EXHAUSTED, 429).build();
     }
 
     @Test
     void aLockoutSetOnOneInstanceBlocksTheModelOnAnotherUntilItEnds_NF6_ML4() {
-        ModelLockouts a = new ModelLockouts(clock, settings::get, boards);
-        ModelLockouts b = new ModelLockouts(clock, settings::get, boards);
+        ModelLockouts a = instance();
+        ModelLockouts b = instance();
         ModelLockout set = a.recordFailure(quota("c1", "gpt-5.1"));
         assertThat(boards.lockedUntil).containsEntry("c1|family:gpt-5", set.expiresAt());
 
@@ -130,8 +137,8 @@ class SharedLockoutBoardsTest {
 
     @Test
     void anExactAndARetryInfoLockAreSharedByTheirExactModel_NF6_ML1_RQ4() {
-        ModelLockouts a = new ModelLockouts(clock, settings::get, boards);
-        ModelLockouts b = new ModelLockouts(clock, settings::get, boards);
+        ModelLockouts a = instance();
+        ModelLockouts b = instance();
         a.recordFailure(LockoutFailure.builder("codex", "c1", "GPT-5.1").failure(FailureReason.SERVER_ERROR, 503).build());
         assertThat(b.blocking("codex", "c1", "gpt-5.1", null).scope()).isEqualTo(LockScope.EXACT);
         a.lockForRetryInfo("codex", "c2", "gemini-x", FailureReason.RATE_LIMIT_EXCEEDED, 600_000);
@@ -143,8 +150,8 @@ class SharedLockoutBoardsTest {
 
     @Test
     void anOperatorsClearOnAnyInstanceWithdrawsTheAnnouncement_NF6_ML5() {
-        ModelLockouts a = new ModelLockouts(clock, settings::get, boards);
-        ModelLockouts b = new ModelLockouts(clock, settings::get, boards);
+        ModelLockouts a = instance();
+        ModelLockouts b = instance();
         a.recordFailure(quota("c1", "gpt-5.1"));
         assertThat(b.clear("codex", "c1", "gpt-5")).as("B held nothing of its own, but A's lock was announced: removed").isTrue();
         assertThat(b.blocking("codex", "c1", "gpt-5.1", "gpt-5")).isNull();
@@ -185,8 +192,8 @@ class SharedLockoutBoardsTest {
 
     @Test
     void aSuccessWhoseDecayEndsTheLockWithdrawsTheAnnouncement_NF6_ML3() {
-        ModelLockouts a = new ModelLockouts(clock, settings::get, boards);
-        ModelLockouts b = new ModelLockouts(clock, settings::get, boards);
+        ModelLockouts a = instance();
+        ModelLockouts b = instance();
         a.recordFailure(LockoutFailure.builder("codex", "c1", "o3").failure(FailureReason.SERVER_ERROR, 502).build());
         assertThat(b.blocking("codex", "c1", "o3", null)).isNotNull();
         // one failure: one success halves the count to 0, which ends the lock before its timer
@@ -212,7 +219,7 @@ class SharedLockoutBoardsTest {
     void withoutABoardNothingIsAskedAndBehaviourIsAsOnOneInstance_NF6() {
         assertThat(LockoutBoard.NONE.shared()).isFalse();
         assertThat(WindowBoard.NONE.shared()).isFalse();
-        ModelLockouts own = new ModelLockouts(clock, settings::get);
+        ModelLockouts own = ModelLockouts.local(clock, settings::get);
         assertThat(own.query("codex", "gpt-5.1", "gpt-5")).isSameAs(ModelLockouts.Query.NONE);
     }
 }

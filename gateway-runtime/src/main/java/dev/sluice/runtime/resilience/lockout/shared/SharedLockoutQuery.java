@@ -1,6 +1,8 @@
-package dev.sluice.runtime.resilience.lockout;
+package dev.sluice.runtime.resilience.lockout.shared;
 
 import dev.sluice.runtime.resilience.HoldCheck;
+import dev.sluice.runtime.resilience.lockout.ModelLockout;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import java.time.InstantSource;
 import java.util.List;
 
@@ -51,6 +53,6 @@ final class SharedLockoutQuery implements ModelLockouts.Query {
 
     @Override
     public boolean holds(HoldCheck check) {
-        return ModelLockouts.holds(this, check);
+        return ModelLockouts.Query.hold(this, check);
     }
 }

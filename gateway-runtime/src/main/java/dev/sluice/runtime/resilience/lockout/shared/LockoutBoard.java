@@ -1,7 +1,8 @@
-package dev.sluice.runtime.resilience.lockout;
+package dev.sluice.runtime.resilience.lockout.shared;
 
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
+import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import java.util.List;
 
 /**
@@ -13,7 +14,7 @@ import java.util.List;
  *
  * <p>A lock is named by its connection and a <em>slot</em>: {@code family:<name>},
  * {@code model:<name>}, {@code exact:<lower-cased name>} or {@code retry:<lower-cased name>}
- * ({@link ModelLockouts} builds them). An implementation bounds every call; when its store cannot be
+ * ({@link SharedModelLockouts} builds them). An implementation bounds every call; when its store cannot be
  * reached, reads answer null and writes are dropped: each instance then has its own lockouts only.
  */
 public interface LockoutBoard {
@@ -39,7 +40,7 @@ public interface LockoutBoard {
     };
 
     /**
-     * A lock as announced: what {@link ModelLockouts} needs to block a model and list the reason.
+     * A lock as announced: what {@link SharedModelLockouts} needs to block a model and list the reason.
      *
      * @param model the key model (family, base model, or lower-cased exact model)
      * @param scope {@link LockScope#MODEL} or {@link LockScope#EXACT}
