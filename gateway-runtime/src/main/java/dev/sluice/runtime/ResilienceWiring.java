@@ -8,6 +8,7 @@ import dev.sluice.runtime.redis.SharedState;
 import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
 import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.breaker.shared.SharedCircuitBreakers;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.TurnSteps;
@@ -61,14 +62,14 @@ record ResilienceWiring(Resilience resilience, ResilienceEngine engine, QuotaObs
         ResilienceSettingsService settings = storage.resilienceSettings();
         // issue 35: a mechanism in shared mode is its local self wrapped by the decorator beside its board
         ProviderCooldowns windows = ProviderCooldowns.local(clock, settings);
-        if (shared.configured()) {
-            windows = SharedProviderCooldowns.over(windows, shared.windows(), shared.events(), settings);
-        }
+        CircuitBreakers breakers = CircuitBreakers.local(clock, settings, BreakerStore.rows(new JdbcBreakerStore(storage.db())));
         ModelLockouts lockouts = ModelLockouts.local(clock, settings);
         if (shared.configured()) {
+            windows = SharedProviderCooldowns.over(windows, shared.windows(), shared.events(), settings);
+            breakers = SharedCircuitBreakers.over(breakers, shared.breakers(), settings);
             lockouts = SharedModelLockouts.over(lockouts, shared.lockouts(), clock, settings);
         }
-        Resilience resilience = new Resilience(new CircuitBreakers(clock, settings, BreakerStore.rows(new JdbcBreakerStore(storage.db())), shared.breakers()),
+        Resilience resilience = new Resilience(breakers,
                 new ConnectionCooldowns(storage.connections(), clock, settings, shared.cooldowns()),
                 lockouts, windows);
         PluginRegistry registry = plugins.registry();

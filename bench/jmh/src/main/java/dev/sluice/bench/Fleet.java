@@ -143,7 +143,7 @@ final class Fleet {
         byRank = List.of(ranked);
         store = new FixedConnectionStore(created);
 
-        breakers = new CircuitBreakers(clock, () -> settings, BreakerStore.none(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
+        breakers = CircuitBreakers.local(clock, () -> settings, BreakerStore.none());
         lockouts = ModelLockouts.local(clock, () -> settings);
         engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings,
                 ResilienceEngine.standard(new ConnectionCooldowns(store, clock, () -> settings, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),

@@ -3,7 +3,7 @@ package dev.sluice.runtime.redis;
 import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.ClusterEvent.BreakerAnnounced;
 import dev.sluice.runtime.resilience.ClusterEvents;
-import dev.sluice.runtime.resilience.breaker.BreakerBoard;
+import dev.sluice.runtime.resilience.breaker.shared.BreakerBoard;
 import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.List;

@@ -82,7 +82,7 @@ class RedisClusterEventsTest {
             JdbcConnectionStore store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])),
                     InstantSource.system());
             ConnectionGates g = new ConnectionGates(InstantSource.system());
-            Resilience r = new Resilience(new CircuitBreakers(InstantSource.system(), () -> ResilienceSettings.DEFAULTS, BreakerStore.none(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE),
+            Resilience r = new Resilience(CircuitBreakers.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS, BreakerStore.none()),
                     new ConnectionCooldowns(store, InstantSource.system(), () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE),
                     ModelLockouts.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
                     ProviderCooldowns.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS));

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.BreakerKey;
-import dev.sluice.runtime.resilience.breaker.BreakerBoard;
+import dev.sluice.runtime.resilience.breaker.shared.BreakerBoard;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.shared.SharedGates;
 import dev.sluice.runtime.resilience.gate.shared.SharedPermits;

@@ -9,6 +9,7 @@ import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.breaker.shared.SharedCircuitBreakers;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.lockout.shared.SharedModelLockouts;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
@@ -46,7 +47,7 @@ class SharedRequestPathTest {
         SharedState a = redis.instance();
         await().atMost(Duration.ofSeconds(5)).until(a::eventsSubscribed);
         Clock clock = Clock.systemUTC();
-        CircuitBreakers breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, BreakerStore.none(), a.breakers());
+        CircuitBreakers breakers = SharedCircuitBreakers.over(CircuitBreakers.local(clock, () -> ResilienceSettings.DEFAULTS, BreakerStore.none()), a.breakers(), () -> ResilienceSettings.DEFAULTS);
         ModelLockouts lockouts = SharedModelLockouts.over(ModelLockouts.local(clock, () -> ResilienceSettings.DEFAULTS), a.lockouts(), clock,
                 () -> ResilienceSettings.DEFAULTS);
         ProviderCooldowns windows = SharedProviderCooldowns.over(ProviderCooldowns.local(clock, () -> ResilienceSettings.DEFAULTS), a.windows(), ClusterEvents.NONE, () -> ResilienceSettings.DEFAULTS);

@@ -55,7 +55,7 @@ class ConnectionSelectorTest {
     @BeforeEach
     void setUp() {
         fx = new RoutingFixture(dir);
-        breakers = new CircuitBreakers(fx.clock, settings::get, BreakerStore.none(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
+        breakers = CircuitBreakers.local(fx.clock, settings::get, BreakerStore.none());
         lockouts = ModelLockouts.local(fx.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get,
                 ResilienceEngine.standard(new ConnectionCooldowns(fx.store, fx.clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(fx.clock, settings::get), null, lockouts, breakers),

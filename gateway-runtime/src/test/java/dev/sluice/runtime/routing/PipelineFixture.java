@@ -70,7 +70,7 @@ final class PipelineFixture implements AutoCloseable {
 
     PipelineFixture(Path dir, Duration attemptTimeout) {
         store = new RoutingFixture(dir);
-        breakers = new CircuitBreakers(store.clock, settings::get, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(new JdbcBreakerStore(store.db)), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
+        breakers = CircuitBreakers.local(store.clock, settings::get, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(new JdbcBreakerStore(store.db)));
         cooldowns = new ConnectionCooldowns(store.store, store.clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE);
         lockouts = ModelLockouts.local(store.clock, settings::get);
         ProviderCooldowns providerCooldowns = ProviderCooldowns.local(store.clock, settings::get);

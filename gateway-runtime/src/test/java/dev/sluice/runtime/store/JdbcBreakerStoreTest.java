@@ -116,7 +116,7 @@ class JdbcBreakerStoreTest {
                 "INSERT INTO domain_circuit_breakers(key, provider, host, state, updated_at) VALUES ('x@y:1', 'x', 'y:1', 'MELTED', 0)"));
         assertThat(store.loadAll()).as("the store returns rows as stored").extracting(BreakerRow::state)
                 .containsExactly("CLOSED", "MELTED");
-        CircuitBreakers restored = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(store), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
+        CircuitBreakers restored = CircuitBreakers.local(clock, () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(store));
         assertThat(restored.views()).as("the breakers skip the one that is no breaker").extracting(BreakerView::key)
                 .containsExactly(GLM);
     }
@@ -148,7 +148,7 @@ class JdbcBreakerStoreTest {
 
     @Test
     void anOpenBreakerStaysOpenAcrossARestartThenLetsOneProbeThrough_CB7() {
-        CircuitBreakers breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(store), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
+        CircuitBreakers breakers = CircuitBreakers.local(clock, () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(store));
         long t0 = clock.millis();
         for (int i = 0; i < 12; i++) {
             breakers.onFailure(GLM, APIKEY, "conn-" + i, "server_error");
@@ -156,7 +156,7 @@ class JdbcBreakerStoreTest {
         clock.advance(Duration.ofSeconds(10));
         reopen();
 
-        breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(store), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
+        breakers = CircuitBreakers.local(clock, () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(store));
         assertThat(breakers.views()).containsExactly(new BreakerView(GLM, BreakerState.OPEN, 12, t0, 20_000, 0, "server_error"));
         assertThat(breakers.admit(GLM, APIKEY).admitted()).isFalse();
         clock.advance(Duration.ofSeconds(20));
@@ -164,7 +164,7 @@ class JdbcBreakerStoreTest {
         assertThat(breakers.admit(GLM, APIKEY).admitted()).isFalse();
         reopen();
 
-        breakers = new CircuitBreakers(clock, () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(store), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
+        breakers = CircuitBreakers.local(clock, () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(store));
         assertThat(breakers.view(GLM, APIKEY).state()).as("half-open persisted, its probe not").isEqualTo(BreakerState.HALF_OPEN);
         assertThat(breakers.admit(GLM, APIKEY).admitted()).isTrue();
         breakers.onSuccess(GLM, APIKEY, "conn-0");

@@ -6,8 +6,9 @@ import dev.sluice.runtime.resilience.ResilienceSettings.BreakerProfile;
  * How long a breaker waits in each state, computed from its class's profile (SPEC CB-1, CB-4,
  * CB-5). Pure arithmetic on the profile: the breaker has no timer (CB-6) and compares these
  * periods with the injected clock on every call, so a live settings change applies at once.
+ * Public for the shared decorator ({@code breaker.shared}), which announces the same periods.
  */
-final class BreakerPeriods {
+public final class BreakerPeriods {
 
     /**
      * Least time a claimed half-open probe keeps its claim when it never reports (CB-1): longer
@@ -15,7 +16,7 @@ final class BreakerPeriods {
      * so a slow probe is not joined by a second one. The lease is the larger of this and the
      * profile's {@code resetTimeoutMs} ({@link #probeLeaseMs}).
      */
-    static final long PROBE_LEASE_MS = 300_000;
+    public static final long PROBE_LEASE_MS = 300_000;
 
     private BreakerPeriods() {
     }
@@ -24,8 +25,13 @@ final class BreakerPeriods {
      * {@code cooldownByKind[kind]} when the profile has one, else {@code resetTimeoutMs} while
      * {@code openCycles ≤ backoffEscalationCount}, then {@code min(resetTimeoutMs ×
      * 2^(openCycles − backoffEscalationCount), resetTimeoutMs × maxBackoffMultiplier)}.
+     *
+     * @param p the profile
+     * @param openCycles the open cycle this period is for (1: the first)
+     * @param kind the failure kind, a {@code FailureReason} wire name, or null
+     * @return the open period, ms
      */
-    static long openPeriodMs(BreakerProfile p, int openCycles, String kind) {
+    public static long openPeriodMs(BreakerProfile p, int openCycles, String kind) {
         Long byKind = kind == null ? null : p.cooldownByKind().get(kind);
         if (byKind != null) {
             return byKind;
@@ -50,8 +56,14 @@ final class BreakerPeriods {
         return saturatingMultiply(base, Math.max(1, p.maxBackoffMultiplier()));
     }
 
-    /** The larger of {@link #PROBE_LEASE_MS} and {@code resetTimeoutMs}. */
-    static long probeLeaseMs(BreakerProfile p) {
+    /**
+     * How long a claimed half-open probe holds its claim: the larger of {@link #PROBE_LEASE_MS} and
+     * {@code resetTimeoutMs}.
+     *
+     * @param p the profile
+     * @return the lease, ms
+     */
+    public static long probeLeaseMs(BreakerProfile p) {
         return Math.max(PROBE_LEASE_MS, p.resetTimeoutMs());
     }
 

@@ -36,7 +36,7 @@ class CircuitBreakersConcurrencyTest {
         CircuitBreakerSettings cb = d.circuitBreaker();
         ResilienceSettings s = new ResilienceSettings(new CircuitBreakerSettings(cb.oauth(), apikey, cb.local()),
                 d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(), d.modelLockout());
-        return new CircuitBreakers(clock, () -> s, store, BreakerBoard.NONE);
+        return new LocalCircuitBreakers(clock, () -> s, store);
     }
 
     /** Runs {@code task(i)} for i in [0, n) on virtual threads released together by one start gate. */

@@ -34,7 +34,7 @@ class CircuitBreakersTest {
     private final long t0 = clock.millis();
     private final AtomicReference<ResilienceSettings> settings = new AtomicReference<>(ResilienceSettings.DEFAULTS);
     private final InMemoryBreakerStore store = new InMemoryBreakerStore();
-    private CircuitBreakers breakers = new CircuitBreakers(clock, settings::get, store, BreakerBoard.NONE);
+    private LocalCircuitBreakers breakers = new LocalCircuitBreakers(clock, settings::get, store);
     private int connectionSeq;
 
     /** Counted failures from distinct connections (no dedupe). */
@@ -676,7 +676,7 @@ class CircuitBreakersTest {
     void anOpenBreakerStaysOpenAcrossARestartUntilItsPeriodPasses_CB7() {
         fail(12);
         advance(10_000);
-        breakers = new CircuitBreakers(clock, settings::get, store, BreakerBoard.NONE);
+        breakers = new LocalCircuitBreakers(clock, settings::get, store);
 
         assertThat(view()).isEqualTo(new BreakerView(KEY, OPEN, 12, t0, 20_000, 0, SERVER_ERROR));
         assertThat(breakers.admit(KEY, APIKEY).admitted()).isFalse();
@@ -690,7 +690,7 @@ class CircuitBreakersTest {
         fail(12);
         advance(30_000);
         assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
-        breakers = new CircuitBreakers(clock, settings::get, store, BreakerBoard.NONE);
+        breakers = new LocalCircuitBreakers(clock, settings::get, store);
 
         assertThat(view().state()).isEqualTo(HALF_OPEN);
         assertThat(breakers.admit(KEY, APIKEY).admitted()).isTrue();
@@ -709,7 +709,7 @@ class CircuitBreakersTest {
         fail(degraded, APIKEY, 7, SERVER_ERROR);
         breakers.onSuccess(degraded, APIKEY, "ok");
         breakers.onSuccess(degraded, APIKEY, "ok");
-        breakers = new CircuitBreakers(clock, settings::get, store, BreakerBoard.NONE);
+        breakers = new LocalCircuitBreakers(clock, settings::get, store);
 
         assertThat(breakers.views()).as("views use the persisted class").containsExactly(
                 new BreakerView(KEY, OPEN, 11, clock.millis(), 120_000, 3, SERVER_ERROR),
@@ -721,7 +721,7 @@ class CircuitBreakersTest {
     @Test
     void aRestoredBreakerWithoutAClassUsesTheDefaultProfile_CB7() {
         store.rows.put(KEY, new BreakerSnapshot(KEY, null, OPEN, 12, 0, t0, t0, SERVER_ERROR, 0, t0));
-        breakers = new CircuitBreakers(clock, settings::get, store, BreakerBoard.NONE);
+        breakers = new LocalCircuitBreakers(clock, settings::get, store);
         assertThat(breakers.views()).containsExactly(new BreakerView(KEY, OPEN, 12, t0, 30_000, 0, SERVER_ERROR));
     }
 

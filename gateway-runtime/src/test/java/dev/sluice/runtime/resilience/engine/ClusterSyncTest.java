@@ -100,7 +100,7 @@ class ClusterSyncTest {
         Database db = Database.open(dir.resolve(name));
         dbs.add(db);
         JdbcConnectionStore store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
-        Resilience r = new Resilience(new CircuitBreakers(clock, () -> SETTINGS, new InMemoryBreakerStore(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE),
+        Resilience r = new Resilience(CircuitBreakers.local(clock, () -> SETTINGS, new InMemoryBreakerStore()),
                 new ConnectionCooldowns(store, clock, () -> SETTINGS, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ModelLockouts.local(clock, () -> SETTINGS),
                 SharedProviderCooldowns.over(ProviderCooldowns.local(clock, () -> SETTINGS), WindowBoard.NONE, events, () -> SETTINGS));
         ConnectionGates gates = new ConnectionGates(clock);

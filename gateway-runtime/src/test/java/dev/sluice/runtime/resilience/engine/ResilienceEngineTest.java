@@ -66,7 +66,7 @@ class ResilienceEngineTest {
     void open() {
         db = Database.open(dir);
         store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
-        breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE);
+        breakers = CircuitBreakers.local(clock, settings::get, BreakerStore.none());
         lockouts = ModelLockouts.local(clock, settings::get);
         engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
                 ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),

@@ -9,10 +9,11 @@ import dev.sluice.runtime.resilience.BreakerKey;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.ResilienceSettings;
-import dev.sluice.runtime.resilience.breaker.BreakerBoard;
 import dev.sluice.runtime.resilience.breaker.BreakerState;
 import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.breaker.shared.BreakerBoard;
+import dev.sluice.runtime.resilience.breaker.shared.SharedCircuitBreakers;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import dev.sluice.runtime.resilience.classify.StatusRestatement;
 import dev.sluice.runtime.resilience.classify.Verdict;
@@ -186,7 +187,7 @@ class SharedBoardsTest {
 
     @Test
     void selectionHoldsBackAConnectionAnotherInstanceCooledBeforeItsRowArrives_NF6() {
-        CircuitBreakers breakers = new CircuitBreakers(clock, settings::get, BreakerStore.none(), BreakerBoard.NONE);
+        CircuitBreakers breakers = CircuitBreakers.local(clock, settings::get, BreakerStore.none());
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
                 ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, boards), ProviderCooldowns.local(clock, settings::get), null, ModelLockouts.local(clock, settings::get), breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
@@ -204,8 +205,8 @@ class SharedBoardsTest {
 
     @Test
     void aBreakerOpenedOnOneInstanceRefusesOnAnotherAndOneProbeOverBothClosesIt_NF6_CB1() {
-        CircuitBreakers a = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
-        CircuitBreakers b = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
+        CircuitBreakers a = SharedCircuitBreakers.over(CircuitBreakers.local(clock, settings::get, BreakerStore.none()), boards, settings::get);
+        CircuitBreakers b = SharedCircuitBreakers.over(CircuitBreakers.local(clock, settings::get, BreakerStore.none()), boards, settings::get);
         int threshold = ResilienceSettings.DEFAULTS.circuitBreaker().forClass(ProviderClass.APIKEY).failureThreshold();
         for (int i = 0; i < threshold; i++) {
             a.onFailure(KEY, ProviderClass.APIKEY, "conn-" + i, "server_error");
@@ -230,8 +231,8 @@ class SharedBoardsTest {
 
     @Test
     void aResetOnAnyInstanceDeletesTheSharedOpenStateOfItsBreakers_NF6_CB7() {
-        CircuitBreakers a = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
-        CircuitBreakers b = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
+        CircuitBreakers a = SharedCircuitBreakers.over(CircuitBreakers.local(clock, settings::get, BreakerStore.none()), boards, settings::get);
+        CircuitBreakers b = SharedCircuitBreakers.over(CircuitBreakers.local(clock, settings::get, BreakerStore.none()), boards, settings::get);
         BreakerKey other = new BreakerKey("openai", "api.openai.com:443");
         boards.opened(KEY, 60_000, CircuitBreakers.PROBE_LEASE_MS);
         boards.opened(other, 60_000, CircuitBreakers.PROBE_LEASE_MS);
@@ -246,8 +247,8 @@ class SharedBoardsTest {
 
     @Test
     void aFailedSharedProbeOpensTheBreakerOnEveryInstanceAgain_NF6_BO3() {
-        CircuitBreakers a = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
-        CircuitBreakers b = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
+        CircuitBreakers a = SharedCircuitBreakers.over(CircuitBreakers.local(clock, settings::get, BreakerStore.none()), boards, settings::get);
+        CircuitBreakers b = SharedCircuitBreakers.over(CircuitBreakers.local(clock, settings::get, BreakerStore.none()), boards, settings::get);
         boards.opened(KEY, 1_000, CircuitBreakers.PROBE_LEASE_MS);
         clock.advance(Duration.ofMillis(1_000));
         CircuitBreakers.Admission probe = b.admit(KEY, ProviderClass.APIKEY);
@@ -259,8 +260,8 @@ class SharedBoardsTest {
 
     @Test
     void aProbeThatEndsWithoutEvidenceLetsAnotherInstanceProbe_NF6_CB1() {
-        CircuitBreakers a = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
-        CircuitBreakers b = new CircuitBreakers(clock, settings::get, BreakerStore.none(), boards);
+        CircuitBreakers a = SharedCircuitBreakers.over(CircuitBreakers.local(clock, settings::get, BreakerStore.none()), boards, settings::get);
+        CircuitBreakers b = SharedCircuitBreakers.over(CircuitBreakers.local(clock, settings::get, BreakerStore.none()), boards, settings::get);
         boards.opened(KEY, 1_000, CircuitBreakers.PROBE_LEASE_MS);
         clock.advance(Duration.ofMillis(1_000));
         CircuitBreakers.Admission probe = b.admit(KEY, ProviderClass.APIKEY);

@@ -1,4 +1,4 @@
-package dev.sluice.runtime.resilience.breaker;
+package dev.sluice.runtime.resilience.breaker.shared;
 
 import static java.util.Objects.requireNonNull;
 
@@ -6,9 +6,9 @@ import dev.sluice.runtime.resilience.BreakerKey;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The breakers' side of the {@link BreakerBoard} (NF-6): asks it, tells it, and remembers which
- * breakers' shared half-open probe this instance holds, so that only the holder ends that probe.
- * With {@link BreakerBoard#NONE} it shares nothing and holds nothing.
+ * The shared breakers' side of the {@link BreakerBoard} (NF-6): asks it, tells it, and remembers
+ * which breakers' shared half-open probe this instance holds, so that only the holder ends that
+ * probe. With {@link BreakerBoard#NONE} it shares nothing and holds nothing.
  *
  * <p>A request asks the board twice: at selection (without claiming) and when its attempt is
  * admitted (claiming a free probe). Both are cheap: the Redis board answers from its mirror of
@@ -21,11 +21,6 @@ final class SharedBreakerProbes {
 
     SharedBreakerProbes(BreakerBoard board) {
         this.board = requireNonNull(board, "board is null");
-    }
-
-    /** @return whether another instance can see this one's breakers */
-    boolean shared() {
-        return board.shared();
     }
 
     /**
@@ -79,6 +74,6 @@ final class SharedBreakerProbes {
 
     /** @return whether this instance held the breaker's shared probe (forgotten now) */
     boolean probeEnded(BreakerKey key) {
-        return board.shared() && held.remove(key) != null;
+        return held.remove(key) != null;
     }
 }

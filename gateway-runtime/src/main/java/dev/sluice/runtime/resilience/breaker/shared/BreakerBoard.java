@@ -1,4 +1,4 @@
-package dev.sluice.runtime.resilience.breaker;
+package dev.sluice.runtime.resilience.breaker.shared;
 
 import dev.sluice.runtime.resilience.BreakerKey;
 
@@ -7,7 +7,8 @@ import dev.sluice.runtime.resilience.BreakerKey;
  * until when, and who holds its one half-open probe. Failures are still counted by each
  * instance's own breaker; the instance whose breaker opens announces it here, and every instance
  * then refuses the host until the open period ends, after which exactly one attempt over all
- * instances probes it. The default, {@link #NONE}, shares nothing.
+ * instances probes it ({@link SharedCircuitBreakers}, the decorator that tells and asks it). The
+ * default, {@link #NONE}, shares nothing.
  *
  * <p>An implementation bounds every call; when its store cannot be reached, {@link #admit}
  * answers {@link #ADMITTED} and the local breaker alone decides.
