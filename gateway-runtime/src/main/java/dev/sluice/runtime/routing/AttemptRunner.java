@@ -176,9 +176,9 @@ final class AttemptRunner {
         }
         if (overran && lease.attemptClientGone()) {
             // the client left: the upstream call was cut; nobody to answer, nothing held against the connection
-            if (attempt instanceof Attempt.Ok ok) {
+            if (attempt instanceof Reply reply) {
                 try {
-                    Reply.closeUpstream(ok.reply());
+                    Reply.closeUpstream(reply);
                 } catch (RuntimeException e) {
                     // nothing more to do for a client that left
                 }

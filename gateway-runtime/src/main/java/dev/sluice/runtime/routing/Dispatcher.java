@@ -278,14 +278,14 @@ public final class Dispatcher implements AutoCloseable {
         }
         walk.cursor().attempted();
         switch (attempt) {
-            case Attempt.Ok ok -> {
-                settlement.served(candidate, ok.head(), granted.limits());
+            case Reply reply -> {
+                settlement.served(candidate, reply.head(), granted.limits());
                 lease.breakerSettled();
                 String provider = route.provider().id();
                 bookkeeping(() -> sessions.served(caller.affinity().sessionKey(), provider, c.id()));
                 record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
-                        ok.head() == null ? 200 : ok.head().status(), latencyMs, null, egressIp), tally);
-                return new Outcome.Served(route, c, ok.reply(), lease);
+                        reply.head() == null ? 200 : reply.head().status(), latencyMs, null, egressIp), tally);
+                return new Outcome.Served(route, c, reply, lease);
             }
             case Attempt.Failed failed -> {
                 count(failed.failure());
