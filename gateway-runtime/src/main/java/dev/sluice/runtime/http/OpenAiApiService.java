@@ -62,8 +62,9 @@ final class OpenAiApiService implements HttpService {
         byte[] body = json.body(req);
         EmbeddingRequest request = codec.readEmbeddingRequest(body);
         caller = affinity.of(req, res, caller, body, request.model());
-        Outcome outcome = router.route(new ClientRequest.Embeddings(request), caller, RequestIds.of(req));
-        RequestRecord record = RequestTelemetry.routed(req, request.model(), outcome);
+        RequestRecord record = RequestTelemetry.of(req);
+        Outcome outcome = router.route(new ClientRequest.Embeddings(request), caller, RequestIds.of(req), record);
+        RequestTelemetry.routed(record, request.model(), outcome);
         try (Outcome.Served served = RoutedAnswers.served(outcome)) {
             RoutedAnswers.routedHeaders(res, served.connection(), served.route());
             if (!(served.reply() instanceof Reply.Embeddings e)) {

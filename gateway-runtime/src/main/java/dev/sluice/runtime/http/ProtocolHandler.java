@@ -50,8 +50,10 @@ final class ProtocolHandler<P> implements Handler {
         P request = protocol.read(body, requestId);
         String model = protocol.model(request);
         caller = affinity.of(req, res, caller, body, model);
-        Outcome outcome = router.route(protocol.routed(request, body, RoutedAnswers.forwardableHeaders(req)), caller, requestId);
-        RequestRecord record = RequestTelemetry.routed(req, model, outcome);
+        RequestRecord record = RequestTelemetry.of(req);
+        // the record counts the request's attempts as routing makes them (issue 35 §4)
+        Outcome outcome = router.route(protocol.routed(request, body, RoutedAnswers.forwardableHeaders(req)), caller, requestId, record);
+        RequestTelemetry.routed(record, model, outcome);
         RuntimeException refusal = protocol.refusal(request, outcome);
         if (refusal != null) {
             throw refusal;

@@ -40,17 +40,15 @@ final class RequestTelemetry {
     }
 
     /**
-     * Records what routing produced; call it right after routing, before rendering.
+     * Records what routing produced; call it right after routing, before rendering. The record was
+     * handed to routing as the request's attempt tally, so its attempts are counted already.
      *
-     * @param req the request
+     * @param r the request's record ({@link #of})
      * @param requestedModel the model the client named
      * @param outcome the outcome
-     * @return the record
      */
-    static RequestRecord routed(ServerRequest req, String requestedModel, Outcome outcome) {
-        RequestRecord r = of(req);
+    static void routed(RequestRecord r, String requestedModel, Outcome outcome) {
         r.routed(requestedModel, outcome, System.nanoTime());
-        return r;
     }
 
     /** The error mapper answered: the request is finished with that status. */

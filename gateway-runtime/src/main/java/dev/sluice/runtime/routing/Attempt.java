@@ -2,26 +2,18 @@ package dev.sluice.runtime.routing;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.TransportError;
 import dev.sluice.api.upstream.TransportErrorKind;
 import dev.sluice.api.upstream.UpstreamFailure;
 import dev.sluice.runtime.resilience.classify.AttemptFailure;
 
-/** What one attempt produced: a reply to serve, or a failure for the failure path. */
-sealed interface Attempt {
-
-    /**
-     * The connection answered.
-     *
-     * @param reply what it served
-     * @param head the upstream's response head (rate-limit headers feed OF-4 and RQ-10), or null
-     */
-    record Ok(Reply reply, ResponseHead head) implements Attempt {
-        public Ok {
-            requireNonNull(reply, "reply is null");
-        }
-    }
+/**
+ * What one attempt produced, in the gateway's terms, whichever executor call made it (chat,
+ * passthrough, embeddings): the {@link Reply} the connection served (with its response head), or a
+ * failure for the failure path — the executor's, or the gateway's own (a timer, the client gone).
+ * The dispatcher settles it into the request's {@link Outcome}; a reply travels on unchanged.
+ */
+sealed interface Attempt permits Reply, Attempt.Failed {
 
     /**
      * The attempt failed.

@@ -41,7 +41,7 @@ interface AttemptCall {
             long started = System.nanoTime();
             return switch (route.provider().executor().chat(
                     new ChatCall(request.withModel(route.upstreamModel()), target, requestId, timeout, clientHeaders))) {
-                case ChatOutcome.Completed c -> new Attempt.Ok(new Reply.Complete(c.response(), c.openAiBody()), c.head());
+                case ChatOutcome.Completed c -> new Reply.Complete(c.response(), c.openAiBody(), c.head());
                 case ChatOutcome.Failed f -> Attempt.failed(f.failure());
                 case ChatOutcome.Streaming s -> gate.open(s, started, requestId);
             };
@@ -64,7 +64,7 @@ interface AttemptCall {
                 case PassthroughOutcome.Accepted a when stream && PassthroughCall.OPENAI_RESPONSES.equals(dialect) ->
                         gate.openResponses(a.response(), started, requestId);
                 case PassthroughOutcome.Accepted a when !stream -> whole(a.response());
-                case PassthroughOutcome.Accepted a -> new Attempt.Ok(new Reply.Raw(a.response(), stream), a.response().head());
+                case PassthroughOutcome.Accepted a -> new Reply.Raw(a.response(), stream);
                 case PassthroughOutcome.Failed f -> Attempt.failed(f.failure());
             };
         };
@@ -137,7 +137,7 @@ interface AttemptCall {
             public void close() {
             }
         };
-        return new Attempt.Ok(new Reply.Raw(buffered, false), head);
+        return new Reply.Raw(buffered, false);
     }
 
     /** Retries the recovery loop allows one attempt, whatever the executor decides (a guard against a loop). */
@@ -215,7 +215,7 @@ interface AttemptCall {
     static AttemptCall embeddings(EmbeddingRequest request, String requestId, Duration timeout) {
         return (route, target) -> switch (route.provider().executor().embed(
                 new EmbeddingCall(request.withModel(route.upstreamModel()), target, requestId, timeout))) {
-            case EmbeddingOutcome.Completed c -> new Attempt.Ok(new Reply.Embeddings(c.bodyJson()), c.head());
+            case EmbeddingOutcome.Completed c -> new Reply.Embeddings(c.bodyJson(), c.head());
             case EmbeddingOutcome.Failed f -> Attempt.failed(f.failure());
         };
     }

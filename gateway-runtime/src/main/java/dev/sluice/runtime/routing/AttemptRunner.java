@@ -19,8 +19,10 @@ import java.util.function.Function;
  * Runs one attempt under its lease: builds the target with the client of the connection's egress
  * route (passed to the executor explicitly, §16.3), bounds the executor call by the connection's
  * execution bound (RQ-2), and turns whatever the executor did — an answer, a failure, an exception
- * of its own — into an {@link Attempt}. An attempt the bound stopped fails with the gateway's own
- * timer (BO-7), whatever the interrupted executor made of it.
+ * of its own — into an {@link Attempt}. The connection it sent with (its OAuth tokens renewed, when
+ * they were) stays on the lease ({@link Lease#sent()}) for a renewal after a {@code 401}. An attempt
+ * the bound stopped fails with the gateway's own timer (BO-7), whatever the interrupted executor
+ * made of it.
  */
 final class AttemptRunner {
 
@@ -67,28 +69,28 @@ final class AttemptRunner {
     }
 
     /**
-     * What one attempt produced and how it left.
-     *
-     * @param attempt the result
-     * @param way the egress route it took
-     * @param egressIp the route's egress IP, or null when unknown
-     * @param latencyMs how long the executor call took
-     * @param sent the connection as the attempt used it (its OAuth tokens renewed, when they were)
-     */
-    record Ran(Attempt attempt, EgressRoute way, String egressIp, long latencyMs, Connection sent) {
-    }
-
-    /**
      * After the upstream refused the attempt with {@code 401}: the connection with another OAuth
      * token to run it once more with, or null (issue 36).
      *
-     * @param ran the refused attempt
+     * @param attempt the attempt's result
+     * @param lease its admission (which knows the connection as the attempt sent it)
      * @return the connection to retry with, or null
      */
-    Connection renewedAfter(Ran ran) {
-        boolean unauthorized = ran.attempt() instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.Upstream u
+    Connection renewedAfter(Attempt attempt, Lease lease) {
+        boolean unauthorized = attempt instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.Upstream u
                 && u.failure() instanceof dev.sluice.api.upstream.UpstreamError e && e.status() == 401;
-        return unauthorized && ran.sent().authType() == ProviderClass.OAUTH ? tokens.afterUnauthorized(ran.sent()) : null;
+        Connection sent = lease.sent();
+        return unauthorized && sent.authType() == ProviderClass.OAUTH ? tokens.afterUnauthorized(sent) : null;
+    }
+
+    /**
+     * The egress IP of a connection's outbound route (EB-2), or null when unknown.
+     *
+     * @param way the route
+     * @return the IP, or null
+     */
+    String egressIp(EgressRoute way) {
+        return egress.egressIp(way);
     }
 
     /**
@@ -99,7 +101,7 @@ final class AttemptRunner {
      * @param call what to send
      * @return what happened
      */
-    Ran run(Lease lease, Route route, AttemptCall call) {
+    Attempt run(Lease lease, Route route, AttemptCall call) {
         return run(lease, route, call, ClientLiveness.ALWAYS);
     }
 
@@ -112,7 +114,7 @@ final class AttemptRunner {
      * @param client whether the request's client is still there
      * @return what happened
      */
-    Ran run(Lease lease, Route route, AttemptCall call, ClientLiveness client) {
+    Attempt run(Lease lease, Route route, AttemptCall call, ClientLiveness client) {
         return run(lease, route, call, client, 0);
     }
 
@@ -128,7 +130,7 @@ final class AttemptRunner {
      * @param readinessMs {@code streamRecovery.readinessTimeoutMs} for a streamed request, 0 for a whole answer
      * @return what happened
      */
-    Ran run(Lease lease, Route route, AttemptCall call, ClientLiveness client, long readinessMs) {
+    Attempt run(Lease lease, Route route, AttemptCall call, ClientLiveness client, long readinessMs) {
         return run(lease, route, call, client, readinessMs, null);
     }
 
@@ -145,7 +147,7 @@ final class AttemptRunner {
      * @param renewed the connection with renewed tokens, or null
      * @return what happened
      */
-    Ran run(Lease lease, Route route, AttemptCall call, ClientLiveness client, long readinessMs, Connection renewed) {
+    Attempt run(Lease lease, Route route, AttemptCall call, ClientLiveness client, long readinessMs, Connection renewed) {
         Connection c = lease.candidate().connection();
         Connection sent = renewed != null ? renewed : c;
         EgressRoute way = EgressRoute.of(c.localAddress(), c.proxyUrl());
@@ -174,9 +176,9 @@ final class AttemptRunner {
         }
         if (overran && lease.attemptClientGone()) {
             // the client left: the upstream call was cut; nobody to answer, nothing held against the connection
-            if (attempt instanceof Attempt.Ok ok) {
+            if (attempt instanceof Reply reply) {
                 try {
-                    Reply.closeUpstream(ok.reply());
+                    Reply.closeUpstream(reply);
                 } catch (RuntimeException e) {
                     // nothing more to do for a client that left
                 }
@@ -189,8 +191,8 @@ final class AttemptRunner {
             // issue 32: the gateway's own bound on the connect (BO-7), not evidence against the provider
             attempt = new Attempt.Failed(new AttemptFailure.GatewayTimer(AttemptFailure.Timer.UPSTREAM_CONNECT, egress.connectTimeoutMs()));
         }
-        long latencyMs = (System.nanoTime() - t0) / 1_000_000;
-        return new Ran(attempt, way, egress.egressIp(way), latencyMs, sent);
+        lease.sendingWith(sent);
+        return attempt;
     }
 
     /**

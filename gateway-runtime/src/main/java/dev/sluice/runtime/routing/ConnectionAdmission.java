@@ -95,6 +95,7 @@ final class ConnectionAdmission {
         /** Connections passed over because their cap was full: the request waits at the first when none has room. */
         private final List<Candidate> full = new ArrayList<>(0);
         private boolean waited;
+        private boolean ended;
 
         private Walk(Route route, Caller caller, String requestId, ConnectionSelector.Cursor cursor) {
             this.route = route;
@@ -108,13 +109,18 @@ final class ConnectionAdmission {
             return cursor;
         }
 
+        /** The failure path decided that no other connection is tried: {@link #next} has nothing more. */
+        void end() {
+            ended = true;
+        }
+
         /**
          * The next admitted attempt or refusal.
          *
-         * @return the step, or null when no connection is left
+         * @return the step, or null when no connection is left (or the walk was {@linkplain #end ended})
          */
         Step next() {
-            while (true) {
+            while (!ended) {
                 boolean fromFull = false;
                 Candidate candidate = cursor.next();
                 if (candidate == null) {
@@ -129,6 +135,7 @@ final class ConnectionAdmission {
                     return step;
                 }
             }
+            return null;
         }
 
         /** Admission without waiting: the breaker first, as everywhere (a probe claimed here is used at once). */

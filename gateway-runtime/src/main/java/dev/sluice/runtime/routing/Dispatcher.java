@@ -13,6 +13,7 @@ import dev.sluice.runtime.resilience.engine.ResilienceEngine;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ProxyLogRow;
 import dev.sluice.runtime.stream.StreamCounters;
+import dev.sluice.runtime.upstream.EgressRoute;
 import dev.sluice.runtime.upstream.EgressRoutes;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -24,7 +25,8 @@ import java.util.function.Function;
  * admitted as one {@link Lease} ({@link ConnectionAdmission}), run ({@link AttemptRunner}), and
  * settled — a success with the mechanisms' bookkeeping, a failure through the resilience
  * package's failure path ({@link AttemptSettlement#failed}), whose decision says whether the next
- * connection is tried. Every attempt is recorded (one {@code proxy_logs} row each).
+ * connection is tried, or the walk ends. Every attempt is recorded (one {@code proxy_logs} row each)
+ * and counted on the request's {@link AttemptTally}; the walk's result is the one {@link Outcome}.
  */
 public final class Dispatcher implements AutoCloseable {
 
@@ -150,7 +152,7 @@ public final class Dispatcher implements AutoCloseable {
      * @return how it ended; a {@link Outcome.Served} holds its lease until closed
      */
     Outcome dispatch(Route route, Caller caller, String requestId, AttemptCall call, int earlyEofRetries) {
-        return dispatch(route, caller, requestId, call, earlyEofRetries, 0, null);
+        return dispatch(route, caller, requestId, AttemptTally.NONE, call, earlyEofRetries, 0, null);
     }
 
     /**
@@ -159,6 +161,7 @@ public final class Dispatcher implements AutoCloseable {
      * @param route the resolved model
      * @param caller the caller
      * @param requestId the request id
+     * @param tally counts each attempt row recorded for the request (issue 35 §4)
      * @param call what each attempt sends
      * @param earlyEofRetries re-attempts on the same connection after a stream's early EOF (ST-0)
      * @param readinessMs a streamed request's readiness bound, counted from each attempt's start (issue 32); 0 otherwise
@@ -166,8 +169,8 @@ public final class Dispatcher implements AutoCloseable {
      *     connection the caller may use is left, the outcome is {@link Outcome.Unroutable.Why#UNTRANSLATABLE}
      * @return how it ended; a {@link Outcome.Served} holds its lease until closed
      */
-    Outcome dispatch(Route route, Caller caller, String requestId, AttemptCall call, int earlyEofRetries, long readinessMs,
-            java.util.function.BiPredicate<Route, dev.sluice.api.UpstreamTarget> serves) {
+    Outcome dispatch(Route route, Caller caller, String requestId, AttemptTally tally, AttemptCall call, int earlyEofRetries,
+            long readinessMs, java.util.function.BiPredicate<Route, dev.sluice.api.UpstreamTarget> serves) {
         ConnectionAdmission.Walk walk = admission.open(route, caller, requestId);
         if (serves != null) {
             walk.cursor().only(c -> serves.test(route, runner.target(route, c)));
@@ -189,18 +192,17 @@ public final class Dispatcher implements AutoCloseable {
                     Lease lease = granted.lease();
                     boolean handedOn = false;
                     try {
-                        Settled settled = attempt(route, caller, requestId, call, walk, granted, attempts, earlyEofRetries, readinessMs);
-                        if (settled.outcome() instanceof Outcome.Served served) {
+                        Outcome outcome = attempt(route, caller, requestId, tally, call, walk, granted, attempts, earlyEofRetries,
+                                readinessMs);
+                        if (outcome instanceof Outcome.Served served) {
                             handedOn = true;
                             return served;
                         }
-                        if (!(settled.outcome() instanceof Outcome.Failed failed)) {
-                            return settled.outcome();
+                        if (!(outcome instanceof Outcome.Failed failed)) {
+                            return outcome;
                         }
+                        // the walk goes on unless the failure path ended it
                         last = failed;
-                        if (!settled.tryNext()) {
-                            return last;
-                        }
                     } finally {
                         if (!handedOn) {
                             // a failure's permit comes back only now: whoever waited for it sees the failure's cooldown or lock
@@ -225,78 +227,84 @@ public final class Dispatcher implements AutoCloseable {
                 : new Outcome.CoolingDown(route, soonest, walk.cursor().excluded(), null);
     }
 
-    /** An attempt's outcome, and whether the walk goes on after it. */
-    private record Settled(Outcome outcome, boolean tryNext) {
-    }
-
-    /** Runs one admitted attempt and settles it with the resilience mechanisms. */
-    private Settled attempt(Route route, Caller caller, String requestId, AttemptCall call, ConnectionAdmission.Walk walk,
-            ConnectionAdmission.Granted granted, int attempts, int earlyEofRetries, long readinessMs) {
+    /**
+     * Runs one admitted attempt and settles it with the resilience mechanisms: a success is the
+     * served outcome; a failure is the failed one, and when the failure path allows no fallback
+     * the walk is {@linkplain ConnectionAdmission.Walk#end ended}.
+     */
+    private Outcome attempt(Route route, Caller caller, String requestId, AttemptTally tally, AttemptCall call,
+            ConnectionAdmission.Walk walk, ConnectionAdmission.Granted granted, int attempts, int earlyEofRetries, long readinessMs) {
         Lease lease = granted.lease();
         Candidate candidate = lease.candidate();
         Connection c = candidate.connection();
         if (caller.affinity().managed() && !sessions.fenceHolds(caller.affinity(), caller.keyId(), c.id())) {
             // SL-3: the final dispatch fence; the lease moved, ended or was never this key's: nothing is sent upstream
-            return new Settled(new Outcome.Unroutable(route.requested(), Outcome.Unroutable.Why.LEASE_FENCE_STALE, null), false);
+            return new Outcome.Unroutable(route.requested(), Outcome.Unroutable.Why.LEASE_FENCE_STALE, null);
         }
+        EgressRoute way = EgressRoute.of(c.localAddress(), c.proxyUrl());
         long startedAt;
-        AttemptRunner.Ran run;
+        long latencyMs;
+        String egressIp;
+        Attempt attempt;
         // issue 36: after a 401 the OAuth token is renewed once and the attempt sent once more with it
         Connection renewed = null;
         for (int eof = 0;; eof++) {
             startedAt = clock.millis();
-            run = runner.run(lease, route, call, caller.client(), readinessMs, renewed);
-            AttemptRunner.Ran egress = run;
-            bookkeeping(() -> engine.recordEgress(candidate, egress.egressIp(), egress.way().isDirect()));
-            Connection next = renewed == null ? runner.renewedAfter(run) : null;
+            long t0 = System.nanoTime();
+            attempt = runner.run(lease, route, call, caller.client(), readinessMs, renewed);
+            latencyMs = (System.nanoTime() - t0) / 1_000_000;
+            String ip = runner.egressIp(way);
+            egressIp = ip;
+            bookkeeping(() -> engine.recordEgress(candidate, ip, way.isDirect()));
+            Connection next = renewed == null ? runner.renewedAfter(attempt, lease) : null;
             if (next != null) {
                 renewed = next;
                 eof--;
                 LOG.log(System.Logger.Level.INFO, "request " + requestId + ": connection " + c.id()
                         + " refused its OAuth access token (401); renewed it, sending once more");
-                record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(), 401, run.latencyMs(),
-                        "oauth_token_renewed", run.egressIp()));
+                record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(), 401, latencyMs,
+                        "oauth_token_renewed", egressIp), tally);
                 continue;
             }
-            if (!(run.attempt() instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.EarlyEof) || eof >= earlyEofRetries) {
+            if (!(attempt instanceof Attempt.Failed f && f.failure() instanceof AttemptFailure.EarlyEof) || eof >= earlyEofRetries) {
                 break;
             }
             // ST-0: an upstream that said 200 and ended before anything useful gets another go on the same account
             admission.streams().endedEarly();
             LOG.log(System.Logger.Level.INFO, "request " + requestId + ": the stream of connection " + c.id()
                     + " ended before its first useful event; re-attempting on the same connection");
-            record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(), 200, run.latencyMs(),
-                    "stream_early_eof", run.egressIp()));
+            record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(), 200, latencyMs,
+                    "stream_early_eof", egressIp), tally);
         }
         walk.cursor().attempted();
-        AttemptRunner.Ran ran = run;
-        return switch (ran.attempt()) {
-            case Attempt.Ok ok -> {
-                settlement.served(candidate, ok.head(), granted.limits());
+        switch (attempt) {
+            case Reply reply -> {
+                settlement.served(candidate, reply.head(), granted.limits());
                 lease.breakerSettled();
                 String provider = route.provider().id();
                 bookkeeping(() -> sessions.served(caller.affinity().sessionKey(), provider, c.id()));
                 record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
-                        ok.head() == null ? 200 : ok.head().status(), ran.latencyMs(), null, ran.egressIp()));
-                yield new Settled(new Outcome.Served(route, c, ok.reply(), lease), false);
+                        reply.head() == null ? 200 : reply.head().status(), latencyMs, null, egressIp), tally);
+                return new Outcome.Served(route, c, reply, lease);
             }
             case Attempt.Failed failed -> {
                 count(failed.failure());
                 FailureDecision d = settlement.failed(new FailedAttempt(candidate, lease.admission(), route.requested(),
-                        granted.limits(), ran.way().isDirect(), failed.failure()));
+                        granted.limits(), way.isDirect(), failed.failure()));
                 lease.breakerSettled();
                 if (d.tryNext()) {
                     // SA-1: a fallback verdict evicts the connection's pins; the session is pinned where it is served next
                     bookkeeping(() -> sessions.failedOver(c.id()));
+                } else {
+                    walk.end();
                 }
                 // issue 33: the row keeps the cooldown or lockout this attempt caused, not what holds the connection later
                 record(new ProxyLogRow(startedAt, requestId, route.provider().id(), c.id(), route.upstreamModel(),
                         d.failure() instanceof AttemptFailure.Upstream u && u.failure() instanceof UpstreamError e ? e.status() : 0,
-                        ran.latencyMs(), d.verdict().reason().wireName(), ran.egressIp(), effect(candidate)));
-                yield new Settled(new Outcome.Failed(route, d.failure(), d.verdict(), c, attempts, d.clientRetryAfterMs(), null),
-                        d.tryNext());
+                        latencyMs, d.verdict().reason().wireName(), egressIp, effect(candidate)), tally);
+                return new Outcome.Failed(route, d.failure(), d.verdict(), c, attempts, d.clientRetryAfterMs(), null);
             }
-        };
+        }
     }
 
     /** @return how streams ended, by reason (SPEC §15) */
@@ -340,7 +348,9 @@ public final class Dispatcher implements AutoCloseable {
         }
     }
 
-    private void record(ProxyLogRow row) {
+    /** Records an attempt's row, and counts it for its request (where telemetry reads the request's attempts). */
+    private void record(ProxyLogRow row, AttemptTally tally) {
+        tally.attempted();
         try {
             recorder.record(row);
         } catch (RuntimeException e) {

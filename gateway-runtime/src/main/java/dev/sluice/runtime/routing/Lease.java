@@ -4,6 +4,7 @@ import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.engine.ResilienceEngine;
+import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.stream.StreamCounters;
 import dev.sluice.runtime.stream.StreamEnding;
 import java.util.ArrayList;
@@ -36,6 +37,7 @@ public final class Lease implements AutoCloseable {
     private volatile boolean breakerSettled;
     private AttemptWatchdog.Watch watch;
     private boolean lastClientGone;
+    private Connection sent;
     private List<Runnable> onClose;
 
     Lease(ResilienceEngine engine, Candidate candidate, CircuitBreakers.Admission admission, ConnectionGates.Permit permit,
@@ -57,6 +59,21 @@ public final class Lease implements AutoCloseable {
     /** @return the breaker's admission of the attempt */
     CircuitBreakers.Admission admission() {
         return admission;
+    }
+
+    /**
+     * The connection as the attempt last used it: the admitted one, or it with the OAuth tokens a
+     * renewal gave it (issue 36) — what a {@code 401} is held against.
+     *
+     * @return the connection sent with
+     */
+    Connection sent() {
+        return sent == null ? candidate.connection() : sent;
+    }
+
+    /** The attempt is being sent with this connection (its tokens possibly renewed); see {@link #sent()}. */
+    void sendingWith(Connection c) {
+        sent = c;
     }
 
     /** Starts the attempt's execution watch (RQ-2). */

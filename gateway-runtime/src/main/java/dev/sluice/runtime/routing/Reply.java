@@ -4,14 +4,26 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.api.chat.ChatResponse;
 import dev.sluice.api.chat.StreamChunk;
+import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.stream.Pump;
 import dev.sluice.runtime.stream.SseEvent;
 import dev.sluice.runtime.stream.StreamRules;
 import java.util.List;
 
-/** What a connection served: a complete answer, a stream, an upstream answer passed through, or embeddings. */
-public sealed interface Reply {
+/**
+ * What a connection served: a complete answer, a stream, an upstream answer passed through, or
+ * embeddings. It is the successful attempt's result itself (issue 35 §4: no wrapper between the
+ * attempt and the served outcome), so it keeps the upstream's response head.
+ */
+public sealed interface Reply extends Attempt {
+
+    /**
+     * The upstream's response head: its status and headers (rate-limit headers feed OF-4 and RQ-10).
+     *
+     * @return the head, or null when unknown
+     */
+    ResponseHead head();
 
     /**
      * Closes what a reply still holds open upstream (a stream's pump, an unread answer). Idempotent.
@@ -34,8 +46,9 @@ public sealed interface Reply {
      * @param response the answer
      * @param openAiBody the upstream's own bytes when they are an OpenAI chat completion, else null:
      *     what an OpenAI client is sent unchanged (issue 26)
+     * @param head the upstream's response head, or null
      */
-    record Complete(ChatResponse response, byte[] openAiBody) implements Reply {
+    record Complete(ChatResponse response, byte[] openAiBody, ResponseHead head) implements Reply {
         /** Validates. */
         public Complete {
             requireNonNull(response, "response is null");
@@ -47,7 +60,7 @@ public sealed interface Reply {
          * @param response the answer
          */
         public Complete(ChatResponse response) {
-            this(response, null);
+            this(response, null, null);
         }
     }
 
@@ -60,8 +73,10 @@ public sealed interface Reply {
      * @param rest the remaining chunks, read on a pump of their own; the renderer closes it
      * @param rules the stream watchdogs' settings for the rest of the stream
      * @param startedNanos when the attempt started ({@link System#nanoTime()}): the hard deadline counts from there
+     * @param head the upstream's response head, or null
      */
-    record Stream(List<StreamChunk> prefix, Pump<StreamChunk> rest, StreamRules rules, long startedNanos) implements Reply {
+    record Stream(List<StreamChunk> prefix, Pump<StreamChunk> rest, StreamRules rules, long startedNanos, ResponseHead head)
+            implements Reply {
         /** Validates and copies. */
         public Stream {
             prefix = List.copyOf(prefix);
@@ -84,6 +99,12 @@ public sealed interface Reply {
         public Raw {
             requireNonNull(response, "response is null");
         }
+
+        /** @return the upstream response's head */
+        @Override
+        public ResponseHead head() {
+            return response.head();
+        }
     }
 
     /**
@@ -94,8 +115,10 @@ public sealed interface Reply {
      * @param rest the remaining events, read on a pump of their own; the renderer closes it
      * @param rules the stream watchdogs' settings for the rest of the stream
      * @param startedNanos when the attempt started ({@link System#nanoTime()})
+     * @param head the upstream's response head, or null
      */
-    record RawStream(List<SseEvent> prefix, Pump<SseEvent> rest, StreamRules rules, long startedNanos) implements Reply {
+    record RawStream(List<SseEvent> prefix, Pump<SseEvent> rest, StreamRules rules, long startedNanos, ResponseHead head)
+            implements Reply {
         /** Validates and copies. */
         public RawStream {
             prefix = List.copyOf(prefix);
@@ -111,8 +134,9 @@ public sealed interface Reply {
      * An embeddings answer, relayed as the upstream wrote it.
      *
      * @param bodyJson the upstream's JSON
+     * @param head the upstream's response head, or null
      */
-    record Embeddings(String bodyJson) implements Reply {
+    record Embeddings(String bodyJson, ResponseHead head) implements Reply {
         /** Validates. */
         public Embeddings {
             requireNonNull(bodyJson, "bodyJson is null");

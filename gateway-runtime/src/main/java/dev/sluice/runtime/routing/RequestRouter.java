@@ -71,6 +71,20 @@ public final class RequestRouter {
      * @return the outcome
      */
     public Outcome route(ClientRequest request, Caller caller, String requestId) {
+        return route(request, caller, requestId, AttemptTally.NONE);
+    }
+
+    /**
+     * Routes a request, counting each of its upstream attempts on {@code tally} as it is recorded
+     * (issue 35 §4: the count travels with the request, not back through a lookup by its id).
+     *
+     * @param request the parsed request
+     * @param caller the caller
+     * @param requestId the request id
+     * @param tally counts the request's attempts (the request's telemetry record)
+     * @return the outcome; a {@link Outcome.Served} holds its admission until the caller closes it
+     */
+    public Outcome route(ClientRequest request, Caller caller, String requestId, AttemptTally tally) {
         StreamGate gate = new StreamGate(streamRules.get(), caller.client(), buffers);
         // API-1: an operator's alias names the model (or combo) routed instead
         String model = aliases.apply(request.model());
@@ -81,7 +95,7 @@ public final class RequestRouter {
         if (!(request instanceof ClientRequest.Embeddings)) {
             // CO-1: the combo's targets, in its strategy's order, each a whole provider walk
             Outcome viaCombo = combos.route(model, caller, canonical(request),
-                    (route, narrowed) -> dispatch(request, route, narrowed, requestId, gate), subRequests(request, requestId, gate));
+                    (route, narrowed) -> dispatch(request, route, narrowed, requestId, tally, gate), subRequests(request, requestId, tally, gate));
             if (viaCombo != null) {
                 return viaCombo;
             }
@@ -97,11 +111,11 @@ public final class RequestRouter {
         if (request instanceof ClientRequest.Embeddings && !route.get().provider().executor().supportsEmbeddings()) {
             return new Outcome.Unroutable(request.model(), Outcome.Unroutable.Why.NO_EMBEDDINGS, route.get().provider().id());
         }
-        return dispatch(request, route.get(), caller, requestId, gate);
+        return dispatch(request, route.get(), caller, requestId, tally, gate);
     }
 
     /** One route's walk, with the call the request makes of that route's executor. */
-    private Outcome dispatch(ClientRequest request, Route route, Caller caller, String requestId, StreamGate gate) {
+    private Outcome dispatch(ClientRequest request, Route route, Caller caller, String requestId, AttemptTally tally, StreamGate gate) {
         int tools = tools(request);
         int limit = toolLimits.limit(route);
         if (limit >= 0 && tools > limit) {
@@ -119,7 +133,7 @@ public final class RequestRouter {
                 request instanceof ClientRequest.Dialect d && d.untranslatable() != null ? AttemptCall.passesThrough(d.dialect(), natives) : null;
         // issue 32: a stream's readiness bound counts from the attempt's start, the wait for headers included
         long readinessMs = streamed(request) ? gate.rules().readinessTimeoutMs() : 0;
-        Outcome outcome = dispatcher.dispatch(route, caller, requestId, call, gate.rules().earlyEofRetries(), readinessMs, serves);
+        Outcome outcome = dispatcher.dispatch(route, caller, requestId, tally, call, gate.rules().earlyEofRetries(), readinessMs, serves);
         toolLimits.learn(outcome, tools);
         return outcome;
     }
@@ -128,7 +142,7 @@ public final class RequestRouter {
      * Issue 34: what a combo executor sends beside the client's request, through the same dispatch;
      * null when the client's body can only be passed through as it is (nothing to rewrite).
      */
-    private ComboRouting.SubRequests subRequests(ClientRequest request, String requestId, StreamGate gate) {
+    private ComboRouting.SubRequests subRequests(ClientRequest request, String requestId, AttemptTally tally, StreamGate gate) {
         java.util.Map<String, String> headers = switch (request) {
             case ClientRequest.Chat c -> c.clientHeaders();
             case ClientRequest.Dialect d -> d.untranslatable() != null ? null : d.clientHeaders();
@@ -140,12 +154,12 @@ public final class RequestRouter {
         return new ComboRouting.SubRequests() {
             @Override
             public Outcome dispatch(dev.sluice.api.chat.ChatRequest sub, Route route, Caller caller) {
-                return RequestRouter.this.dispatch(new ClientRequest.Chat(sub, headers), route, caller, requestId, gate);
+                return RequestRouter.this.dispatch(new ClientRequest.Chat(sub, headers), route, caller, requestId, tally, gate);
             }
 
             @Override
             public Outcome route(dev.sluice.api.chat.ChatRequest sub, Caller caller) {
-                return RequestRouter.this.route(new ClientRequest.Chat(sub, headers), caller, requestId);
+                return RequestRouter.this.route(new ClientRequest.Chat(sub, headers), caller, requestId, tally);
             }
         };
     }

@@ -78,7 +78,7 @@ final class StreamGate {
      */
     Attempt open(ChatOutcome.Streaming s, long startedNanos, String requestId) {
         return await(new Pump<>(new ChunkSource(s.chunks()), "sluice-stream-" + requestId, ChunkSource::size, buffers), Signal::of, startedNanos, null,
-                (prefix, pump) -> new Attempt.Ok(new Reply.Stream(prefix, pump, rules, startedNanos), s.head()));
+                (prefix, pump) -> new Reply.Stream(prefix, pump, rules, startedNanos, s.head()));
     }
 
     /**
@@ -93,7 +93,7 @@ final class StreamGate {
         Pump<SseEvent> pump = new Pump<>(new AnthropicSseEvents(response.body(), response::close, response.maxEventBytes()), "sluice-stream-" + requestId,
                 SseEvent::size, buffers);
         return await(pump, SseEvent::signal, startedNanos, e -> "error".equals(e.type()) ? upstreamError(response.head(), e) : null,
-                (prefix, p) -> new Attempt.Ok(new Reply.RawStream(prefix, p, rules, startedNanos), response.head()));
+                (prefix, p) -> new Reply.RawStream(prefix, p, rules, startedNanos, response.head()));
     }
 
     /**
@@ -109,7 +109,7 @@ final class StreamGate {
                 SseEvent::size, buffers);
         return await(pump, SseEvent::signal, startedNanos,
                 e -> "error".equals(e.type()) || "response.failed".equals(e.type()) ? responsesError(response.head(), e) : null,
-                (prefix, p) -> new Attempt.Ok(new Reply.RawStream(prefix, p, rules, startedNanos), response.head()));
+                (prefix, p) -> new Reply.RawStream(prefix, p, rules, startedNanos, response.head()));
     }
 
     private interface Ready<T> {

@@ -2,6 +2,7 @@ package dev.sluice.runtime.telemetry;
 
 import dev.sluice.api.chat.FrameKind;
 import dev.sluice.api.chat.StreamChunk;
+import dev.sluice.runtime.routing.AttemptTally;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.stream.SseEvent;
@@ -12,11 +13,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What one client request did, filled in as it goes: by the request filter (arrival), the
- * authenticator (key id), the handler (model, outcome, usage), the attempt log (attempts) and the
- * stream renderer (how the stream ended); {@link Telemetry#finish} turns it into metrics, one
+ * authenticator (key id), the handler (model, outcome, usage), the routing path (attempts, as the
+ * request's {@link AttemptTally}) and the stream renderer (how the stream ended); {@link Telemetry#finish} turns it into metrics, one
  * access-log line and its usage count. Never holds a key or a credential: only ids.
  */
-public final class RequestRecord {
+public final class RequestRecord implements AttemptTally {
 
     /** A record that goes nowhere (requests outside the filter, unit tests of handlers). */
     public static RequestRecord detached() {
@@ -150,7 +151,9 @@ public final class RequestRecord {
         return finished.compareAndSet(false, true);
     }
 
-    void attempted() {
+    /** One more upstream attempt of this request was recorded (the routing path counts them here). */
+    @Override
+    public void attempted() {
         attempts.incrementAndGet();
     }
 

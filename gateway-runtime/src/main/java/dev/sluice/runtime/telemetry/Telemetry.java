@@ -3,31 +3,25 @@ package dev.sluice.runtime.telemetry;
 import dev.sluice.runtime.routing.AttemptRecorder;
 import dev.sluice.runtime.store.ProxyLogRow;
 import java.time.InstantSource;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
  * Where a request's facts go when it ends: metrics, one access-log line, its usage counted in
  * its minute's bucket (inference requests). {@link #begin} opens a {@link RequestRecord} when a request arrives, {@link #finish}
- * closes it once, whichever path answered (a handler, or the error mapper). Attempts reach the
- * record of their request through the attempt log, which names the request id.
+ * closes it once, whichever path answered (a handler, or the error mapper). A request's attempts
+ * are counted on its record by the routing path, which is handed the record as its
+ * {@link dev.sluice.runtime.routing.AttemptTally} (issue 35 §4: facts travel one way, no lookup by
+ * request id); the attempt log is observed here only for the per-attempt metrics.
  */
 public final class Telemetry implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Telemetry.class.getName());
-    /**
-     * Requests whose attempts are counted at most at once; past it (a leak, or a flood) a request's
-     * attempts go uncounted rather than the map growing without bound.
-     */
-    static final int MAX_IN_FLIGHT = 100_000;
 
     private final SluiceMetrics metrics;
     private final AccessLog accessLog;
     private final UsageMeter usage;
     private final InstantSource clock;
     private final LongSupplier nanos;
-    private final Map<String, RequestRecord> inFlight = new ConcurrentHashMap<>();
     private final RecentRequests recentRequests;
 
     /**
@@ -59,11 +53,7 @@ public final class Telemetry implements AutoCloseable {
      * @return its record
      */
     public RequestRecord begin(String requestId, String method, String path) {
-        RequestRecord r = new RequestRecord(requestId, method, path, clock.millis(), nanos.getAsLong());
-        if (inFlight.size() < MAX_IN_FLIGHT) {
-            inFlight.put(requestId, r);
-        }
-        return r;
+        return new RequestRecord(requestId, method, path, clock.millis(), nanos.getAsLong());
     }
 
     /**
@@ -74,7 +64,6 @@ public final class Telemetry implements AutoCloseable {
      */
     public void finish(RequestRecord r, int status) {
         if (r.finishOnce()) {
-            inFlight.remove(r.requestId(), r);
             try {
                 long latencyMs = Math.max(0, (nanos.getAsLong() - r.startedNanos()) / 1_000_000);
                 metrics.request(r, status);
@@ -92,7 +81,8 @@ public final class Telemetry implements AutoCloseable {
     }
 
     /**
-     * The attempt log, observed: each attempt counts for the metrics and its request's record.
+     * The attempt log, observed: each attempt counts for the metrics (its request counts it on its
+     * record itself, through the routing path).
      *
      * @param delegate the attempt log
      * @return the observing recorder
@@ -107,10 +97,6 @@ public final class Telemetry implements AutoCloseable {
     private void attempt(ProxyLogRow row) {
         try {
             metrics.attempt(row);
-            RequestRecord r = row.requestId() == null ? null : inFlight.get(row.requestId());
-            if (r != null) {
-                r.attempted();
-            }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "attempt telemetry failed: " + e);
         }

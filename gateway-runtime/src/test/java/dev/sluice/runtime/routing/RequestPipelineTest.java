@@ -166,6 +166,42 @@ class RequestPipelineTest {
     }
 
     @Test
+    void everyRecordedAttemptIsCountedOnTheRequestsTally_issue35() {
+        // the attempt count travels with the request: one count per proxy_logs row, the early-EOF re-send's included
+        PipelineFixture f = fixture();
+        Connection a = f.add("acme", "a", 1);
+        Connection b = f.add("acme", "b", 2);
+        Connection c = f.add("acme", "c", 3);
+        f.acme.on(a.id(), ScriptedExecutor.throwing());
+        f.acme.on(b.id(), ScriptedExecutor.status(500, "boom"));
+        f.acme.on(c.id(), f.acme.stream(0));
+        java.util.concurrent.atomic.AtomicInteger tally = new java.util.concurrent.atomic.AtomicInteger();
+
+        Outcome outcome = f.router.route(chat("acme/m1", true), new Caller("k1", false, Set.of()), "req-1", tally::incrementAndGet);
+
+        assertThat(outcome).isInstanceOf(Outcome.Failed.class);
+        assertThat(f.log).hasSize(4);
+        assertThat(tally).hasValue(4);
+    }
+
+    @Test
+    void aFailureThatAllowsNoFallbackEndsTheWalkAfterOneCountedAttempt_issue35() {
+        PipelineFixture f = fixture();
+        Connection a = f.add("acme", "a", 1);
+        Connection b = f.add("acme", "b", 2);
+        f.acme.on(a.id(), ScriptedExecutor.status(400, "messages: field required"));
+        f.acme.on(b.id(), ScriptedExecutor::ok);
+        java.util.concurrent.atomic.AtomicInteger tally = new java.util.concurrent.atomic.AtomicInteger();
+
+        Outcome outcome = f.router.route(chat("acme/m1", false), new Caller("k1", false, Set.of()), "req-1", tally::incrementAndGet);
+
+        assertThat(outcome).isInstanceOfSatisfying(Outcome.Failed.class, failed -> assertThat(failed.connection().id()).isEqualTo(a.id()));
+        assertThat(called(f.acme)).containsExactly(a.id());
+        assertThat(tally).hasValue(1);
+        assertThat(f.dispatcher.openLeases()).isZero();
+    }
+
+    @Test
     void aServedStreamHoldsTheConnectionsPermitUntilClosedAndReleasesItOnce() {
         PipelineFixture f = fixture();
         Connection a = f.addCapped("acme", "a", 1, 1);
