@@ -9,6 +9,7 @@ import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
 import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.cooldown.shared.SharedConnectionCooldowns;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.cooldown.EgressLocks;
 import dev.sluice.runtime.resilience.classify.ErrorRules;
@@ -61,8 +62,12 @@ record ResilienceWiring(Resilience resilience, ResilienceEngine engine, QuotaObs
         if (shared.configured()) {
             windows = SharedProviderCooldowns.over(windows, shared.windows(), shared.events(), settings);
         }
+        ConnectionCooldowns cooldowns = ConnectionCooldowns.local(storage.connections(), clock, settings);
+        if (shared.configured()) {
+            cooldowns = SharedConnectionCooldowns.over(cooldowns, shared.cooldowns());
+        }
         Resilience resilience = new Resilience(new CircuitBreakers(clock, settings, BreakerStore.rows(new JdbcBreakerStore(storage.db())), shared.breakers()),
-                new ConnectionCooldowns(storage.connections(), clock, settings, shared.cooldowns()),
+                cooldowns,
                 new ModelLockouts(clock, settings, shared.lockouts()), windows);
         PluginRegistry registry = plugins.registry();
         QuotaObservations quotas = new QuotaObservations(clock);

@@ -3,7 +3,7 @@ package dev.sluice.runtime.redis;
 import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.breaker.BreakerBoard;
-import dev.sluice.runtime.resilience.cooldown.CooldownBoard;
+import dev.sluice.runtime.resilience.cooldown.shared.CooldownBoard;
 import dev.sluice.runtime.resilience.gate.SharedPacing;
 import dev.sluice.runtime.resilience.gate.SharedPermits;
 import dev.sluice.runtime.resilience.gate.SharedWaiters;

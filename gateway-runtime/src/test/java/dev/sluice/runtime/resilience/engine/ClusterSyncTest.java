@@ -101,7 +101,7 @@ class ClusterSyncTest {
         dbs.add(db);
         JdbcConnectionStore store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         Resilience r = new Resilience(new CircuitBreakers(clock, () -> SETTINGS, new InMemoryBreakerStore(), dev.sluice.runtime.resilience.breaker.BreakerBoard.NONE),
-                new ConnectionCooldowns(store, clock, () -> SETTINGS, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), new ModelLockouts(clock, () -> SETTINGS),
+                ConnectionCooldowns.local(store, clock, () -> SETTINGS), new ModelLockouts(clock, () -> SETTINGS),
                 SharedProviderCooldowns.over(ProviderCooldowns.local(clock, () -> SETTINGS), WindowBoard.NONE, events, () -> SETTINGS));
         ConnectionGates gates = new ConnectionGates(clock);
         ClusterSync.start(events, clock, List.of(r.breakers(), r.cooldowns(), r.lockouts(), r.providerCooldowns(), gates));

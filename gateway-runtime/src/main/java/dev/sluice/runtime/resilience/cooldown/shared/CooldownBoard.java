@@ -1,4 +1,4 @@
-package dev.sluice.runtime.resilience.cooldown;
+package dev.sluice.runtime.resilience.cooldown.shared;
 
 /**
  * Connection cooldowns as every instance must see them on its very next request (SPEC NF-6, §8).
