@@ -39,7 +39,7 @@ public interface CooldownListener {
 
     /**
      * The connection's state was just written no longer cooling, while a cooldown was in force (a
-     * success or an operator's clear ended it early).
+     * success, an operator's clear or a terminal status ended it early).
      *
      * @param connectionId the connection
      */
