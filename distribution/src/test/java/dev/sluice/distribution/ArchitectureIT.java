@@ -114,7 +114,7 @@ class ArchitectureIT {
     static final List<String> MECHANISMS = List.of("breaker", "cooldown", "lockout", "window", "gate");
 
     /** The mechanisms whose shared mode is a decorator in a {@code shared} sub-package (issue 35). */
-    static final List<String> DECORATED = List.of("window", "gate", "lockout", "breaker");
+    static final List<String> DECORATED = List.of("window", "gate", "lockout", "breaker", "cooldown");
 
     @Test
     void eachResilienceMechanismIsARoomOfItsOwn_issue35() {

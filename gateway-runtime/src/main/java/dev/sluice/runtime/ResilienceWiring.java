@@ -10,6 +10,7 @@ import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.breaker.shared.SharedCircuitBreakers;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
+import dev.sluice.runtime.resilience.cooldown.shared.SharedConnectionCooldowns;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.TurnSteps;
 import dev.sluice.runtime.resilience.gate.shared.SharedTurns;
@@ -69,9 +70,11 @@ record ResilienceWiring(Resilience resilience, ResilienceEngine engine, QuotaObs
             breakers = SharedCircuitBreakers.over(breakers, shared.breakers(), settings);
             lockouts = SharedModelLockouts.over(lockouts, shared.lockouts(), clock, settings);
         }
-        Resilience resilience = new Resilience(breakers,
-                new ConnectionCooldowns(storage.connections(), clock, settings, shared.cooldowns()),
-                lockouts, windows);
+        ConnectionCooldowns cooldowns = ConnectionCooldowns.local(storage.connections(), clock, settings);
+        if (shared.configured()) {
+            cooldowns = SharedConnectionCooldowns.over(cooldowns, shared.cooldowns());
+        }
+        Resilience resilience = new Resilience(breakers, cooldowns, lockouts, windows);
         PluginRegistry registry = plugins.registry();
         QuotaObservations quotas = new QuotaObservations(clock);
         EgressLocks egressLocks = new EgressLocks(EgressLocks.family(registry.egressBucketing(), config.egressLockProviders()),

@@ -146,7 +146,7 @@ final class Fleet {
         breakers = CircuitBreakers.local(clock, () -> settings, BreakerStore.none());
         lockouts = ModelLockouts.local(clock, () -> settings);
         engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings,
-                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, () -> settings, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),
+                ResilienceEngine.standard(ConnectionCooldowns.local(store, clock, () -> settings), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         selector = new ConnectionSelector(store, clock, engine);
 

@@ -2,7 +2,7 @@ package dev.sluice.runtime.redis;
 
 import dev.sluice.runtime.resilience.ClusterEvent.CooldownAnnounced;
 import dev.sluice.runtime.resilience.ClusterEvents;
-import dev.sluice.runtime.resilience.cooldown.CooldownBoard;
+import dev.sluice.runtime.resilience.cooldown.shared.CooldownBoard;
 import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.sluice.runtime.redis;
 import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.ClusterEvents;
 import dev.sluice.runtime.resilience.breaker.shared.BreakerBoard;
-import dev.sluice.runtime.resilience.cooldown.CooldownBoard;
+import dev.sluice.runtime.resilience.cooldown.shared.CooldownBoard;
 import dev.sluice.runtime.resilience.gate.shared.SharedGates;
 import dev.sluice.runtime.resilience.gate.shared.SharedPacing;
 import dev.sluice.runtime.resilience.gate.shared.SharedPermits;

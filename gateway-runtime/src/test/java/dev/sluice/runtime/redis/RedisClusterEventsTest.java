@@ -83,7 +83,7 @@ class RedisClusterEventsTest {
                     InstantSource.system());
             ConnectionGates g = new ConnectionGates(InstantSource.system());
             Resilience r = new Resilience(CircuitBreakers.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS, BreakerStore.none()),
-                    new ConnectionCooldowns(store, InstantSource.system(), () -> ResilienceSettings.DEFAULTS, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE),
+                    ConnectionCooldowns.local(store, InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
                     ModelLockouts.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
                     ProviderCooldowns.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS));
             ClusterSync.start(s.events(), InstantSource.system(), List.of(r.breakers(), r.cooldowns(), r.lockouts(), r.providerCooldowns(), g));

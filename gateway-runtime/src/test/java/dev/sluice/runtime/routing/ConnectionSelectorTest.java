@@ -58,7 +58,7 @@ class ConnectionSelectorTest {
         breakers = CircuitBreakers.local(fx.clock, settings::get, BreakerStore.none());
         lockouts = ModelLockouts.local(fx.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get,
-                ResilienceEngine.standard(new ConnectionCooldowns(fx.store, fx.clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(fx.clock, settings::get), null, lockouts, breakers),
+                ResilienceEngine.standard(ConnectionCooldowns.local(fx.store, fx.clock, settings::get), ProviderCooldowns.local(fx.clock, settings::get), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         selector = new ConnectionSelector(fx.store, fx.clock, engine, SessionRouting.NONE);
     }

@@ -71,7 +71,7 @@ final class PipelineFixture implements AutoCloseable {
     PipelineFixture(Path dir, Duration attemptTimeout) {
         store = new RoutingFixture(dir);
         breakers = CircuitBreakers.local(store.clock, settings::get, dev.sluice.runtime.resilience.breaker.BreakerStore.rows(new JdbcBreakerStore(store.db)));
-        cooldowns = new ConnectionCooldowns(store.store, store.clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE);
+        cooldowns = ConnectionCooldowns.local(store.store, store.clock, settings::get);
         lockouts = ModelLockouts.local(store.clock, settings::get);
         ProviderCooldowns providerCooldowns = ProviderCooldowns.local(store.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(store.clock, new ErrorRules(List.of(), Set.of(), Set.of(),

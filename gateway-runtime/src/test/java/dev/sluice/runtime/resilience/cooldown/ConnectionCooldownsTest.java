@@ -49,7 +49,7 @@ class ConnectionCooldownsTest {
     void open() {
         db = Database.open(dir);
         store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
-        cooldowns = new ConnectionCooldowns(store, clock, settings::get, CooldownBoard.NONE);
+        cooldowns = ConnectionCooldowns.local(store, clock, settings::get);
     }
 
     @AfterEach

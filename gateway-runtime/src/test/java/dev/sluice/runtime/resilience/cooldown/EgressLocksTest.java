@@ -60,7 +60,7 @@ class EgressLocksTest {
         db = Database.open(dir);
         store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         logs = new JdbcProxyLogStore(db);
-        cooldowns = new ConnectionCooldowns(store, clock, () -> ResilienceSettings.DEFAULTS, CooldownBoard.NONE);
+        cooldowns = ConnectionCooldowns.local(store, clock, () -> ResilienceSettings.DEFAULTS);
         locks = new EgressLocks(EgressLocks.family(List.of(OPENCODE), null), store, logs, cooldowns, clock);
     }
 

@@ -101,7 +101,7 @@ class ClusterSyncTest {
         dbs.add(db);
         JdbcConnectionStore store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         Resilience r = new Resilience(CircuitBreakers.local(clock, () -> SETTINGS, new InMemoryBreakerStore()),
-                new ConnectionCooldowns(store, clock, () -> SETTINGS, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ModelLockouts.local(clock, () -> SETTINGS),
+                ConnectionCooldowns.local(store, clock, () -> SETTINGS), ModelLockouts.local(clock, () -> SETTINGS),
                 SharedProviderCooldowns.over(ProviderCooldowns.local(clock, () -> SETTINGS), WindowBoard.NONE, events, () -> SETTINGS));
         ConnectionGates gates = new ConnectionGates(clock);
         ClusterSync.start(events, clock, List.of(r.breakers(), r.cooldowns(), r.lockouts(), r.providerCooldowns(), gates));

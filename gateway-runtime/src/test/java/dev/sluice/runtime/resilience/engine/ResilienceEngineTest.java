@@ -69,7 +69,7 @@ class ResilienceEngineTest {
         breakers = CircuitBreakers.local(clock, settings::get, BreakerStore.none());
         lockouts = ModelLockouts.local(clock, settings::get);
         engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
-                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),
+                ResilienceEngine.standard(ConnectionCooldowns.local(store, clock, settings::get), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),
                 new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()), null);
         conn = store.create(new NewConnection("codexish", "k", ProviderClass.APIKEY, "sk-1", null, null, 1, true, null, null, false,
                 null, null, null));
@@ -235,7 +235,7 @@ class ResilienceEngineTest {
         ErrorRules rules = new ErrorRules(List.of(ErrorRulesTest.MODEL_ACCESS, ErrorRulesTest.USER_QUOTA), java.util.Set.of("agentrouter"),
                 java.util.Set.of("agentrouter"), List::of);
         return new ResilienceEngine(new FailureClassifier(clock, rules), settings::get,
-                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),
+                ResilienceEngine.standard(ConnectionCooldowns.local(store, clock, settings::get), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of(StatusRestatementTest.AGENTROUTER)), null);
     }
 
@@ -304,7 +304,7 @@ class ResilienceEngineTest {
                 return java.util.Set.of("codexish");
             }
         };
-        ConnectionCooldowns cooldowns = new ConnectionCooldowns(store, clock, settings::get, dev.sluice.runtime.resilience.cooldown.CooldownBoard.NONE);
+        ConnectionCooldowns cooldowns = ConnectionCooldowns.local(store, clock, settings::get);
         ResilienceEngine egress = new ResilienceEngine(new FailureClassifier(clock), settings::get,
                 ResilienceEngine.standard(cooldowns, ProviderCooldowns.local(clock, settings::get), new EgressLocks(java.util.Map.of("codexish", hook), store, new dev.sluice.runtime.store.ProxyLogStore() {
                     @Override

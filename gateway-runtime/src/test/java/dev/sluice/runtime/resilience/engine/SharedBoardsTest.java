@@ -18,7 +18,8 @@ import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import dev.sluice.runtime.resilience.classify.StatusRestatement;
 import dev.sluice.runtime.resilience.classify.Verdict;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
-import dev.sluice.runtime.resilience.cooldown.CooldownBoard;
+import dev.sluice.runtime.resilience.cooldown.shared.CooldownBoard;
+import dev.sluice.runtime.resilience.cooldown.shared.SharedConnectionCooldowns;
 import dev.sluice.runtime.resilience.gate.shared.SharedPermits;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
@@ -155,7 +156,7 @@ class SharedBoardsTest {
 
     @Test
     void aCooldownIsAnnouncedWhenWrittenAndWithdrawnWhenASuccessClearsIt_NF6_CC7() {
-        ConnectionCooldowns cooldowns = new ConnectionCooldowns(store, clock, settings::get, boards);
+        ConnectionCooldowns cooldowns = SharedConnectionCooldowns.over(ConnectionCooldowns.local(store, clock, settings::get), boards);
         Connection c = connection();
         Verdict limited = Verdict.builder(FailureReason.RATE_LIMIT_EXCEEDED, 429, LockScope.CONNECTION).hint(60_000L, Verdict.HintSource.HEADER).build();
         assertThat(cooldowns.onFailure(c.id(), limited, "slow down", null).cooledMs()).isEqualTo(60_000);
@@ -166,7 +167,7 @@ class SharedBoardsTest {
 
     @Test
     void aFailureOfABurstAnotherInstanceAlreadyCooledTakesNoSecondBackoffStep_NF6_CC3() {
-        ConnectionCooldowns cooldowns = new ConnectionCooldowns(store, clock, settings::get, boards);
+        ConnectionCooldowns cooldowns = SharedConnectionCooldowns.over(ConnectionCooldowns.local(store, clock, settings::get), boards);
         Connection c = connection();
         Verdict limited = Verdict.builder(FailureReason.RATE_LIMIT_EXCEEDED, 429, LockScope.CONNECTION).build();
         // another instance's failure of the same burst cooled it; its row has not arrived here yet
@@ -189,7 +190,7 @@ class SharedBoardsTest {
     void selectionHoldsBackAConnectionAnotherInstanceCooledBeforeItsRowArrives_NF6() {
         CircuitBreakers breakers = CircuitBreakers.local(clock, settings::get, BreakerStore.none());
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
-                ResilienceEngine.standard(new ConnectionCooldowns(store, clock, settings::get, boards), ProviderCooldowns.local(clock, settings::get), null, ModelLockouts.local(clock, settings::get), breakers),
+                ResilienceEngine.standard(SharedConnectionCooldowns.over(ConnectionCooldowns.local(store, clock, settings::get), boards), ProviderCooldowns.local(clock, settings::get), null, ModelLockouts.local(clock, settings::get), breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         Connection c = connection();
         Candidate candidate = new Candidate("glm", ProviderClass.APIKEY, c, KEY, "glm-5", null);

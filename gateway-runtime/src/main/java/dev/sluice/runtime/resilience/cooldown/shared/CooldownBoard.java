@@ -1,4 +1,4 @@
-package dev.sluice.runtime.resilience.cooldown;
+package dev.sluice.runtime.resilience.cooldown.shared;
 
 /**
  * Connection cooldowns as every instance must see them on its very next request (SPEC NF-6, §8).
@@ -6,6 +6,7 @@ package dev.sluice.runtime.resilience.cooldown;
  * re-read within about a second; the board announces it at once, so that between the write and
  * that re-read no other instance sends a request to the cooled account. The default,
  * {@link #NONE}, announces nothing (one instance: the connection snapshot is already current).
+ * {@link SharedConnectionCooldowns} claims, announces and reads it; the local mechanism never sees it.
  *
  * <p>An implementation bounds every call; when its store cannot be reached, reads answer 0 and
  * writes are dropped: the durable state still arrives through the database.
