@@ -26,6 +26,7 @@ import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.routing.Route;
+import dev.sluice.runtime.routing.SessionRouting;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import java.time.Instant;
@@ -148,7 +149,7 @@ final class Fleet {
         engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings,
                 ResilienceEngine.standard(ConnectionCooldowns.local(store, clock, () -> settings), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
-        selector = new ConnectionSelector(store, clock, engine);
+        selector = new ConnectionSelector(store, clock, engine, SessionRouting.NONE);
 
         // one host's breaker OPEN: the API-key profile's failureThreshold of distinct connections' failures
         BreakerKey open = BreakerKey.forBaseUrl(PROVIDER, baseUrl(OPEN_HOST));
