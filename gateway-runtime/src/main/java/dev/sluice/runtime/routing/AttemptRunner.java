@@ -31,22 +31,7 @@ final class AttemptRunner {
     private final AdmissionPolicy policy;
     private final long startTimeoutMs;
     private final Function<String, Map<String, Object>> jsonObjectParser;
-
-    /**
-     * Creates the runner.
-     *
-     * @param egress the connections' outbound routes
-     * @param watchdog bounds each attempt's execution
-     * @param policy the connections' execution bounds
-     * @param startTimeoutMs the executors' own start timeout (the least execution bound, RQ-2)
-     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
-     */
     private final TokenRenewal tokens;
-
-    AttemptRunner(EgressRoutes egress, AttemptWatchdog watchdog, AdmissionPolicy policy, long startTimeoutMs,
-            Function<String, Map<String, Object>> jsonObjectParser) {
-        this(egress, watchdog, policy, startTimeoutMs, jsonObjectParser, TokenRenewal.NONE);
-    }
 
     /**
      * Creates the runner.
@@ -94,63 +79,26 @@ final class AttemptRunner {
     }
 
     /**
-     * Runs the attempt.
+     * Runs one attempt, bounded by the connection's execution bound (RQ-2) and cut short when its
+     * client leaves; a streamed request must besides be ready (its first useful event read) within
+     * {@code readinessMs} of the start, the wait for the upstream's headers included (issue 32). With
+     * {@code renewed} it is sent once more with the tokens a renewal after a {@code 401} gave its
+     * connection (issue 36); without, with the lease's connection, its OAuth token renewed first when
+     * it is due.
      *
      * @param lease the attempt's admission (its watch runs while the executor does)
      * @param route the route being tried
      * @param call what to send
-     * @return what happened
-     */
-    Attempt run(Lease lease, Route route, AttemptCall call) {
-        return run(lease, route, call, ClientLiveness.ALWAYS);
-    }
-
-    /**
-     * Runs the attempt, cut short when its client leaves.
-     *
-     * @param lease the attempt's admission
-     * @param route the route being tried
-     * @param call what to send
-     * @param client whether the request's client is still there
-     * @return what happened
-     */
-    Attempt run(Lease lease, Route route, AttemptCall call, ClientLiveness client) {
-        return run(lease, route, call, client, 0);
-    }
-
-    /**
-     * Runs the attempt of a streamed request: besides its execution bound, it must be ready (its
-     * first useful event read) within {@code readinessMs} of its start, the wait for the upstream's
-     * headers included (issue 32) — the readiness gate bounds only what comes after the headers.
-     *
-     * @param lease the attempt's admission
-     * @param route the route being tried
-     * @param call what to send
-     * @param client whether the request's client is still there
-     * @param readinessMs {@code streamRecovery.readinessTimeoutMs} for a streamed request, 0 for a whole answer
-     * @return what happened
-     */
-    Attempt run(Lease lease, Route route, AttemptCall call, ClientLiveness client, long readinessMs) {
-        return run(lease, route, call, client, readinessMs, null);
-    }
-
-    /**
-     * Runs the attempt once more with the tokens a renewal after a {@code 401} gave its connection
-     * (issue 36), or, with {@code renewed} null, with the lease's connection, its OAuth token
-     * renewed first when it is due.
-     *
-     * @param lease the attempt's admission
-     * @param route the route being tried
-     * @param call what to send
+     * @param way the connection's egress route (§16.3), which the caller also logs the attempt by
      * @param client whether the request's client is still there
      * @param readinessMs the streamed request's readiness bound, 0 for a whole answer
      * @param renewed the connection with renewed tokens, or null
      * @return what happened
      */
-    Attempt run(Lease lease, Route route, AttemptCall call, ClientLiveness client, long readinessMs, Connection renewed) {
+    Attempt run(Lease lease, Route route, AttemptCall call, EgressRoute way, ClientLiveness client, long readinessMs,
+            Connection renewed) {
         Connection c = lease.candidate().connection();
         Connection sent = renewed != null ? renewed : c;
-        EgressRoute way = EgressRoute.of(c.localAddress(), c.proxyUrl());
         UpstreamHttp http = egress.route(way);
         long executionMs = policy.executionMaxWaitMs(c, startTimeoutMs);
         boolean readinessBound = readinessMs > 0 && readinessMs < executionMs;

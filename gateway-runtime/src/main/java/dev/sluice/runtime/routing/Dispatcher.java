@@ -251,7 +251,7 @@ public final class Dispatcher implements AutoCloseable {
         for (int eof = 0;; eof++) {
             startedAt = clock.millis();
             long t0 = System.nanoTime();
-            attempt = runner.run(lease, route, call, caller.client(), readinessMs, renewed);
+            attempt = runner.run(lease, route, call, way, caller.client(), readinessMs, renewed);
             latencyMs = (System.nanoTime() - t0) / 1_000_000;
             String ip = runner.egressIp(way);
             egressIp = ip;
