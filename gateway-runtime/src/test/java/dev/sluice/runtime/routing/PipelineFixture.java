@@ -145,6 +145,11 @@ final class PipelineFixture implements AutoCloseable {
         return router.route(request, caller, "req-1");
     }
 
+    /** Routes as {@link #route(ClientRequest)}, counting the request's attempts on {@code tally} (issue 35 §4). */
+    Outcome route(ClientRequest request, AttemptTally tally) {
+        return router.route(request, new Caller("k1", false, Set.of()), "req-1", tally);
+    }
+
     @Override
     public void close() {
         dispatcher.close();
