@@ -89,7 +89,28 @@ class ArchitectureIT {
                 .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.sluice.runtime.routing.AttemptRunner")
                 .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.sluice.runtime.routing.ConnectionAdmission")
                 .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.sluice.runtime.routing.AttemptCall")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.sluice.runtime.routing.RouteWalks")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.sluice.runtime.routing.Walk")
                 .check(shipped);
+    }
+
+    @Test
+    void aRequestWalksDownThroughEntryComboAndRoutingAndNeverBackUp_issue35() {
+        // entry (aliases, allowed models, combo or plain model) sits above the combos and the routing
+        // core; a combo's targets call down into routing's Walk. Routing knows neither the entry point
+        // nor the combo router and flows (only the combos' data, which sits below it), and no combo
+        // room knows the entry point: a request's walk never calls back into a room it left
+        noClasses().that().resideInAPackage("dev.sluice.runtime.routing..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.sluice.runtime.entry..", "dev.sluice.runtime.combo.routing..",
+                        "dev.sluice.runtime.combo.flow..", "dev.sluice.runtime.combo.strategy..")
+                .check(shipped);
+        noClasses().that().resideInAPackage("dev.sluice.runtime.combo..")
+                .should().dependOnClassesThat().resideInAPackage("dev.sluice.runtime.entry..")
+                // nor implements a seam routing would call up through (the ComboRouting of before)
+                .orShould().implement(com.tngtech.archunit.base.DescribedPredicate.describe("an interface of routing",
+                        (com.tngtech.archunit.core.domain.JavaClass c) -> c.getPackageName().startsWith("dev.sluice.runtime.routing")))
+                .check(shipped);
+        classes().that().haveSimpleName("RequestRouter").should().resideInAPackage("dev.sluice.runtime.entry").check(shipped);
     }
 
     @Test

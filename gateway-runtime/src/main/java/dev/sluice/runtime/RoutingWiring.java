@@ -8,6 +8,7 @@ import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.discovery.ModelDiscovery;
+import dev.sluice.runtime.entry.RequestRouter;
 import dev.sluice.runtime.oauth.AccountConnections;
 import dev.sluice.runtime.oauth.LoginFlows;
 import dev.sluice.runtime.oauth.TokenEndpoint;
@@ -19,7 +20,7 @@ import dev.sluice.runtime.routing.Dispatcher;
 import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.Reply;
-import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.routing.RouteWalks;
 import dev.sluice.runtime.session.Leases;
 import dev.sluice.runtime.session.RoutedLeaseCandidates;
 import dev.sluice.runtime.session.SessionPins;
@@ -93,9 +94,9 @@ record RoutingWiring(Sessions sessions, Dispatcher dispatcher, ModelResolver res
                         step.route().upstreamModel(), TokenCounts.of(c.response().usage()), latencyMs);
             }
         }, clock);
-        RequestRouter router = new RequestRouter(resolver, dispatcher, comboFlows, config.headersTimeout(),
-                () -> streamRules(storage.resilienceSettings().get().streamRecovery()), model -> general.modelAliases().resolve(model),
-                upstreams.buffers());
+        RouteWalks walks = new RouteWalks(dispatcher, config.headersTimeout(),
+                () -> streamRules(storage.resilienceSettings().get().streamRecovery()), upstreams.buffers());
+        RequestRouter router = new RequestRouter(resolver, walks, comboFlows, model -> general.modelAliases().resolve(model));
         return new RoutingWiring(sessions, dispatcher, resolver, strategies, comboRouter, discovery, listing, router,
                 new RoutedLeaseCandidates(resolver, selector, model -> general.modelAliases().resolve(model)),
                 new LoginFlows(plugins.logins(), tokens, new AccountConnections(storage.connections()), clock));

@@ -5,7 +5,7 @@ import dev.sluice.runtime.anthropic.AnthropicCodec;
 import dev.sluice.runtime.protocol.ErrorEnvelope;
 import dev.sluice.runtime.protocol.messages.AnthropicMessages;
 import dev.sluice.runtime.anthropic.TokenEstimate;
-import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.entry.RequestRouter;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;

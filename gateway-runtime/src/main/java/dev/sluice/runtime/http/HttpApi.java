@@ -6,7 +6,7 @@ import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.plugin.PluginRegistry;
 import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.discovery.ModelDiscovery;
-import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.entry.RequestRouter;
 import dev.sluice.runtime.stream.StreamCounters;
 import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.ProviderCatalog;

@@ -13,7 +13,7 @@ import dev.sluice.runtime.routing.ClientRequest;
 import dev.sluice.runtime.routing.ModelListing;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
-import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.entry.RequestRouter;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;

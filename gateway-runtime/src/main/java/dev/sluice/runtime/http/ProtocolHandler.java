@@ -4,7 +4,7 @@ import dev.sluice.runtime.protocol.ClientProtocol;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Reply;
-import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.entry.RequestRouter;
 import dev.sluice.runtime.routing.Route;
 import dev.sluice.runtime.stream.Signal;
 import dev.sluice.runtime.stream.SseEvent;

@@ -1,7 +1,7 @@
 package dev.sluice.runtime.http;
 
 import dev.sluice.runtime.protocol.responses.ResponsesApi;
-import dev.sluice.runtime.routing.RequestRouter;
+import dev.sluice.runtime.entry.RequestRouter;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import java.time.InstantSource;

@@ -10,6 +10,9 @@ import dev.sluice.api.upstream.UpstreamHttp;
 import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.ComboTarget;
+import dev.sluice.runtime.combo.flow.ComboFlows;
+import dev.sluice.runtime.entry.RequestRouter;
+import dev.sluice.runtime.combo.flow.StepUsage;
 import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.combo.strategy.ComboStrategies;
 import dev.sluice.runtime.resilience.ResilienceSettings;
@@ -96,7 +99,9 @@ final class PipelineFixture implements AutoCloseable {
                     comboWaits.add(ms);
                     store.advance(Duration.ofMillis(ms));
                 }, emergencyFallback::get, new QuotaObservations(store.clock));
-        router = new RequestRouter(resolver, dispatcher, comboRouter, attemptTimeout, streamRules::get, model -> model);
+        ComboFlows flows = new ComboFlows(comboRouter, ComboRouter.ModelFactsLookup.NONE, StepUsage.NONE, store.clock);
+        router = new RequestRouter(resolver, new RouteWalks(dispatcher, attemptTimeout, streamRules::get,
+                dev.sluice.runtime.io.AnswerBuffers.DEFAULTS), flows, model -> model);
     }
 
     PipelineFixture(Path dir) {

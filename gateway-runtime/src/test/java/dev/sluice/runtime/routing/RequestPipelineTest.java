@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The request pipeline end to end without a server: {@link RequestRouter} → combos → the attempt
+ * The request pipeline end to end without a server: {@link dev.sluice.runtime.entry.RequestRouter} → combos → the attempt
  * loop → the resilience engine, over scripted executors. Every test also checks that each
  * admission the pipeline opened was closed exactly once.
  */

@@ -7,19 +7,20 @@ import dev.sluice.runtime.combo.strategy.ContextRelayStrategy;
 import dev.sluice.runtime.combo.strategy.FusionStrategy;
 import dev.sluice.runtime.combo.strategy.PipelineStrategy;
 import dev.sluice.runtime.routing.Caller;
-import dev.sluice.runtime.routing.ComboRouting;
 import dev.sluice.runtime.routing.Outcome;
+import dev.sluice.runtime.routing.Walk;
 import java.time.InstantSource;
 import java.util.Optional;
 
 /**
- * The combo routing the pipeline's entry point sees (issue 34): a combo whose strategy is an
+ * The combos as the pipeline's entry point sees them (issue 34): which combo a model names, and
+ * running it down the request's {@link Walk}. A combo whose strategy is an
  * executor ({@code context-relay}, {@code pipeline}, {@code fusion}) runs through it, every other
  * combo straight through the {@link ComboRouter}. A request whose body only passthrough can carry
  * (nothing to rewrite) goes to a {@code pipeline} or {@code fusion} combo's executor as well, and
  * is refused there as untranslatable; a {@code context-relay} combo serves it unsummarised.
  */
-public final class ComboFlows implements ComboRouting {
+public final class ComboFlows {
 
     private final ComboRouter router;
     private final ContextRelay relay;
@@ -41,25 +42,34 @@ public final class ComboFlows implements ComboRouting {
         this.fusion = new Fusion(router, usage, clock);
     }
 
-    @Override
-    public Outcome route(String model, Caller caller, TargetDispatch dispatch) {
-        return route(model, caller, null, dispatch, null);
+    /**
+     * The combo a model names, stored or automatic.
+     *
+     * @param model the model the client named (after its alias)
+     * @param caller the caller
+     * @return the combo, or empty when the model names none
+     */
+    public Optional<Combo> find(String model, Caller caller) {
+        return router.combo(model, caller);
     }
 
-    @Override
-    public Outcome route(String model, Caller caller, ChatRequest request, TargetDispatch dispatch) {
-        return route(model, caller, request, dispatch, null);
-    }
-
-    @Override
-    public Outcome route(String model, Caller caller, ChatRequest request, TargetDispatch dispatch, SubRequests sub) {
-        Optional<Combo> found = router.combo(model, caller);
-        if (found.isEmpty()) {
-            return null;
-        }
-        Combo combo = found.get();
+    /**
+     * Runs a request through a combo: its targets, in its strategy's order, each down the
+     * request's walk; an executor strategy's own requests go down the same walk, a summary to
+     * {@code reroute}.
+     *
+     * @param combo the combo
+     * @param caller the caller
+     * @param walk the request's walk
+     * @param reroute routes a request of an executor's own as a client's
+     * @return the outcome; an unserved one carries the combo's trail
+     */
+    public Outcome run(Combo combo, Caller caller, Walk walk, Reroute reroute) {
+        ChatRequest request = walk.canonical();
+        SubRequests sub = walk.rewritable() ? new SubRequests(walk, reroute) : null;
+        String model = combo.name();
         return switch (combo.strategy()) {
-            case ContextRelayStrategy.NAME -> relay.run(combo, caller, request, dispatch, sub);
+            case ContextRelayStrategy.NAME -> relay.run(combo, caller, request, walk::dispatch, sub);
             case PipelineStrategy.NAME, FusionStrategy.NAME -> {
                 if (request == null || sub == null) {
                     // nothing to rewrite: an embeddings call, or a body only passthrough carries
@@ -69,7 +79,7 @@ public final class ComboFlows implements ComboRouting {
                 yield combo.strategy().equals(PipelineStrategy.NAME) ? pipeline.run(combo, caller, request, sub)
                         : fusion.run(combo, caller, request, sub);
             }
-            default -> router.run(combo, caller, ComboRouter.facts(request), dispatch);
+            default -> router.run(combo, caller, ComboRouter.facts(request), walk::dispatch);
         };
     }
 }

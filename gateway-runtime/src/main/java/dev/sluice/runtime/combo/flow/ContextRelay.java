@@ -4,9 +4,9 @@ import dev.sluice.api.chat.ChatRequest;
 import dev.sluice.api.combo.ComboRequest;
 import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.routing.ComboRouter;
+import dev.sluice.runtime.combo.routing.TargetDispatch;
 import dev.sluice.runtime.combo.strategy.RelayOptions;
 import dev.sluice.runtime.routing.Caller;
-import dev.sluice.runtime.routing.ComboRouting;
 import dev.sluice.runtime.routing.Outcome;
 import dev.sluice.runtime.routing.Route;
 import java.time.InstantSource;
@@ -59,7 +59,7 @@ final class ContextRelay {
         this.summaries = new Summaries(clock);
     }
 
-    Outcome run(Combo combo, Caller caller, ChatRequest request, ComboRouting.TargetDispatch dispatch, ComboRouting.SubRequests sub) {
+    Outcome run(Combo combo, Caller caller, ChatRequest request, TargetDispatch dispatch, SubRequests sub) {
         ComboRequest known = ComboRouter.facts(request);
         if (request == null || sub == null) {
             return router.run(combo, caller, known, dispatch);
@@ -106,7 +106,7 @@ final class ContextRelay {
 
     /** The request with its older turns summarised, or null when there is no summary to be had. */
     private ChatRequest shortened(Combo combo, String session, ChatRequest request, RelayOptions options, Caller caller,
-            ComboRouting.SubRequests sub) {
+            SubRequests sub) {
         Conversation c = Conversation.split(request.messages(), options.keepTurns());
         if (c.older().isEmpty()) {
             return null;
@@ -127,7 +127,7 @@ final class ContextRelay {
         return c.shortened(request, summary);
     }
 
-    private String summarise(Combo combo, Conversation c, RelayOptions options, Caller caller, ComboRouting.SubRequests sub) {
+    private String summarise(Combo combo, Conversation c, RelayOptions options, Caller caller, SubRequests sub) {
         long startedAt = clock.millis();
         // the summary is Sluice's own request: no session of its own to pin, the client's lease claim kept
         Caller.Affinity a = caller.affinity();

@@ -6,7 +6,6 @@ import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.combo.strategy.FlowMember;
 import dev.sluice.runtime.combo.strategy.FusionPanel;
 import dev.sluice.runtime.routing.Caller;
-import dev.sluice.runtime.routing.ComboRouting;
 import dev.sluice.runtime.routing.Outcome;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -45,7 +44,7 @@ final class Fusion {
         this.clock = clock;
     }
 
-    Outcome run(Combo combo, Caller caller, ChatRequest request, ComboRouting.SubRequests sub) {
+    Outcome run(Combo combo, Caller caller, ChatRequest request, SubRequests sub) {
         FusionPanel options = FusionPanel.from(combo.strategyOptions(), combo.targets().size());
         List<FlowMember> panel = options.panel();
         ChatRequest asked = Answers.whole(request);

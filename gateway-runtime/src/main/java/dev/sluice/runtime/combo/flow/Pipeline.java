@@ -5,7 +5,6 @@ import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.routing.ComboRouter;
 import dev.sluice.runtime.combo.strategy.PipelineSteps;
 import dev.sluice.runtime.routing.Caller;
-import dev.sluice.runtime.routing.ComboRouting;
 import dev.sluice.runtime.routing.Outcome;
 import java.time.InstantSource;
 import java.util.List;
@@ -32,7 +31,7 @@ final class Pipeline {
         this.clock = clock;
     }
 
-    Outcome run(Combo combo, Caller caller, ChatRequest request, ComboRouting.SubRequests sub) {
+    Outcome run(Combo combo, Caller caller, ChatRequest request, SubRequests sub) {
         List<PipelineSteps.Step> steps = PipelineSteps.from(combo.strategyOptions(), combo.targets().size()).steps();
         String previous = null;
         for (int i = 0; i < steps.size(); i++) {

@@ -6,7 +6,8 @@
  * by {@link dev.sluice.runtime.combo.routing.ComboRouter#run} over a combo derived from the
  * configured one (a step's target and its fallbacks, a panel member, the judge), so failover,
  * cooldown waits, the emergency fallback and the diagnostics are the router's, unchanged.
- * {@link dev.sluice.runtime.combo.flow.ComboFlows} is the {@code ComboRouting} the pipeline's
- * entry point sees.
+ * {@link dev.sluice.runtime.combo.flow.ComboFlows} is what the pipeline's entry point
+ * ({@code entry.RequestRouter}) sees of the combos: it finds the combo a model names and runs it
+ * down the request's {@link dev.sluice.runtime.routing.Walk}.
  */
 package dev.sluice.runtime.combo.flow;

@@ -14,7 +14,6 @@ import dev.sluice.runtime.resilience.gate.QuotaObservations;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.routing.Caller;
 import dev.sluice.runtime.routing.ClientLiveness;
-import dev.sluice.runtime.routing.ComboRouting;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.Outcome;
@@ -39,7 +38,7 @@ import java.util.function.Supplier;
  * and {@code budgetMs} options; short transient cooldowns are waited out ({@link ComboWait}); when
  * every target failed or none could run, the emergency fallback model is tried last (OF-3).
  */
-public final class ComboRouter implements ComboRouting {
+public final class ComboRouter {
 
     private static final System.Logger LOG = System.getLogger(ComboRouter.class.getName());
 
@@ -182,17 +181,6 @@ public final class ComboRouter implements ComboRouting {
     public void forget(String comboName, ComboStrategies strategies) {
         views.forget(comboName);
         strategies.forget(comboName);
-    }
-
-    @Override
-    public Outcome route(String model, Caller caller, TargetDispatch dispatch) {
-        return route(model, caller, null, dispatch);
-    }
-
-    @Override
-    public Outcome route(String model, Caller caller, ChatRequest request, TargetDispatch dispatch) {
-        Optional<Combo> combo = combo(model, caller);
-        return combo.isEmpty() ? null : run(combo.get(), caller, facts(request), dispatch);
     }
 
     /**
