@@ -8,6 +8,7 @@ import dev.sluice.runtime.session.LeaseOwner;
 import dev.sluice.runtime.session.Leases;
 import dev.sluice.runtime.session.SessionKeys;
 import dev.sluice.runtime.store.LeaseRow;
+import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
@@ -23,6 +24,8 @@ import java.util.function.LongSupplier;
  * answers carry the lease's generation in {@code X-Sluice-Lease-Generation}.
  */
 final class ClientAffinity {
+
+    private static final HeaderName OWNER = HeaderNames.create(LeaseOwner.HEADER);
 
     private final ObjectMapper mapper;
     private final LongSupplier ttlMs;
@@ -51,7 +54,8 @@ final class ClientAffinity {
         if (ttlMs.getAsLong() > 0) {
             session = SessionKeys.of(name -> header(req, name), tree(body));
         }
-        String owner = header(req, LeaseOwner.HEADER);
+        // issue 26: most requests carry no lease owner; the header is looked up by a name made once
+        String owner = header(req, OWNER);
         if (owner == null) {
             return session == null ? caller : caller.withAffinity(new Caller.Affinity(session, null, 0));
         }
@@ -86,7 +90,15 @@ final class ClientAffinity {
     }
 
     private static String header(ServerRequest req, String name) {
-        return req.headers().first(HeaderNames.create(name)).map(String::strip).filter(v -> !v.isEmpty()).orElse(null);
+        return header(req, HeaderNames.create(name));
+    }
+
+    private static String header(ServerRequest req, HeaderName name) {
+        if (!req.headers().contains(name)) {
+            return null;
+        }
+        String value = req.headers().get(name).get().strip();
+        return value.isEmpty() ? null : value;
     }
 
     private static long generation(String value) {

@@ -28,7 +28,8 @@ final class ToolLimits {
      * @return the most tools it takes, or -1 when unknown
      */
     int limit(Route route) {
-        return limits.getOrDefault(key(route), -1);
+        // issue 26: no limit learnt (the common case) costs no key built per request
+        return limits.isEmpty() ? -1 : limits.getOrDefault(key(route), -1);
     }
 
     /**
