@@ -27,10 +27,14 @@ import java.util.function.Function;
  * Reads the model list of every enabled connection whose provider discovers its models
  * ({@link dev.sluice.api.ProviderDescriptor#discoversModels()}: built-in {@code openai}, custom
  * providers, plugins that say so) on creation, on demand ({@code POST /api/providers/{id}/test})
- * and every {@code upstream.modelDiscoveryIntervalMs}; 0 turns it off. Each discovery runs on its
- * own virtual thread and at most one at a time per connection; the answer's ids are kept here
- * (read by {@code GET /v1/models} without any I/O) and in the connection's row. A failure keeps
- * the last list and records why.
+ * and every {@code upstream.modelDiscoveryIntervalMs}; 0 turns it off. At most one discovery at a
+ * time runs per connection, and at most {@link #THREADS} at once, on platform threads of their own:
+ * reading a large model list (up to {@code upstream.maxAnswerBytes}) from an upstream that sends it
+ * as fast as it can never blocks, and a virtual thread that never blocks keeps its carrier — with
+ * the one carrier of a 2-CPU host (issue 26) that held every client connection for seconds, up to
+ * the admin call that had just started the discovery. The answer's ids are kept here (read by
+ * {@code GET /v1/models} without any I/O) and in the connection's row. A failure keeps the last
+ * list and records why.
  */
 public final class ModelDiscovery implements AutoCloseable {
 
@@ -46,7 +50,10 @@ public final class ModelDiscovery implements AutoCloseable {
     private final Duration interval;
     private final Map<String, DiscoveredModels> known = new ConcurrentHashMap<>();
     private final Set<String> running = ConcurrentHashMap.newKeySet();
-    private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
+    /** The most discoveries running at once; more wait their turn (a slow upstream holds one for its timeout at most). */
+    static final int THREADS = 4;
+
+    private final ExecutorService workers = workers();
     private volatile ScheduledExecutorService ticker;
 
     /**
@@ -135,6 +142,14 @@ public final class ModelDiscovery implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /** Daemon platform threads, the OS's to time-slice against the carriers that serve clients; idle ones end. */
+    private static ExecutorService workers() {
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
+                new java.util.concurrent.LinkedBlockingQueue<>(), Thread.ofPlatform().name("sluice-model-discovery-", 0).daemon().factory());
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /** Starts a discovery of every eligible connection (the interval's run). */

@@ -103,6 +103,30 @@ class ModelDiscoveryTest {
     }
 
     /**
+     * A discovery started by creation (or the interval) reads on a platform thread: reading a large
+     * model list that arrives as fast as it is read never blocks, and a virtual thread that never
+     * blocks keeps its carrier — with the one carrier of a 2-CPU host no client connection was served
+     * for seconds, and the hostile-answers set-up's next admin call got no answer.
+     */
+    @Test
+    void aDiscoveryReadsOnAPlatformThreadNotOnTheCarriersThatServeClients() throws Exception {
+        Connection c = connection("acme", upstream.baseUrl() + "/v1");
+        java.util.concurrent.CompletableFuture<Thread> reader = new java.util.concurrent.CompletableFuture<>();
+        dev.sluice.api.upstream.UpstreamHttp recording = request -> {
+            reader.complete(Thread.currentThread());
+            return http.send(request);
+        };
+        try (ModelDiscovery d = new ModelDiscovery(store, catalog, route -> recording, new JdbcDiscoveredModels(db), new ObjectMapper(), clock,
+                Duration.ofHours(1), Duration.ofSeconds(5))) {
+            assertThat(d.discover(c.id())).isTrue();
+            Thread t = reader.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(t.isVirtual()).as("discovery thread %s", t.getName()).isFalse();
+            assertThat(t.isDaemon()).as("a discovery never holds the JVM up").isTrue();
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(d.ids(c.id())).containsExactly("a", "b"));
+        }
+    }
+
+    /**
      * Issue 32: discovery runs again every {@code upstream.modelDiscoveryIntervalMs} by itself (no
      * creation, no test of the connection), and what the next run finds replaces the list. The
      * interval is a real scheduler's, so the test sets it short and waits with Awaitility.
