@@ -6,7 +6,6 @@ import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.io.AnswerBuffers;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.SocketException;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Objects;
@@ -34,14 +33,15 @@ import javax.net.ssl.SSLSocketFactory;
  * <p>Stale keep-alive connections: upstreams close idle keep-alive connections on their own timer,
  * and a close that crosses our next request on the wire would fail an attempt that never reached
  * the upstream. So a pooled connection idle for {@link #MAX_IDLE} is not used, and when a reused
- * connection fails on the write, or ends or is reset before the first byte of an answer, the
- * request is sent once more on a fresh connection; a fresh connection's failure is reported as is,
- * as is a timeout on any connection (the upstream may be working on the request). The retry is
- * safe: an upstream that closes a connection without a byte of answer has not answered, and the
- * overwhelmingly common cause on a reused connection is its idle close racing our write, before it
- * read the request; the rare upstream that read the request and died without a byte would see the
- * same request again from the runtime's own failover anyway, which treats a connection reset before
- * the headers as retriable.
+ * connection fails on the write, or ends (EOF) before the first byte of an answer, the request is
+ * sent once more on a fresh connection; a fresh connection's failure is reported as is. The retry
+ * is safe: an idle close is an orderly FIN sent before the upstream read our request (it reads as
+ * EOF even when our request then draws a reset), so the upstream never saw it; and a write that
+ * failed never delivered a whole request. A connection <em>reset</em> before the answer, or a
+ * timeout, is not retried on any connection: that is an upstream that received the request and
+ * then failed (crashed, overloaded, hung), an attempt the runtime must see, classify and fail over
+ * (ChatCompletionsIT: a stream that dies before its first chunk fails over; a reset on every
+ * connection is a 502).
  *
  * <p>TLS: the JVM's default {@link SSLContext} (its trust store), SNI for host names, host name
  * verification by {@code SSLParameters.setEndpointIdentificationAlgorithm("HTTPS")}.
@@ -117,14 +117,22 @@ public final class SocketUpstreamHttp implements UpstreamHttp, AutoCloseable {
 
     private UpstreamResponse exchange(UpstreamConnection c, byte[] request, int readTimeoutMs, boolean headRequest, boolean whole,
             long sent, long timeoutMs) throws IOException {
-        ResponseHeads.Head head;
         try {
             c.write(request, readTimeoutMs);
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            if (c.reused() && e instanceof IOException && !Thread.currentThread().isInterrupted()) {
+                throw new StaleConnection(e);
+            }
+            throw e;
+        }
+        ResponseHeads.Head head;
+        try {
             head = ResponseHeads.read(c, headRequest);
         } catch (IOException | RuntimeException e) {
             c.close();
-            if (c.reused() && c.received() == 0 && (e instanceof EOFException || e instanceof SocketException)
-                    && !Thread.currentThread().isInterrupted()) {
+            // an orderly close (EOF) before any byte: how an idle close that crossed the request reads
+            if (c.reused() && c.received() == 0 && e instanceof EOFException && !Thread.currentThread().isInterrupted()) {
                 throw new StaleConnection(e);
             }
             throw e;

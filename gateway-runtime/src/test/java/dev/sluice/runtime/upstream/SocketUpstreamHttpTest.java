@@ -233,6 +233,21 @@ class SocketUpstreamHttpTest {
     }
 
     @Test
+    void aPooledConnectionResetAfterTheRequestIsAFailedAttemptNotARetry_I26() throws IOException {
+        upstream = ScriptedUpstream.start((c, i) -> {
+            c.request();
+            c.write(ok("first"));
+            c.request();
+            c.socket.setSoLinger(true, 0); // the upstream took the request and died: a reset, not an idle close
+            c.socket.close();
+        });
+        assertThat(body(upstream.url("/"))).isEqualTo("first");
+        assertThatThrownBy(() -> body(upstream.url("/"))).isInstanceOf(IOException.class)
+                .satisfies(e -> assertThat(TransportError.of((IOException) e).kind()).isEqualTo(TransportErrorKind.CONNECTION_RESET));
+        assertThat(upstream.accepted()).isEqualTo(1);
+    }
+
+    @Test
     void aBodyClosedEarlyDiscardsItsConnection_I26() throws IOException {
         upstream = ScriptedUpstream.start((c, i) -> {
             c.request();
