@@ -37,11 +37,14 @@ final class UpstreamConnection implements AutoCloseable {
     private long received;
     /** Whether it served an exchange before (it came from the pool). */
     private boolean reused;
+    /** The socket's read timeout now, ms: set again only when an exchange needs another. */
+    private int soTimeoutMs;
     /** When it went idle into the pool, {@link System#nanoTime()} scale. */
     private long idleSince;
 
-    private UpstreamConnection(Origin origin, Socket socket) throws IOException {
+    private UpstreamConnection(Origin origin, Socket socket, int soTimeoutMs) throws IOException {
         this.origin = origin;
+        this.soTimeoutMs = soTimeoutMs;
         this.socket = socket;
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
@@ -70,7 +73,7 @@ final class UpstreamConnection implements AutoCloseable {
             socket.connect(address, connectTimeoutMs);
             socket.setSoTimeout(readTimeoutMs);
             if (!origin.tls()) {
-                return new UpstreamConnection(origin, socket);
+                return new UpstreamConnection(origin, socket, readTimeoutMs);
             }
             SSLSocket ssl = (SSLSocket) tls.createSocket(socket, host, origin.port(), true);
             SSLParameters p = ssl.getSSLParameters();
@@ -80,7 +83,7 @@ final class UpstreamConnection implements AutoCloseable {
             }
             ssl.setSSLParameters(p);
             ssl.startHandshake();
-            return new UpstreamConnection(origin, ssl);
+            return new UpstreamConnection(origin, ssl, readTimeoutMs);
         } catch (IOException | RuntimeException e) {
             try {
                 socket.close();
@@ -131,7 +134,10 @@ final class UpstreamConnection implements AutoCloseable {
      */
     void write(byte[] request, int readTimeoutMs) throws IOException {
         received = 0;
-        socket.setSoTimeout(readTimeoutMs);
+        if (readTimeoutMs != soTimeoutMs) {
+            socket.setSoTimeout(readTimeoutMs);
+            soTimeoutMs = readTimeoutMs;
+        }
         out.write(request);
         out.flush();
     }
