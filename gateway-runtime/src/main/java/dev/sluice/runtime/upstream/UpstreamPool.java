@@ -76,14 +76,14 @@ final class UpstreamPool implements AutoCloseable {
             return;
         }
         q.stack.offerFirst(c);
-        // the bottom of the stack ages out here, so an origin whose traffic fell keeps no stale sockets
-        for (UpstreamConnection last; (last = q.stack.pollLast()) != null; ) {
-            if (now - last.idleSince() < maxIdleNanos) {
-                q.stack.offerLast(last);
-                break;
+        // the bottom of the stack ages out here, so an origin whose traffic fell keeps no stale sockets;
+        // looked at in place: a connection taken off to be looked at would be missing for a taker meanwhile,
+        // who would open a new one (under load: connections opened for nothing)
+        for (UpstreamConnection last; (last = q.stack.peekLast()) != null && now - last.idleSince() >= maxIdleNanos; ) {
+            if (q.stack.removeLastOccurrence(last)) {
+                q.size.decrementAndGet();
+                last.close();
             }
-            q.size.decrementAndGet();
-            last.close();
         }
         if (closed) {
             close();
