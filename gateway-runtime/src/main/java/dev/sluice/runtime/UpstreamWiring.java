@@ -9,7 +9,7 @@ import dev.sluice.runtime.io.AnswerWatch;
 import dev.sluice.runtime.openai.OpenAiCodec;
 import dev.sluice.runtime.openai.OpenAiCompatibleExecutor;
 import dev.sluice.runtime.upstream.EgressRoutes;
-import dev.sluice.runtime.upstream.HelidonUpstreamHttp;
+import dev.sluice.runtime.upstream.SocketUpstreamHttp;
 import java.time.InstantSource;
 import java.util.Map;
 
@@ -22,25 +22,29 @@ import java.util.Map;
  * @param codec the OpenAI codec
  * @param openAi the built-in OpenAI-compatible executor
  * @param builtinExecutors the executors plugins' descriptors may name ({@link HostContext#OPENAI_COMPATIBLE}, …)
+ * @param direct the client of connections without a route (its idle connections closed with the rest)
  */
 record UpstreamWiring(AnswerBuffers buffers, EgressRoutes http, OpenAiCodec codec, OpenAiCompatibleExecutor openAi,
-        Map<String, ProviderExecutor> builtinExecutors) implements AutoCloseable {
+        Map<String, ProviderExecutor> builtinExecutors, SocketUpstreamHttp direct) implements AutoCloseable {
 
     static UpstreamWiring create(SluiceConfig config, InstantSource clock) {
         UpstreamLimits limits = config.upstreamLimits();
         // issue 19: every upstream answer is read within the operator's memory bounds; issue 28: and within its silence bounds
         AnswerBuffers buffers = new AnswerBuffers(limits.maxAnswerBytes(), limits.maxEventBytes(), limits.answerBufferBytes(),
                 limits.maxStreamBytes(), new AnswerWatch(limits.bodyIdleTimeoutMs(), limits.answerDeadlineMs()));
-        EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout(), buffers),
+        // issue 26: the lean socket client; routed connections (local address, proxy) keep the JDK client
+        SocketUpstreamHttp direct = new SocketUpstreamHttp(config.connectTimeout(), buffers);
+        EgressRoutes http = EgressRoutes.create(direct,
                 config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         OpenAiCodec codec = new OpenAiCodec();
         OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
         return new UpstreamWiring(buffers, http, codec, openAi, Map.of(HostContext.OPENAI_COMPATIBLE, openAi,
-                HostContext.OPENAI_RESPONSES, openAi.withResponsesPassthrough()));
+                HostContext.OPENAI_RESPONSES, openAi.withResponsesPassthrough()), direct);
     }
 
     @Override
     public void close() {
         http.close();
+        direct.close();
     }
 }

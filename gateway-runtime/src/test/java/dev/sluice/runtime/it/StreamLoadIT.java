@@ -172,8 +172,8 @@ class StreamLoadIT {
      * baseline plus the upstream keep-alive pool, every stream counted as completed and every
      * admission finalized.
      *
-     * <p>Helidon's WebClient keeps idle upstream connections without an idle timeout (up to
-     * {@code HelidonUpstreamHttp.CONNECTION_CACHE_SIZE}); each is two descriptors here, Sluice's end
+     * <p>The upstream client keeps idle upstream connections (up to
+     * {@code SocketUpstreamHttp.CONNECTION_CACHE_SIZE}; a stale one is closed only when met); each is two descriptors here, Sluice's end
      * and the mock's. The pool holds at most one per stream that was open at once, so the bound is
      * {@code 2 × 500}. It stays that after the second wave: a wave whose upstream connections were
      * neither reused nor closed would add another 1000.
