@@ -33,7 +33,7 @@ record UpstreamWiring(AnswerBuffers buffers, EgressRoutes http, OpenAiCodec code
         AnswerBuffers buffers = new AnswerBuffers(limits.maxAnswerBytes(), limits.maxEventBytes(), limits.answerBufferBytes(),
                 limits.maxStreamBytes(), new AnswerWatch(limits.bodyIdleTimeoutMs(), limits.answerDeadlineMs()));
         // issue 26: the lean socket client; routed connections (local address, proxy) keep the JDK client
-        SocketUpstreamHttp direct = new SocketUpstreamHttp(config.connectTimeout(), buffers);
+        SocketUpstreamHttp direct = new SocketUpstreamHttp(config.connectTimeout(), buffers, null, System::nanoTime);
         EgressRoutes http = EgressRoutes.create(direct,
                 config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         OpenAiCodec codec = new OpenAiCodec();

@@ -70,20 +70,10 @@ public final class SocketUpstreamHttp implements UpstreamHttp, AutoCloseable {
      *
      * @param connectTimeout connect timeout
      * @param buffers the bounds of whole answers and stream events (issues 19, 28, 29)
-     */
-    public SocketUpstreamHttp(Duration connectTimeout, AnswerBuffers buffers) {
-        this(connectTimeout, buffers, null, System::nanoTime);
-    }
-
-    /**
-     * Creates the client with its TLS context and monotonic clock.
-     *
-     * @param connectTimeout connect timeout
-     * @param buffers the answer bounds
      * @param sslContext the TLS context, or null for the JVM's default
      * @param nanos the monotonic clock of the pool's idle bound ({@link System#nanoTime()} scale)
      */
-    SocketUpstreamHttp(Duration connectTimeout, AnswerBuffers buffers, SSLContext sslContext, LongSupplier nanos) {
+    public SocketUpstreamHttp(Duration connectTimeout, AnswerBuffers buffers, SSLContext sslContext, LongSupplier nanos) {
         this.connectTimeoutMs = millis(connectTimeout);
         this.buffers = Objects.requireNonNull(buffers, "buffers is null");
         this.sslContext = sslContext;

@@ -169,7 +169,7 @@ class JdkUpstreamHttpTest {
             MockResponse... script) {
         UpstreamHttp helidon = new HelidonUpstreamHttp(connectTimeout, TIMEOUT);
         UpstreamHttp jdk = client(EgressRoute.of("127.0.0.2", null), connectTimeout, null);
-        UpstreamHttp socket = new SocketUpstreamHttp(connectTimeout, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS);
+        UpstreamHttp socket = new SocketUpstreamHttp(connectTimeout, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS, null, System::nanoTime);
         List<TransportErrorKind> kinds = new ArrayList<>();
         for (UpstreamHttp c : List.of(helidon, jdk, socket)) {
             for (MockResponse m : script) {
