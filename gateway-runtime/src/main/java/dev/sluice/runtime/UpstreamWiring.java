@@ -30,7 +30,7 @@ record UpstreamWiring(AnswerBuffers buffers, EgressRoutes http, OpenAiCodec code
         UpstreamLimits limits = config.upstreamLimits();
         // issue 19: every upstream answer is read within the operator's memory bounds; issue 28: and within its silence bounds
         AnswerBuffers buffers = new AnswerBuffers(limits.maxAnswerBytes(), limits.maxEventBytes(), limits.answerBufferBytes(),
-                limits.maxStreamBytes(), new AnswerWatch(limits.bodyIdleTimeoutMs(), limits.answerDeadlineMs()));
+                limits.maxStreamBytes(), new AnswerWatch(limits.bodyIdleTimeoutMs(), limits.answerDeadlineMs(), System::nanoTime));
         EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout(), buffers),
                 config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         OpenAiCodec codec = new OpenAiCodec();
