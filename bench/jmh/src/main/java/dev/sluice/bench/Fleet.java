@@ -12,6 +12,7 @@ import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
 import dev.sluice.runtime.resilience.breaker.BreakerState;
 import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import dev.sluice.runtime.resilience.classify.StatusRestatement;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
@@ -110,7 +111,7 @@ final class Fleet {
     Fleet(Scenario scenario) {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
         ModelLockoutSettings ml = d.modelLockout();
-        settings = new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(),
+        settings = ResilienceSettings.of(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(),
                 d.streamStallCooldown(), new ModelLockoutSettings(true, ml.errorCodes(), ml.baseCooldownMs(),
                         ml.maxCooldownMs(), ml.maxBackoffSteps(), ml.useExponentialBackoff()));
 
@@ -146,7 +147,7 @@ final class Fleet {
 
         breakers = CircuitBreakers.local(clock, () -> settings, BreakerStore.none());
         lockouts = ModelLockouts.local(clock, () -> settings);
-        engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings,
+        engine = new ResilienceEngine(new FailureClassifier(clock, ErrorRules.NONE), () -> settings,
                 ResilienceEngine.standard(ConnectionCooldowns.local(store, clock, () -> settings), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         selector = new ConnectionSelector(store, clock, engine, SessionRouting.NONE);

@@ -26,6 +26,7 @@ import dev.sluice.runtime.resilience.engine.ResilienceEngine;
 import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.QuotaObservations;
+import dev.sluice.runtime.resilience.gate.TurnSteps;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
@@ -78,7 +79,7 @@ final class PipelineFixture implements AutoCloseable {
         lockouts = ModelLockouts.local(store.clock, settings::get);
         ProviderCooldowns providerCooldowns = ProviderCooldowns.local(store.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(store.clock, new ErrorRules(List.of(), Set.of(), Set.of(),
-                List::of)), settings::get,
+                List::of, Set.of())), settings::get,
                 ResilienceEngine.standard(cooldowns, providerCooldowns, null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), new QuotaObservations(store.clock));
         ProviderCatalog catalog = new ProviderCatalog(List.of(
@@ -86,7 +87,7 @@ final class PipelineFixture implements AutoCloseable {
                 new Provider(descriptor("beta", "m2"), beta, Provider.BUILT_IN)), acme, store.store);
         ModelResolver resolver = new ModelResolver(catalog);
         ConnectionSelector selector = new ConnectionSelector(store.store, store.clock, engine, SessionRouting.NONE);
-        gates = new ConnectionGates(store.clock);
+        gates = new ConnectionGates(store.clock, n -> { }, TurnSteps.NONE);
         AdmissionPolicy policy = new AdmissionPolicy(settings::get, null, json -> Map.of(), Set.of());
         UpstreamHttp unused = request -> {
             throw new AssertionError("fake executors send nothing");

@@ -296,7 +296,8 @@ class RequestPipelineTest {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
         f.settings.set(new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(),
                 d.modelLockout(), d.comboCooldownWait(), new ResilienceSettings.RequestQueue(30_000, 1, 0, true),
-                d.quotaShareConcurrencyLimit()));
+                d.quotaShareConcurrencyLimit(), d.streamRecovery(),
+                d.serviceUnavailableCooldown()));
         Connection a = f.add("acme", "a", 1);
         Connection b = f.add("acme", "b", 2);
         f.acme.on(a.id(), ScriptedExecutor.hanging());
