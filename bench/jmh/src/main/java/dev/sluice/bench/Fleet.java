@@ -24,6 +24,7 @@ import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.ClientLiveness;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.routing.Route;
@@ -104,7 +105,7 @@ final class Fleet {
     final ConnectionSelector selector;
     final Route route = new Route(new Provider(BuiltinProviders.OPENAI, call -> new ChatOutcome.Failed(null), "bench"),
             MODEL, PROVIDER + "/" + MODEL);
-    final Caller caller = new Caller("bench-key", false, Set.of());
+    final Caller caller = Caller.of("bench-key", false, Set.of(), ClientLiveness.ALWAYS);
     final int expectedRank;
     final int lockoutsInForce;
 

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConnectionSelectorTest {
 
-    private static final Caller ANYONE = new Caller("k", false, Set.of());
+    private static final Caller ANYONE = Caller.of("k", false, Set.of(), ClientLiveness.ALWAYS);
 
     @TempDir
     Path dir;
@@ -175,11 +175,11 @@ class ConnectionSelectorTest {
         Connection a = fx.add("openai", "a", 1);
         Connection b = fx.add("openai", "b", 2);
 
-        Selection s = select(new Caller("k", false, Set.of(b.id(), "other")));
+        Selection s = select(Caller.of("k", false, Set.of(b.id(), "other"), ClientLiveness.ALWAYS));
 
         assertThat(s.candidates()).extracting(Connection::id).containsExactly(b.id());
         assertThat(s.eligible()).isEqualTo(1);
-        assertThat(select(new Caller("k", false, Set.of("none-of-them"))).candidates()).isEmpty();
+        assertThat(select(Caller.of("k", false, Set.of("none-of-them"), ClientLiveness.ALWAYS)).candidates()).isEmpty();
         assertThat(select(ANYONE).candidates()).extracting(Connection::id).containsExactly(a.id(), b.id());
     }
 
