@@ -34,7 +34,7 @@ record UpstreamWiring(AnswerBuffers buffers, EgressRoutes http, OpenAiCodec code
         EgressRoutes http = EgressRoutes.create(new HelidonUpstreamHttp(config.connectTimeout(), config.headersTimeout(), buffers),
                 config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         OpenAiCodec codec = new OpenAiCodec();
-        OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
+        OpenAiCompatibleExecutor openAi = OpenAiCompatibleExecutor.create(http, codec);
         return new UpstreamWiring(buffers, http, codec, openAi, Map.of(HostContext.OPENAI_COMPATIBLE, openAi,
                 HostContext.OPENAI_RESPONSES, openAi.withResponsesPassthrough()));
     }

@@ -98,20 +98,6 @@ public final class TokenRefresher implements TokenRenewal {
     }
 
     /**
-     * Creates a refresher of one instance (no cluster lock).
-     *
-     * @param logins effective login descriptions by provider id
-     * @param endpoint the authorization-server client
-     * @param store where renewed tokens and the expired status are stored
-     * @param clock the clock
-     * @param skewMs how long before expiry a token is renewed, by provider id ({@link #DEFAULT_SKEW_MS} for others)
-     */
-    public TokenRefresher(Map<String, OAuthLogin> logins, TokenEndpoint endpoint, ConnectionStore store, InstantSource clock,
-            Map<String, Long> skewMs) {
-        this(logins, endpoint, store, clock, skewMs, RefreshLocks.NONE, Thread::sleep);
-    }
-
-    /**
      * Creates the refresher.
      *
      * @param logins effective login descriptions by provider id
@@ -120,7 +106,7 @@ public final class TokenRefresher implements TokenRenewal {
      * @param clock the clock
      * @param skewMs how long before expiry a token is renewed, by provider id ({@link #DEFAULT_SKEW_MS} for others)
      * @param locks the cluster lock of a refresh ({@link RefreshLocks#NONE} for one instance)
-     * @param pause waits between reads while another instance refreshes
+     * @param pause waits between reads while another instance refreshes ({@code Thread::sleep})
      */
     public TokenRefresher(Map<String, OAuthLogin> logins, TokenEndpoint endpoint, ConnectionStore store, InstantSource clock,
             Map<String, Long> skewMs, RefreshLocks locks, Pause pause) {

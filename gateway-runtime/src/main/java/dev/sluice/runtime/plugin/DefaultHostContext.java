@@ -36,21 +36,6 @@ public final class DefaultHostContext implements HostContext {
      * @param settings the plugin's settings
      * @param builtins built-in executors by name
      * @param credentialUpdates where this plugin's executors persist renewed credentials
-     */
-    public DefaultHostContext(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,
-            Map<String, ProviderExecutor> builtins, CredentialUpdates credentialUpdates) {
-        this(pluginName, http, clock, settings, builtins, credentialUpdates, null);
-    }
-
-    /**
-     * Creates the context of one plugin of an instance that shares state with others.
-     *
-     * @param pluginName the plugin name
-     * @param http the upstream client
-     * @param clock the clock
-     * @param settings the plugin's settings
-     * @param builtins built-in executors by name
-     * @param credentialUpdates where this plugin's executors persist renewed credentials
      * @param sharedNotes the plugin's notes shared with the other instances, or null on a single instance
      */
     public DefaultHostContext(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,

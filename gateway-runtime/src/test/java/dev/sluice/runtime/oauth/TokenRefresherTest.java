@@ -69,8 +69,8 @@ class TokenRefresherTest {
     }
 
     private TokenRefresher refresher(ConnectionStore on) {
-        return new TokenRefresher(Map.of("acme", login()), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), on,
-                clock, Map.of("acme", 10_000L));
+        return new TokenRefresher(Map.of("acme", login()), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), on,
+                clock, Map.of("acme", 10_000L), RefreshLocks.NONE, Thread::sleep);
     }
 
     private static final String RENEWED = "{\"access_token\":\"new-access\",\"refresh_token\":\"new-refresh\",\"expires_in\":3600}";
@@ -305,7 +305,7 @@ class TokenRefresherTest {
         }, TIMEOUT);
         auth.enqueue(MockResponse.json(200, RENEWED));
 
-        new TokenRefresher(Map.of("acme", login()), endpoint, store, clock, Map.of()).beforeAttempt(c);
+        new TokenRefresher(Map.of("acme", login()), endpoint, store, clock, Map.of(), RefreshLocks.NONE, Thread::sleep).beforeAttempt(c);
 
         assertThat(ways).containsExactly(EgressRoute.of(null, "http://proxy.invalid:3128"));
     }
@@ -317,7 +317,7 @@ class TokenRefresherTest {
         Connection c = connection(1_000);
         List<Long> pauses = new ArrayList<>();
         RefreshLocks elsewhere = (id, ttl) -> RefreshLocks.Claim.ELSEWHERE;
-        TokenRefresher refresher = new TokenRefresher(Map.of("acme", login()), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT),
+        TokenRefresher refresher = new TokenRefresher(Map.of("acme", login()), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT),
                 TIMEOUT), store, clock, Map.of("acme", 10_000L), elsewhere, ms -> {
                     pauses.add(ms);
                     // the other instance stores its result meanwhile
@@ -335,7 +335,7 @@ class TokenRefresherTest {
     void anotherInstancesRefreshThatNeverFinishesIsWaitedForBrieflyThenTheOldTokenGoesOut() {
         Connection c = connection(1_000);
         List<Long> pauses = new ArrayList<>();
-        TokenRefresher refresher = new TokenRefresher(Map.of("acme", login()), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT),
+        TokenRefresher refresher = new TokenRefresher(Map.of("acme", login()), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT),
                 TIMEOUT), store, clock, Map.of("acme", 10_000L), (id, ttl) -> RefreshLocks.Claim.ELSEWHERE, pauses::add);
 
         assertThat(refresher.beforeAttempt(c).oauth().accessToken()).isEqualTo("old-access");
@@ -363,7 +363,7 @@ class TokenRefresherTest {
         };
         auth.enqueue(MockResponse.json(200, RENEWED));
 
-        new TokenRefresher(Map.of("acme", login()), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), store, clock,
+        new TokenRefresher(Map.of("acme", login()), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), store, clock,
                 Map.of("acme", 10_000L), locks, ms -> { }).beforeAttempt(c);
 
         assertThat(events).containsExactly("claim " + c.id() + " " + TokenRefresher.LOCK_TTL_MS, "release, stored new-access");

@@ -123,7 +123,7 @@ class RedisClusterEventsTest {
 
     @Test
     void aSubscriptionThatWentSilentIsDroppedAndSubscribedAgain_NF6() {
-        RedisClient client = new RedisClient(redis.settings());
+        RedisClient client = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS);
         List<ClusterEvent> got = new CopyOnWriteArrayList<>();
         RedisClusterEvents listener = new RedisClusterEvents(client, "listener", 200);
         try (client; listener) {

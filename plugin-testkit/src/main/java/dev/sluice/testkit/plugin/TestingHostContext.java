@@ -235,7 +235,7 @@ public final class TestingHostContext implements HostContext {
          */
         public TestingHostContext build() {
             UpstreamHttp client = http != null ? http : new HelidonUpstreamHttp(timeout, timeout);
-            OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(client, new OpenAiCodec());
+            OpenAiCompatibleExecutor openAi = OpenAiCompatibleExecutor.create(client, new OpenAiCodec());
             Map<String, ProviderExecutor> builtins = Map.of(HOST_OPENAI_COMPATIBLE, openAi, HOST_OPENAI_RESPONSES,
                     openAi.withResponsesPassthrough());
             List<Renewal> renewals = Collections.synchronizedList(new ArrayList<>());
