@@ -68,8 +68,8 @@ record RoutingWiring(Sessions sessions, Dispatcher dispatcher, ModelResolver res
         ConnectionSelector selector = new ConnectionSelector(storage.connections(), clock, resilience.engine(), sessions);
         // issue 36: token and refresh requests leave through the connection's (or the login's) proxyUrl; one refresh per cluster
         TokenEndpoint tokens = TokenEndpoint.routed(upstreams.http()::route, config.headersTimeout());
-        TokenRefresher refresher = new TokenRefresher(plugins.logins(), tokens, storage.connections(), clock, plugins.refreshSkews(),
-                shared.refreshLocks(), Thread::sleep);
+        TokenRefresher refresher = TokenRefresher.builder(plugins.logins(), tokens, storage.connections(), clock, plugins.refreshSkews())
+                .locks(shared.refreshLocks(), Thread::sleep).build();
         Dispatcher dispatcher = Dispatcher.builder(selector, resilience.engine(), telemetry.telemetry().observing(telemetry.attempts()), clock,
                 upstreams.http(), resilience.gates(), resilience.admission(), config.headersTimeout())
                 .jsonObjectParser(providerSpecificData).sessions(sessions).events(shared.events())

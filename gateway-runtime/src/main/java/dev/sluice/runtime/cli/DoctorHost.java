@@ -34,6 +34,6 @@ final class DoctorHost {
         OpenAiCompatibleExecutor openAi = OpenAiCompatibleExecutor.create(NO_SENDING, new OpenAiCodec());
         Map<String, ProviderExecutor> builtins = Map.of(HostContext.OPENAI_COMPATIBLE, openAi,
                 HostContext.OPENAI_RESPONSES, openAi.withResponsesPassthrough());
-        return new DefaultHostContext(pluginName, NO_SENDING, NO_TIME, settings, builtins, NO_UPDATES, null);
+        return DefaultHostContext.builder(pluginName, NO_SENDING, NO_TIME, settings, builtins).credentialUpdates(NO_UPDATES).build();
     }
 }

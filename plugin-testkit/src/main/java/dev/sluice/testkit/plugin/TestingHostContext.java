@@ -243,8 +243,8 @@ public final class TestingHostContext implements HostContext {
                 renewals.add(new Renewal(connectionId, access, refresh, expiresAt));
                 return true;
             };
-            return new TestingHostContext(new DefaultHostContext(pluginName, client, clock, settings, builtins,
-                    recordUpdates ? recorder : updates, notes), clock, renewals);
+            return new TestingHostContext(DefaultHostContext.builder(pluginName, client, clock, settings, builtins)
+                    .credentialUpdates(recordUpdates ? recorder : updates).sharedNotes(notes).build(), clock, renewals);
         }
 
         private static final String HOST_OPENAI_COMPATIBLE = HostContext.OPENAI_COMPATIBLE;
