@@ -80,9 +80,10 @@ record RoutingWiring(Sessions sessions, Dispatcher dispatcher, ModelResolver res
         ModelDiscovery discovery = new ModelDiscovery(storage.connections(), plugins.catalog(), upstreams.http()::route,
                 new JdbcDiscoveredModels(storage.db()), mapper, clock, config.modelDiscoveryInterval(),
                 config.headersTimeout());
-        ModelListing listing = ModelListing.builder(storage.combos(), plugins.catalog(), storage.connections(), resolver, providerSpecificData,
-                () -> general.modelAliases().exact()).aliasTargets(model -> general.modelAliases().resolve(model))
-                .discovered(discovery::ids).autoCombos(() -> config.catalog().autoCombos(), AutoCombos.NAMES.keySet()).build();
+        ModelListing listing = ModelListing.builder(storage.combos(), plugins.catalog(), storage.connections(), resolver,
+                        providerSpecificData, () -> general.modelAliases().exact())
+                .aliasTargets(model -> general.modelAliases().resolve(model)).discovered(discovery::ids)
+                .autoCombos(() -> config.catalog().autoCombos(), AutoCombos.NAMES.keySet()).build();
         // CO-3: a wait sleeps the request's virtual thread, never a platform thread
         ComboRouter comboRouter = new ComboRouter(storage.combos(), resolver, selector, strategies::find, clock, storage.resilienceSettings(),
                 Thread::sleep, general::emergencyFallback, resilience.quotas(), plugins.models()::facts,

@@ -43,7 +43,8 @@ final class Authenticator {
                 .orElseThrow(() -> unauthorized("invalid_api_key", "Invalid API key."));
         // the key's id, never the key, goes to the access log and the usage table
         RequestTelemetry.of(req).keyId(key.id());
-        Caller caller = Caller.of(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()), ClientConnections.of(req));
+        Caller caller = Caller.of(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()),
+                ClientConnections.of(req));
         return key.allowedModels().isEmpty() ? caller : caller.withModels(AllowedModels.of(key.allowedModels()));
     }
 
