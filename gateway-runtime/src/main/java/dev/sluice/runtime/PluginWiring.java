@@ -54,8 +54,8 @@ record PluginWiring(PluginRegistry registry, List<Provider> providers, ProviderC
         PluginRegistry registry = loaded.startExecutors(p -> {
             Set<String> own = p.providers().stream().map(ProviderDescriptor::id).collect(Collectors.toSet());
             CredentialUpdates updates = new PluginConnectionUpdates(storage.connections(), own);
-            return new DefaultHostContext(p.name(), upstreams.http(), clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
-                    builtin, updates, shared.notes(p.name()).orElse(null));
+            return DefaultHostContext.builder(p.name(), upstreams.http(), clock, config.pluginSettings().getOrDefault(p.name(), Map.of()),
+                    builtin).credentialUpdates(updates).sharedNotes(shared.notes(p.name()).orElse(null)).build();
         }, config.strictPlugins());
         LOG.log(registry.failures().isEmpty() ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "Plugins from {0}: {1}",
                 config.pluginsDir(), registry.summary());

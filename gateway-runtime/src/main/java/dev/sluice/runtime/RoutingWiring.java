@@ -68,8 +68,8 @@ record RoutingWiring(Sessions sessions, Dispatcher dispatcher, ModelResolver res
         ConnectionSelector selector = new ConnectionSelector(storage.connections(), clock, resilience.engine(), sessions);
         // issue 36: token and refresh requests leave through the connection's (or the login's) proxyUrl; one refresh per cluster
         TokenEndpoint tokens = TokenEndpoint.routed(upstreams.http()::route, config.headersTimeout());
-        TokenRefresher refresher = new TokenRefresher(plugins.logins(), tokens, storage.connections(), clock, plugins.refreshSkews(),
-                shared.refreshLocks(), Thread::sleep);
+        TokenRefresher refresher = TokenRefresher.builder(plugins.logins(), tokens, storage.connections(), clock, plugins.refreshSkews())
+                .locks(shared.refreshLocks(), Thread::sleep).build();
         Dispatcher dispatcher = Dispatcher.builder(selector, resilience.engine(), telemetry.telemetry().observing(telemetry.attempts()), clock,
                 upstreams.http(), resilience.gates(), resilience.admission(), config.headersTimeout())
                 .jsonObjectParser(providerSpecificData).sessions(sessions).events(shared.events())
@@ -80,9 +80,10 @@ record RoutingWiring(Sessions sessions, Dispatcher dispatcher, ModelResolver res
         ModelDiscovery discovery = new ModelDiscovery(storage.connections(), plugins.catalog(), upstreams.http()::route,
                 new JdbcDiscoveredModels(storage.db()), mapper, clock, config.modelDiscoveryInterval(),
                 config.headersTimeout());
-        ModelListing listing = new ModelListing(storage.combos(), plugins.catalog(), storage.connections(), resolver, providerSpecificData,
-                () -> general.modelAliases().exact(), model -> general.modelAliases().resolve(model), discovery::ids,
-                () -> config.catalog().autoCombos(), AutoCombos.NAMES.keySet());
+        ModelListing listing = ModelListing.builder(storage.combos(), plugins.catalog(), storage.connections(), resolver,
+                        providerSpecificData, () -> general.modelAliases().exact())
+                .aliasTargets(model -> general.modelAliases().resolve(model)).discovered(discovery::ids)
+                .autoCombos(() -> config.catalog().autoCombos(), AutoCombos.NAMES.keySet()).build();
         // CO-3: a wait sleeps the request's virtual thread, never a platform thread
         ComboRouter comboRouter = new ComboRouter(storage.combos(), resolver, selector, strategies::find, clock, storage.resilienceSettings(),
                 Thread::sleep, general::emergencyFallback, resilience.quotas(), plugins.models()::facts,

@@ -48,7 +48,8 @@ record StorageWiring(Database db, JdbcConnectionStore connections, JdbcApiKeySto
         String adminHash = AdminKeys.resolveHash(config.adminKey(), settings, console);
         return new StorageWiring(db, new JdbcConnectionStore(db, box, clock), new JdbcApiKeyStore(db, clock), settings, new JdbcProxyLogStore(db),
                 new JdbcComboStore(db, mapper, clock), adminHash,
-                new ResilienceSettingsService(ResilienceSettingsLayers.configured(config.resilience(), config.resilienceEnv()), settings),
+                new ResilienceSettingsService(ResilienceSettingsLayers.configured(config.resilience(), config.resilienceEnv()), settings,
+                        ResilienceSettingsService.WARN_IN_LOG),
                 new GeneralSettingsService(settings, config.emergencyFallback(), config.modelAliases(), config.sessionAffinityTtlMs()));
     }
 }

@@ -37,11 +37,11 @@ record TelemetryWiring(Telemetry telemetry, UsageMeter usage, AttemptLog attempt
             metrics.bindRedis(shared::fallback, shared::switchesToLocal, shared::switchesToShared);
         }
         UsageMeter usage = UsageMeter.start(new JdbcUsageStore(storage.db()), clock, config.observability().usageFlushInterval());
-        RecentRequests recent = new RecentRequests();
+        RecentRequests recent = new RecentRequests(RecentRequests.DEFAULT_CAPACITY);
         Telemetry telemetry = new Telemetry(metrics, AccessLog.open(config.observability().accessLog(), console), usage, clock,
                 System::nanoTime, recent);
         ProxyLogWriter logWriter = new ProxyLogWriter(storage.proxyLogs(), clock, 65_536);
-        AttemptLog attempts = new AttemptLog(recent, logWriter::record, config.observability().proxyLogSuccessSample());
+        AttemptLog attempts = new AttemptLog(recent, logWriter::record, config.observability().proxyLogSuccessSample(), AttemptLog.RANDOM);
         return new TelemetryWiring(telemetry, usage, attempts, new RequestHistory(recent, storage.proxyLogs()), logWriter);
     }
 

@@ -31,13 +31,13 @@ record UpstreamWiring(AnswerBuffers buffers, EgressRoutes http, OpenAiCodec code
         UpstreamLimits limits = config.upstreamLimits();
         // issue 19: every upstream answer is read within the operator's memory bounds; issue 28: and within its silence bounds
         AnswerBuffers buffers = new AnswerBuffers(limits.maxAnswerBytes(), limits.maxEventBytes(), limits.answerBufferBytes(),
-                limits.maxStreamBytes(), new AnswerWatch(limits.bodyIdleTimeoutMs(), limits.answerDeadlineMs()));
+                limits.maxStreamBytes(), new AnswerWatch(limits.bodyIdleTimeoutMs(), limits.answerDeadlineMs(), System::nanoTime));
         // issue 26: the lean socket client; routed connections (local address, proxy) keep the JDK client
         SocketUpstreamHttp direct = new SocketUpstreamHttp(config.connectTimeout(), buffers, null, System::nanoTime);
         EgressRoutes http = EgressRoutes.create(direct,
                 config.connectTimeout(), config.egressProbeUrl(), clock, buffers);
         OpenAiCodec codec = new OpenAiCodec();
-        OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(http, codec);
+        OpenAiCompatibleExecutor openAi = OpenAiCompatibleExecutor.create(http, codec);
         return new UpstreamWiring(buffers, http, codec, openAi, Map.of(HostContext.OPENAI_COMPATIBLE, openAi,
                 HostContext.OPENAI_RESPONSES, openAi.withResponsesPassthrough()), direct);
     }

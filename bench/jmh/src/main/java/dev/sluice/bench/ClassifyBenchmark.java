@@ -5,6 +5,7 @@ import dev.sluice.api.upstream.ResponseHead;
 import dev.sluice.api.upstream.RetryHint;
 import dev.sluice.api.upstream.UpstreamError;
 import dev.sluice.api.upstream.UpstreamFailure;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -43,7 +44,7 @@ public class ClassifyBenchmark {
     /** Builds the classifier and the failure. */
     @Setup
     public void build() {
-        classifier = new FailureClassifier(InstantSource.fixed(Instant.parse("2026-06-01T12:00:00Z")));
+        classifier = new FailureClassifier(InstantSource.fixed(Instant.parse("2026-06-01T12:00:00Z")), ErrorRules.NONE);
         subject = switch (failure) {
             case "openai_429_retry_after" -> new UpstreamError(new ResponseHead(429, Map.of(
                     "Content-Type", List.of("application/json; charset=utf-8"),

@@ -12,6 +12,7 @@ import dev.sluice.runtime.resilience.ResilienceSettings.ModelLockoutSettings;
 import dev.sluice.runtime.resilience.breaker.BreakerState;
 import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import dev.sluice.runtime.resilience.classify.StatusRestatement;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
@@ -23,6 +24,7 @@ import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.routing.BuiltinProviders;
 import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.ClientLiveness;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.Provider;
 import dev.sluice.runtime.routing.Route;
@@ -103,14 +105,14 @@ final class Fleet {
     final ConnectionSelector selector;
     final Route route = new Route(new Provider(BuiltinProviders.OPENAI, call -> new ChatOutcome.Failed(null), "bench"),
             MODEL, PROVIDER + "/" + MODEL);
-    final Caller caller = new Caller("bench-key", false, Set.of());
+    final Caller caller = Caller.of("bench-key", false, Set.of(), ClientLiveness.ALWAYS);
     final int expectedRank;
     final int lockoutsInForce;
 
     Fleet(Scenario scenario) {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
         ModelLockoutSettings ml = d.modelLockout();
-        settings = new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(),
+        settings = ResilienceSettings.of(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(),
                 d.streamStallCooldown(), new ModelLockoutSettings(true, ml.errorCodes(), ml.baseCooldownMs(),
                         ml.maxCooldownMs(), ml.maxBackoffSteps(), ml.useExponentialBackoff()));
 
@@ -146,7 +148,7 @@ final class Fleet {
 
         breakers = CircuitBreakers.local(clock, () -> settings, BreakerStore.none());
         lockouts = ModelLockouts.local(clock, () -> settings);
-        engine = new ResilienceEngine(new FailureClassifier(clock), () -> settings,
+        engine = new ResilienceEngine(new FailureClassifier(clock, ErrorRules.NONE), () -> settings,
                 ResilienceEngine.standard(ConnectionCooldowns.local(store, clock, () -> settings), ProviderCooldowns.local(clock, () -> settings), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         selector = new ConnectionSelector(store, clock, engine, SessionRouting.NONE);

@@ -6,6 +6,7 @@ import dev.sluice.api.ProviderClass;
 import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.gate.TurnSteps;
 import dev.sluice.runtime.store.Connection;
 import dev.sluice.runtime.store.ConnectionState;
 import java.time.InstantSource;
@@ -72,7 +73,7 @@ public class GateBenchmark {
                 throw new IllegalArgumentException(e);
             }
         }, Set.of());
-        gates = new ConnectionGates(InstantSource.system());
+        gates = new ConnectionGates(InstantSource.system(), n -> { }, TurnSteps.NONE);
         boolean capped = limits.equals("capped");
         fleet = new Connection[connections];
         for (int i = 0; i < connections; i++) {

@@ -19,21 +19,17 @@ final class AdminCommands {
     private final PrintStream out;
     private final PrintStream err;
 
-    private LoginCommands logins;
-    private Map<String, String> env = Map.of();
+    private final LoginCommands logins;
+    private final Map<String, String> env;
 
     /** With stdin and the environment, for {@code login} and {@code import} (issue 36). */
     AdminCommands(AdminClient admin, java.io.BufferedReader in, Map<String, String> env, PrintStream out, PrintStream err,
             LoginCommands.Pause pause) {
-        this(admin, out, err);
-        this.logins = new LoginCommands(admin, in, out, pause);
-        this.env = env;
-    }
-
-    AdminCommands(AdminClient admin, PrintStream out, PrintStream err) {
         this.admin = admin;
         this.out = out;
         this.err = err;
+        this.logins = new LoginCommands(admin, in, out, pause);
+        this.env = env;
     }
 
     /**
@@ -51,20 +47,13 @@ final class AdminCommands {
                 case Command.CooldownsClear c -> clearCooldowns(c.connectionIds());
                 case Command.BreakersReset b -> resetBreakers(b);
                 case Command.ConnectionsReactivate r -> reactivate(r.connectionIds());
-                case Command.Login l -> logins().login(l);
-                case Command.Import i -> logins().importCredentials(i, env);
+                case Command.Login l -> logins.login(l);
+                case Command.Import i -> logins.importCredentials(i, env);
             };
         } catch (AdminClient.Failure e) {
             err.println("sluice: " + e.getMessage());
             return Cli.FAILED;
         }
-    }
-
-    private LoginCommands logins() throws AdminClient.Failure {
-        if (logins == null) {
-            throw new AdminClient.Failure("login and import need a terminal");
-        }
-        return logins;
     }
 
     private int providers() throws AdminClient.Failure {

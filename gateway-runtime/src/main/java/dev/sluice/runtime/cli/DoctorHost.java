@@ -31,9 +31,9 @@ final class DoctorHost {
     }
 
     static HostContext of(String pluginName, Map<String, String> settings) {
-        OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(NO_SENDING, new OpenAiCodec());
+        OpenAiCompatibleExecutor openAi = OpenAiCompatibleExecutor.create(NO_SENDING, new OpenAiCodec());
         Map<String, ProviderExecutor> builtins = Map.of(HostContext.OPENAI_COMPATIBLE, openAi,
                 HostContext.OPENAI_RESPONSES, openAi.withResponsesPassthrough());
-        return new DefaultHostContext(pluginName, NO_SENDING, NO_TIME, settings, builtins, NO_UPDATES);
+        return DefaultHostContext.builder(pluginName, NO_SENDING, NO_TIME, settings, builtins).credentialUpdates(NO_UPDATES).build();
     }
 }

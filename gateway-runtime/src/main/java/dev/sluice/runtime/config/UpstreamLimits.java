@@ -55,32 +55,9 @@ public record UpstreamLimits(long maxAnswerBytes, int maxEventBytes, long answer
     static final long MAX_TIME_BOUND_MS = 3_600_000;
     /** The defaults. */
     public static final UpstreamLimits DEFAULTS = new UpstreamLimits(DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES,
-            DEFAULT_ANSWER_BUFFER_BYTES, DEFAULT_MAX_STREAM_BYTES);
+            DEFAULT_ANSWER_BUFFER_BYTES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_BODY_IDLE_TIMEOUT_MS, DEFAULT_ANSWER_DEADLINE_MS);
 
     private static final long KIB = 1024;
-
-    /**
-     * Bounds with the default {@code upstream.maxStreamBytes} (or {@code maxEventBytes}, when larger).
-     *
-     * @param maxAnswerBytes {@code upstream.maxAnswerBytes}
-     * @param maxEventBytes {@code upstream.maxEventBytes}
-     * @param answerBufferBytes {@code upstream.answerBufferBytes}
-     */
-    public UpstreamLimits(long maxAnswerBytes, int maxEventBytes, long answerBufferBytes) {
-        this(maxAnswerBytes, maxEventBytes, answerBufferBytes, Math.max(DEFAULT_MAX_STREAM_BYTES, maxEventBytes));
-    }
-
-    /**
-     * Memory bounds with the default time bounds.
-     *
-     * @param maxAnswerBytes {@code upstream.maxAnswerBytes}
-     * @param maxEventBytes {@code upstream.maxEventBytes}
-     * @param answerBufferBytes {@code upstream.answerBufferBytes}
-     * @param maxStreamBytes {@code upstream.maxStreamBytes}
-     */
-    public UpstreamLimits(long maxAnswerBytes, int maxEventBytes, long answerBufferBytes, long maxStreamBytes) {
-        this(maxAnswerBytes, maxEventBytes, answerBufferBytes, maxStreamBytes, DEFAULT_BODY_IDLE_TIMEOUT_MS, DEFAULT_ANSWER_DEADLINE_MS);
-    }
 
     /**
      * These bounds with other time bounds for whole answers.

@@ -37,13 +37,14 @@ final class Authenticator {
         String hash = KeyHasher.hash(token);
         if (KeyHasher.matches(hash, adminKeyHash)) {
             RequestTelemetry.of(req).keyId("admin");
-            return new Caller("admin", true, Set.of(), ClientConnections.of(req));
+            return Caller.of("admin", true, Set.of(), ClientConnections.of(req));
         }
         ApiKey key = keys.findByHash(hash).filter(k -> KeyHasher.matches(k.keyHash(), hash))
                 .orElseThrow(() -> unauthorized("invalid_api_key", "Invalid API key."));
         // the key's id, never the key, goes to the access log and the usage table
         RequestTelemetry.of(req).keyId(key.id());
-        Caller caller = new Caller(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()), ClientConnections.of(req));
+        Caller caller = Caller.of(key.id(), key.scopes().contains(ADMIN_SCOPE), new HashSet<>(key.allowedConnections()),
+                ClientConnections.of(req));
         return key.allowedModels().isEmpty() ? caller : caller.withModels(AllowedModels.of(key.allowedModels()));
     }
 

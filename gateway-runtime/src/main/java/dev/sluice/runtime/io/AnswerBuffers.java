@@ -54,10 +54,12 @@ public final class AnswerBuffers {
     private static final ThreadLocal<java.util.List<Runnable>> REQUEST = new ThreadLocal<>();
 
     /** The default time bounds of whole answers: 30 s of silence, 180 s from request to last byte. */
-    private static final AnswerWatch DEFAULT_WATCH = new AnswerWatch(30_000, 180_000);
+    public static final AnswerWatch DEFAULT_WATCH = new AnswerWatch(30_000, 180_000, System::nanoTime);
+    /** The default bound on one streamed answer: 128 MiB. */
+    public static final long DEFAULT_MAX_STREAM_BYTES = 128L * 1024 * 1024;
     /** The defaults: 16 MiB per answer, 4 MiB per event, 64 MiB for all answers being read, 128 MiB per stream. */
     public static final AnswerBuffers DEFAULTS = new AnswerBuffers(16L * 1024 * 1024, 4 * 1024 * 1024, 64L * 1024 * 1024,
-            128L * 1024 * 1024);
+            DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
     /** Stream frames from this size on are large: counted against the budget, and relayed one at a time (issue 29). */
     public static final int LARGE_FRAME_BYTES = 64 * 1024;
     /** Room held for a large stream frame in flight, in multiples of its size: its bytes, its text, its rendering. */
@@ -76,16 +78,6 @@ public final class AnswerBuffers {
      * @param maxEventBytes the most bytes of one stream event (carried for the readers of streams)
      * @param budgetBytes the most bytes of all answers being read at once
      * @param maxStreamBytes the most bytes of one streamed answer ({@code upstream.maxStreamBytes})
-     */
-    public AnswerBuffers(long maxAnswerBytes, int maxEventBytes, long budgetBytes, long maxStreamBytes) {
-        this(maxAnswerBytes, maxEventBytes, budgetBytes, maxStreamBytes, DEFAULT_WATCH);
-    }
-
-    /**
-     * @param maxAnswerBytes the most bytes of one answer
-     * @param maxEventBytes the most bytes of one stream event (carried for the readers of streams)
-     * @param budgetBytes the most bytes of all answers being read at once
-     * @param maxStreamBytes the most bytes of one streamed answer ({@code upstream.maxStreamBytes})
      * @param watch how long a whole answer may take ({@code upstream.bodyIdleTimeoutMs}, {@code upstream.answerDeadlineMs})
      */
     public AnswerBuffers(long maxAnswerBytes, int maxEventBytes, long budgetBytes, long maxStreamBytes, AnswerWatch watch) {
@@ -97,16 +89,6 @@ public final class AnswerBuffers {
         this.maxRoom = Math.max(budgetBytes, MAX_ROOM_FACTOR * maxAnswerBytes);
     }
 
-    /**
-     * @param maxAnswerBytes the most bytes of one answer
-     * @param maxEventBytes the most bytes of one stream event (carried for the readers of streams)
-     * @param budgetBytes the most bytes of all answers being read at once
-     */
-    public AnswerBuffers(long maxAnswerBytes, int maxEventBytes, long budgetBytes) {
-        this(maxAnswerBytes, maxEventBytes, budgetBytes, DEFAULTS_MAX_STREAM_BYTES);
-    }
-
-    private static final long DEFAULTS_MAX_STREAM_BYTES = 128L * 1024 * 1024;
 
     /** @return how long a whole answer may take (issue 28) */
     public AnswerWatch watch() {

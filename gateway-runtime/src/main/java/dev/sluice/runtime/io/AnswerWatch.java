@@ -31,23 +31,13 @@ public final class AnswerWatch {
     private final LongSupplier nanos;
 
     /**
-     * The bounds.
-     *
-     * @param bodyIdleMs the longest silence inside a body, ms
-     * @param deadlineMs the longest time from request to last byte, ms
-     */
-    public AnswerWatch(long bodyIdleMs, long deadlineMs) {
-        this(bodyIdleMs, deadlineMs, System::nanoTime);
-    }
-
-    /**
      * The bounds on a given monotonic clock.
      *
      * @param bodyIdleMs the longest silence inside a body, ms
      * @param deadlineMs the longest time from request to last byte, ms
-     * @param nanos the clock, nanoseconds on {@link System#nanoTime()}'s scale
+     * @param nanos the clock, nanoseconds on {@link System#nanoTime()}'s scale ({@code System::nanoTime} but in tests)
      */
-    AnswerWatch(long bodyIdleMs, long deadlineMs, LongSupplier nanos) {
+    public AnswerWatch(long bodyIdleMs, long deadlineMs, LongSupplier nanos) {
         if (bodyIdleMs <= 0 || deadlineMs <= 0) {
             throw new IllegalArgumentException("the answer bounds must be positive, got " + bodyIdleMs + " and " + deadlineMs);
         }

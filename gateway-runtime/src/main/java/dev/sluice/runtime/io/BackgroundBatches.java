@@ -56,26 +56,13 @@ public final class BackgroundBatches<T> implements AutoCloseable {
     private volatile boolean closed;
 
     /**
-     * Starts the writer thread, draining every {@link #LINGER}.
-     *
-     * @param threadName the writer thread's name
-     * @param capacity queue capacity
-     * @param batchSize most items per batch
-     * @param what what the items are, for the log ({@code "usage rows"})
-     * @param sink where batches go
-     */
-    public BackgroundBatches(String threadName, int capacity, int batchSize, String what, Sink<T> sink) {
-        this(threadName, capacity, batchSize, what, LINGER, sink);
-    }
-
-    /**
      * Starts the writer thread.
      *
      * @param threadName the writer thread's name
      * @param capacity queue capacity
      * @param batchSize most items per batch
      * @param what what the items are, for the log ({@code "usage rows"})
-     * @param linger how long queued items wait at most before the writer takes them
+     * @param linger how long queued items wait at most before the writer takes them ({@link #LINGER} by default)
      * @param sink where batches go
      */
     public BackgroundBatches(String threadName, int capacity, int batchSize, String what, Duration linger, Sink<T> sink) {

@@ -31,16 +31,6 @@ public final class TokenEndpoint {
     private final Function<EgressRoute, UpstreamHttp> routes;
     private final Duration timeout;
 
-    /**
-     * Creates the endpoint client that sends every grant through one client.
-     *
-     * @param http the host's HTTP client
-     * @param timeout bound on each request
-     */
-    public TokenEndpoint(UpstreamHttp http, Duration timeout) {
-        this((Function<EgressRoute, UpstreamHttp>) way -> http, timeout);
-    }
-
     private TokenEndpoint(Function<EgressRoute, UpstreamHttp> routes, Duration timeout) {
         this.routes = routes;
         this.timeout = timeout;
@@ -55,6 +45,17 @@ public final class TokenEndpoint {
      */
     public static TokenEndpoint routed(Function<EgressRoute, UpstreamHttp> routes, Duration timeout) {
         return new TokenEndpoint(routes, timeout);
+    }
+
+    /**
+     * Creates the endpoint client that sends every grant through one client, whatever its egress route.
+     *
+     * @param http the HTTP client
+     * @param timeout bound on each request
+     * @return the client
+     */
+    public static TokenEndpoint direct(UpstreamHttp http, Duration timeout) {
+        return new TokenEndpoint(way -> http, timeout);
     }
 
     /** What a grant came back with. */

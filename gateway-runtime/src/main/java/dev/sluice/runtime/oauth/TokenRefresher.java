@@ -97,40 +97,66 @@ public final class TokenRefresher implements TokenRenewal {
         volatile Renewal last;
     }
 
-    /**
-     * Creates a refresher of one instance (no cluster lock).
-     *
-     * @param logins effective login descriptions by provider id
-     * @param endpoint the authorization-server client
-     * @param store where renewed tokens and the expired status are stored
-     * @param clock the clock
-     * @param skewMs how long before expiry a token is renewed, by provider id ({@link #DEFAULT_SKEW_MS} for others)
-     */
-    public TokenRefresher(Map<String, OAuthLogin> logins, TokenEndpoint endpoint, ConnectionStore store, InstantSource clock,
-            Map<String, Long> skewMs) {
-        this(logins, endpoint, store, clock, skewMs, RefreshLocks.NONE, Thread::sleep);
+    private TokenRefresher(Builder b) {
+        this.logins = Map.copyOf(b.logins);
+        this.endpoint = b.endpoint;
+        this.store = b.store;
+        this.clock = b.clock;
+        this.skewMs = Map.copyOf(b.skewMs);
+        this.locks = b.locks;
+        this.pause = b.pause;
     }
 
     /**
-     * Creates the refresher.
+     * Starts a refresher with what every one needs; by default it is one instance's, with no cluster
+     * lock (issue 35: one way to make one).
      *
      * @param logins effective login descriptions by provider id
      * @param endpoint the authorization-server client
      * @param store where renewed tokens and the expired status are stored
      * @param clock the clock
      * @param skewMs how long before expiry a token is renewed, by provider id ({@link #DEFAULT_SKEW_MS} for others)
-     * @param locks the cluster lock of a refresh ({@link RefreshLocks#NONE} for one instance)
-     * @param pause waits between reads while another instance refreshes
+     * @return the builder
      */
-    public TokenRefresher(Map<String, OAuthLogin> logins, TokenEndpoint endpoint, ConnectionStore store, InstantSource clock,
-            Map<String, Long> skewMs, RefreshLocks locks, Pause pause) {
-        this.logins = Map.copyOf(logins);
-        this.endpoint = endpoint;
-        this.store = store;
-        this.clock = clock;
-        this.skewMs = Map.copyOf(skewMs);
-        this.locks = locks;
-        this.pause = pause;
+    public static Builder builder(Map<String, OAuthLogin> logins, TokenEndpoint endpoint, ConnectionStore store, InstantSource clock,
+            Map<String, Long> skewMs) {
+        return new Builder(logins, endpoint, store, clock, skewMs);
+    }
+
+    /** What a refresher is made of; the cluster lock defaults to none. */
+    public static final class Builder {
+        private final Map<String, OAuthLogin> logins;
+        private final TokenEndpoint endpoint;
+        private final ConnectionStore store;
+        private final InstantSource clock;
+        private final Map<String, Long> skewMs;
+        private RefreshLocks locks = RefreshLocks.NONE;
+        private Pause pause = Thread::sleep;
+
+        private Builder(Map<String, OAuthLogin> logins, TokenEndpoint endpoint, ConnectionStore store, InstantSource clock,
+                Map<String, Long> skewMs) {
+            this.logins = logins;
+            this.endpoint = endpoint;
+            this.store = store;
+            this.clock = clock;
+            this.skewMs = skewMs;
+        }
+
+        /**
+         * @param clusterLocks the cluster lock of a refresh; default {@link RefreshLocks#NONE} (one instance)
+         * @param waits waits between reads while another instance refreshes; default {@code Thread::sleep}
+         * @return this
+         */
+        public Builder locks(RefreshLocks clusterLocks, Pause waits) {
+            this.locks = clusterLocks;
+            this.pause = waits;
+            return this;
+        }
+
+        /** @return the refresher */
+        public TokenRefresher build() {
+            return new TokenRefresher(this);
+        }
     }
 
     /**

@@ -53,9 +53,11 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
      *
      * @param http the upstream client
      * @param codec the codec
+     * @return the executor: no extra headers, no Responses passthrough, no plugin's adjustments (the
+     *     {@code with...} methods and {@link #customized} add them)
      */
-    public OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec) {
-        this(http, codec, Map.of(), false, null, null);
+    public static OpenAiCompatibleExecutor create(UpstreamHttp http, OpenAiCodec codec) {
+        return new OpenAiCompatibleExecutor(http, codec, Map.of(), false, null, null);
     }
 
     private OpenAiCompatibleExecutor(UpstreamHttp http, OpenAiCodec codec, Map<String, String> extraHeaders, boolean responsesByDefault,

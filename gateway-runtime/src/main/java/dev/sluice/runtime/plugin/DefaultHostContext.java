@@ -27,37 +27,10 @@ public final class DefaultHostContext implements HostContext {
     private final CredentialUpdates credentialUpdates;
     private final SharedNotes sharedNotes;
 
-    /**
-     * Creates the context of one plugin.
-     *
-     * @param pluginName the plugin name
-     * @param http the upstream client
-     * @param clock the clock
-     * @param settings the plugin's settings
-     * @param builtins built-in executors by name
-     * @param credentialUpdates where this plugin's executors persist renewed credentials
-     */
-    public DefaultHostContext(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,
-            Map<String, ProviderExecutor> builtins, CredentialUpdates credentialUpdates) {
-        this(pluginName, http, clock, settings, builtins, credentialUpdates, null);
-    }
-
-    /**
-     * Creates the context of one plugin of an instance that shares state with others.
-     *
-     * @param pluginName the plugin name
-     * @param http the upstream client
-     * @param clock the clock
-     * @param settings the plugin's settings
-     * @param builtins built-in executors by name
-     * @param credentialUpdates where this plugin's executors persist renewed credentials
-     * @param sharedNotes the plugin's notes shared with the other instances, or null on a single instance
-     */
-    public DefaultHostContext(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,
-            Map<String, ProviderExecutor> builtins, CredentialUpdates credentialUpdates, SharedNotes sharedNotes) {
-        this.http = http;
-        this.clock = clock;
-        Map<String, String> copy = Map.copyOf(settings);
+    private DefaultHostContext(Builder b) {
+        this.http = b.http;
+        this.clock = b.clock;
+        Map<String, String> copy = Map.copyOf(b.settings);
         this.settings = new PluginSettings() {
             @Override
             public Optional<String> get(String key) {
@@ -69,10 +42,68 @@ public final class DefaultHostContext implements HostContext {
                 return copy.keySet();
             }
         };
-        this.logger = System.getLogger("sluice.plugin." + pluginName);
-        this.builtins = Map.copyOf(builtins);
-        this.credentialUpdates = credentialUpdates;
-        this.sharedNotes = sharedNotes;
+        this.logger = System.getLogger("sluice.plugin." + b.pluginName);
+        this.builtins = Map.copyOf(b.builtins);
+        this.credentialUpdates = b.credentialUpdates;
+        this.sharedNotes = b.sharedNotes;
+    }
+
+    /**
+     * Starts the context of one plugin with what every one has; the rest defaults to none (issue 35: one way to make one).
+     *
+     * @param pluginName the plugin name
+     * @param http the upstream client
+     * @param clock the clock
+     * @param settings the plugin's settings
+     * @param builtins built-in executors by name
+     * @return the builder
+     */
+    public static Builder builder(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,
+            Map<String, ProviderExecutor> builtins) {
+        return new Builder(pluginName, http, clock, settings, builtins);
+    }
+
+    /** What a plugin's context is made of; the optional parts default to none. */
+    public static final class Builder {
+        private final String pluginName;
+        private final UpstreamHttp http;
+        private final InstantSource clock;
+        private final Map<String, String> settings;
+        private final Map<String, ProviderExecutor> builtins;
+        private CredentialUpdates credentialUpdates;
+        private SharedNotes sharedNotes;
+
+        private Builder(String pluginName, UpstreamHttp http, InstantSource clock, Map<String, String> settings,
+                Map<String, ProviderExecutor> builtins) {
+            this.pluginName = pluginName;
+            this.http = http;
+            this.clock = clock;
+            this.settings = settings;
+            this.builtins = builtins;
+        }
+
+        /**
+         * @param updates where this plugin's executors persist renewed credentials, or null: none
+         * @return this
+         */
+        public Builder credentialUpdates(CredentialUpdates updates) {
+            this.credentialUpdates = updates;
+            return this;
+        }
+
+        /**
+         * @param notes the plugin's notes shared with the other instances, or null on a single instance
+         * @return this
+         */
+        public Builder sharedNotes(SharedNotes notes) {
+            this.sharedNotes = notes;
+            return this;
+        }
+
+        /** @return the context */
+        public DefaultHostContext build() {
+            return new DefaultHostContext(this);
+        }
     }
 
     @Override

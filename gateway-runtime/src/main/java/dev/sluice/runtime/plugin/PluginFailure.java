@@ -23,27 +23,6 @@ public record PluginFailure(String source, String reason, java.util.Set<String> 
         providerIds = java.util.Set.copyOf(providerIds);
     }
 
-    /**
-     * A failure whose provider ids were read from the plugin.
-     *
-     * @param source the JAR file name or folder name inside {@code plugins/}
-     * @param reason why it was skipped
-     * @param providerIds the provider ids the plugin declared
-     */
-    public PluginFailure(String source, String reason, java.util.Set<String> providerIds) {
-        this(source, reason, providerIds, false);
-    }
-
-    /**
-     * A failure of a source whose providers are not known.
-     *
-     * @param source the JAR file name or folder name inside {@code plugins/}
-     * @param reason why it was skipped
-     */
-    public PluginFailure(String source, String reason) {
-        this(source, reason, java.util.Set.of());
-    }
-
     @Override
     public String toString() {
         return source + ": " + reason;

@@ -83,7 +83,7 @@ public final class PluginLoader {
         } catch (IOException e) {
             // no source could be seen, so no name to claim a provider id by
             String reason = "plugins folder " + pluginsDir + " cannot be listed (" + e + ")";
-            builder.fail(new PluginFailure(PluginSource.fileName(pluginsDir), reason));
+            builder.fail(new PluginFailure(PluginSource.fileName(pluginsDir), reason, Set.of(), false));
             LOG.log(Level.WARNING, reason);
             sources = List.of();
         }

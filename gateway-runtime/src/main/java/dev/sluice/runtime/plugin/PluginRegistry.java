@@ -27,7 +27,7 @@ import java.util.Optional;
 public final class PluginRegistry {
 
     private static final System.Logger LOG = System.getLogger(PluginRegistry.class.getName());
-    private static final PluginRegistry EMPTY = new PluginRegistry(List.of(), List.of(), Map.of());
+    private static final PluginRegistry EMPTY = new PluginRegistry(List.of(), List.of(), Map.of(), Map.of());
 
     private final List<LoadedPlugin> plugins;
     private final List<PluginFailure> failures;
@@ -43,11 +43,13 @@ public final class PluginRegistry {
     private final Map<String, ProviderExecutor> running;
     private final Map<String, PluginFailure> refusedProviders;
 
-    PluginRegistry(List<LoadedPlugin> plugins, List<PluginFailure> failures, Map<String, ExecutorFactory> executors) {
-        this(plugins, failures, executors, Map.of());
-    }
-
-    private PluginRegistry(List<LoadedPlugin> plugins, List<PluginFailure> failures, Map<String, ExecutorFactory> executors,
+    /**
+     * @param plugins the plugins kept
+     * @param failures the sources refused
+     * @param executors the plugins' executor factories, by name
+     * @param running the executors already started, by name (none before the registry starts them)
+     */
+    PluginRegistry(List<LoadedPlugin> plugins, List<PluginFailure> failures, Map<String, ExecutorFactory> executors,
             Map<String, ProviderExecutor> running) {
         this.running = Map.copyOf(running);
         Map<String, PluginFailure> refused = new HashMap<>();
@@ -211,7 +213,7 @@ public final class PluginRegistry {
             Set<String> ids = new java.util.HashSet<>();
             plugin.providers().forEach(d -> ids.add(d.id()));
             PluginFailure failure = new PluginFailure(plugin.source(), plugin.origin() + ": " + problem
-                    + "; the plugin is refused and its providers " + ids.stream().sorted().toList() + " are not served", ids);
+                    + "; the plugin is refused and its providers " + ids.stream().sorted().toList() + " are not served", ids, false);
             LOG.log(System.Logger.Level.WARNING, "Plugin source {0} skipped: {1}", plugin.source(), failure.reason());
             allFailures.add(failure);
             newFailures.add(failure);

@@ -34,10 +34,6 @@ final class RegistryBuilder {
     private final Map<String, ExecutorFactory> executors = new LinkedHashMap<>();
     private final List<PluginFailure> failures = new ArrayList<>();
 
-    RegistryBuilder(Set<String> builtinProviderIds) {
-        this(builtinProviderIds, Set.of());
-    }
-
     RegistryBuilder(Set<String> builtinProviderIds, Set<String> builtinComboStrategies) {
         for (String id : builtinProviderIds) {
             providerIds.put(id, BUILT_IN);
@@ -133,7 +129,7 @@ final class RegistryBuilder {
     }
 
     PluginRegistry build() {
-        return new PluginRegistry(plugins, failures, executors);
+        return new PluginRegistry(plugins, failures, executors, Map.of());
     }
 
     private record Claim(Map<String, String> taken, String what, String key) {

@@ -65,13 +65,10 @@ final class RedisClient implements AutoCloseable {
     private final List<Runnable> onUp = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService probe;
 
-    RedisClient(RedisSettings settings) {
-        this(settings, PROBE_EVERY_MS);
-    }
-
     /**
      * @param settings the server
-     * @param probeEveryMs how often the probe asks while down; 0: no probe thread (tests call {@link #probe()})
+     * @param probeEveryMs how often the probe asks while down ({@link #PROBE_EVERY_MS}); 0: no probe thread (tests call
+     *     {@link #probe()})
      */
     RedisClient(RedisSettings settings, long probeEveryMs) {
         this.settings = settings;

@@ -57,10 +57,11 @@ final class RedisClusterEvents implements ClusterEvents, AutoCloseable {
     private volatile Runnable onSubscribed;
     private final Object upSignal = new Object();
 
-    RedisClusterEvents(RedisClient redis, String instanceId) {
-        this(redis, instanceId, PING_EVERY_MS);
-    }
-
+    /**
+     * @param redis the server
+     * @param instanceId this instance, so that it ignores its own events
+     * @param pingEveryMs how often the subscriber's connection is checked ({@link #PING_EVERY_MS})
+     */
     RedisClusterEvents(RedisClient redis, String instanceId, long pingEveryMs) {
         this.redis = redis;
         this.pingEveryMs = pingEveryMs;

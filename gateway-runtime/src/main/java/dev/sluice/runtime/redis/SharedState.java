@@ -40,7 +40,7 @@ public final class SharedState implements AutoCloseable {
     private SharedState(RedisClient redis, String instanceId, InstantSource clock) {
         this.redis = redis;
         this.instanceId = instanceId;
-        this.events = redis == null ? null : new RedisClusterEvents(redis, instanceId);
+        this.events = redis == null ? null : new RedisClusterEvents(redis, instanceId, RedisClusterEvents.PING_EVERY_MS);
         this.permits = redis == null ? null : new RedisPermits(redis);
         this.pacing = redis == null ? null : new RedisPacing(redis);
         this.waiters = redis == null ? null : new RedisWaiters(redis, permits);
@@ -65,7 +65,7 @@ public final class SharedState implements AutoCloseable {
      * @return the shared state
      */
     public static SharedState open(RedisSettings settings, InstantSource clock) {
-        return new SharedState(settings.configured() ? new RedisClient(settings) : null,
+        return new SharedState(settings.configured() ? new RedisClient(settings, RedisClient.PROBE_EVERY_MS) : null,
                 java.util.UUID.randomUUID().toString().substring(0, 8), clock);
     }
 
@@ -147,7 +147,7 @@ public final class SharedState implements AutoCloseable {
      * @return null when it answers, else what went wrong (no password in it)
      */
     public static String problem(RedisSettings settings) {
-        try (RedisClient c = new RedisClient(settings)) {
+        try (RedisClient c = new RedisClient(settings, RedisClient.PROBE_EVERY_MS)) {
             try {
                 c.call(j -> j.ping());
                 return null;

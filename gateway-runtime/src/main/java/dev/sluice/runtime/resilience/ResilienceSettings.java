@@ -70,77 +70,22 @@ public record ResilienceSettings(
     }
 
     /**
-     * The settings with the default {@link ServiceUnavailableCooldown}: the shape before issue 32,
-     * kept so that code and tests building a tree by position still compile.
+     * The settings of the sections that have existed since the first release, every later section
+     * ({@link ComboCooldownWait}, {@link RequestQueue}, {@link QuotaShareConcurrencyLimit},
+     * {@link StreamRecovery}, {@link ServiceUnavailableCooldown}) at its default.
      *
      * @param circuitBreaker provider circuit breaker
      * @param providerCooldown provider cooldown window gate
      * @param connectionCooldown connection cooldown
      * @param streamStallCooldown stream stall cooldown
      * @param modelLockout model lockout
-     * @param comboCooldownWait the combos' cooldown-aware wait
-     * @param requestQueue the local request queue per connection
-     * @param quotaShareConcurrencyLimit quota-share serialization
-     * @param streamRecovery the stream watchdogs' timers
+     * @return the settings
      */
-    public ResilienceSettings(CircuitBreakerSettings circuitBreaker, ProviderCooldownSettings providerCooldown,
-            ConnectionCooldownSettings connectionCooldown, StreamStallCooldown streamStallCooldown, ModelLockoutSettings modelLockout,
-            ComboCooldownWait comboCooldownWait, RequestQueue requestQueue, QuotaShareConcurrencyLimit quotaShareConcurrencyLimit,
-            StreamRecovery streamRecovery) {
-        this(circuitBreaker, providerCooldown, connectionCooldown, streamStallCooldown, modelLockout, comboCooldownWait,
-                requestQueue, quotaShareConcurrencyLimit, streamRecovery, ServiceUnavailableCooldown.DEFAULT);
-    }
-
-    /**
-     * The settings with the default {@link StreamRecovery}: the shape before §15's settings
-     * existed, kept so that code and tests building a tree by position still compile.
-     *
-     * @param circuitBreaker provider circuit breaker
-     * @param providerCooldown provider cooldown window gate
-     * @param connectionCooldown connection cooldown
-     * @param streamStallCooldown stream stall cooldown
-     * @param modelLockout model lockout
-     * @param comboCooldownWait the combos' cooldown-aware wait
-     * @param requestQueue the local request queue per connection
-     * @param quotaShareConcurrencyLimit quota-share serialization
-     */
-    public ResilienceSettings(CircuitBreakerSettings circuitBreaker, ProviderCooldownSettings providerCooldown,
-            ConnectionCooldownSettings connectionCooldown, StreamStallCooldown streamStallCooldown, ModelLockoutSettings modelLockout,
-            ComboCooldownWait comboCooldownWait, RequestQueue requestQueue, QuotaShareConcurrencyLimit quotaShareConcurrencyLimit) {
-        this(circuitBreaker, providerCooldown, connectionCooldown, streamStallCooldown, modelLockout, comboCooldownWait,
-                requestQueue, quotaShareConcurrencyLimit, StreamRecovery.DEFAULT);
-    }
-
-    /**
-     * The settings with the default {@link RequestQueue} and {@link QuotaShareConcurrencyLimit}.
-     *
-     * @param circuitBreaker provider circuit breaker
-     * @param providerCooldown provider cooldown window gate
-     * @param connectionCooldown connection cooldown
-     * @param streamStallCooldown stream stall cooldown
-     * @param modelLockout model lockout
-     * @param comboCooldownWait the combos' cooldown-aware wait
-     */
-    public ResilienceSettings(CircuitBreakerSettings circuitBreaker, ProviderCooldownSettings providerCooldown,
-            ConnectionCooldownSettings connectionCooldown, StreamStallCooldown streamStallCooldown, ModelLockoutSettings modelLockout,
-            ComboCooldownWait comboCooldownWait) {
-        this(circuitBreaker, providerCooldown, connectionCooldown, streamStallCooldown, modelLockout, comboCooldownWait,
-                RequestQueue.DEFAULT, QuotaShareConcurrencyLimit.DEFAULT);
-    }
-
-    /**
-     * The settings of the sections that have existed since the first release, with the default
-     * {@link ComboCooldownWait}.
-     *
-     * @param circuitBreaker provider circuit breaker
-     * @param providerCooldown provider cooldown window gate
-     * @param connectionCooldown connection cooldown
-     * @param streamStallCooldown stream stall cooldown
-     * @param modelLockout model lockout
-     */
-    public ResilienceSettings(CircuitBreakerSettings circuitBreaker, ProviderCooldownSettings providerCooldown,
+    public static ResilienceSettings of(CircuitBreakerSettings circuitBreaker, ProviderCooldownSettings providerCooldown,
             ConnectionCooldownSettings connectionCooldown, StreamStallCooldown streamStallCooldown, ModelLockoutSettings modelLockout) {
-        this(circuitBreaker, providerCooldown, connectionCooldown, streamStallCooldown, modelLockout, ComboCooldownWait.DEFAULT);
+        return new ResilienceSettings(circuitBreaker, providerCooldown, connectionCooldown, streamStallCooldown, modelLockout,
+                ComboCooldownWait.DEFAULT, RequestQueue.DEFAULT, QuotaShareConcurrencyLimit.DEFAULT, StreamRecovery.DEFAULT,
+                ServiceUnavailableCooldown.DEFAULT);
     }
 
     /**

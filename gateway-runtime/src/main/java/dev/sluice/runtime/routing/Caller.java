@@ -26,21 +26,6 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
     }
 
     /**
-     * A caller allowed every model.
-     *
-     * @param keyId the gateway key id
-     * @param admin whether the key may use the admin API
-     * @param allowedConnections connection ids the key may use; empty = all
-     * @param client whether the client is still there
-     * @param quotaShare whether the request is a quota-share combo's
-     * @param affinity the request's session and lease claim
-     */
-    public Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client, boolean quotaShare,
-            Affinity affinity) {
-        this(keyId, admin, allowedConnections, client, quotaShare, affinity, AllowedModels.ALL);
-    }
-
-    /**
      * The same caller, limited to some models.
      *
      * @param m the model names the key may ask for
@@ -70,19 +55,6 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
     }
 
     /**
-     * A caller, not for a quota-share combo.
-     *
-     * @param keyId the gateway key id
-     * @param admin whether the key may use the admin API
-     * @param allowedConnections connection ids the key may use; empty = all
-     * @param client whether the client is still there
-     * @param quotaShare whether the request is a quota-share combo's
-     */
-    public Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client, boolean quotaShare) {
-        this(keyId, admin, allowedConnections, client, quotaShare, Affinity.NONE);
-    }
-
-    /**
      * The same caller with a session and a lease claim.
      *
      * @param a the affinity
@@ -93,15 +65,17 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
     }
 
     /**
-     * A caller whose client may be watched.
+     * A key's caller as it arrives: not for a quota-share combo, no session or lease claim, every
+     * model allowed (the {@code with...} / {@code for...} methods narrow it).
      *
      * @param keyId the gateway key id
      * @param admin whether the key may use the admin API
      * @param allowedConnections connection ids the key may use; empty = all
-     * @param client whether the client is still there
+     * @param client whether the client is still there ({@link ClientLiveness#ALWAYS}: not watched)
+     * @return the caller
      */
-    public Caller(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client) {
-        this(keyId, admin, allowedConnections, client, false);
+    public static Caller of(String keyId, boolean admin, Set<String> allowedConnections, ClientLiveness client) {
+        return new Caller(keyId, admin, allowedConnections, client, false, Affinity.NONE, AllowedModels.ALL);
     }
 
     /**
@@ -111,17 +85,6 @@ public record Caller(String keyId, boolean admin, Set<String> allowedConnections
      */
     public Caller forQuotaShare() {
         return new Caller(keyId, admin, allowedConnections, client, true, affinity, models);
-    }
-
-    /**
-     * A caller whose client is not watched.
-     *
-     * @param keyId the gateway key id
-     * @param admin whether the key may use the admin API
-     * @param allowedConnections connection ids the key may use; empty = all
-     */
-    public Caller(String keyId, boolean admin, Set<String> allowedConnections) {
-        this(keyId, admin, allowedConnections, ClientLiveness.ALWAYS);
     }
 
     /**

@@ -37,8 +37,21 @@ public final class ModelListing {
     private final java.util.function.BooleanSupplier autoCombos;
     private final Set<String> autoComboNames;
 
+    private ModelListing(Builder b) {
+        this.autoCombos = b.autoCombos;
+        this.autoComboNames = new java.util.TreeSet<>(b.autoComboNames);
+        this.aliases = b.aliases;
+        this.aliasTargets = b.aliasTargets;
+        this.discovered = b.discovered;
+        this.combos = b.combos;
+        this.catalog = b.catalog;
+        this.connections = b.connections;
+        this.resolver = b.resolver;
+        this.jsonObjectParser = b.jsonObjectParser;
+    }
+
     /**
-     * Creates the listing.
+     * Starts a listing with what every one needs; the rest has defaults (issue 35: one way to make one).
      *
      * @param combos the combos
      * @param catalog the providers
@@ -46,58 +59,70 @@ public final class ModelListing {
      * @param resolver resolves a bare model name like chat does
      * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
      * @param aliases the operators' exact model aliases (alias → target), listed as models
+     * @return the builder
      */
-    public ModelListing(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
+    public static Builder builder(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
             Function<String, Map<String, Object>> jsonObjectParser, Supplier<Map<String, String>> aliases) {
-        this(combos, catalog, connections, resolver, jsonObjectParser, aliases, m -> aliases.get().getOrDefault(m, m), id -> List.of());
+        return new Builder(combos, catalog, connections, resolver, jsonObjectParser, aliases);
     }
 
-    /**
-     * Creates the listing.
-     *
-     * @param combos the combos
-     * @param catalog the providers
-     * @param connections the connections
-     * @param resolver resolves a bare model name like chat does
-     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
-     * @param aliases the operators' exact model aliases (alias → target), listed as models
-     * @param aliasTargets what chat routes instead of a client's model (every alias rule, API-1)
-     * @param discovered the model ids a connection's upstream listed (issue 32), by connection id
-     */
-    public ModelListing(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
-            Function<String, Map<String, Object>> jsonObjectParser, Supplier<Map<String, String>> aliases,
-            UnaryOperator<String> aliasTargets, Function<String, List<String>> discovered) {
-        this(combos, catalog, connections, resolver, jsonObjectParser, aliases, aliasTargets, discovered, () -> false, Set.of());
-    }
+    /** What a listing is made of; the optional parts default to the exact aliases, nothing discovered, no auto combos. */
+    public static final class Builder {
+        private final ComboStore combos;
+        private final ProviderCatalog catalog;
+        private final ConnectionStore connections;
+        private final ModelResolver resolver;
+        private final Function<String, Map<String, Object>> jsonObjectParser;
+        private final Supplier<Map<String, String>> aliases;
+        private UnaryOperator<String> aliasTargets;
+        private Function<String, List<String>> discovered = id -> List.of();
+        private java.util.function.BooleanSupplier autoCombos = () -> false;
+        private Set<String> autoComboNames = Set.of();
 
-    /**
-     * Creates the listing with the virtual combos of issue 34.
-     *
-     * @param combos the combos
-     * @param catalog the providers
-     * @param connections the connections
-     * @param resolver resolves a bare model name like chat does
-     * @param jsonObjectParser parses a connection's providerSpecificData JSON into plain Java values
-     * @param aliases the operators' exact model aliases (alias → target), listed as models
-     * @param aliasTargets what chat routes instead of a client's model (every alias rule, API-1)
-     * @param discovered the model ids a connection's upstream listed (issue 32), by connection id
-     * @param autoCombos whether the virtual {@code auto} combos exist
-     * @param autoComboNames their names
-     */
-    public ModelListing(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
-            Function<String, Map<String, Object>> jsonObjectParser, Supplier<Map<String, String>> aliases,
-            UnaryOperator<String> aliasTargets, Function<String, List<String>> discovered, java.util.function.BooleanSupplier autoCombos,
-            Set<String> autoComboNames) {
-        this.autoCombos = autoCombos;
-        this.autoComboNames = new java.util.TreeSet<>(autoComboNames);
-        this.aliases = aliases;
-        this.aliasTargets = aliasTargets;
-        this.discovered = discovered;
-        this.combos = combos;
-        this.catalog = catalog;
-        this.connections = connections;
-        this.resolver = resolver;
-        this.jsonObjectParser = jsonObjectParser;
+        private Builder(ComboStore combos, ProviderCatalog catalog, ConnectionStore connections, ModelResolver resolver,
+                Function<String, Map<String, Object>> jsonObjectParser, Supplier<Map<String, String>> aliases) {
+            this.combos = combos;
+            this.catalog = catalog;
+            this.connections = connections;
+            this.resolver = resolver;
+            this.jsonObjectParser = jsonObjectParser;
+            this.aliases = aliases;
+            this.aliasTargets = m -> aliases.get().getOrDefault(m, m);
+        }
+
+        /**
+         * @param targets what chat routes instead of a client's model (every alias rule, API-1); default: the exact aliases
+         * @return this
+         */
+        public Builder aliasTargets(UnaryOperator<String> targets) {
+            this.aliasTargets = targets;
+            return this;
+        }
+
+        /**
+         * @param ids the model ids a connection's upstream listed (issue 32), by connection id; default: none
+         * @return this
+         */
+        public Builder discovered(Function<String, List<String>> ids) {
+            this.discovered = ids;
+            return this;
+        }
+
+        /**
+         * @param enabled whether the virtual {@code auto} combos of issue 34 exist; default: they do not
+         * @param names their names
+         * @return this
+         */
+        public Builder autoCombos(java.util.function.BooleanSupplier enabled, Set<String> names) {
+            this.autoCombos = enabled;
+            this.autoComboNames = names;
+            return this;
+        }
+
+        /** @return the listing */
+        public ModelListing build() {
+            return new ModelListing(this);
+        }
     }
 
     /**

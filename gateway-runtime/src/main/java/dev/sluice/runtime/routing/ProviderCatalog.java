@@ -38,17 +38,6 @@ public final class ProviderCatalog {
      * @param declared built-in and plugin providers, in listing order
      * @param customExecutor the executor for custom providers (the OpenAI-compatible one)
      * @param connections the connection store
-     */
-    public ProviderCatalog(List<Provider> declared, ProviderExecutor customExecutor, ConnectionStore connections) {
-        this(declared, customExecutor, connections, Map.of());
-    }
-
-    /**
-     * Creates the catalog.
-     *
-     * @param declared built-in and plugin providers, in listing order
-     * @param customExecutor the executor for custom providers (the OpenAI-compatible one)
-     * @param connections the connection store
      * @param refused provider ids of refused plugins to why (SH-2): never custom providers
      */
     public ProviderCatalog(List<Provider> declared, ProviderExecutor customExecutor, ConnectionStore connections,

@@ -3,6 +3,7 @@ package dev.sluice.runtime.session;
 import dev.sluice.runtime.resilience.Candidate;
 import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.ClientLiveness;
 import dev.sluice.runtime.routing.ConnectionSelector;
 import dev.sluice.runtime.routing.ModelResolver;
 import dev.sluice.runtime.routing.Route;
@@ -43,7 +44,8 @@ public final class RoutedLeaseCandidates implements LeaseCandidates {
         if (route.isEmpty()) {
             return new NoneEligible(true, "The model '" + model + "' does not exist or no provider connection serves it.");
         }
-        Caller caller = new Caller(keyId, false, allowedConnections).withAffinity(new Caller.Affinity(null, ownerHash, 0));
+        Caller caller = Caller.of(keyId, false, allowedConnections, ClientLiveness.ALWAYS)
+                .withAffinity(new Caller.Affinity(null, ownerHash, 0));
         if (only != null) {
             if (!caller.mayUse(only)) {
                 return new NoneEligible(false, "The leased connection is not allowed for this key.");

@@ -59,33 +59,13 @@ public final class GeneralSettingsService {
     private volatile ModelPrices prices = ModelPrices.NONE;
 
     /**
-     * Loads the stored settings; an unreadable stored value is ignored with a warning.
-     *
-     * @param store the settings table
-     * @param emergencyFallbackFromEnv {@code SLUICE_EMERGENCY_FALLBACK}, or null
-     */
-    public GeneralSettingsService(SettingsStore store, String emergencyFallbackFromEnv) {
-        this(store, emergencyFallbackFromEnv, java.util.Map.of());
-    }
-
-    /**
-     * Loads the stored settings over the config file's model aliases.
-     *
-     * @param store the settings table
-     * @param emergencyFallbackFromEnv {@code SLUICE_EMERGENCY_FALLBACK}, or null
-     * @param configuredAliases {@code routing.modelAliases} of the config file; invalid ones are ignored with a warning
-     */
-    public GeneralSettingsService(SettingsStore store, String emergencyFallbackFromEnv, java.util.Map<String, String> configuredAliases) {
-        this(store, emergencyFallbackFromEnv, configuredAliases, 0);
-    }
-
-    /**
      * Loads the stored settings over the configured ones.
      *
      * @param store the settings table
      * @param emergencyFallbackFromEnv {@code SLUICE_EMERGENCY_FALLBACK}, or null
-     * @param configuredAliases {@code routing.modelAliases} of the config file
-     * @param configuredAffinityTtlMs {@code SLUICE_SESSION_AFFINITY_TTL_MS} / {@code routing.sessionAffinityTtlMs}
+     * @param configuredAliases {@code routing.modelAliases} of the config file (empty: none); invalid ones are ignored
+     *     with a warning
+     * @param configuredAffinityTtlMs {@code SLUICE_SESSION_AFFINITY_TTL_MS} / {@code routing.sessionAffinityTtlMs}, or 0
      */
     public GeneralSettingsService(SettingsStore store, String emergencyFallbackFromEnv, java.util.Map<String, String> configuredAliases,
             long configuredAffinityTtlMs) {
@@ -148,15 +128,6 @@ public final class GeneralSettingsService {
             this.aliases = storedAliases;
             this.aliasesPatched = patched;
         }
-    }
-
-    /**
-     * Without an emergency fallback from the environment.
-     *
-     * @param store the settings table
-     */
-    public GeneralSettingsService(SettingsStore store) {
-        this(store, null);
     }
 
     /**

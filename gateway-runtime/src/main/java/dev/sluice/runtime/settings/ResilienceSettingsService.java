@@ -25,6 +25,8 @@ public final class ResilienceSettingsService implements Supplier<ResilienceSetti
 
     /** The settings key of the accumulated PATCH document. */
     public static final String STORE_KEY = "resilience";
+    /** Warnings go to the log, as a running server reports what it dropped from a persisted document. */
+    public static final Consumer<String> WARN_IN_LOG = ResilienceSettingsLayers::warn;
 
     /** One consistent view: the typed settings, their tree, and the PATCH document they came from. */
     private record State(ResilienceSettings settings, ObjectNode tree, ObjectNode accumulated) {
@@ -45,12 +47,9 @@ public final class ResilienceSettingsService implements Supplier<ResilienceSetti
      * @param configured the settings from defaults, config file and environment
      *     ({@link ResilienceSettingsLayers#configured})
      * @param store where the PATCH document is kept
+     * @param warn told what was dropped or clamped ({@link #WARN_IN_LOG} but in tests)
      */
-    public ResilienceSettingsService(ResilienceSettings configured, SettingsStore store) {
-        this(configured, store, ResilienceSettingsLayers::warn);
-    }
-
-    ResilienceSettingsService(ResilienceSettings configured, SettingsStore store, Consumer<String> warn) {
+    public ResilienceSettingsService(ResilienceSettings configured, SettingsStore store, Consumer<String> warn) {
         this.configured = ResilienceSettingsCodec.toJson(requireNonNull(configured, "configured is null"));
         this.store = requireNonNull(store, "store is null");
         this.warn = warn;

@@ -68,20 +68,13 @@ public final class Database implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final String url;
 
-    private Database(Connection jdbc, String url) {
-        this.url = url;
-        this.dialect = Dialect.SQLITE;
+    /** One of {@code jdbc} (SQLite: one connection) and {@code pool} (PostgreSQL) is null. */
+    private Database(Dialect dialect, Connection jdbc, HikariDataSource pool, DatabaseSettings target, String url) {
+        this.dialect = dialect;
         this.jdbc = jdbc;
-        this.pool = null;
-        this.target = DatabaseSettings.SQLITE;
-    }
-
-    private Database(HikariDataSource pool, DatabaseSettings target) {
-        this.url = DatabaseSettings.mask(target.url());
-        this.dialect = Dialect.POSTGRESQL;
-        this.jdbc = null;
         this.pool = pool;
         this.target = target;
+        this.url = url;
     }
 
     /**
@@ -149,7 +142,7 @@ public final class Database implements AutoCloseable {
                 s.execute("PRAGMA foreign_keys=ON");
                 s.execute("PRAGMA busy_timeout=5000");
             }
-            Database db = new Database(c, url);
+            Database db = new Database(Dialect.SQLITE, c, null, DatabaseSettings.SQLITE, url);
             Migrations.apply(db);
             return db;
         } catch (SQLException e) {
@@ -180,7 +173,7 @@ public final class Database implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new StoreException("cannot open database " + target.url() + ": " + rootMessage(e), e);
         }
-        Database db = new Database(pool, target);
+        Database db = new Database(Dialect.POSTGRESQL, null, pool, target, DatabaseSettings.mask(target.url()));
         try {
             Migrations.apply(db);
             return db;

@@ -61,7 +61,7 @@ public class RetainedRowWriter<T> implements AutoCloseable {
         this.clock = clock;
         this.retention = retention;
         this.maxRows = maxRows;
-        this.batches = new BackgroundBatches<>(threadName, capacity, BATCH, what, this::write);
+        this.batches = new BackgroundBatches<>(threadName, capacity, BATCH, what, BackgroundBatches.LINGER, this::write);
     }
 
     /**

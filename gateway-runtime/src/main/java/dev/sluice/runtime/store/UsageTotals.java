@@ -19,13 +19,13 @@ public interface UsageTotals {
     /** What totals are grouped by. The table stores {@code ''} for an unknown key, provider, connection or model. */
     enum GroupBy {
         /** The gateway key id. */
-        KEY("NULLIF(key_id, '')", UsageAggregate::keyId),
+        KEY("NULLIF(key_id, '')", null, UsageAggregate::keyId),
         /** The provider. */
-        PROVIDER("NULLIF(provider, '')", UsageAggregate::provider),
+        PROVIDER("NULLIF(provider, '')", null, UsageAggregate::provider),
         /** The connection. */
-        CONNECTION("NULLIF(connection_id, '')", UsageAggregate::connectionId),
+        CONNECTION("NULLIF(connection_id, '')", null, UsageAggregate::connectionId),
         /** The upstream model (as {@code provider/model}; unknown when either is). */
-        MODEL("NULLIF(provider, '') || '/' || NULLIF(model, '')",
+        MODEL("NULLIF(provider, '') || '/' || NULLIF(model, '')", null,
                 a -> a.provider() == null || a.model() == null ? null : a.provider() + "/" + a.model()),
         /** The UTC day, {@code YYYY-MM-DD}. */
         DAY("strftime('%Y-%m-%d', ts / 1000, 'unixepoch')", "to_char(to_timestamp(ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
@@ -43,13 +43,10 @@ public interface UsageTotals {
         private final String postgres;
         private final Function<UsageAggregate, String> of;
 
-        GroupBy(String sql, Function<UsageAggregate, String> of) {
-            this(sql, sql, of);
-        }
-
+        /** {@code postgres}: the PostgreSQL form of {@code sql}, or null when it is the same. */
         GroupBy(String sql, String postgres, Function<UsageAggregate, String> of) {
             this.sql = sql;
-            this.postgres = postgres;
+            this.postgres = postgres == null ? sql : postgres;
             this.of = of;
         }
 

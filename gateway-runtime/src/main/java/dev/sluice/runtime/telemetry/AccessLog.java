@@ -55,7 +55,8 @@ public final class AccessLog implements AutoCloseable {
 
     private AccessLog(Sink sink, int capacity) {
         this.sink = sink;
-        this.batches = sink == null ? null : new BackgroundBatches<>("sluice-access-log", capacity, 512, "access log lines", entries -> {
+        this.batches = sink == null ? null : new BackgroundBatches<>("sluice-access-log", capacity, 512, "access log lines",
+                BackgroundBatches.LINGER, entries -> {
             StringBuilder b = new StringBuilder(512);
             for (Entry e : entries) {
                 b.setLength(0);

@@ -37,18 +37,18 @@ public final class AttemptLog implements AttemptRecorder {
     private final DoubleSupplier random;
     private final ConcurrentHashMap<String, Persisted> lastEgress = new ConcurrentHashMap<>();
 
+    /** Draws from {@link ThreadLocalRandom}: the sampling of a running server (tests draw from a script). */
+    public static final DoubleSupplier RANDOM = () -> ThreadLocalRandom.current().nextDouble();
+
     /**
-     * Creates the log with {@link ThreadLocalRandom} sampling.
+     * Creates the log.
      *
      * @param recent the ring of recent requests and attempts
      * @param persist where persisted rows go (the {@code proxy_logs} writer); must not block
      * @param successSample the share of successes persisted, 0–1
+     * @param random draws in [0, 1) that decide which successes are persisted ({@link #RANDOM} but in tests)
      */
-    public AttemptLog(RecentRequests recent, AttemptRecorder persist, double successSample) {
-        this(recent, persist, successSample, () -> ThreadLocalRandom.current().nextDouble());
-    }
-
-    AttemptLog(RecentRequests recent, AttemptRecorder persist, double successSample, DoubleSupplier random) {
+    public AttemptLog(RecentRequests recent, AttemptRecorder persist, double successSample, DoubleSupplier random) {
         if (!(successSample >= 0 && successSample <= 1)) {
             throw new IllegalArgumentException("successSample must be 0–1, got " + successSample);
         }

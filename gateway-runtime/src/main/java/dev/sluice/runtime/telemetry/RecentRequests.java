@@ -20,15 +20,10 @@ public final class RecentRequests {
     private final Ring<RecentRequest> requests;
     private final Ring<ProxyLogRow> attempts;
 
-    /** A ring of {@link #DEFAULT_CAPACITY} requests. */
-    public RecentRequests() {
-        this(DEFAULT_CAPACITY);
-    }
-
     /**
      * Creates the rings.
      *
-     * @param capacity requests kept, a power of two
+     * @param capacity requests kept, a power of two ({@link #DEFAULT_CAPACITY} by default)
      */
     public RecentRequests(int capacity) {
         this.requests = new Ring<>(capacity);

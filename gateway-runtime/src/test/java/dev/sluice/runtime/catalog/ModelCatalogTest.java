@@ -56,7 +56,7 @@ class ModelCatalogTest {
     @Test
     void theModelPricesSettingPricesModelsAndTheOperatorStillWins_issue34() {
         ModelCatalog c = catalog(Map.of());
-        var settings = new dev.sluice.runtime.settings.GeneralSettingsService(new MemoryStore());
+        var settings = new dev.sluice.runtime.settings.GeneralSettingsService(new MemoryStore(), null, Map.of(), 0);
         settings.patch(new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().set("modelPrices",
                 new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().set("acme/m",
                         new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("input", 1).put("output", 4))));

@@ -567,9 +567,10 @@ class ConfigLoaderTest {
     @Test
     void upstreamMemoryBoundsAreSettingsWithDefaults() throws IOException {
         assertThat(load(Map.of()).upstreamLimits()).isEqualTo(UpstreamLimits.DEFAULTS);
-        assertThat(UpstreamLimits.DEFAULTS).isEqualTo(new UpstreamLimits(16L << 20, 4 << 20, 64L << 20, 128L << 20));
+        assertThat(UpstreamLimits.DEFAULTS).isEqualTo(new UpstreamLimits(16L << 20, 4 << 20, 64L << 20, 128L << 20, 30_000, 180_000));
         writeConfig("upstream:\n  maxAnswerBytes: 2097152\n  maxEventBytes: 65536\n  answerBufferBytes: 8388608\n");
-        assertThat(load(Map.of()).upstreamLimits()).isEqualTo(new UpstreamLimits(2 << 20, 64 << 10, 8 << 20));
+        assertThat(load(Map.of()).upstreamLimits()).isEqualTo(new UpstreamLimits(2 << 20, 64 << 10, 8 << 20, UpstreamLimits.DEFAULT_MAX_STREAM_BYTES,
+                UpstreamLimits.DEFAULT_BODY_IDLE_TIMEOUT_MS, UpstreamLimits.DEFAULT_ANSWER_DEADLINE_MS));
         writeConfig("upstream:\n  maxStreamBytes: 8388608\n");
         assertThat(load(Map.of()).upstreamLimits().maxStreamBytes()).isEqualTo(8L << 20);
         // a per-answer bound above the default budget raises the budget's default with it

@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,7 +50,7 @@ class ModelDiscoveryTest {
         dev.sluice.api.ProviderExecutor none = call -> {
             throw new AssertionError("discovery called an executor");
         };
-        catalog = new ProviderCatalog(List.of(new Provider(BuiltinProviders.GLM, none, Provider.BUILT_IN)), none, store);
+        catalog = new ProviderCatalog(List.of(new Provider(BuiltinProviders.GLM, none, Provider.BUILT_IN)), none, store, Map.of());
         upstream = MockUpstream.start().models("a", "b");
     }
 
@@ -157,7 +158,7 @@ class ModelDiscoveryTest {
                 .discoversModels(true).build();
         ProviderDescriptor quiet = ProviderDescriptor.builder("quiet").defaultBaseUrl("https://api.quiet.invalid/v1").build();
         catalog = new ProviderCatalog(List.of(new Provider(BuiltinProviders.OPENAI, none, Provider.BUILT_IN),
-                new Provider(zenith, none, "zenith-plugin"), new Provider(quiet, none, "quiet-plugin")), none, store);
+                new Provider(zenith, none, "zenith-plugin"), new Provider(quiet, none, "quiet-plugin")), none, store, Map.of());
         String base = upstream.baseUrl() + "/v1";
         try (ModelDiscovery d = discovery(Duration.ofHours(1))) {
             for (String asked : List.of("openai", "zenith", "acme")) {

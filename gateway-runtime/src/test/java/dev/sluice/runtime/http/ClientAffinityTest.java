@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.ClientLiveness;
 import dev.sluice.runtime.session.LeaseCandidates;
 import dev.sluice.runtime.session.LeaseOwner;
 import dev.sluice.runtime.session.Leases;
@@ -41,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ClientAffinityTest {
 
     private static final String OWNER = "vlo_" + "A".repeat(43);
-    private static final Caller CALLER = new Caller("key1", false, Set.of());
+    private static final Caller CALLER = Caller.of("key1", false, Set.of(), ClientLiveness.ALWAYS);
 
     @TempDir
     Path dir;

@@ -46,7 +46,8 @@ class SettingsDocumentServiceTest {
     void start() {
         db = Database.open(dir);
         keys = new JdbcApiKeyStore(db, clock);
-        settings = new ResilienceSettingsService(ResilienceSettings.DEFAULTS, new JdbcSettingsStore(db, clock));
+        settings = new ResilienceSettingsService(ResilienceSettings.DEFAULTS, new JdbcSettingsStore(db, clock),
+                ResilienceSettingsService.WARN_IN_LOG);
         Json json = new Json(MAPPER, 1 << 20);
         Authenticator auth = new Authenticator(keys, KeyHasher.hash(ADMIN_KEY));
         HttpRouting.Builder routing = HttpRouting.builder();

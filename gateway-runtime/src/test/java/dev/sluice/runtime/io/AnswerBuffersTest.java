@@ -1,5 +1,7 @@
 package dev.sluice.runtime.io;
 
+import static dev.sluice.runtime.io.AnswerBuffers.DEFAULT_MAX_STREAM_BYTES;
+import static dev.sluice.runtime.io.AnswerBuffers.DEFAULT_WATCH;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,7 +30,7 @@ class AnswerBuffersTest {
 
     @Test
     void readsBodiesWithAndWithoutALengthExactly() throws IOException {
-        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 4096 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 4096 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         byte[] body = bytes(300 * KIB + 7);
         assertThat(buffers.read(new ByteArrayInputStream(body), -1)).isEqualTo(body);
         assertThat(buffers.read(new ByteArrayInputStream(body), body.length)).isEqualTo(body);
@@ -40,7 +42,7 @@ class AnswerBuffersTest {
 
     @Test
     void anAnswerPastItsBoundFailsNamingTheSetting() throws IOException {
-        AnswerBuffers buffers = new AnswerBuffers(100 * KIB, 64 * KIB, 1024 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(100 * KIB, 64 * KIB, 1024 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         assertThatThrownBy(() -> buffers.read(new ByteArrayInputStream(bytes(100 * KIB + 1)), -1))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("upstream.maxAnswerBytes (102400 bytes)");
         assertThat(buffers.read(new ByteArrayInputStream(bytes(100 * KIB)), -1)).hasSize(100 * KIB);
@@ -57,7 +59,7 @@ class AnswerBuffersTest {
 
     @Test
     void answersReadAtOnceShareTheBudgetAndGiveItBack() throws Exception {
-        AnswerBuffers buffers = new AnswerBuffers(512 * KIB, 64 * KIB, 1024 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(512 * KIB, 64 * KIB, 1024 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         // the first answer holds 512 KiB and waits for more
         CountDownLatch halfway = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
@@ -104,14 +106,14 @@ class AnswerBuffersTest {
         assertThat(first.get(10, TimeUnit.SECONDS)).hasSize(480 * KIB);
         assertThat(buffers.inUse()).isZero();
         // alone, an answer at its bound always gets room (the copy included), though that is past the budget
-        AnswerBuffers tight = new AnswerBuffers(512 * KIB, 64 * KIB, 512 * KIB);
+        AnswerBuffers tight = new AnswerBuffers(512 * KIB, 64 * KIB, 512 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         assertThat(tight.read(new ByteArrayInputStream(bytes(512 * KIB)), -1)).hasSize(512 * KIB);
         assertThat(tight.inUse()).isZero();
     }
 
     @Test
     void withinARequestTheRoomIsHeldUntilTheRequestEnds() throws Exception {
-        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 8192 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 8192 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         long[] during = new long[2];
         AnswerBuffers.withinRequest(() -> {
             try {
@@ -134,7 +136,7 @@ class AnswerBuffersTest {
 
     @Test
     void aStreamedBodyPastMaxStreamBytesFailsNamingTheSetting_issue29() throws IOException {
-        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 4096 * KIB, 256 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 4096 * KIB, 256 * KIB, DEFAULT_WATCH);
         InputStream exact = buffers.streamed(new ByteArrayInputStream(bytes(256 * KIB)));
         assertThat(exact.readAllBytes()).hasSize(256 * KIB);
         InputStream over = buffers.streamed(new ByteArrayInputStream(bytes(256 * KIB + 1)));
@@ -162,7 +164,7 @@ class AnswerBuffersTest {
 
     @Test
     void theRoomOfALargeAnswerCountsItsTokensAndItsTwoByteText_issue29() {
-        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 64 * 1024 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 64 * 1024 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         byte[] ascii = answer("y".repeat(600 * KIB));
         // its bytes, four times them for its handling, 96 bytes for each of its four tokens
         assertThat(heldWithinARequest(buffers, ascii)).isEqualTo(5L * ascii.length + 4 * AnswerBuffers.TOKEN_BYTES);
@@ -188,7 +190,7 @@ class AnswerBuffersTest {
     @Test
     void anAnswerWhoseTreeWouldNotFitIsRefusedEvenAlone_issue29() throws IOException {
         // alone, an answer may hold the budget or eight times upstream.maxAnswerBytes: here 8 MiB
-        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 1024 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 64 * KIB, 1024 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         assertThat(buffers.maxRoom()).isEqualTo(8L * 1024 * KIB);
         // a valid 900 KiB answer of 600 000 empty objects: a tree of ~28 MiB, counted as 57 MiB
         StringBuilder objects = new StringBuilder("{\"x\":[{}");

@@ -38,7 +38,8 @@ class AnswerMemoryIT {
 
     @BeforeEach
     void start() {
-        sluice = SluiceHarness.withUpstreamLimits(dir, new UpstreamLimits(1024 * KIB, 64 * KIB, 1024 * KIB), Duration.ofSeconds(3));
+        sluice = SluiceHarness.withUpstreamLimits(dir, new UpstreamLimits(1024 * KIB, 64 * KIB, 1024 * KIB, UpstreamLimits.DEFAULT_MAX_STREAM_BYTES,
+                UpstreamLimits.DEFAULT_BODY_IDLE_TIMEOUT_MS, UpstreamLimits.DEFAULT_ANSWER_DEADLINE_MS), Duration.ofSeconds(3));
         upstream = MockUpstream.start();
         sluice.addOpenAiCompatible("alpha", upstream.baseUrl() + "/v1", 1);
         key = sluice.addKey("{\"name\":\"it\"}");

@@ -34,7 +34,8 @@ class StreamMemoryIT {
     @BeforeEach
     void start() {
         // 256 KiB events, 2 MiB a stream
-        sluice = SluiceHarness.withUpstreamLimits(dir, new UpstreamLimits(1024 * KIB, 256 * KIB, 8192 * KIB, 2048 * KIB),
+        sluice = SluiceHarness.withUpstreamLimits(dir, new UpstreamLimits(1024 * KIB, 256 * KIB, 8192 * KIB, 2048 * KIB,
+                UpstreamLimits.DEFAULT_BODY_IDLE_TIMEOUT_MS, UpstreamLimits.DEFAULT_ANSWER_DEADLINE_MS),
                 Duration.ofSeconds(3));
         upstream = MockUpstream.start();
         key = sluice.addKey("{\"name\":\"it\"}");

@@ -69,7 +69,7 @@ class LoginFlowsTest {
     }
 
     private LoginFlows flows(OAuthLogin login) {
-        return new LoginFlows(Map.of(login.provider(), login), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT),
+        return new LoginFlows(Map.of(login.provider(), login), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT),
                 new AccountConnections(store), clock);
     }
 

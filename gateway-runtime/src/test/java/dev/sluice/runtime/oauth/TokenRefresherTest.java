@@ -69,8 +69,8 @@ class TokenRefresherTest {
     }
 
     private TokenRefresher refresher(ConnectionStore on) {
-        return new TokenRefresher(Map.of("acme", login()), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), on,
-                clock, Map.of("acme", 10_000L));
+        return TokenRefresher.builder(Map.of("acme", login()), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), on,
+                clock, Map.of("acme", 10_000L)).build();
     }
 
     private static final String RENEWED = "{\"access_token\":\"new-access\",\"refresh_token\":\"new-refresh\",\"expires_in\":3600}";
@@ -305,7 +305,7 @@ class TokenRefresherTest {
         }, TIMEOUT);
         auth.enqueue(MockResponse.json(200, RENEWED));
 
-        new TokenRefresher(Map.of("acme", login()), endpoint, store, clock, Map.of()).beforeAttempt(c);
+        TokenRefresher.builder(Map.of("acme", login()), endpoint, store, clock, Map.of()).build().beforeAttempt(c);
 
         assertThat(ways).containsExactly(EgressRoute.of(null, "http://proxy.invalid:3128"));
     }
@@ -317,12 +317,12 @@ class TokenRefresherTest {
         Connection c = connection(1_000);
         List<Long> pauses = new ArrayList<>();
         RefreshLocks elsewhere = (id, ttl) -> RefreshLocks.Claim.ELSEWHERE;
-        TokenRefresher refresher = new TokenRefresher(Map.of("acme", login()), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT),
-                TIMEOUT), store, clock, Map.of("acme", 10_000L), elsewhere, ms -> {
+        TokenRefresher refresher = TokenRefresher.builder(Map.of("acme", login()), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT),
+                TIMEOUT), store, clock, Map.of("acme", 10_000L)).locks(elsewhere, ms -> {
                     pauses.add(ms);
                     // the other instance stores its result meanwhile
                     store.updateOAuth(c.id(), new OAuthTokens("theirs", "their-refresh", clock.millis() + 3_600_000L));
-                });
+                }).build();
 
         Connection got = refresher.beforeAttempt(c);
 
@@ -335,8 +335,8 @@ class TokenRefresherTest {
     void anotherInstancesRefreshThatNeverFinishesIsWaitedForBrieflyThenTheOldTokenGoesOut() {
         Connection c = connection(1_000);
         List<Long> pauses = new ArrayList<>();
-        TokenRefresher refresher = new TokenRefresher(Map.of("acme", login()), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT),
-                TIMEOUT), store, clock, Map.of("acme", 10_000L), (id, ttl) -> RefreshLocks.Claim.ELSEWHERE, pauses::add);
+        TokenRefresher refresher = TokenRefresher.builder(Map.of("acme", login()), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT),
+                TIMEOUT), store, clock, Map.of("acme", 10_000L)).locks((id, ttl) -> RefreshLocks.Claim.ELSEWHERE, pauses::add).build();
 
         assertThat(refresher.beforeAttempt(c).oauth().accessToken()).isEqualTo("old-access");
         assertThat(pauses.stream().mapToLong(Long::longValue).sum()).isEqualTo(TokenRefresher.LOCK_WAIT_MS);
@@ -363,8 +363,8 @@ class TokenRefresherTest {
         };
         auth.enqueue(MockResponse.json(200, RENEWED));
 
-        new TokenRefresher(Map.of("acme", login()), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), store, clock,
-                Map.of("acme", 10_000L), locks, ms -> { }).beforeAttempt(c);
+        TokenRefresher.builder(Map.of("acme", login()), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), store, clock,
+                Map.of("acme", 10_000L)).locks(locks, ms -> { }).build().beforeAttempt(c);
 
         assertThat(events).containsExactly("claim " + c.id() + " " + TokenRefresher.LOCK_TTL_MS, "release, stored new-access");
     }

@@ -46,7 +46,7 @@ class OpenAiCompatibleExecutorTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final MockUpstream upstream = MockUpstream.start();
-    private final OpenAiCompatibleExecutor executor = new OpenAiCompatibleExecutor(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), new OpenAiCodec());
+    private final OpenAiCompatibleExecutor executor = OpenAiCompatibleExecutor.create(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), new OpenAiCodec());
 
     @AfterEach
     void stop() {

@@ -12,6 +12,7 @@ import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.engine.ClusterSync;
 import dev.sluice.runtime.resilience.engine.Resilience;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
+import dev.sluice.runtime.resilience.gate.TurnSteps;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
 import dev.sluice.runtime.security.SecretBox;
@@ -81,7 +82,7 @@ class RedisClusterEventsTest {
             dbs.add(db);
             JdbcConnectionStore store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])),
                     InstantSource.system());
-            ConnectionGates g = new ConnectionGates(InstantSource.system());
+            ConnectionGates g = new ConnectionGates(InstantSource.system(), n -> { }, TurnSteps.NONE);
             Resilience r = new Resilience(CircuitBreakers.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS, BreakerStore.none()),
                     ConnectionCooldowns.local(store, InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
                     ModelLockouts.local(InstantSource.system(), () -> ResilienceSettings.DEFAULTS),
@@ -122,7 +123,7 @@ class RedisClusterEventsTest {
 
     @Test
     void aSubscriptionThatWentSilentIsDroppedAndSubscribedAgain_NF6() {
-        RedisClient client = new RedisClient(redis.settings());
+        RedisClient client = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS);
         List<ClusterEvent> got = new CopyOnWriteArrayList<>();
         RedisClusterEvents listener = new RedisClusterEvents(client, "listener", 200);
         try (client; listener) {

@@ -53,8 +53,8 @@ class RedisRefreshLocksTest {
         OAuthLogin login = OAuthLogin.builder("acme").flows(OAuthFlow.DEVICE).deviceUrl(auth.baseUrl() + "/device")
                 .tokenUrl(auth.baseUrl() + "/token").clientId("client-1").build();
         // the production pause: a waiting instance sleeps its request thread between reads of the database
-        return new TokenRefresher(Map.of("acme", login), new TokenEndpoint(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), store,
-                Clock.systemUTC(), Map.of("acme", 60_000L), locks, Thread::sleep);
+        return TokenRefresher.builder(Map.of("acme", login), TokenEndpoint.direct(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), TIMEOUT), store,
+                Clock.systemUTC(), Map.of("acme", 60_000L)).locks(locks, Thread::sleep).build();
     }
 
     @Test

@@ -63,7 +63,7 @@ class RedisSharedPacingTest {
                 SharedPacing.Slot slot = pacing.next(connectionId, spacingMs, maxDelayMs);
                 if (slot.kind() == SharedPacing.Kind.GRANTED) {
                     if (reader == null) {
-                        reader = new RedisClient(redis.settings());
+                        reader = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS);
                     }
                     slots.add(Long.parseLong(reader.call(j -> j.get(RedisPacing.key(connectionId)))));
                 }
@@ -126,7 +126,7 @@ class RedisSharedPacingTest {
         for (int i = 1; i < slots.size(); i++) {
             assertThat(slots.get(i) - slots.get(i - 1)).as("slot %d after slot %d", i, i - 1).isGreaterThanOrEqualTo(100);
         }
-        try (RedisClient raw = new RedisClient(redis.settings())) {
+        try (RedisClient raw = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS)) {
             assertThat((long) raw.call(j -> j.pttl(RedisPacing.key("conn")))).as("the last start expires (-2: already gone on a slow machine; -1 would be a key without TTL)")
                     .isNotEqualTo(-1L).isLessThanOrEqualTo(300L);
         }
@@ -137,7 +137,7 @@ class RedisSharedPacingTest {
         ConnectionGates a = gates(instance());
         ConnectionGates b = gates(instance());
         start(a, paced(300, 5_000));
-        try (RedisClient raw = new RedisClient(redis.settings())) {
+        try (RedisClient raw = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS)) {
             String last = raw.call(j -> j.get(RedisPacing.key("conn")));
             Entry refused = b.enter("conn", "m", paced(300, 50), null);
             assertThat(refused).isInstanceOf(Refused.class);

@@ -38,13 +38,13 @@ class RedisSharedQueueDepthTest {
     }
 
     private long waitingInRedis(String connectionId) {
-        try (RedisClient raw = new RedisClient(redis.settings())) {
+        try (RedisClient raw = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS)) {
             return raw.call(j -> j.zcard(RedisWaiters.key(connectionId)));
         }
     }
 
     private boolean waitingKeyExists(String connectionId) {
-        try (RedisClient raw = new RedisClient(redis.settings())) {
+        try (RedisClient raw = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS)) {
             return raw.call(j -> j.exists(RedisWaiters.key(connectionId)));
         }
     }

@@ -178,7 +178,7 @@ class RedisSharedStateTest {
         assertThat(seen.reason()).isEqualTo(FailureReason.QUOTA_EXHAUSTED);
         assertThat(seen.remainingMs()).as("the lock that ends last").isBetween(50_000L, 60_000L);
         assertThat(b.lockouts().find("c2", slots)).isNull();
-        try (RedisClient raw = new RedisClient(redis.settings())) {
+        try (RedisClient raw = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS)) {
             assertThat((long) raw.call(j -> j.pttl("sluice:lockouts:c1"))).as("the index expires with its last lock").isBetween(50_000L, 60_000L);
         }
 
@@ -186,7 +186,7 @@ class RedisSharedStateTest {
         await().atMost(SECONDS_5).until(() -> a.lockouts().find("c1", slots).model().equals("gpt-5.1"));
         b.lockouts().clearedConnection("c1");
         await().atMost(SECONDS_5).until(() -> a.lockouts().find("c1", slots) == null);
-        try (RedisClient raw = new RedisClient(redis.settings())) {
+        try (RedisClient raw = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS)) {
             assertThat((java.util.Set<String>) raw.call(j -> j.keys("sluice:lockout*"))).isEmpty();
         }
     }
@@ -201,7 +201,7 @@ class RedisSharedStateTest {
         assertThat(a.windows().remainingMs("glm")).isBetween(1L, 2_000L);
         await().atMost(Duration.ofSeconds(8)).until(() -> a.lockouts().find("c1", List.of("model:m")) == null
                 && a.windows().remainingMs("glm") == 0);
-        try (RedisClient raw = new RedisClient(redis.settings())) {
+        try (RedisClient raw = new RedisClient(redis.settings(), RedisClient.PROBE_EVERY_MS)) {
             assertThat((java.util.Set<String>) raw.call(j -> j.keys("sluice:*"))).as("nothing outlives its expiry").isEmpty();
         }
     }

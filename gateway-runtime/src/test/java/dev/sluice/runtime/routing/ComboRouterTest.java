@@ -84,7 +84,7 @@ class ComboRouterTest {
         Connection a = f.add("acme", "a", 1);
         Connection b = f.add("beta", "b", 1);
         f.combo("duo", "priority", pinned("acme/m1", a), pinned("beta/m2", b));
-        Outcome o = f.route(chat("duo", false), new Caller("k1", false, Set.of(b.id())));
+        Outcome o = f.route(chat("duo", false), Caller.of("k1", false, Set.of(b.id()), ClientLiveness.ALWAYS));
         assertThat(served(o)).isEqualTo(b.id());
         assertThat(f.acme.calls).isEmpty();
     }
@@ -154,7 +154,7 @@ class ComboRouterTest {
         f.acme.on(a.id(), ScriptedExecutor.status(429, "rate limited"), ScriptedExecutor::ok);
         f.combo("one", "priority", target("acme/m1"));
         // connected until the router has slept three slices
-        Caller leaving = new Caller("k1", false, Set.of(), () -> f.comboWaits.size() < 3);
+        Caller leaving = Caller.of("k1", false, Set.of(), () -> f.comboWaits.size() < 3);
         assertThat(f.route(chat("one", false), leaving)).isInstanceOfSatisfying(Outcome.Failed.class,
                 failed -> assertThat(failed.verdict().status()).isEqualTo(429));
         assertThat(f.comboWaits).hasSize(3);

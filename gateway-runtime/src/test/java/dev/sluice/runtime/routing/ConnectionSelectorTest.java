@@ -12,6 +12,7 @@ import dev.sluice.runtime.resilience.Exclusion;
 import dev.sluice.runtime.resilience.ResilienceSettings;
 import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import dev.sluice.runtime.resilience.classify.StatusRestatement;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
@@ -38,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConnectionSelectorTest {
 
-    private static final Caller ANYONE = new Caller("k", false, Set.of());
+    private static final Caller ANYONE = Caller.of("k", false, Set.of(), ClientLiveness.ALWAYS);
 
     @TempDir
     Path dir;
@@ -57,7 +58,7 @@ class ConnectionSelectorTest {
         fx = new RoutingFixture(dir);
         breakers = CircuitBreakers.local(fx.clock, settings::get, BreakerStore.none());
         lockouts = ModelLockouts.local(fx.clock, settings::get);
-        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock), settings::get,
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(fx.clock, ErrorRules.NONE), settings::get,
                 ResilienceEngine.standard(ConnectionCooldowns.local(fx.store, fx.clock, settings::get), ProviderCooldowns.local(fx.clock, settings::get), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         selector = new ConnectionSelector(fx.store, fx.clock, engine, SessionRouting.NONE);
@@ -174,11 +175,11 @@ class ConnectionSelectorTest {
         Connection a = fx.add("openai", "a", 1);
         Connection b = fx.add("openai", "b", 2);
 
-        Selection s = select(new Caller("k", false, Set.of(b.id(), "other")));
+        Selection s = select(Caller.of("k", false, Set.of(b.id(), "other"), ClientLiveness.ALWAYS));
 
         assertThat(s.candidates()).extracting(Connection::id).containsExactly(b.id());
         assertThat(s.eligible()).isEqualTo(1);
-        assertThat(select(new Caller("k", false, Set.of("none-of-them"))).candidates()).isEmpty();
+        assertThat(select(Caller.of("k", false, Set.of("none-of-them"), ClientLiveness.ALWAYS)).candidates()).isEmpty();
         assertThat(select(ANYONE).candidates()).extracting(Connection::id).containsExactly(a.id(), b.id());
     }
 
@@ -257,7 +258,7 @@ class ConnectionSelectorTest {
 
     @Test
     void aModelLockoutHoldsBackOnlyThatModel_ML1() {
-        settings.set(new ResilienceSettings(ResilienceSettings.DEFAULTS.circuitBreaker(), ResilienceSettings.DEFAULTS.providerCooldown(),
+        settings.set(ResilienceSettings.of(ResilienceSettings.DEFAULTS.circuitBreaker(), ResilienceSettings.DEFAULTS.providerCooldown(),
                 ResilienceSettings.DEFAULTS.connectionCooldown(), ResilienceSettings.DEFAULTS.streamStallCooldown(),
                 new ResilienceSettings.ModelLockoutSettings(true, List.of(404), 120_000, 1_800_000, 10, true)));
         Connection a = fx.add("openai", "a", 1);

@@ -10,6 +10,7 @@ import dev.sluice.api.ProviderDescriptor;
 import dev.sluice.api.ProviderExecutor;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +48,7 @@ class ModelResolverTest {
         catalog = new ProviderCatalog(List.of(
                 new Provider(BuiltinProviders.OPENAI, BUILT_IN_EXECUTOR, Provider.BUILT_IN),
                 new Provider(BuiltinProviders.GLM, BUILT_IN_EXECUTOR, Provider.BUILT_IN),
-                new Provider(CLOSED, PLUGIN_EXECUTOR, "closed-plugin")), CUSTOM_EXECUTOR, fx.store);
+                new Provider(CLOSED, PLUGIN_EXECUTOR, "closed-plugin")), CUSTOM_EXECUTOR, fx.store, Map.of());
         resolver = new ModelResolver(catalog);
     }
 
@@ -143,7 +144,7 @@ class ModelResolverTest {
         ProviderDescriptor reseller = new ProviderDescriptor("reseller", "Reseller", ProviderClass.APIKEY, "https://reseller.example/v1",
                 "reseller-exec", List.of(ModelInfo.chat("fam-1")), false, false, false);
         ModelResolver r = new ModelResolver(new ProviderCatalog(List.of(new Provider(reseller, PLUGIN_EXECUTOR, "a-plugin"),
-                new Provider(CLOSED, PLUGIN_EXECUTOR, "closed-plugin")), CUSTOM_EXECUTOR, fx.store));
+                new Provider(CLOSED, PLUGIN_EXECUTOR, "closed-plugin")), CUSTOM_EXECUTOR, fx.store, Map.of()));
         fx.add("reseller", "r", 1);
         assertThat(r.resolve("fam-1")).as("only the reseller has a connection").map(x -> x.provider().id()).contains("reseller");
 
@@ -165,7 +166,7 @@ class ModelResolverTest {
         ProviderDescriptor slashy = ProviderDescriptor.openAiCompatible("hub", "Hub", ProviderClass.APIKEY, "https://hub.example/v1",
                 List.of(ModelInfo.chat("org/model-x")));
         ModelResolver r = new ModelResolver(new ProviderCatalog(List.of(new Provider(slashy, BUILT_IN_EXECUTOR, "hub-plugin")),
-                CUSTOM_EXECUTOR, fx.store));
+                CUSTOM_EXECUTOR, fx.store, Map.of()));
         fx.add("hub", "h", 1);
 
         assertThat(r.resolve("org/model-x")).map(x -> x.provider().id() + " " + x.upstreamModel()).contains("hub org/model-x");
@@ -239,7 +240,7 @@ class ModelResolverTest {
     void aProviderIdDeclaredTwiceIsRefused_PA1() {
         assertThatThrownBy(() -> new ProviderCatalog(List.of(
                 new Provider(BuiltinProviders.OPENAI, BUILT_IN_EXECUTOR, Provider.BUILT_IN),
-                new Provider(BuiltinProviders.OPENAI, PLUGIN_EXECUTOR, "evil")), CUSTOM_EXECUTOR, fx.store))
+                new Provider(BuiltinProviders.OPENAI, PLUGIN_EXECUTOR, "evil")), CUSTOM_EXECUTOR, fx.store, Map.of()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("provider id 'openai' declared twice");
     }

@@ -11,6 +11,7 @@ import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboStore;
 import dev.sluice.runtime.combo.ComboTarget;
 import dev.sluice.runtime.combo.flow.ComboFlows;
+import dev.sluice.runtime.combo.routing.AutoCombos;
 import dev.sluice.runtime.entry.RequestRouter;
 import dev.sluice.runtime.combo.flow.StepUsage;
 import dev.sluice.runtime.combo.routing.ComboRouter;
@@ -26,6 +27,7 @@ import dev.sluice.runtime.resilience.engine.ResilienceEngine;
 import dev.sluice.runtime.resilience.gate.AdmissionPolicy;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.QuotaObservations;
+import dev.sluice.runtime.resilience.gate.TurnSteps;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.lockout.QuotaFamilies;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
@@ -78,15 +80,15 @@ final class PipelineFixture implements AutoCloseable {
         lockouts = ModelLockouts.local(store.clock, settings::get);
         ProviderCooldowns providerCooldowns = ProviderCooldowns.local(store.clock, settings::get);
         ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(store.clock, new ErrorRules(List.of(), Set.of(), Set.of(),
-                List::of)), settings::get,
+                List::of, Set.of())), settings::get,
                 ResilienceEngine.standard(cooldowns, providerCooldowns, null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), new QuotaObservations(store.clock));
         ProviderCatalog catalog = new ProviderCatalog(List.of(
                 new Provider(descriptor("acme", "m1"), acme, Provider.BUILT_IN),
-                new Provider(descriptor("beta", "m2"), beta, Provider.BUILT_IN)), acme, store.store);
+                new Provider(descriptor("beta", "m2"), beta, Provider.BUILT_IN)), acme, store.store, Map.of());
         ModelResolver resolver = new ModelResolver(catalog);
         ConnectionSelector selector = new ConnectionSelector(store.store, store.clock, engine, SessionRouting.NONE);
-        gates = new ConnectionGates(store.clock);
+        gates = new ConnectionGates(store.clock, n -> { }, TurnSteps.NONE);
         AdmissionPolicy policy = new AdmissionPolicy(settings::get, null, json -> Map.of(), Set.of());
         UpstreamHttp unused = request -> {
             throw new AssertionError("fake executors send nothing");
@@ -98,7 +100,8 @@ final class PipelineFixture implements AutoCloseable {
                 settings::get, ms -> {
                     comboWaits.add(ms);
                     store.advance(Duration.ofMillis(ms));
-                }, emergencyFallback::get, new QuotaObservations(store.clock));
+                }, emergencyFallback::get, new QuotaObservations(store.clock), ComboRouter.ModelFactsLookup.NONE,
+                AutoCombos.NONE);
         ComboFlows flows = new ComboFlows(comboRouter, ComboRouter.ModelFactsLookup.NONE, StepUsage.NONE, store.clock);
         router = new RequestRouter(resolver, new RouteWalks(dispatcher, attemptTimeout, streamRules::get,
                 dev.sluice.runtime.io.AnswerBuffers.DEFAULTS), flows, model -> model);
@@ -143,7 +146,7 @@ final class PipelineFixture implements AutoCloseable {
     }
 
     Outcome route(ClientRequest request) {
-        return router.route(request, new Caller("k1", false, Set.of()), "req-1");
+        return router.route(request, Caller.of("k1", false, Set.of(), ClientLiveness.ALWAYS), "req-1");
     }
 
     Outcome route(ClientRequest request, Caller caller) {
@@ -152,7 +155,7 @@ final class PipelineFixture implements AutoCloseable {
 
     /** Routes as {@link #route(ClientRequest)}, counting the request's attempts on {@code tally} (issue 35 §4). */
     Outcome route(ClientRequest request, AttemptTally tally) {
-        return router.route(request, new Caller("k1", false, Set.of()), "req-1", tally);
+        return router.route(request, Caller.of("k1", false, Set.of(), ClientLiveness.ALWAYS), "req-1", tally);
     }
 
     @Override

@@ -208,7 +208,7 @@ class RequestPipelineTest {
         Connection a = f.addCapped("acme", "a", 1, 1);
         Outcome.Served first = (Outcome.Served) f.route(chat("acme/m1", false));
 
-        Outcome second = f.route(chat("acme/m1", false), new Caller("k1", false, Set.of(), () -> false));
+        Outcome second = f.route(chat("acme/m1", false), Caller.of("k1", false, Set.of(), () -> false));
 
         assertThat(second).isInstanceOfSatisfying(Outcome.Refused.class, r -> {
             assertThat(r.refusal()).isEqualTo(ConnectionGates.Refusal.CLIENT_DISCONNECTED);
@@ -296,7 +296,8 @@ class RequestPipelineTest {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
         f.settings.set(new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(),
                 d.modelLockout(), d.comboCooldownWait(), new ResilienceSettings.RequestQueue(30_000, 1, 0, true),
-                d.quotaShareConcurrencyLimit()));
+                d.quotaShareConcurrencyLimit(), d.streamRecovery(),
+                d.serviceUnavailableCooldown()));
         Connection a = f.add("acme", "a", 1);
         Connection b = f.add("acme", "b", 2);
         f.acme.on(a.id(), ScriptedExecutor.hanging());
@@ -372,7 +373,7 @@ class RequestPipelineTest {
         f.add("acme", "b", 2);
         f.acme.on(a.id(), f.acme.streamThen(List.of(), true));
 
-        Outcome outcome = f.route(chat("acme/m1", true), new Caller("k1", false, Set.of(), () -> false));
+        Outcome outcome = f.route(chat("acme/m1", true), Caller.of("k1", false, Set.of(), () -> false));
 
         assertThat(outcome).isInstanceOfSatisfying(Outcome.Failed.class, failed -> {
             assertThat(failed.failure()).isInstanceOf(AttemptFailure.ClientGone.class);

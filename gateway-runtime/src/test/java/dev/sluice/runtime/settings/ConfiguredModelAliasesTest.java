@@ -38,12 +38,12 @@ class ConfiguredModelAliasesTest {
     private GeneralSettingsService restart(Map<String, String> configured) {
         db.close();
         db = Database.open(dir);
-        return new GeneralSettingsService(new JdbcSettingsStore(db, clock), null, configured);
+        return new GeneralSettingsService(new JdbcSettingsStore(db, clock), null, configured, 0);
     }
 
     @Test
     void theFileAliasesApplyUntilPatchedAndComeBackOnNull_API1() throws Exception {
-        GeneralSettingsService s = new GeneralSettingsService(new JdbcSettingsStore(db, clock), null, FILE);
+        GeneralSettingsService s = new GeneralSettingsService(new JdbcSettingsStore(db, clock), null, FILE, 0);
         assertThat(s.modelAliases().resolve("claude-sonnet-4-5")).isEqualTo("glm/glm-4.6");
         assertThat(s.modelAliases().resolve("gpt-4.1")).isEqualTo("gemini/gemini-2.5-pro");
         assertThat(s.tree().get("modelAliases").size()).isEqualTo(2);
@@ -72,7 +72,7 @@ class ConfiguredModelAliasesTest {
 
     @Test
     void anInvalidFileAliasIsIgnoredNotFatal() {
-        GeneralSettingsService s = new GeneralSettingsService(new JdbcSettingsStore(db, clock), null, Map.of("*", "glm/glm-4.6"));
+        GeneralSettingsService s = new GeneralSettingsService(new JdbcSettingsStore(db, clock), null, Map.of("*", "glm/glm-4.6"), 0);
         assertThat(s.modelAliases()).isEqualTo(ModelAliases.NONE);
     }
 }

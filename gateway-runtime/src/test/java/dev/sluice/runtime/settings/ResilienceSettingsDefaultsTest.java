@@ -154,12 +154,13 @@ class ResilienceSettingsDefaultsTest {
     }
 
     @Test
-    void theEightSectionConstructorKeepsTheDefaultStreamRecovery_SE3() {
-        ResilienceSettings s = new ResilienceSettings(D.circuitBreaker(), D.providerCooldown(), D.connectionCooldown(),
-                D.streamStallCooldown(), D.modelLockout(), D.comboCooldownWait(), D.requestQueue(), D.quotaShareConcurrencyLimit());
+    void theFiveSectionFactoryKeepsTheDefaultsOfTheLaterSections_SE3() {
+        ResilienceSettings s = ResilienceSettings.of(D.circuitBreaker(), D.providerCooldown(), D.connectionCooldown(),
+                D.streamStallCooldown(), D.modelLockout());
 
         assertThat(s).isEqualTo(D);
         assertThat(s.streamRecovery()).isSameAs(ResilienceSettings.StreamRecovery.DEFAULT);
+        assertThat(s.serviceUnavailableCooldown()).isSameAs(ResilienceSettings.ServiceUnavailableCooldown.DEFAULT);
     }
 
     @Test

@@ -227,7 +227,7 @@ class ResilienceSettingsLayersTest {
                 Map.of("SLUICE_PROVIDER_COOLDOWN_ENABLED", "sure", "SLUICE_CIRCUIT_BREAKER_OAUTH_RESET_MS", "1m",
                         "SLUICE_CIRCUIT_BREAKER_API_KEY_THRESHOLD", "1.5"));
 
-        assertThat(s).isEqualTo(new ResilienceSettings(ResilienceSettings.DEFAULTS.circuitBreaker(),
+        assertThat(s).isEqualTo(ResilienceSettings.of(ResilienceSettings.DEFAULTS.circuitBreaker(),
                 ResilienceSettings.DEFAULTS.providerCooldown(), ResilienceSettings.DEFAULTS.connectionCooldown(),
                 ResilienceSettings.DEFAULTS.streamStallCooldown(),
                 new ResilienceSettings.ModelLockoutSettings(false, List.of(403, 404, 429, 502, 503, 504), 120_000, 600_000, 10, true)));

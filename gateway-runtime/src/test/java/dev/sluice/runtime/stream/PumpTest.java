@@ -1,5 +1,7 @@
 package dev.sluice.runtime.stream;
 
+import static dev.sluice.runtime.io.AnswerBuffers.DEFAULT_MAX_STREAM_BYTES;
+import static dev.sluice.runtime.io.AnswerBuffers.DEFAULT_WATCH;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.runtime.io.AnswerBuffers;
@@ -46,7 +48,7 @@ class PumpTest {
 
     @Test
     void aLargeFrameIsNotQueuedBeforeTheConsumerIsDoneWithTheLast() throws Exception {
-        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         Frames up = new Frames(5, 100 * KIB);
         try (Pump<byte[]> pump = new Pump<>(up, "t", b -> b.length, buffers)) {
             assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.Next.class);
@@ -63,7 +65,7 @@ class PumpTest {
 
     @Test
     void smallFramesFlowFreelyAndHoldNoRoom() throws Exception {
-        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         Frames up = new Frames(10, 1 * KIB);
         try (Pump<byte[]> pump = new Pump<>(up, "t", b -> b.length, buffers)) {
             Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> up.read.get() == 10);
@@ -77,7 +79,7 @@ class PumpTest {
 
     @Test
     void aLargeFramePastTheSharedBudgetFailsTheStreamNamingTheSetting() throws Exception {
-        AnswerBuffers buffers = new AnswerBuffers(256 * KIB, 512 * KIB, 400 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(256 * KIB, 512 * KIB, 400 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         long other = buffers.takeStreamed(100 * KIB);
         try (Pump<byte[]> pump = new Pump<>(new Frames(3, 200 * KIB), "t", b -> b.length, buffers)) {
             Pump.Item<byte[]> item = pump.poll(5 * SECOND);
@@ -96,7 +98,7 @@ class PumpTest {
 
     @Test
     void keptFramesHoldTheirRoomUntilReleased() throws Exception {
-        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB);
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
         try (Pump<byte[]> pump = new Pump<>(new Frames(2, 100 * KIB), "t", b -> b.length, buffers)) {
             assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.Next.class);
             pump.keep();

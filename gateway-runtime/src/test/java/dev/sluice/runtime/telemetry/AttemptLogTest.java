@@ -18,7 +18,7 @@ class AttemptLogTest {
     private final List<ProxyLogRow> persisted = new ArrayList<>();
 
     private AttemptLog log(double sample) {
-        return new AttemptLog(recent, persisted::add, sample);
+        return new AttemptLog(recent, persisted::add, sample, AttemptLog.RANDOM);
     }
 
     private static ProxyLogRow ok(String id, long ts, String ip) {

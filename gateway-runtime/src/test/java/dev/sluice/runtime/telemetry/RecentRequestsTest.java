@@ -29,7 +29,7 @@ class RecentRequestsTest {
         assertThat(held.getFirst()).isEqualTo(new RecentRequest("req-12", 1_012, "key-1", "chat_completions", null, null, null, null,
                 200, 3, null, null, 0));
         assertThat(RecentRequests.DEFAULT_CAPACITY).isEqualTo(1024);
-        assertThat(new RecentRequests().capacity()).isEqualTo(1024);
+        assertThat(new RecentRequests(RecentRequests.DEFAULT_CAPACITY).capacity()).isEqualTo(1024);
     }
 
     @Test

@@ -112,7 +112,7 @@ public final class LoginDriver implements AutoCloseable {
                 throw e;
             }
         };
-        this.flows = new LoginFlows(Map.of(login.provider(), login), new TokenEndpoint(recording, timeout),
+        this.flows = new LoginFlows(Map.of(login.provider(), login), TokenEndpoint.direct(recording, timeout),
                 new AccountConnections(store), clock);
     }
 

@@ -235,7 +235,7 @@ public final class TestingHostContext implements HostContext {
          */
         public TestingHostContext build() {
             UpstreamHttp client = http != null ? http : new HelidonUpstreamHttp(timeout, timeout);
-            OpenAiCompatibleExecutor openAi = new OpenAiCompatibleExecutor(client, new OpenAiCodec());
+            OpenAiCompatibleExecutor openAi = OpenAiCompatibleExecutor.create(client, new OpenAiCodec());
             Map<String, ProviderExecutor> builtins = Map.of(HOST_OPENAI_COMPATIBLE, openAi, HOST_OPENAI_RESPONSES,
                     openAi.withResponsesPassthrough());
             List<Renewal> renewals = Collections.synchronizedList(new ArrayList<>());
@@ -243,8 +243,8 @@ public final class TestingHostContext implements HostContext {
                 renewals.add(new Renewal(connectionId, access, refresh, expiresAt));
                 return true;
             };
-            return new TestingHostContext(new DefaultHostContext(pluginName, client, clock, settings, builtins,
-                    recordUpdates ? recorder : updates, notes), clock, renewals);
+            return new TestingHostContext(DefaultHostContext.builder(pluginName, client, clock, settings, builtins)
+                    .credentialUpdates(recordUpdates ? recorder : updates).sharedNotes(notes).build(), clock, renewals);
         }
 
         private static final String HOST_OPENAI_COMPATIBLE = HostContext.OPENAI_COMPATIBLE;

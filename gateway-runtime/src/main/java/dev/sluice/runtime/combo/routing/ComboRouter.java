@@ -86,26 +86,6 @@ public final class ComboRouter {
     }
 
     /**
-     * Creates the router.
-     *
-     * @param combos the combos
-     * @param resolver resolves a target's model to a route
-     * @param selector checks a target's eligibility (without claiming anything)
-     * @param strategies strategy by name
-     * @param clock the clock
-     * @param settings the live resilience settings ({@code comboCooldownWait})
-     * @param sleeper how a wait sleeps
-     * @param emergencyFallback the model tried last when every target failed (OF-3), read per request; null for none
-     * @param quotas the quotas upstreams announced (OF-4), shown to strategies
-     */
-    public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
-            Function<String, Optional<ComboStrategy>> strategies, InstantSource clock, Supplier<ResilienceSettings> settings,
-            Sleeper sleeper, Supplier<String> emergencyFallback, QuotaObservations quotas) {
-        this(combos, resolver, selector, strategies, clock, settings, sleeper, emergencyFallback, quotas, ModelFactsLookup.NONE,
-                AutoCombos.NONE);
-    }
-
-    /**
      * Creates the router with the model catalog and the virtual {@code auto} combos (issue 34).
      *
      * @param combos the combos
@@ -117,8 +97,8 @@ public final class ComboRouter {
      * @param sleeper how a wait sleeps
      * @param emergencyFallback the model tried last when every target failed (OF-3), read per request; null for none
      * @param quotas the quotas upstreams announced (OF-4), shown to strategies
-     * @param facts the model catalog's figures, shown to strategies
-     * @param autoCombos the virtual {@code auto} combos
+     * @param facts the model catalog's figures, shown to strategies ({@link ModelFactsLookup#NONE}: none)
+     * @param autoCombos the virtual {@code auto} combos ({@link AutoCombos#NONE}: none)
      */
     public ComboRouter(ComboStore combos, ModelResolver resolver, ConnectionSelector selector,
             Function<String, Optional<ComboStrategy>> strategies, InstantSource clock, Supplier<ResilienceSettings> settings,

@@ -54,7 +54,7 @@ public final class ErrorRules {
     }
 
     /** No rules at all. */
-    public static final ErrorRules NONE = new ErrorRules(List.of(), Set.of(), Set.of(), List::of);
+    public static final ErrorRules NONE = new ErrorRules(List.of(), Set.of(), Set.of(), List::of, Set.of());
 
     private final Set<ErrorRule> authoritative;
 
@@ -63,19 +63,6 @@ public final class ErrorRules {
     private final Set<String> honourScope;
     private final Supplier<List<ErrorRule>> operator;
     private volatile Snapshot snapshot = new Snapshot(List.of(), Map.of());
-
-    /**
-     * Creates the registry.
-     *
-     * @param pluginRules the rules plugins contributed
-     * @param fullTextProviders providers whose descriptor opts into full-text matching (ER-2, ER-6)
-     * @param honourScopeProviders providers whose descriptor opts into honoured scopes (ER-3, ER-6)
-     * @param operatorRules the operators' rules, read on each use (they change at run time)
-     */
-    public ErrorRules(List<ErrorRule> pluginRules, Set<String> fullTextProviders, Set<String> honourScopeProviders,
-            Supplier<List<ErrorRule>> operatorRules) {
-        this(pluginRules, fullTextProviders, honourScopeProviders, operatorRules, Set.of());
-    }
 
     /**
      * Creates the registry.

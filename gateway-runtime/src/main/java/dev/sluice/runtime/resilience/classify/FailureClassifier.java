@@ -66,19 +66,10 @@ public final class FailureClassifier {
     private final ErrorRules rules;
 
     /**
-     * Creates the classifier without provider error rules.
-     *
-     * @param clock the clock
-     */
-    public FailureClassifier(InstantSource clock) {
-        this(clock, ErrorRules.NONE);
-    }
-
-    /**
      * Creates the classifier.
      *
      * @param clock the clock
-     * @param rules provider error rules (SPEC §16.2)
+     * @param rules provider error rules (SPEC §16.2); {@link ErrorRules#NONE} for none
      */
     public FailureClassifier(InstantSource clock, ErrorRules rules) {
         this.clock = Objects.requireNonNull(clock, "clock is null");

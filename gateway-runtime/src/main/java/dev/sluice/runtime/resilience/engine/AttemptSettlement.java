@@ -38,18 +38,6 @@ public final class AttemptSettlement {
     private final ClusterEvents events;
 
     /**
-     * Creates the failure path of a single instance.
-     *
-     * @param engine the resilience engine
-     * @param gates the connections' queues (RQ-4 pauses them)
-     * @param policy what limits a request on a connection (which providers limit per model)
-     * @param clock the clock
-     */
-    public AttemptSettlement(ResilienceEngine engine, ConnectionGates gates, AdmissionPolicy policy, InstantSource clock) {
-        this(engine, gates, policy, clock, ClusterEvents.NONE);
-    }
-
-    /**
      * Creates the failure path.
      *
      * @param engine the resilience engine

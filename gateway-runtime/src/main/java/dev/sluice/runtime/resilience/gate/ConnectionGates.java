@@ -172,30 +172,11 @@ public final class ConnectionGates implements Mechanism {
     private final TurnSteps steps;
 
     /**
-     * Creates the gates.
-     *
-     * @param clock decides deadlines and pauses
-     */
-    public ConnectionGates(InstantSource clock) {
-        this(clock, nanos -> { });
-    }
-
-    /**
-     * Creates the gates, reporting queue waits.
-     *
-     * @param clock decides deadlines and pauses
-     * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
-     */
-    public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits) {
-        this(clock, waits, TurnSteps.NONE);
-    }
-
-    /**
      * Creates the gates, reporting queue waits, whose turns go through {@code steps} besides the
      * gate (shared mode's decorator, {@code gate.shared.SharedTurns}; {@link TurnSteps#NONE}: nothing).
      *
      * @param clock decides deadlines and pauses
-     * @param waits told how long each {@link #enter} took, ns (the queue wait metric)
+     * @param waits told how long each {@link #enter} took, ns (the queue wait metric); {@code n -> { }} for none
      * @param steps what a granted turn still goes through, and the claim a request makes before it waits
      */
     public ConnectionGates(InstantSource clock, java.util.function.LongConsumer waits, TurnSteps steps) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.runtime.combo.Combo;
 import dev.sluice.runtime.combo.ComboTarget;
 import dev.sluice.runtime.routing.Caller;
+import dev.sluice.runtime.routing.ClientLiveness;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /** The virtual {@code auto} combos (issue 34): the caller's models, a preset per name, off with {@code combos.autoCombos: false}. */
 class AutoCombosTest {
 
-    private final Caller caller = new Caller("k1", false, java.util.Set.of());
+    private final Caller caller = Caller.of("k1", false, java.util.Set.of(), ClientLiveness.ALWAYS);
     private final AtomicBoolean on = new AtomicBoolean(true);
 
     @Test

@@ -34,7 +34,7 @@ class CircuitBreakersConcurrencyTest {
     private CircuitBreakers breakers(BreakerProfile apikey) {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
         CircuitBreakerSettings cb = d.circuitBreaker();
-        ResilienceSettings s = new ResilienceSettings(new CircuitBreakerSettings(cb.oauth(), apikey, cb.local()),
+        ResilienceSettings s = ResilienceSettings.of(new CircuitBreakerSettings(cb.oauth(), apikey, cb.local()),
                 d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(), d.modelLockout());
         return new LocalCircuitBreakers(clock, () -> s, store);
     }

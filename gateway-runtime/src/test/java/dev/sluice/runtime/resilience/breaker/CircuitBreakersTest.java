@@ -59,7 +59,7 @@ class CircuitBreakersTest {
     private void apikeyProfile(BreakerProfile p) {
         CircuitBreakerSettings cb = ResilienceSettings.DEFAULTS.circuitBreaker();
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
-        settings.set(new ResilienceSettings(new CircuitBreakerSettings(cb.oauth(), p, cb.local()), d.providerCooldown(),
+        settings.set(ResilienceSettings.of(new CircuitBreakerSettings(cb.oauth(), p, cb.local()), d.providerCooldown(),
                 d.connectionCooldown(), d.streamStallCooldown(), d.modelLockout()));
     }
 

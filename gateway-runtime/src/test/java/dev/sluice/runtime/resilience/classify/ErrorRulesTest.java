@@ -36,9 +36,9 @@ public class ErrorRulesTest {
 
     private final AtomicReference<List<ErrorRule>> operator = new AtomicReference<>(List.of());
     private final ErrorRules rules = new ErrorRules(List.of(MODEL_ACCESS, USER_QUOTA, OPENCODE_NO_REQUESTS, OPENCODE_429, OPENCODE_TEXT),
-            Set.of("agentrouter"), Set.of("agentrouter"), operator::get);
+            Set.of("agentrouter"), Set.of("agentrouter"), operator::get, Set.of());
     private final FailureClassifier withRules = new FailureClassifier(InstantSource.fixed(Instant.EPOCH), rules);
-    private final FailureClassifier without = new FailureClassifier(InstantSource.fixed(Instant.EPOCH));
+    private final FailureClassifier without = new FailureClassifier(InstantSource.fixed(Instant.EPOCH), ErrorRules.NONE);
 
     private static UpstreamError error(int status, Map<String, List<String>> headers, String body) {
         return UpstreamError.builder(new ResponseHead(status, headers)).body(body).build();
@@ -75,7 +75,7 @@ public class ErrorRulesTest {
         ErrorRule terminalish = new ErrorRule("bad-idea", "agentrouter", null, Map.of(), List.of("xyz-marker", "余额不足"),
                 FailureReason.CREDITS_EXHAUSTED, LockScope.CONNECTION, null);
         FailureClassifier c = new FailureClassifier(InstantSource.fixed(Instant.EPOCH),
-                new ErrorRules(List.of(terminalish), Set.of("agentrouter"), Set.of("agentrouter"), List::of));
+                new ErrorRules(List.of(terminalish), Set.of("agentrouter"), Set.of("agentrouter"), List::of, Set.of()));
         Verdict v = c.classify("agentrouter", ProviderClass.APIKEY, error(429, Map.of(), "slow down xyz-marker"));
         assertThat(v.reason()).isEqualTo(FailureReason.CREDITS_EXHAUSTED);
         assertThat(v.creditsExhausted()).isFalse();
@@ -153,7 +153,7 @@ public class ErrorRulesTest {
         ErrorRule on400 = new ErrorRule("text-400", "opencode-zen", 400, Map.of(), List.of("endpoint is unavailable"),
                 FailureReason.SERVER_ERROR, LockScope.MODEL, 300_000L);
         FailureClassifier textOnly = new FailureClassifier(InstantSource.fixed(Instant.EPOCH),
-                new ErrorRules(List.of(anyStatus, on400), Set.of(), Set.of(), List::of));
+                new ErrorRules(List.of(anyStatus, on400), Set.of(), Set.of(), List::of, Set.of()));
         List<UpstreamError> errors = new ArrayList<>();
         for (int status : new int[] {400, 401, 402, 403, 404, 408, 429, 500, 503}) {
             errors.add(error(status, Map.of(), "{\"error\":{\"message\":\"用户额度不足 quota rate limit endpoint is unavailable\"}}"));
@@ -192,7 +192,7 @@ public class ErrorRulesTest {
         "a=0,b=42 | true", "abab6.5s=42, MiniMax-M2=0 | true", "a=00 | true", "a=10,b=42 | false", "a=5 | false", "m=0.5 | false"})
     void minimaxQuotaHeaderWithAnyCountZeroIsAQuota_ER1(String header, boolean quota) {
         FailureClassifier c = new FailureClassifier(InstantSource.fixed(Instant.EPOCH),
-                new ErrorRules(dev.sluice.runtime.routing.BuiltinProviders.ERROR_RULES, Set.of(), Set.of(), List::of));
+                new ErrorRules(dev.sluice.runtime.routing.BuiltinProviders.ERROR_RULES, Set.of(), Set.of(), List::of, Set.of()));
         Verdict v = c.classify("minimax", ProviderClass.APIKEY, error(429, Map.of("x-model-quota-remaining", List.of(header)),
                 "{\"base_resp\":{\"status_code\":1002,\"status_msg\":\"rate limit exceeded\"}}"));
         assertThat(v.reason()).isEqualTo(quota ? FailureReason.QUOTA_EXHAUSTED : FailureReason.RATE_LIMIT_EXCEEDED);

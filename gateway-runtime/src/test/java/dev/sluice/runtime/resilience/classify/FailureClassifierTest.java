@@ -34,7 +34,7 @@ class FailureClassifierTest {
     private static final long NOW_S = NOW.getEpochSecond();
     private static final long UNTIL_MIDNIGHT_MS = 30_600_000L;
 
-    private final FailureClassifier classifier = new FailureClassifier(TestClock.at(NOW));
+    private final FailureClassifier classifier = new FailureClassifier(TestClock.at(NOW), ErrorRules.NONE);
 
     private static final ProviderClass APIKEY = ProviderClass.APIKEY;
     private static final ProviderClass OAUTH = ProviderClass.OAUTH;
@@ -715,7 +715,7 @@ class FailureClassifierTest {
     @Test
     void dailyQuotaCooldownFollowsTheClockToTheNextUtcMidnight_FC2() {
         TestClock clock = TestClock.at(Instant.parse("2026-03-10T23:59:59Z"));
-        FailureClassifier c = new FailureClassifier(clock);
+        FailureClassifier c = new FailureClassifier(clock, ErrorRules.NONE);
         UpstreamError daily = e(429, "daily quota exceeded").build();
 
         assertThat(c.classify("x", APIKEY, daily).cooldownMs()).isEqualTo(1_000L);

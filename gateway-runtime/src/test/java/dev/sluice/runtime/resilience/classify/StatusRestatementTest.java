@@ -70,7 +70,7 @@ public class StatusRestatementTest {
 
     @Test
     void theRestated429IsClassifiedAsARetryableQuota_RS1() {
-        FailureClassifier classifier = new FailureClassifier(java.time.InstantSource.fixed(java.time.Instant.EPOCH));
+        FailureClassifier classifier = new FailureClassifier(java.time.InstantSource.fixed(java.time.Instant.EPOCH), ErrorRules.NONE);
         UpstreamError original = error(403, "{\"error\":{\"message\":\"用户额度不足\"}}");
         // unrestated, the client would see a 403, which agents treat as permanent
         assertThat(classifier.classify("agentrouter", dev.sluice.api.ProviderClass.APIKEY, original).status()).isEqualTo(403);

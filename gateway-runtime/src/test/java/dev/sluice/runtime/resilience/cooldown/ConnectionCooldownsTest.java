@@ -6,6 +6,7 @@ import dev.sluice.api.ProviderClass;
 import dev.sluice.api.rules.FailureReason;
 import dev.sluice.api.rules.LockScope;
 import dev.sluice.runtime.resilience.ResilienceSettings;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import dev.sluice.runtime.resilience.classify.Verdict;
 import dev.sluice.runtime.resilience.classify.Verdict.HintSource;
@@ -98,7 +99,7 @@ class ConnectionCooldownsTest {
         assertThat(s.lastError()).isEqualTo("no model output for 180000 ms");
 
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
-        settings.set(new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(),
+        settings.set(ResilienceSettings.of(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(),
                 new ResilienceSettings.StreamStallCooldown(true), d.modelLockout()));
         cooldowns.onStreamStall(c.id(), "no model output again");
         ConnectionState cooled = store.find(c.id()).orElseThrow().state();
@@ -131,7 +132,7 @@ class ConnectionCooldownsTest {
 
     @Test
     void backoffIsCappedAtMaxCooldownMs_CC2() {
-        settings.set(new ResilienceSettings(ResilienceSettings.DEFAULTS.circuitBreaker(), ResilienceSettings.DEFAULTS.providerCooldown(),
+        settings.set(ResilienceSettings.of(ResilienceSettings.DEFAULTS.circuitBreaker(), ResilienceSettings.DEFAULTS.providerCooldown(),
                 new ResilienceSettings.ConnectionCooldownSettings(ResilienceSettings.DEFAULTS.connectionCooldown().oauth(),
                         new ResilienceSettings.CooldownProfile(3_000, 5, 20_000)),
                 ResilienceSettings.DEFAULTS.streamStallCooldown(), ResilienceSettings.DEFAULTS.modelLockout()));
@@ -356,7 +357,7 @@ class ConnectionCooldownsTest {
 
     private long classifiedCooldown(String body) {
         Connection c = apiKey(false);
-        Verdict v = new FailureClassifier(clock).classify("glm", ProviderClass.APIKEY,
+        Verdict v = new FailureClassifier(clock, ErrorRules.NONE).classify("glm", ProviderClass.APIKEY,
                 dev.sluice.api.upstream.UpstreamError.builder(new dev.sluice.api.upstream.ResponseHead(429, java.util.Map.of())).body(body).build());
         return cooldowns.onFailure(c.id(), v, null, null).cooledMs();
     }

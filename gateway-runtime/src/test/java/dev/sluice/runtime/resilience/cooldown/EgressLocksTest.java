@@ -160,7 +160,8 @@ class EgressLocksTest {
         Connection moved = conn("opencode-go", false);
         Connection steady = conn("opencode-go", false);
         // no success is sampled: only what the egress lookup needs reaches proxy_logs
-        AttemptLog attemptLog = new AttemptLog(new RecentRequests(), row -> logs.append(List.of(row)), 0);
+        AttemptLog attemptLog = new AttemptLog(new RecentRequests(RecentRequests.DEFAULT_CAPACITY), row -> logs.append(List.of(row)), 0,
+                AttemptLog.RANDOM);
         long start = clock.millis() - 20 * 3_600_000L;
         int attempts = 0;
         for (long t = start; t < clock.millis(); t += 60_000) {

@@ -17,6 +17,7 @@ import dev.sluice.runtime.resilience.breaker.InMemoryBreakerStore;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
 import dev.sluice.runtime.resilience.gate.LearnedRateLimits;
+import dev.sluice.runtime.resilience.gate.TurnSteps;
 import dev.sluice.runtime.resilience.lockout.LockoutFailure;
 import dev.sluice.runtime.resilience.lockout.ModelLockouts;
 import dev.sluice.runtime.resilience.window.ProviderCooldowns;
@@ -52,7 +53,7 @@ class ClusterSyncTest {
     private static final ProviderCooldownSettings D = ResilienceSettings.DEFAULTS.providerCooldown();
     private static final ProviderCooldownSettings WINDOW_ON = new ProviderCooldownSettings(true, D.minRetryCooldownMs(),
             D.maxRetryCooldownMs(), D.oauth(), D.apikey(), D.local());
-    private static final ResilienceSettings SETTINGS = new ResilienceSettings(ResilienceSettings.DEFAULTS.circuitBreaker(), WINDOW_ON,
+    private static final ResilienceSettings SETTINGS = ResilienceSettings.of(ResilienceSettings.DEFAULTS.circuitBreaker(), WINDOW_ON,
             ResilienceSettings.DEFAULTS.connectionCooldown(), ResilienceSettings.DEFAULTS.streamStallCooldown(), LOCKOUT_ON);
     private static final BreakerKey KEY = new BreakerKey("glm", "open.bigmodel.cn:443");
 
@@ -103,7 +104,7 @@ class ClusterSyncTest {
         Resilience r = new Resilience(CircuitBreakers.local(clock, () -> SETTINGS, new InMemoryBreakerStore()),
                 ConnectionCooldowns.local(store, clock, () -> SETTINGS), ModelLockouts.local(clock, () -> SETTINGS),
                 SharedProviderCooldowns.over(ProviderCooldowns.local(clock, () -> SETTINGS), WindowBoard.NONE, events, () -> SETTINGS));
-        ConnectionGates gates = new ConnectionGates(clock);
+        ConnectionGates gates = new ConnectionGates(clock, n -> { }, TurnSteps.NONE);
         ClusterSync.start(events, clock, List.of(r.breakers(), r.cooldowns(), r.lockouts(), r.providerCooldowns(), gates));
         return new Instance(clock, gates, r, events);
     }

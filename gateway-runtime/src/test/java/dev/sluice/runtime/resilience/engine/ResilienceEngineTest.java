@@ -42,6 +42,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -68,7 +69,7 @@ class ResilienceEngineTest {
         store = new JdbcConnectionStore(db, SecretBox.fromBase64(Base64.getEncoder().encodeToString(new byte[32])), clock);
         breakers = CircuitBreakers.local(clock, settings::get, BreakerStore.none());
         lockouts = ModelLockouts.local(clock, settings::get);
-        engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
+        engine = new ResilienceEngine(new FailureClassifier(clock, ErrorRules.NONE), settings::get,
                 ResilienceEngine.standard(ConnectionCooldowns.local(store, clock, settings::get), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),
                 new QuotaFamilies(List.of(new QuotaFamily("codexish", "gpt-5", List.of("gpt-5*")))), new StatusRestatement(List.of()), null);
         conn = store.create(new NewConnection("codexish", "k", ProviderClass.APIKEY, "sk-1", null, null, 1, true, null, null, false,
@@ -82,7 +83,7 @@ class ResilienceEngineTest {
 
     private void lockoutOn() {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
-        settings.set(new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(),
+        settings.set(ResilienceSettings.of(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(),
                 new ResilienceSettings.ModelLockoutSettings(true, d.modelLockout().errorCodes(), 120_000, 1_800_000, 10, true)));
     }
 
@@ -233,7 +234,7 @@ class ResilienceEngineTest {
 
     private ResilienceEngine agentrouterEngine() {
         ErrorRules rules = new ErrorRules(List.of(ErrorRulesTest.MODEL_ACCESS, ErrorRulesTest.USER_QUOTA), java.util.Set.of("agentrouter"),
-                java.util.Set.of("agentrouter"), List::of);
+                java.util.Set.of("agentrouter"), List::of, Set.of());
         return new ResilienceEngine(new FailureClassifier(clock, rules), settings::get,
                 ResilienceEngine.standard(ConnectionCooldowns.local(store, clock, settings::get), ProviderCooldowns.local(clock, settings::get), null, lockouts, breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of(StatusRestatementTest.AGENTROUTER)), null);
@@ -305,7 +306,7 @@ class ResilienceEngineTest {
             }
         };
         ConnectionCooldowns cooldowns = ConnectionCooldowns.local(store, clock, settings::get);
-        ResilienceEngine egress = new ResilienceEngine(new FailureClassifier(clock), settings::get,
+        ResilienceEngine egress = new ResilienceEngine(new FailureClassifier(clock, ErrorRules.NONE), settings::get,
                 ResilienceEngine.standard(cooldowns, ProviderCooldowns.local(clock, settings::get), new EgressLocks(java.util.Map.of("codexish", hook), store, new dev.sluice.runtime.store.ProxyLogStore() {
                     @Override
                     public void append(List<dev.sluice.runtime.store.ProxyLogRow> rows) {

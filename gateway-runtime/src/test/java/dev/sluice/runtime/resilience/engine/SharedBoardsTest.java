@@ -14,6 +14,7 @@ import dev.sluice.runtime.resilience.breaker.BreakerStore;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
 import dev.sluice.runtime.resilience.breaker.shared.BreakerBoard;
 import dev.sluice.runtime.resilience.breaker.shared.SharedCircuitBreakers;
+import dev.sluice.runtime.resilience.classify.ErrorRules;
 import dev.sluice.runtime.resilience.classify.FailureClassifier;
 import dev.sluice.runtime.resilience.classify.StatusRestatement;
 import dev.sluice.runtime.resilience.classify.Verdict;
@@ -189,7 +190,7 @@ class SharedBoardsTest {
     @Test
     void selectionHoldsBackAConnectionAnotherInstanceCooledBeforeItsRowArrives_NF6() {
         CircuitBreakers breakers = CircuitBreakers.local(clock, settings::get, BreakerStore.none());
-        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock), settings::get,
+        ResilienceEngine engine = new ResilienceEngine(new FailureClassifier(clock, ErrorRules.NONE), settings::get,
                 ResilienceEngine.standard(SharedConnectionCooldowns.over(ConnectionCooldowns.local(store, clock, settings::get), boards), ProviderCooldowns.local(clock, settings::get), null, ModelLockouts.local(clock, settings::get), breakers),
                 new QuotaFamilies(List.of()), new StatusRestatement(List.of()), null);
         Connection c = connection();

@@ -42,7 +42,8 @@ class AdmissionPolicyTest {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
         settings.set(new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(),
                 d.modelLockout(), d.comboCooldownWait(), new RequestQueue(maxWaitMs, executionMaxWaitMs, depth, autoEnable),
-                d.quotaShareConcurrencyLimit()));
+                d.quotaShareConcurrencyLimit(), d.streamRecovery(),
+                d.serviceUnavailableCooldown()));
     }
 
     @ParameterizedTest(name = "maxConcurrent={0} override={1} → {2}")

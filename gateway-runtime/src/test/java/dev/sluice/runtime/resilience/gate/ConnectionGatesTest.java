@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class ConnectionGatesTest {
 
     private final TestClock clock = TestClock.at(Instant.parse("2026-11-29T10:00:00Z"));
-    private final ConnectionGates gates = new ConnectionGates(clock);
+    private final ConnectionGates gates = new ConnectionGates(clock, n -> { }, TurnSteps.NONE);
 
     private static Limits cap(int connectionCap, boolean protectedQueue, long maxWaitMs, int depth) {
         return new Limits(connectionCap, 0, protectedQueue, maxWaitMs, depth);
@@ -374,7 +374,7 @@ class ConnectionGatesTest {
      */
     @Test
     void underRandomConcurrentUseNoCapIsExceededAndEveryPermitIsReturned_QC1_QC2() throws Exception {
-        ConnectionGates real = new ConnectionGates(InstantSource.system());
+        ConnectionGates real = new ConnectionGates(InstantSource.system(), n -> { }, TurnSteps.NONE);
         String[] models = {"a", "b", "c"};
         int connectionCap = 3;
         Map<String, Integer> modelCaps = Map.of("a", 1, "b", 2, "c", 0);

@@ -58,7 +58,7 @@ class LearnedRateLimitsTest {
     @Test
     void applyingPacesOnLowAndStopsOnHealthy_RQ10() {
         TestClock clock = TestClock.at(Instant.ofEpochMilli(NOW));
-        ConnectionGates gates = new ConnectionGates(clock);
+        ConnectionGates gates = new ConnectionGates(clock, n -> { }, TurnSteps.NONE);
         LearnedRateLimits.apply(gates, "c1", head("x-ratelimit-limit-requests", "100", "x-ratelimit-remaining-requests", "5",
                 "x-ratelimit-reset-requests", "30s"), NOW);
         assertThat(gates.learned("c1")).isEqualTo(new ConnectionGates.Pacing(5_000, NOW + 30_000, 100, 5));

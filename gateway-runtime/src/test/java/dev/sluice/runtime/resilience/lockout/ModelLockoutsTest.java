@@ -33,7 +33,7 @@ class ModelLockoutsTest {
 
     private static ResilienceSettings with(ModelLockoutSettings ml) {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
-        return new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(),
+        return ResilienceSettings.of(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(),
                 d.streamStallCooldown(), ml);
     }
 

@@ -41,7 +41,7 @@ class SharedLockoutBoardsTest {
 
     private static ResilienceSettings with(ModelLockoutSettings ml, ProviderCooldownSettings pc) {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
-        return new ResilienceSettings(d.circuitBreaker(), pc, d.connectionCooldown(), d.streamStallCooldown(), ml);
+        return ResilienceSettings.of(d.circuitBreaker(), pc, d.connectionCooldown(), d.streamStallCooldown(), ml);
     }
 
     /** A lockout board and a window board that behave like the Redis ones, on the test clock. */

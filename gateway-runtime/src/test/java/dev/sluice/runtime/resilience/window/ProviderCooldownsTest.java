@@ -31,7 +31,7 @@ class ProviderCooldownsTest {
 
     private static ResilienceSettings with(ProviderCooldownSettings pc) {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
-        return new ResilienceSettings(d.circuitBreaker(), pc, d.connectionCooldown(), d.streamStallCooldown(),
+        return ResilienceSettings.of(d.circuitBreaker(), pc, d.connectionCooldown(), d.streamStallCooldown(),
                 d.modelLockout());
     }
 

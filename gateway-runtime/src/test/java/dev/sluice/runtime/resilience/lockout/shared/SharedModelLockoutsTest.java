@@ -39,7 +39,7 @@ class SharedModelLockoutsTest {
 
     private static ResilienceSettings with(ModelLockoutSettings ml) {
         ResilienceSettings d = ResilienceSettings.DEFAULTS;
-        return new ResilienceSettings(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(), ml);
+        return ResilienceSettings.of(d.circuitBreaker(), d.providerCooldown(), d.connectionCooldown(), d.streamStallCooldown(), ml);
     }
 
     /** Records every call; answers {@link #find} from what a test put in {@link #announced}. */
