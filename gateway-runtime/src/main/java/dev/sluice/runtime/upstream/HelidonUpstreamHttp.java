@@ -42,24 +42,15 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
     private final dev.sluice.runtime.io.AnswerBuffers buffers;
 
     /**
-     * Creates the client, with the default memory bounds.
+     * Creates the client.
      *
      * @param connectTimeout connect timeout
      * @param readTimeout default read timeout (per request it is the request's own timeout)
      */
     public HelidonUpstreamHttp(Duration connectTimeout, Duration readTimeout) {
-        this(connectTimeout, readTimeout, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS);
-    }
-
-    /**
-     * Creates the client.
-     *
-     * @param connectTimeout connect timeout
-     * @param readTimeout default read timeout (per request it is the request's own timeout)
-     * @param buffers the bounds of whole answers and stream events (issue 19)
-     */
-    public HelidonUpstreamHttp(Duration connectTimeout, Duration readTimeout, dev.sluice.runtime.io.AnswerBuffers buffers) {
-        this.buffers = java.util.Objects.requireNonNull(buffers, "buffers is null");
+        // the runtime's own client is SocketUpstreamHttp (issue 26); this one serves tests and the plugin
+        // testkit, with the default memory bounds
+        this.buffers = dev.sluice.runtime.io.AnswerBuffers.DEFAULTS;
         this.client = WebClient.builder()
                 .socketOptions(SocketOptions.builder()
                         .tcpNoDelay(true)

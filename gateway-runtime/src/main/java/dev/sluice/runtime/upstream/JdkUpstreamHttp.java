@@ -68,19 +68,6 @@ final class JdkUpstreamHttp implements UpstreamHttp {
     private final String proxyAuthorization;
 
     /**
-     * Builds the client of a route.
-     *
-     * @param route the route
-     * @param connectTimeout connect timeout
-     * @param sslContext TLS context, or null for the JDK default
-     * @throws IllegalArgumentException if the local address is not an IP literal or the proxy URL
-     *     is not an {@code http://} URL with a host
-     */
-    JdkUpstreamHttp(EgressRoute route, Duration connectTimeout, SSLContext sslContext) {
-        this(route, connectTimeout, sslContext, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS);
-    }
-
-    /**
      * A client whose every connection goes out through the route, with memory bounds.
      *
      * @param route the route

@@ -59,7 +59,7 @@ class EgressRoutesTest {
     private EgressRoutes routes(URI probeUrl) {
         Function<EgressRoute, JdkUpstreamHttp> factory = r -> {
             built.incrementAndGet();
-            return new JdkUpstreamHttp(r, TIMEOUT, null);
+            return new JdkUpstreamHttp(r, TIMEOUT, null, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS);
         };
         return new EgressRoutes(new HelidonUpstreamHttp(TIMEOUT, TIMEOUT), factory, probeUrl, clock, probes);
     }

@@ -64,7 +64,7 @@ class JdkUpstreamHttpTest {
     }
 
     private JdkUpstreamHttp client(EgressRoute route, Duration connectTimeout, SSLContext ssl) {
-        JdkUpstreamHttp c = new JdkUpstreamHttp(route, connectTimeout, ssl);
+        JdkUpstreamHttp c = new JdkUpstreamHttp(route, connectTimeout, ssl, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS);
         clients.add(c);
         return c;
     }
