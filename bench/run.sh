@@ -24,9 +24,13 @@
 #   BENCH_WRK_THREADS [2]       wrk threads at the high concurrency (1 at concurrency 1)
 #   BENCH_STREAM_N [200; quick: 20]  sequential streaming requests per target for TTFB
 #   BENCH_STREAM_WARMUP_N [20; quick: 5]  streaming requests per target before the TTFB measurement
-#   BENCH_STREAM_JIT_WARMUP_N [2000; quick: 500]  streams through Sluice from a mock without delays before
-#                               those (a few seconds): the streaming code's JIT warm-up, as the c1/c64 runs'
-#                               warm-up gives the non-streaming path its own; 0 turns it off
+#   BENCH_STREAM_JIT_WARMUP_N [15000]  streams through Sluice from a mock without delays before those
+#                               (BENCH_STREAM_JIT_WARMUP_C curls at once, ~5-10 s): the streaming code's JIT
+#                               warm-up, as the c1/c64 runs' warm-up gives the non-streaming path its own
+#                               (hundreds of thousands of requests). 2000 left the code only streams run
+#                               in C1 and added 0.6-1 ms to the first content token (issue 26, docs/performance.md);
+#                               0 turns it off
+#   BENCH_STREAM_JIT_WARMUP_C [4]  curls streaming at once in that warm-up
 #   BENCH_STREAM_PIECES [5]     content pieces per mock stream
 #   BENCH_STREAM_DELAY_MS [20; quick: 5]  delay between mock stream events
 #   BENCH_IDLE_SECONDS [5; quick: 2]  idle time before the idle RSS sample
@@ -107,7 +111,8 @@ NGINX=${BENCH_NGINX:-nginx}
 WRK_THREADS=${BENCH_WRK_THREADS:-2}
 STREAM_N=${BENCH_STREAM_N:-$(quick 200 20)}
 STREAM_WARMUP_N=${BENCH_STREAM_WARMUP_N:-$(quick 20 5)}
-STREAM_JIT_WARMUP_N=${BENCH_STREAM_JIT_WARMUP_N:-$(quick 2000 500)}
+STREAM_JIT_WARMUP_N=${BENCH_STREAM_JIT_WARMUP_N:-15000}
+STREAM_JIT_WARMUP_C=${BENCH_STREAM_JIT_WARMUP_C:-4}
 STREAM_PIECES=${BENCH_STREAM_PIECES:-5}
 STREAM_DELAY_MS=${BENCH_STREAM_DELAY_MS:-$(quick 20 5)}
 IDLE_SECONDS=${BENCH_IDLE_SECONDS:-$(quick 5 2)}
@@ -1265,10 +1270,42 @@ ttfb() {
     fi
 }
 
-log "streaming TTFB: $STREAM_JIT_WARMUP_N JIT warm-up streams through Sluice, $STREAM_WARMUP_N warm-up + $STREAM_N measured requests per target"
+# stream_jit_warmup TARGET N C: N streams of the mock without delays through Sluice TARGET, C curls at
+# once (no trace: only the JIT's warm-up counts); a failed stream makes the run invalid
+stream_jit_warmup() {
+    local t=$1 n=$2 c=$3 j i cfg failed pids=()
+    for ((j = 0; j < c; j++)); do
+        cfg=$TMP/warmup_${t}_streamhot.$j.curlrc
+        {
+            echo 'silent'
+            echo 'request = "POST"'
+            echo 'header = "Content-Type: application/json"'
+            echo "header = \"Authorization: Bearer ${S_KEY[$t]}\""
+            echo "data-binary = \"$(body benchhot/mock-model true | sed 's/"/\\"/g')\""
+            echo 'max-time = 10'
+            echo 'write-out = "%{http_code} %{size_download}\n"'
+            for ((i = j; i < n; i += c)); do
+                echo "url = \"${S_URL[$t]}\""
+                echo 'output = "/dev/null"'
+            done
+        } >"$cfg"
+        curl -K "$cfg" >"$TMP/warmup_${t}_streamhot.$j.out" 2>&1 &
+        pids+=($!)
+    done
+    wait "${pids[@]}" || true
+    check_alive "streaming JIT warm-up of ${S_NAME[$t]}"
+    failed=$(cat "$TMP/warmup_${t}_streamhot."*.out | awk -v n="$n" '$1 == 200 && $2 >= 100 { ok++ } END { print n - ok }')
+    if ((failed > 0)); then
+        log "streaming JIT warm-up of ${S_NAME[$t]}: $failed of $n streams failed"
+        INVALID+=("streaming JIT warm-up of ${S_NAME[$t]}: $failed failed streams")
+    fi
+}
+
+log "streaming TTFB: $STREAM_JIT_WARMUP_N JIT warm-up streams through Sluice ($STREAM_JIT_WARMUP_C at once)," \
+    "$STREAM_WARMUP_N warm-up + $STREAM_N measured requests per target"
 if ((STREAM_JIT_WARMUP_N > 0)); then
     for t in "${SLUICES[@]}"; do
-        ttfb "warmup_${t}_streamhot" "${S_URL[$t]}" "${S_KEY[$t]}" benchhot/mock-model "$STREAM_JIT_WARMUP_N"
+        stream_jit_warmup "$t" "$STREAM_JIT_WARMUP_N" "$STREAM_JIT_WARMUP_C"
     done
 fi
 ttfb warmup_direct_stream "$DIRECT_STREAM_URL" "" mock-model "$STREAM_WARMUP_N"

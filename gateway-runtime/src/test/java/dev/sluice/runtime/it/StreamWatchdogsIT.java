@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The stream watchdogs through a real server and a mock upstream that plays each stream shape
  * (SPEC §15 ST-0, ST-1, CC-5, BO-6, BO-7): readiness, early EOF, stall despite heartbeats,
- * keep-alives through a silence inside the budget, the client leaving, and every admission
+ * keep-alives through a silence inside the budget, the first content event relayed without waiting
+ * for the upstream's next one, the client leaving, and every admission
  * finalized ({@code GET /api/rate-limits} shows nothing running on a {@code maxConcurrent: 1}
  * connection afterwards).
  */
@@ -194,6 +195,36 @@ class StreamWatchdogsIT {
         assertThat(tookMs).as("judged only after one full window").isBetween(5_000L, 15_000L);
         assertThat(health().get("streams").get("too_slow").asInt()).isEqualTo(1);
         nothingRunningAndNothingCooled();
+    }
+
+    @Test
+    void theFirstContentEventReachesTheClientWhileTheUpstreamHoldsTheRest_ST0() throws Exception {
+        // issue 26: the readiness gate holds the role-only chunk until the first useful event, and that event goes out at
+        // once: nothing waits for the upstream's next event (or a fuller buffer). Were it held back, the stall watchdog
+        // would end the stream first, and the client would read its error instead of the content.
+        streamRecovery("{\"idleTimeoutMs\":1500,\"keepAliveIntervalMs\":1000}");
+        upstream.enqueue(MockResponse.stream().event(SseEvents.openAiRole()).event(SseEvents.openAiDelta("first")).thenHold());
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(sluice.base() + "/v1/chat/completions"))
+                .header("Authorization", "Bearer " + clientKey).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(chatBody("alpha/m", true))).build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(r.statusCode()).isEqualTo(200);
+        List<String> lines = new ArrayList<>();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null && !line.contains("\"first\"")) {
+                lines.add(line);
+            }
+            lines.add(line);
+        }
+        http.close();
+
+        // the role chunk, then the content, and nothing else: no keep-alive, no watchdog's error before it
+        List<String> sent = lines.stream().filter(l -> l != null && !l.isEmpty()).toList();
+        assertThat(sent).hasSize(2);
+        assertThat(sent.get(0)).startsWith("data: ").contains("\"role\":\"assistant\"");
+        assertThat(sent.get(1)).startsWith("data: ").contains("\"content\":\"first\"");
+        assertThat(upstream.awaitClientGone(upstream.takeRequest(Duration.ofSeconds(5)), Duration.ofSeconds(5))).isTrue();
     }
 
     @Test
