@@ -140,44 +140,21 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
         return new IOException("upstream connection closed: " + msg, e);
     }
 
-    private static final class Response implements UpstreamResponse {
+    private static final class Response extends BoundedResponse {
         private final HttpClientResponse res;
-        private final ResponseHead head;
-        private final InputStream body;
-        private final dev.sluice.runtime.io.AnswerBuffers buffers;
 
         Response(HttpClientResponse res, long deadlineMs, long sentNanos, dev.sluice.runtime.io.AnswerBuffers buffers) {
+            super(new ResponseHead(res.status().code(), headers(res)), buffers);
             this.res = res;
-            this.buffers = buffers;
+            bound(new GuardedStream(res.inputStream()), deadlineMs > 0, sentNanos, deadlineMs);
+        }
+
+        private static Map<String, List<String>> headers(HttpClientResponse res) {
             Map<String, List<String>> headers = new HashMap<>();
             for (Header h : res.headers()) {
                 headers.computeIfAbsent(h.name(), k -> new ArrayList<>(1)).addAll(h.allValues());
             }
-            this.head = new ResponseHead(res.status().code(), headers);
-            InputStream in = res.inputStream();
-            // a whole answer arrives within its bounds (issues 19, 28); a stream is bounded in all (issue 29)
-            this.body = deadlineMs > 0 ? buffers.watch().watch(new GuardedStream(in), sentNanos, deadlineMs, this::close)
-                    : new GuardedStream(buffers.streamed(in));
-        }
-
-        @Override
-        public ResponseHead head() {
-            return head;
-        }
-
-        @Override
-        public InputStream body() {
-            return body;
-        }
-
-        @Override
-        public byte[] wholeBody() throws IOException {
-            return buffers.read(this);
-        }
-
-        @Override
-        public int maxEventBytes() {
-            return buffers.maxEventBytes();
+            return headers;
         }
 
         @Override

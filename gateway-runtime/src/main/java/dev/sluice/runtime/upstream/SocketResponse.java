@@ -1,10 +1,7 @@
 package dev.sluice.runtime.upstream;
 
 import dev.sluice.api.upstream.ResponseHead;
-import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.io.AnswerBuffers;
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -14,15 +11,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * read blocked on it ends; one that comes after the body ended does nothing (the connection may
  * serve another request by then).
  */
-final class SocketResponse implements UpstreamResponse {
+final class SocketResponse extends BoundedResponse {
 
     private final UpstreamConnection c;
     private final UpstreamPool pool;
     private final boolean keepAlive;
-    private final ResponseHead head;
-    private final AnswerBuffers buffers;
     private final AtomicBoolean released = new AtomicBoolean();
-    private final InputStream body;
 
     /**
      * @param c the connection, its head read
@@ -35,17 +29,15 @@ final class SocketResponse implements UpstreamResponse {
      */
     SocketResponse(UpstreamConnection c, UpstreamPool pool, ResponseHeads.Head h, boolean whole, long sentNanos, long timeoutMs,
             AnswerBuffers buffers) {
+        super(new ResponseHead(h.status(), h.headers()), buffers);
         this.c = c;
         this.pool = pool;
         this.keepAlive = h.keepAlive();
-        this.buffers = buffers;
-        this.head = new ResponseHead(h.status(), h.headers());
         ResponseBody framed = new ResponseBody(c, this, h.bodyLength());
         if (framed.empty()) {
             bodyEnded();
         }
-        // a whole answer arrives within its bounds (issues 19, 28); a stream is bounded in all (issue 29)
-        this.body = whole ? buffers.watch().watch(framed, sentNanos, timeoutMs, this::close) : buffers.streamed(framed);
+        bound(framed, whole, sentNanos, timeoutMs);
     }
 
     /** The body ended: the connection serves another exchange if it may, else it is closed. */
@@ -57,26 +49,6 @@ final class SocketResponse implements UpstreamResponse {
                 c.close();
             }
         }
-    }
-
-    @Override
-    public ResponseHead head() {
-        return head;
-    }
-
-    @Override
-    public InputStream body() {
-        return body;
-    }
-
-    @Override
-    public byte[] wholeBody() throws IOException {
-        return buffers.read(this);
-    }
-
-    @Override
-    public int maxEventBytes() {
-        return buffers.maxEventBytes();
     }
 
     /** Closes it: a body not read to its end discards the connection. Idempotent, any thread. */
