@@ -28,7 +28,7 @@
 #                               (BENCH_STREAM_JIT_WARMUP_C curls at once, ~5-10 s): the streaming code's JIT
 #                               warm-up, as the c1/c64 runs' warm-up gives the non-streaming path its own
 #                               (hundreds of thousands of requests). 2000 left the code only streams run
-#                               in C1 and added 0.6-1 ms to the first content token (issue 26, docs/performance.md);
+#                               in C1 (0.6-1 ms of Sluice's share of the first content token, issue 26, docs/performance.md);
 #                               0 turns it off
 #   BENCH_STREAM_JIT_WARMUP_C [4]  curls streaming at once in that warm-up
 #   BENCH_STREAM_PIECES [5]     content pieces per mock stream
