@@ -180,8 +180,7 @@ public final class HttpApi {
         routes.register(routing, "/api/keys", new KeysAdminService(json, auth, d.stores().keys(), d.stores().connections(), d.routes().sessions().leases()::revokeKey));
         routes.register(routing, "/api/oauth", new OAuthAdminService(json, auth, d.routes().logins()));
         routes.register(routing, "/api/plugins", new PluginsAdminService(json, auth, d.stores().plugins()));
-        ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.stores().connections(), d.guards().resilience().breakers(),
-                d.guards().resilience().cooldowns(), d.guards().resilience().lockouts(), d.guards().resilience().providerCooldowns(), d.guards().gates(), d.wire().clock(),
+        ResilienceAdminService resilience = new ResilienceAdminService(json, auth, d.stores().connections(), d.guards().resilience(), d.guards().gates(), d.wire().clock(),
                 d.guards().streams(), d.routes().sessions(), c -> pluginState(d, c), new Deployment(d.watch().instanceId(), d.stores().database(), d.watch().shared()));
         routes.register(routing, "/api/resilience", new SettingsDocumentService(json, auth, SettingsDocumentService.resilience(d.guards().resilienceSettings())));
         routes.register(routing, "/api/resilience", resilience.resilience());

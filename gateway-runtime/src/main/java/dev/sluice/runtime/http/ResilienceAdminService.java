@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.runtime.resilience.breaker.BreakerState;
 import dev.sluice.runtime.resilience.breaker.BreakerView;
 import dev.sluice.runtime.resilience.breaker.CircuitBreakers;
+import dev.sluice.runtime.resilience.engine.Resilience;
 import dev.sluice.runtime.resilience.ClusterEvent;
 import dev.sluice.runtime.resilience.cooldown.ConnectionCooldowns;
 import dev.sluice.runtime.resilience.gate.ConnectionGates;
@@ -52,8 +53,8 @@ final class ResilienceAdminService {
     /** What a connection's executor keeps about it (e.g. a provider's slower lane), for operators. */
     private final java.util.function.Function<Connection, Map<String, Object>> pluginState;
 
-    ResilienceAdminService(Json json, Authenticator auth, ConnectionStore connections, CircuitBreakers breakers, ConnectionCooldowns cooldowns,
-            ModelLockouts lockouts, ProviderCooldowns providerCooldowns, ConnectionGates gates, InstantSource clock, StreamCounters streams,
+    ResilienceAdminService(Json json, Authenticator auth, ConnectionStore connections, Resilience mechanisms, ConnectionGates gates,
+            InstantSource clock, StreamCounters streams,
             dev.sluice.runtime.session.Sessions sessions, java.util.function.Function<Connection, Map<String, Object>> pluginState,
             Deployment deployment) {
         this.deployment = deployment;
@@ -64,10 +65,10 @@ final class ResilienceAdminService {
         this.json = json;
         this.auth = auth;
         this.connections = connections;
-        this.breakers = breakers;
-        this.cooldowns = cooldowns;
-        this.lockouts = lockouts;
-        this.providerCooldowns = providerCooldowns;
+        this.breakers = mechanisms.breakers();
+        this.cooldowns = mechanisms.cooldowns();
+        this.lockouts = mechanisms.lockouts();
+        this.providerCooldowns = mechanisms.providerCooldowns();
         this.clock = clock;
     }
 
