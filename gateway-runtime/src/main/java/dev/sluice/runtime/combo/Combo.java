@@ -28,4 +28,16 @@ public record Combo(String name, String strategy, Map<String, Object> strategyOp
             throw new IllegalArgumentException("combo " + name + " has no target");
         }
     }
+
+    /**
+     * Whether a model name can denote a combo at all: a stored combo's name has no {@code /}, and
+     * the only virtual ones that do are {@code auto/…} (issue 34). A {@code provider/model} name
+     * is therefore routed without asking the combos (issue 35: its walk does not enter them).
+     *
+     * @param model the model a request names (after its alias)
+     * @return false when it can only be a provider's model
+     */
+    public static boolean mayName(String model) {
+        return model != null && (model.indexOf('/') < 0 || model.startsWith("auto/"));
+    }
 }

@@ -74,7 +74,7 @@ public final class RequestRouter {
             return new Outcome.Unroutable(request.model(), Outcome.Unroutable.Why.MODEL_NOT_ALLOWED, null);
         }
         Walk walk = walks.begin(request, caller, requestId, tally);
-        if (!(request instanceof ClientRequest.Embeddings)) {
+        if (!(request instanceof ClientRequest.Embeddings) && Combo.mayName(model)) {
             Optional<Combo> combo = combos.find(model, caller);
             if (combo.isPresent()) {
                 // CO-1: the combo's targets, in its strategy's order, each a whole walk of its provider's connections;

@@ -44,4 +44,16 @@ class AutoCombosTest {
         List<String> many = IntStream.range(0, 150).mapToObj(i -> "acme/m" + i).toList();
         assertThat(new AutoCombos(on::get, c -> many).find("auto/fast", caller).orElseThrow().targets()).hasSize(AutoCombos.MAX_TARGETS);
     }
+
+    @Test
+    void everyVirtualNameMayNameACombo_andAProviderModelNameNever_issue35() {
+        // the entry point skips the combos for a name that cannot denote one: every virtual name must still reach them
+        for (String name : AutoCombos.NAMES.keySet()) {
+            assertThat(Combo.mayName(name)).as(name).isTrue();
+        }
+        assertThat(Combo.mayName("my-combo")).isTrue();
+        assertThat(Combo.mayName("openai/gpt-4o")).isFalse();
+        assertThat(Combo.mayName("bench/m")).isFalse();
+        assertThat(Combo.mayName(null)).isFalse();
+    }
 }
