@@ -40,15 +40,6 @@ final class StreamGate {
     private final ClientLiveness client;
     private final AnswerBuffers buffers;
 
-    /**
-     * A gate for one request.
-     *
-     * @param rules the settings, as read for this request
-     * @param client whether the client is still there
-     */
-    StreamGate(StreamRules rules, ClientLiveness client) {
-        this(rules, client, AnswerBuffers.DEFAULTS);
-    }
 
     /**
      * A gate for one request.

@@ -12,15 +12,6 @@ import java.io.InputStream;
  */
 public final class AnthropicSseEvents extends SseEventReader {
 
-    /**
-     * Reads events.
-     *
-     * @param in the upstream body
-     * @param onClose closes the upstream response
-     */
-    public AnthropicSseEvents(InputStream in, Runnable onClose) {
-        super(in, onClose);
-    }
 
     /**
      * Reads the events of an upstream body, each at most {@code maxEventBytes} bytes.

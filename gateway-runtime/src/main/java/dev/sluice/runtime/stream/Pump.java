@@ -100,15 +100,6 @@ public final class Pump<T> implements AutoCloseable {
     private long lastRoom;
     private long keptRoom;
 
-    /**
-     * Starts pumping, without bounds on large frames (tests, and sources of small frames).
-     *
-     * @param upstream the upstream stream (the pump closes it)
-     * @param name the reader thread's name
-     */
-    public Pump(Source<T> upstream, String name) {
-        this(upstream, name, frame -> 0, AnswerBuffers.DEFAULTS);
-    }
 
     /**
      * Starts pumping; large frames are relayed one at a time and counted against the budget.

@@ -17,15 +17,6 @@ public final class ResponsesSseEvents extends SseEventReader {
     private static final Signal TOOL_OR_REASONING = new Signal(false, true, true, true, 0);
     private static final Signal FINISH = new Signal(false, true, false, false, 0);
 
-    /**
-     * Reads events.
-     *
-     * @param in the upstream body
-     * @param onClose closes the upstream response
-     */
-    public ResponsesSseEvents(InputStream in, Runnable onClose) {
-        super(in, onClose);
-    }
 
     /**
      * Reads the events of an upstream body, each at most {@code maxEventBytes} bytes.

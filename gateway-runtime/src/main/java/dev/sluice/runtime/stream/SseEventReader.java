@@ -27,15 +27,6 @@ public abstract class SseEventReader implements Pump.Source<SseEvent> {
     /** An event that ends the stream (a finish or an error) was read. */
     private boolean ended;
 
-    /**
-     * Reads events.
-     *
-     * @param in the upstream body
-     * @param onClose closes the upstream response
-     */
-    protected SseEventReader(InputStream in, Runnable onClose) {
-        this(in, onClose, MAX_EVENT_BYTES);
-    }
 
     /**
      * Reads events of at most {@code maxEventBytes} bytes each ({@code upstream.maxEventBytes}).

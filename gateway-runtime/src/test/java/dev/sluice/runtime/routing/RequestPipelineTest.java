@@ -408,7 +408,7 @@ class RequestPipelineTest {
         StreamRules rules = new StreamRules(5_000, 180_000, 15_000, 1_800_000, 1, StreamRules.Throughput.OFF);
         // the gate's own scale (it reads System.nanoTime); nothing here measures it: had the gate not asked the
         // client while heartbeats kept coming, the attempt would end at the 5 s readiness bound, a GatewayTimer
-        Attempt a = new StreamGate(rules, () -> false).open(new dev.sluice.api.ChatOutcome.Streaming(chatty,
+        Attempt a = new StreamGate(rules, () -> false, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS).open(new dev.sluice.api.ChatOutcome.Streaming(chatty,
                 new dev.sluice.api.upstream.ResponseHead(200, Map.of())), System.nanoTime(), "r1");
         assertThat(a).isEqualTo(new Attempt.Failed(new AttemptFailure.ClientGone()));
     }

@@ -25,7 +25,7 @@ class AnthropicSseEventsTest {
             + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
 
     private static List<SseEvent> read(String s) throws IOException {
-        AnthropicSseEvents events = new AnthropicSseEvents(new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8)), () -> { });
+        AnthropicSseEvents events = new AnthropicSseEvents(new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8)), () -> { }, SseEventReader.MAX_EVENT_BYTES);
         List<SseEvent> out = new ArrayList<>();
         SseEvent e;
         while ((e = events.next()) != null) {
@@ -67,7 +67,7 @@ class AnthropicSseEventsTest {
     @Test
     void aStreamEndingMidEventStillYieldsWhatArrivedAndThenSaysItWasCut() {
         AnthropicSseEvents events = new AnthropicSseEvents(new ByteArrayInputStream("event: ping\ndata: {}".getBytes(StandardCharsets.UTF_8)),
-                () -> { });
+                () -> { }, SseEventReader.MAX_EVENT_BYTES);
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> {
             assertThat(events.next().type()).isEqualTo("ping");
             events.next();
@@ -81,7 +81,7 @@ class AnthropicSseEventsTest {
                 + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}\n\n";
         List<String> written = new ArrayList<>();
         StreamEnding ending = StreamRelay.relay(List.of(), new Pump<>(new AnthropicSseEvents(new ByteArrayInputStream(
-                sse.getBytes(StandardCharsets.UTF_8)), () -> { }), "t"), new StreamRelay.Sink<SseEvent>() {
+                sse.getBytes(StandardCharsets.UTF_8)), () -> { }, SseEventReader.MAX_EVENT_BYTES), "t", frame -> 0, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS), new StreamRelay.Sink<SseEvent>() {
                     @Override
                     public void frame(SseEvent frame) {
                         written.add(frame.type());

@@ -21,7 +21,7 @@ class ResponsesSseEventsTest {
     }
 
     private static List<SseEvent> read(String s) throws IOException {
-        ResponsesSseEvents events = new ResponsesSseEvents(new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8)), () -> { });
+        ResponsesSseEvents events = new ResponsesSseEvents(new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8)), () -> { }, SseEventReader.MAX_EVENT_BYTES);
         List<SseEvent> out = new ArrayList<>();
         SseEvent e;
         while ((e = events.next()) != null) {
@@ -58,7 +58,7 @@ class ResponsesSseEventsTest {
     @Test
     void anEventWithoutItsEventLineIsNamedByItsDataType() throws IOException {
         ResponsesSseEvents events = new ResponsesSseEvents(new ByteArrayInputStream(
-                "data: {\"type\":\"response.output_text.delta\",\"delta\":\"ab\"}\n\n".getBytes(StandardCharsets.UTF_8)), () -> { });
+                "data: {\"type\":\"response.output_text.delta\",\"delta\":\"ab\"}\n\n".getBytes(StandardCharsets.UTF_8)), () -> { }, SseEventReader.MAX_EVENT_BYTES);
         SseEvent e = events.next();
         assertThat(e.type()).isEqualTo("response.output_text.delta");
         assertThat(e.signal().textBytes()).isEqualTo(2);
@@ -67,7 +67,7 @@ class ResponsesSseEventsTest {
     @Test
     void aStreamCutBeforeItsTerminalEventIsAnEofNeverACompletedAnswer() {
         ResponsesSseEvents events = new ResponsesSseEvents(new ByteArrayInputStream(
-                ev("response.output_text.delta", ",\"delta\":\"ab\"").getBytes(StandardCharsets.UTF_8)), () -> { });
+                ev("response.output_text.delta", ",\"delta\":\"ab\"").getBytes(StandardCharsets.UTF_8)), () -> { }, SseEventReader.MAX_EVENT_BYTES);
         assertThat(catchThrowable(() -> {
             events.next();
             events.next();

@@ -142,7 +142,7 @@ class StreamRelayTest {
     private final Nanos clock = new Nanos();
 
     private StreamEnding relay(ChunkStream up, Recording sink, StreamRules rules, BooleanSupplier connected) {
-        return StreamRelay.relay(List.of(content("a")), new Pump<>(new ChunkSource(up), "t"), sink, Signal::of, rules,
+        return StreamRelay.relay(List.of(content("a")), new Pump<>(new ChunkSource(up), "t", frame -> 0, dev.sluice.runtime.io.AnswerBuffers.DEFAULTS), sink, Signal::of, rules,
                 clock.start(), clock, connected);
     }
 
