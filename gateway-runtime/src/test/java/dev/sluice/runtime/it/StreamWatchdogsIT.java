@@ -69,6 +69,15 @@ class StreamWatchdogsIT {
         return sluice.send("POST", "/v1/chat/completions", clientKey, chatBody("alpha/m", stream));
     }
 
+    /** A streamed chat request to alpha/m, answered 200; its body is read by the caller. */
+    private HttpResponse<InputStream> streamed(HttpClient http) throws Exception {
+        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(sluice.base() + "/v1/chat/completions"))
+                .header("Authorization", "Bearer " + clientKey).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(chatBody("alpha/m", true))).build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(r.statusCode()).isEqualTo(200);
+        return r;
+    }
+
     private JsonNode health() {
         return read(sluice.send("GET", "/api/monitoring/health", ADMIN_KEY, null).body());
     }
@@ -205,10 +214,7 @@ class StreamWatchdogsIT {
         streamRecovery("{\"idleTimeoutMs\":1500,\"keepAliveIntervalMs\":1000}");
         upstream.enqueue(MockResponse.stream().event(SseEvents.openAiRole()).event(SseEvents.openAiDelta("first")).thenHold());
         HttpClient http = HttpClient.newHttpClient();
-        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(sluice.base() + "/v1/chat/completions"))
-                .header("Authorization", "Bearer " + clientKey).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(chatBody("alpha/m", true))).build(), HttpResponse.BodyHandlers.ofInputStream());
-        assertThat(r.statusCode()).isEqualTo(200);
+        HttpResponse<InputStream> r = streamed(http);
         List<String> lines = new ArrayList<>();
         try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
             String line;
@@ -231,10 +237,7 @@ class StreamWatchdogsIT {
     void aClientThatLeavesMidStreamEndsTheUpstreamRequestAtOnce_BO6() throws Exception {
         upstream.enqueue(MockResponse.stream().event(SseEvents.openAiDelta("Hi")).thenHold());
         HttpClient http = HttpClient.newHttpClient();
-        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(sluice.base() + "/v1/chat/completions"))
-                .header("Authorization", "Bearer " + clientKey).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(chatBody("alpha/m", true))).build(), HttpResponse.BodyHandlers.ofInputStream());
-        assertThat(r.statusCode()).isEqualTo(200);
+        HttpResponse<InputStream> r = streamed(http);
         List<String> lines = new ArrayList<>();
         try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
             String line;
