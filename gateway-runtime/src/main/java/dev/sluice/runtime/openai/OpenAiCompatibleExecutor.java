@@ -47,6 +47,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     private final UnaryOperator<String> chatBody;
     /** A plugin's per-request headers and query parameters (issue 27), or null: then nothing is computed. */
     private final PerRequestValues perRequest;
+    private final Endpoints endpoints = new Endpoints();
 
     /**
      * Creates the executor.
@@ -269,11 +270,7 @@ public final class OpenAiCompatibleExecutor implements ProviderExecutor {
     }
 
     private URI endpoint(UpstreamTarget target, String path, UpstreamCallInfo info) {
-        String base = target.baseUrl();
-        if (base.endsWith("/")) {
-            base = base.substring(0, base.length() - 1);
-        }
-        URI uri = URI.create(base + path);
+        URI uri = endpoints.of(target.baseUrl(), path);
         return perRequest == null ? uri : perRequest.endpoint(uri, target, info);
     }
 
