@@ -175,6 +175,16 @@ public final class ProviderCatalog {
     /** RFC 3986 §3.1: the scheme is case-insensitive; descriptors expect it lower case. */
     static String lowerCaseScheme(String url) {
         int colon = url.indexOf(':');
-        return colon < 0 ? url : url.substring(0, colon).toLowerCase(Locale.ROOT) + url.substring(colon);
+        if (colon < 0) {
+            return url;
+        }
+        // issue 26: called per attempt; a scheme already in lower case (nearly always) costs no copy
+        for (int i = 0; i < colon; i++) {
+            char ch = url.charAt(i);
+            if (ch >= 'A' && ch <= 'Z') {
+                return url.substring(0, colon).toLowerCase(Locale.ROOT) + url.substring(colon);
+            }
+        }
+        return url;
     }
 }
