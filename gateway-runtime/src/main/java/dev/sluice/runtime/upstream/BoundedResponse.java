@@ -1,10 +1,12 @@
 package dev.sluice.runtime.upstream;
 
 import dev.sluice.api.upstream.ResponseHead;
+import dev.sluice.api.upstream.UpstreamRequest;
 import dev.sluice.api.upstream.UpstreamResponse;
 import dev.sluice.runtime.io.AnswerBuffers;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Map;
 
 /**
  * What every client's {@link UpstreamResponse} shares: its head, and its body within the answer
@@ -18,6 +20,20 @@ abstract class BoundedResponse implements UpstreamResponse {
     private final ResponseHead head;
     private final AnswerBuffers buffers;
     private InputStream body;
+
+    /**
+     * Whether the request asks for a whole answer rather than an event stream: its body must then
+     * arrive within the request's timeout from the headers on, so an upstream that trickles it for
+     * ever cannot hold an attempt (issue 19; every client decides by it).
+     */
+    static boolean wholeAnswer(UpstreamRequest request) {
+        for (Map.Entry<String, String> h : request.headers().entrySet()) {
+            if (h.getKey().equalsIgnoreCase("accept") && h.getValue().contains("text/event-stream")) {
+                return false;
+            }
+        }
+        return true;
+    }
 
     BoundedResponse(ResponseHead head, AnswerBuffers buffers) {
         this.head = head;

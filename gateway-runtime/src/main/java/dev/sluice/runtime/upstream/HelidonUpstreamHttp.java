@@ -88,7 +88,7 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         long sent = System.nanoTime();
-        boolean whole = wholeAnswer(request);
+        boolean whole = BoundedResponse.wholeAnswer(request);
         try {
             HttpClientRequest r = client.method(Method.create(request.method()))
                     .uri(JdkUpstreamHttp.withoutUserInfo(request.uri()))
@@ -106,20 +106,6 @@ public final class HelidonUpstreamHttp implements UpstreamHttp {
         } catch (RuntimeException e) {
             throw asIo(e);
         }
-    }
-
-    /**
-     * Whether the request asks for a whole answer rather than an event stream: its body must then
-     * arrive within the request's timeout from the headers on, so an upstream that trickles it for
-     * ever cannot hold an attempt (issue 19; every executor sends through here).
-     */
-    static boolean wholeAnswer(UpstreamRequest request) {
-        for (Map.Entry<String, String> h : request.headers().entrySet()) {
-            if (h.getKey().equalsIgnoreCase("accept") && h.getValue().contains("text/event-stream")) {
-                return false;
-            }
-        }
-        return true;
     }
 
     static IOException asIo(RuntimeException e) {

@@ -128,7 +128,7 @@ final class JdkUpstreamHttp implements UpstreamHttp {
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         long sent = System.nanoTime();
-        boolean whole = HelidonUpstreamHttp.wholeAnswer(request);
+        boolean whole = BoundedResponse.wholeAnswer(request);
         try {
             HttpResponse<Flow.Publisher<List<ByteBuffer>>> res = client.send(build(request, whole), HttpResponse.BodyHandlers.ofPublisher());
             return new JdkResponse(res, request.timeout(), whole, sent, buffers);

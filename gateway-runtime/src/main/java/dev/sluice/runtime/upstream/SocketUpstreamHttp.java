@@ -83,7 +83,7 @@ public final class SocketUpstreamHttp implements UpstreamHttp, AutoCloseable {
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws IOException {
         long sent = System.nanoTime();
-        boolean whole = HelidonUpstreamHttp.wholeAnswer(request);
+        boolean whole = BoundedResponse.wholeAnswer(request);
         Origin origin = Origin.of(request.uri());
         byte[] bytes = RequestBytes.of(request, origin);
         // a whole answer's headers are awaited within its deadline too (issue 28)
