@@ -38,6 +38,16 @@ public record Combo(String name, String strategy, Map<String, Object> strategyOp
      * @return false when it can only be a provider's model
      */
     public static boolean mayName(String model) {
-        return model != null && (model.indexOf('/') < 0 || model.startsWith("auto/"));
+        return storedMayName(model) || (model != null && model.startsWith("auto/"));
+    }
+
+    /**
+     * Whether a model name can denote a stored combo: a stored combo's name has no {@code /}.
+     *
+     * @param model the model a request names
+     * @return false for null and for any {@code provider/model} name
+     */
+    public static boolean storedMayName(String model) {
+        return model != null && model.indexOf('/') < 0;
     }
 }

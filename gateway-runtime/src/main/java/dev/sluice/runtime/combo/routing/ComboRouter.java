@@ -135,7 +135,7 @@ public final class ComboRouter {
      * @return the combo, or empty
      */
     public Optional<Combo> combo(String model) {
-        return model == null || model.indexOf('/') >= 0 ? Optional.empty() : combos.find(model);
+        return Combo.storedMayName(model) ? combos.find(model) : Optional.empty();
     }
 
     /**
