@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ProtocolException;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.List;
 import javax.net.ssl.SNIHostName;
@@ -19,15 +20,18 @@ import javax.net.ssl.SSLSocketFactory;
  * One blocking HTTP/1.1 connection to an upstream (plain or TLS) with its read buffer: requests
  * go out in one write each, responses are read through the buffer by {@link ResponseHeads} and
  * {@link ResponseBody}. Used by one exchange at a time; {@link #close()} may come from another
- * thread (a watchdog, a client that went away) and ends a read blocked on the socket.
+ * thread (a watchdog, a client that went away) and ends a read blocked on the socket. Its reads are
+ * bounded by {@link ReadDeadlines}, not by a socket read timeout (the TLS handshake's excepted).
  */
-final class UpstreamConnection implements AutoCloseable {
+final class UpstreamConnection implements AutoCloseable, ReadDeadlines.Reader {
 
     /** The read buffer: one response head line must fit in it. */
     static final int BUFFER_BYTES = 16 * 1024;
 
     private final Origin origin;
     private final Socket socket;
+    /** The TCP socket: under TLS the one beneath {@link #socket}, closed to end a read that timed out. */
+    private final Socket tcp;
     private final InputStream in;
     private final OutputStream out;
     private final byte[] buf = new byte[BUFFER_BYTES];
@@ -37,15 +41,20 @@ final class UpstreamConnection implements AutoCloseable {
     private long received;
     /** Whether it served an exchange before (it came from the pool). */
     private boolean reused;
-    /** The socket's read timeout now, ms: set again only when an exchange needs another. */
-    private int soTimeoutMs;
+    /** The bound on each read of the answer in exchange, ns. */
+    private long readBoundNanos;
+    /** When the read in progress times out ({@link System#nanoTime()} scale). */
+    private volatile long readDeadline;
+    /** Set when a read outlived its bound: the socket is closed, and every read fails as timed out. */
+    private volatile boolean timedOut;
     /** When it went idle into the pool, {@link System#nanoTime()} scale. */
     private long idleSince;
 
-    private UpstreamConnection(Origin origin, Socket socket, int soTimeoutMs) throws IOException {
+    private UpstreamConnection(Origin origin, Socket socket, Socket tcp, int readTimeoutMs) throws IOException {
         this.origin = origin;
-        this.soTimeoutMs = soTimeoutMs;
+        this.readBoundNanos = readTimeoutMs * 1_000_000L;
         this.socket = socket;
+        this.tcp = tcp;
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
     }
@@ -71,10 +80,10 @@ final class UpstreamConnection implements AutoCloseable {
         try {
             socket.setTcpNoDelay(true);
             socket.connect(address, connectTimeoutMs);
-            socket.setSoTimeout(readTimeoutMs);
             if (!origin.tls()) {
-                return new UpstreamConnection(origin, socket, readTimeoutMs);
+                return new UpstreamConnection(origin, socket, socket, readTimeoutMs);
             }
+            socket.setSoTimeout(readTimeoutMs); // the handshake's reads, once per connection
             SSLSocket ssl = (SSLSocket) tls.createSocket(socket, host, origin.port(), true);
             SSLParameters p = ssl.getSSLParameters();
             p.setEndpointIdentificationAlgorithm("HTTPS");
@@ -83,7 +92,8 @@ final class UpstreamConnection implements AutoCloseable {
             }
             ssl.setSSLParameters(p);
             ssl.startHandshake();
-            return new UpstreamConnection(origin, ssl, readTimeoutMs);
+            socket.setSoTimeout(0);
+            return new UpstreamConnection(origin, ssl, socket, readTimeoutMs);
         } catch (IOException | RuntimeException e) {
             try {
                 socket.close();
@@ -134,10 +144,7 @@ final class UpstreamConnection implements AutoCloseable {
      */
     void write(byte[] request, int readTimeoutMs) throws IOException {
         received = 0;
-        if (readTimeoutMs != soTimeoutMs) {
-            socket.setSoTimeout(readTimeoutMs);
-            soTimeoutMs = readTimeoutMs;
-        }
+        readBoundNanos = readTimeoutMs * 1_000_000L;
         out.write(request);
         out.flush();
     }
@@ -147,7 +154,7 @@ final class UpstreamConnection implements AutoCloseable {
         if (pos < lim) {
             return true;
         }
-        int n = in.read(buf, 0, buf.length);
+        int n = socketRead(buf, 0, buf.length);
         if (n < 0) {
             return false;
         }
@@ -168,7 +175,7 @@ final class UpstreamConnection implements AutoCloseable {
         }
         if (pos == lim && len >= buf.length) {
             // a large read goes straight to the caller's array
-            int n = in.read(b, off, len);
+            int n = socketRead(b, off, len);
             if (n > 0) {
                 received += n;
             }
@@ -215,13 +222,60 @@ final class UpstreamConnection implements AutoCloseable {
             System.arraycopy(buf, pos, buf, 0, have);
             pos = 0;
             lim = have;
-            int n = in.read(buf, lim, buf.length - lim);
+            int n = socketRead(buf, lim, buf.length - lim);
             if (n < 0) {
                 throw new java.io.EOFException("upstream connection closed inside a response line");
             }
             received += n;
             lim += n;
         }
+    }
+
+    /** One read of the socket, bounded by the exchange's read bound ({@link ReadDeadlines}). */
+    private int socketRead(byte[] b, int off, int len) throws IOException {
+        if (timedOut) {
+            throw timedOut(null);
+        }
+        readDeadline = System.nanoTime() + readBoundNanos;
+        ReadDeadlines.reading(this);
+        try {
+            return in.read(b, off, len);
+        } catch (IOException e) {
+            throw timedOut ? timedOut(e) : e;
+        } finally {
+            ReadDeadlines.done(this);
+        }
+    }
+
+    /** The failure of a read that outlived its bound: as the socket's read timeout reports it. */
+    private static SocketTimeoutException timedOut(IOException cause) {
+        SocketTimeoutException e = new SocketTimeoutException("Read timed out");
+        if (cause != null) {
+            e.initCause(cause);
+        }
+        return e;
+    }
+
+    @Override
+    public long readDeadline() {
+        return readDeadline;
+    }
+
+    @Override
+    public void expire() {
+        if (!timedOut) {
+            timedOut = true;
+            try {
+                tcp.close();
+            } catch (IOException ignored) {
+                // the read fails on the flag either way
+            }
+        }
+    }
+
+    /** @return the socket's own read timeout, ms (0: none; for tests) */
+    int socketReadTimeoutMs() throws IOException {
+        return socket.getSoTimeout();
     }
 
     /** Closes the socket: a read blocked on it ends. Idempotent, any thread. */

@@ -286,6 +286,24 @@ class SocketUpstreamHttpTest {
     }
 
     @Test
+    void aReadOutlivingItsBoundTimesOutWithoutASocketReadTimeout_I26() throws IOException {
+        upstream = ScriptedUpstream.start((c, i) -> {
+            c.request();
+            c.in.read(); // no answer, until the client goes
+        });
+        try (UpstreamConnection c = UpstreamConnection.open(Origin.of(URI.create(upstream.url("/"))), 5_000, 200, null)) {
+            // no SO_TIMEOUT: a timed read would park its virtual thread on the JDK's delay scheduler
+            assertThat(c.socketReadTimeoutMs()).isZero();
+            c.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(UTF_8), 300);
+            long started = System.nanoTime();
+            assertThatThrownBy(c::readLine).isInstanceOf(SocketTimeoutException.class).hasMessage("Read timed out");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(300), Duration.ofSeconds(4));
+            // the socket is closed, and the connection stays failed
+            assertThatThrownBy(c::readLine).isInstanceOf(SocketTimeoutException.class);
+        }
+    }
+
+    @Test
     void aStreamSilentForItsTimeoutTimesOut_I26() throws IOException {
         upstream = ScriptedUpstream.start((c, i) -> {
             c.request();
