@@ -112,13 +112,14 @@ final class StreamResponse {
     }
 
     /**
-     * The largest single write of a stream or a large answer. The server's write queue holds
-     * {@code SluiceServer.WRITE_QUEUE_LENGTH} writes per connection, whatever their size, and a
-     * queued write keeps the array it was cut from: 32 whole events of 4 MiB from a hostile upstream
-     * could wait there for a slow client, past the pump's bounds (issue 29), and a 12 MiB answer
-     * stayed on the heap, uncounted, after its request ended (seen in a heap dump: five of them
-     * waiting at once). Larger writes therefore go out as copied slices: what waits in a connection's
-     * queue is at most 32 × 64 KiB.
+     * The largest single write of a stream or a large answer. Until issue 26 the server queued 32
+     * writes per connection, whatever their size, and a queued write kept the array it was cut
+     * from: 32 whole events of 4 MiB from a hostile upstream could wait there for a slow client,
+     * past the pump's bounds (issue 29), and a 12 MiB answer stayed on the heap, uncounted, after its
+     * request ended (seen in a heap dump: five of them waiting at once). Writes are direct now
+     * ({@code SluiceServer.WRITE_QUEUE_LENGTH} 0: a write returns when the socket took it), and
+     * larger writes still go out as copied slices, so that nothing below this class holds more
+     * than 64 KiB of a body for a slow client whatever the server's write path.
      */
     static final int MAX_WRITE_BYTES = 64 * 1024;
 
