@@ -1,12 +1,14 @@
 package dev.sluice.runtime.stream;
 
 import dev.sluice.runtime.io.AnswerBuffers;
+import dev.sluice.runtime.io.Deadlines;
 import java.io.IOException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.ToIntFunction;
 
 /**
@@ -96,6 +98,22 @@ public final class Pump<T> implements AutoCloseable {
     private final Semaphore large = new Semaphore(1);
     private final Thread reader;
     private volatile boolean finished;
+    /** The consumer while it waits for an item (the reader unparks it), else null. */
+    private volatile Thread consumer;
+    /** When the consumer's wait ends ({@link System#nanoTime()} scale). */
+    private volatile long waitDeadline;
+    /** The consumer's wait as {@link Deadlines} sees it: past its deadline, the consumer is unparked. */
+    private final Deadlines.Waiter waiter = new Deadlines.Waiter() {
+        @Override
+        public long deadline() {
+            return waitDeadline;
+        }
+
+        @Override
+        public void expire() {
+            wakeConsumer();
+        }
+    };
     /** The consumer's: room of the frame it was last given (given back at its next poll), and of the frames it kept. */
     private long lastRoom;
     private long keptRoom;
@@ -138,6 +156,7 @@ public final class Pump<T> implements AutoCloseable {
                     give(next);
                     return;
                 }
+                wakeConsumer();
                 if (closed.get()) {
                     drain();
                     return;
@@ -151,6 +170,14 @@ public final class Pump<T> implements AutoCloseable {
             return;
         }
         offer(last);
+        wakeConsumer();
+    }
+
+    private void wakeConsumer() {
+        Thread c = consumer;
+        if (c != null) {
+            LockSupport.unpark(c);
+        }
     }
 
     /** Gives back what a frame holds. */
@@ -182,7 +209,9 @@ public final class Pump<T> implements AutoCloseable {
     }
 
     /**
-     * The next item, waiting at most {@code timeoutNanos}.
+     * The next item, waiting at most {@code timeoutNanos} (to within {@link Deadlines}' tick: the
+     * wait is an untimed park that the reader or {@link Deadlines} ends, so no timer is scheduled
+     * per event).
      *
      * @param timeoutNanos how long to wait
      * @return the item, or null when none came in time
@@ -198,13 +227,42 @@ public final class Pump<T> implements AutoCloseable {
         if (finished) {
             return new End<>();
         }
-        Item<T> item = queue.poll(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+        Item<T> item = queue.poll();
+        if (item == null && timeoutNanos > 0) {
+            item = await(System.nanoTime() + timeoutNanos);
+        }
         if (item instanceof Next<T> n) {
             lastRoom = n.room();
         } else if (item instanceof End || item instanceof Failed) {
             finished = true;
         }
         return item;
+    }
+
+    /**
+     * Parks until an item comes or the deadline passes. The reader unparks the consumer after each
+     * offer: either it sees {@link #consumer} set, or the consumer's poll after setting it sees the
+     * item (the queue's lock orders the two).
+     */
+    private Item<T> await(long deadline) throws InterruptedException {
+        waitDeadline = deadline;
+        consumer = Thread.currentThread();
+        Deadlines.enter(waiter);
+        try {
+            for (;;) {
+                Item<T> item = queue.poll();
+                if (item != null || System.nanoTime() - deadline >= 0) {
+                    return item;
+                }
+                LockSupport.park(this);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+        } finally {
+            consumer = null;
+            Deadlines.leave(waiter);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.sluice.runtime.upstream;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 
+import dev.sluice.runtime.io.Deadlines;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -21,9 +22,9 @@ import javax.net.ssl.SSLSocketFactory;
  * go out in one write each, responses are read through the buffer by {@link ResponseHeads} and
  * {@link ResponseBody}. Used by one exchange at a time; {@link #close()} may come from another
  * thread (a watchdog, a client that went away) and ends a read blocked on the socket. Its reads are
- * bounded by {@link ReadDeadlines}, not by a socket read timeout (the TLS handshake's excepted).
+ * bounded by {@link Deadlines}, not by a socket read timeout (the TLS handshake's excepted).
  */
-final class UpstreamConnection implements AutoCloseable, ReadDeadlines.Reader {
+final class UpstreamConnection implements AutoCloseable, Deadlines.Waiter {
 
     /** The read buffer: one response head line must fit in it. */
     static final int BUFFER_BYTES = 16 * 1024;
@@ -231,19 +232,19 @@ final class UpstreamConnection implements AutoCloseable, ReadDeadlines.Reader {
         }
     }
 
-    /** One read of the socket, bounded by the exchange's read bound ({@link ReadDeadlines}). */
+    /** One read of the socket, bounded by the exchange's read bound ({@link Deadlines}). */
     private int socketRead(byte[] b, int off, int len) throws IOException {
         if (timedOut) {
             throw timedOut(null);
         }
         readDeadline = System.nanoTime() + readBoundNanos;
-        ReadDeadlines.reading(this);
+        Deadlines.enter(this);
         try {
             return in.read(b, off, len);
         } catch (IOException e) {
             throw timedOut ? timedOut(e) : e;
         } finally {
-            ReadDeadlines.done(this);
+            Deadlines.leave(this);
         }
     }
 
@@ -257,7 +258,7 @@ final class UpstreamConnection implements AutoCloseable, ReadDeadlines.Reader {
     }
 
     @Override
-    public long readDeadline() {
+    public long deadline() {
         return readDeadline;
     }
 

@@ -109,4 +109,51 @@ class PumpTest {
         }
         assertThat(buffers.inUse()).isZero();
     }
+
+    /** Frames handed over one by one by the test; {@code null} ends. */
+    private static final class Gated implements Pump.Source<byte[]> {
+        final java.util.concurrent.SynchronousQueue<byte[]> next = new java.util.concurrent.SynchronousQueue<>();
+
+        @Override
+        public byte[] next() {
+            try {
+                byte[] b = next.take();
+                return b.length == 0 ? null : b;
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void theConsumerWaitsUntimedAndAFrameOrItsDeadlineEndsTheWait_I26() throws Exception {
+        AnswerBuffers buffers = new AnswerBuffers(1024 * KIB, 512 * KIB, 64 * 1024 * KIB, DEFAULT_MAX_STREAM_BYTES, DEFAULT_WATCH);
+        Gated up = new Gated();
+        try (Pump<byte[]> pump = new Pump<>(up, "t", b -> b.length, buffers)) {
+            java.util.concurrent.atomic.AtomicReference<Object> got = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread consumer = Thread.ofVirtual().start(() -> {
+                try {
+                    got.set(pump.poll(30 * SECOND));
+                } catch (InterruptedException e) {
+                    got.set(e);
+                }
+            });
+            // an untimed park: a timed one would schedule (and cancel) a task of the JDK's delay scheduler per event
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> consumer.getState() == Thread.State.WAITING);
+            up.next.put(new byte[1]);
+            consumer.join(Duration.ofSeconds(5));
+            assertThat(got.get()).isInstanceOf(Pump.Next.class);
+
+            // nothing comes: the wait ends at its deadline, to within the watch's tick
+            long started = System.nanoTime();
+            assertThat(pump.poll(200_000_000L)).isNull();
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(200), Duration.ofSeconds(3));
+            up.next.put(new byte[0]);
+            assertThat(pump.poll(5 * SECOND)).isInstanceOf(Pump.End.class);
+        }
+    }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.runtime.upstream;
+package dev.sluice.runtime.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,11 +7,11 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** {@link ReadDeadlines}: reads past their deadline are ended, also after the watch went idle (issue 26). */
-class ReadDeadlinesTest {
+/** {@link Deadlines}: waits past their deadline are ended, also after the watch went idle (issue 26). */
+class DeadlinesTest {
 
     /** A read whose deadline is {@code inMs} from now, counting its expiries. */
-    private static final class Read implements ReadDeadlines.Reader {
+    private static final class Read implements Deadlines.Waiter {
         final long deadline;
         final AtomicInteger expired = new AtomicInteger();
 
@@ -20,7 +20,7 @@ class ReadDeadlinesTest {
         }
 
         @Override
-        public long readDeadline() {
+        public long deadline() {
             return deadline;
         }
 
@@ -34,31 +34,31 @@ class ReadDeadlinesTest {
     void aReadPastItsDeadlineIsEndedAndOneWithinItIsNot_I26() {
         Read late = new Read(50);
         Read inTime = new Read(60_000);
-        ReadDeadlines.reading(late);
-        ReadDeadlines.reading(inTime);
+        Deadlines.enter(late);
+        Deadlines.enter(inTime);
         try {
             await().atMost(Duration.ofSeconds(5)).until(() -> late.expired.get() > 0);
             assertThat(inTime.expired).hasValue(0);
         } finally {
-            ReadDeadlines.done(late);
-            ReadDeadlines.done(inTime);
+            Deadlines.leave(late);
+            Deadlines.leave(inTime);
         }
     }
 
     @Test
     void theWatchParksWithoutReadsAndTheNextReadWakesIt_I26() {
         Read first = new Read(60_000);
-        ReadDeadlines.reading(first); // starts the thread if no test did
-        ReadDeadlines.done(first);
+        Deadlines.enter(first); // starts the thread if no test did
+        Deadlines.leave(first);
         // IDLE_TICKS ticks without a read (1 s): the thread parks instead of ticking
-        await().atMost(Duration.ofSeconds(10)).until(ReadDeadlines::asleep);
+        await().atMost(Duration.ofSeconds(10)).until(Deadlines::asleep);
         Read late = new Read(0);
-        ReadDeadlines.reading(late);
+        Deadlines.enter(late);
         try {
-            assertThat(ReadDeadlines.asleep()).isFalse();
+            assertThat(Deadlines.asleep()).isFalse();
             await().atMost(Duration.ofSeconds(2)).until(() -> late.expired.get() > 0);
         } finally {
-            ReadDeadlines.done(late);
+            Deadlines.leave(late);
         }
     }
 }
