@@ -12,12 +12,13 @@ import java.util.concurrent.locks.LockSupport;
  * scheduler, waking that scheduler's thread twice per wait: for a non-streaming request that was
  * 10 µs of CPU at c64 and 18 µs at c1, and 9 % of the c64 throughput (same run, {@code bench/run.sh
  * --quick}). Here a thread that begins a wait with a deadline enters a concurrent set and parks
- * (or blocks in its read) untimed, and leaves the set when the wait ends; one daemon thread,
- * shared by the process, looks over the set every {@link #TICK_MS} ms and {@linkplain
- * Waiter#expire() expires} the waits past their deadline (a read's socket is closed, a parked
- * thread unparked). A deadline is kept to within a tick. The thread parks when no wait has been in
- * progress for {@link #IDLE_TICKS} ticks, and the next wait wakes it, so an idle server has no
- * timer running.
+ * (or blocks in its read) untimed, and leaves the set when the wait ends. One daemon thread,
+ * shared by the process, sleeps until the earliest deadline in the set and then {@linkplain
+ * Waiter#expire() expires} the waits past theirs (a read's socket is closed, a parked thread
+ * unparked), taking them off the set. A wait that begins with a deadline earlier than the one the
+ * thread sleeps for wakes it; the others — nearly all: a read's bound is the same for every read,
+ * so a later read ends later — cost no wake. Without waits for a second the thread sleeps until
+ * the next wait wakes it, so an idle server has no timer running.
  *
  * <p>Unlike the client side's {@code OpenConnections} (deadline fields of connections listed for
  * their lifetime) a waiter is in the set only while it waits — a set insertion and removal per wait
@@ -26,40 +27,40 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Deadlines {
 
-    /** How often the waits in progress are looked over, ms. */
-    static final long TICK_MS = 10;
-    /** Ticks without a wait in progress after which the thread parks until the next wait. */
-    static final int IDLE_TICKS = 100;
+    /** Without waits for this long, the thread sleeps until a wait wakes it, ns. */
+    static final long IDLE_NANOS = 1_000_000_000L;
+    /** "Not before the next wait": further than any deadline (146 years). */
+    private static final long FAR_NANOS = Long.MAX_VALUE / 2;
 
     /** Something waiting with a deadline. */
     public interface Waiter {
-        /** @return when its wait ends, {@link System#nanoTime()} scale */
+        /** @return when its wait ends, {@link System#nanoTime()} scale; fixed while it is in the set */
         long deadline();
 
-        /** Ends its wait (closes a socket, unparks a thread); on the watch's thread, may come more than once. */
+        /** Ends its wait (closes a socket, unparks a thread); on the watch's thread, once per wait. */
         void expire();
     }
 
     private static final Set<Waiter> WAITING = ConcurrentHashMap.newKeySet();
     private static volatile Thread thread;
-    /** Set while the thread is parked (or about to park) for want of waits. */
-    private static volatile boolean asleep;
+    /** When the thread wakes next ({@link System#nanoTime()} scale). */
+    private static volatile long nextWake;
 
     private Deadlines() {
     }
 
     /**
-     * A wait begins: watched until {@link #leave}.
+     * A wait begins: watched until {@link #leave} (or until it expires).
      *
      * @param w the waiter, its deadline set
      */
     public static void enter(Waiter w) {
         WAITING.add(w);
-        if (thread == null) {
+        Thread t = thread;
+        if (t == null) {
             start();
-        } else if (asleep) {
-            asleep = false;
-            LockSupport.unpark(thread);
+        } else if (w.deadline() - nextWake < 0) {
+            LockSupport.unpark(t);
         }
     }
 
@@ -77,13 +78,14 @@ public final class Deadlines {
         return WAITING.size();
     }
 
-    /** @return whether the thread is parked for want of waits (for tests) */
-    static boolean asleep() {
-        return asleep;
+    /** @return how long until the thread wakes, ns (for tests) */
+    static long sleepsFor() {
+        return nextWake - System.nanoTime();
     }
 
     private static synchronized void start() {
         if (thread == null) {
+            nextWake = System.nanoTime();
             Thread t = new Thread(Deadlines::sweep, "sluice-deadlines");
             t.setDaemon(true);
             t.start();
@@ -92,26 +94,43 @@ public final class Deadlines {
     }
 
     private static void sweep() {
-        int idle = 0;
+        long lastWaiting = System.nanoTime();
         while (true) {
-            LockSupport.parkNanos(TICK_MS * 1_000_000L);
-            if (!WAITING.isEmpty()) {
-                idle = 0;
-                long now = System.nanoTime();
-                for (Waiter w : WAITING) {
-                    if (now - w.deadline() >= 0) {
-                        w.expire();
-                    }
+            long now = System.nanoTime();
+            long earliest = now + FAR_NANOS;
+            for (Waiter w : WAITING) {
+                long d = w.deadline();
+                if (now - d >= 0) {
+                    WAITING.remove(w);
+                    w.expire();
+                } else if (d - earliest < 0) {
+                    earliest = d;
                 }
-            } else if (++idle >= IDLE_TICKS) {
-                asleep = true;
-                // a wait that began before it saw the flag is in the set; one after it wakes us
-                while (asleep && WAITING.isEmpty()) {
-                    LockSupport.park();
-                }
-                asleep = false;
-                idle = 0;
+            }
+            boolean waiting = earliest != now + FAR_NANOS;
+            if (waiting) {
+                lastWaiting = now;
+            } else if (now - lastWaiting < IDLE_NANOS) {
+                earliest = lastWaiting + IDLE_NANOS;
+            }
+            nextWake = earliest;
+            // a wait that entered during the look-over read the former nextWake: look once more
+            if (earlierThan(earliest)) {
+                continue;
+            }
+            long sleep = earliest - System.nanoTime();
+            if (sleep > 0) {
+                LockSupport.parkNanos(sleep);
             }
         }
+    }
+
+    private static boolean earlierThan(long wake) {
+        for (Waiter w : WAITING) {
+            if (w.deadline() - wake < 0) {
+                return true;
+            }
+        }
+        return false;
     }
 }

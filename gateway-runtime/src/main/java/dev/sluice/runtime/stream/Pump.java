@@ -209,7 +209,7 @@ public final class Pump<T> implements AutoCloseable {
     }
 
     /**
-     * The next item, waiting at most {@code timeoutNanos} (to within {@link Deadlines}' tick: the
+     * The next item, waiting at most {@code timeoutNanos} (the
      * wait is an untimed park that the reader or {@link Deadlines} ends, so no timer is scheduled
      * per event).
      *

@@ -5,17 +5,19 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** {@link Deadlines}: waits past their deadline are ended, also after the watch went idle (issue 26). */
+/** {@link Deadlines}: waits past their deadline are ended, on time, also after the watch went idle (issue 26). */
 class DeadlinesTest {
 
-    /** A read whose deadline is {@code inMs} from now, counting its expiries. */
-    private static final class Read implements Deadlines.Waiter {
+    /** A wait whose deadline is {@code inMs} from now, counting its expiries and noting the last one's time. */
+    private static final class Wait implements Deadlines.Waiter {
         final long deadline;
         final AtomicInteger expired = new AtomicInteger();
+        final AtomicLong expiredAt = new AtomicLong();
 
-        Read(long inMs) {
+        Wait(long inMs) {
             deadline = System.nanoTime() + inMs * 1_000_000L;
         }
 
@@ -26,36 +28,39 @@ class DeadlinesTest {
 
         @Override
         public void expire() {
+            expiredAt.set(System.nanoTime());
             expired.incrementAndGet();
         }
     }
 
     @Test
-    void aReadPastItsDeadlineIsEndedAndOneWithinItIsNot_I26() {
-        Read late = new Read(50);
-        Read inTime = new Read(60_000);
-        Deadlines.enter(late);
-        Deadlines.enter(inTime);
+    void aWaitPastItsDeadlineIsEndedOnceAndOnTimeAndOneWithinItIsNot_I26() {
+        Wait far = new Wait(60_000);
+        Deadlines.enter(far); // the watch now sleeps towards a minute from now
+        Wait soon = new Wait(300);
+        Deadlines.enter(soon); // earlier: wakes it
         try {
-            await().atMost(Duration.ofSeconds(5)).until(() -> late.expired.get() > 0);
-            assertThat(inTime.expired).hasValue(0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> soon.expired.get() > 0);
+            assertThat(Duration.ofNanos(soon.expiredAt.get() - soon.deadline)).isBetween(Duration.ZERO, Duration.ofMillis(700));
+            assertThat(far.expired).hasValue(0);
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(1)).until(() -> soon.expired.get() == 1);
+            assertThat(Deadlines.watched()).as("an expired wait leaves the set").isEqualTo(1);
         } finally {
-            Deadlines.leave(late);
-            Deadlines.leave(inTime);
+            Deadlines.leave(far);
+            Deadlines.leave(soon);
         }
     }
 
     @Test
-    void theWatchParksWithoutReadsAndTheNextReadWakesIt_I26() {
-        Read first = new Read(60_000);
+    void theWatchSleepsWithoutWaitsAndTheNextWaitWakesIt_I26() {
+        Wait first = new Wait(60_000);
         Deadlines.enter(first); // starts the thread if no test did
         Deadlines.leave(first);
-        // IDLE_TICKS ticks without a read (1 s): the thread parks instead of ticking
-        await().atMost(Duration.ofSeconds(10)).until(Deadlines::asleep);
-        Read late = new Read(0);
+        // a second without waits: the thread sleeps until the next wait
+        await().atMost(Duration.ofSeconds(10)).until(() -> Deadlines.sleepsFor() > Duration.ofDays(365).toNanos());
+        Wait late = new Wait(50);
         Deadlines.enter(late);
         try {
-            assertThat(Deadlines.asleep()).isFalse();
             await().atMost(Duration.ofSeconds(2)).until(() -> late.expired.get() > 0);
         } finally {
             Deadlines.leave(late);
