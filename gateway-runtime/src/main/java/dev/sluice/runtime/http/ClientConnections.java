@@ -116,7 +116,9 @@ public final class ClientConnections implements ServerConnectionSelector {
      * @param res its response
      */
     static void answered(ServerRequest req, io.helidon.webserver.http.ServerResponse res) {
-        if (!res.isSent() || !req.headers().containsToken(io.helidon.http.HeaderValues.CONNECTION_CLOSE)) {
+        // contains first: most requests carry no Connection header, and containsToken streams over every value
+        if (!res.isSent() || !req.headers().contains(io.helidon.http.HeaderNames.CONNECTION)
+                || !req.headers().containsToken(io.helidon.http.HeaderValues.CONNECTION_CLOSE)) {
             return;
         }
         Watched w = CURRENT.get();
