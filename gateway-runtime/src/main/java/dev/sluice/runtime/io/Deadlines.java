@@ -41,6 +41,7 @@ public final class Deadlines {
         void expire();
     }
 
+    private static final System.Logger LOG = System.getLogger(Deadlines.class.getName());
     private static final Set<Waiter> WAITING = ConcurrentHashMap.newKeySet();
     private static volatile Thread thread;
     /** When the thread wakes next ({@link System#nanoTime()} scale). */
@@ -102,7 +103,7 @@ public final class Deadlines {
                 long d = w.deadline();
                 if (now - d >= 0) {
                     WAITING.remove(w);
-                    w.expire();
+                    expire(w);
                 } else if (d - earliest < 0) {
                     earliest = d;
                 }
@@ -122,6 +123,15 @@ public final class Deadlines {
             if (sleep > 0) {
                 LockSupport.parkNanos(sleep);
             }
+        }
+    }
+
+    /** Expires one wait; a failure is logged, never the end of the thread that bounds every other wait. */
+    private static void expire(Waiter w) {
+        try {
+            w.expire();
+        } catch (RuntimeException | Error e) {
+            LOG.log(System.Logger.Level.WARNING, "a wait past its deadline could not be ended: " + e, e);
         }
     }
 

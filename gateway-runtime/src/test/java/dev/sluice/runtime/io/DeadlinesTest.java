@@ -66,4 +66,30 @@ class DeadlinesTest {
             Deadlines.leave(late);
         }
     }
+
+    @Test
+    void aWaitWhoseExpiryFailsDoesNotStopTheWatchForTheOthers_I26() {
+        Deadlines.Waiter broken = new Deadlines.Waiter() {
+            final long deadline = System.nanoTime();
+
+            @Override
+            public long deadline() {
+                return deadline;
+            }
+
+            @Override
+            public void expire() {
+                throw new IllegalStateException("broken on purpose");
+            }
+        };
+        Deadlines.enter(broken);
+        Wait after = new Wait(100);
+        Deadlines.enter(after);
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(() -> after.expired.get() > 0);
+        } finally {
+            Deadlines.leave(broken);
+            Deadlines.leave(after);
+        }
+    }
 }
