@@ -227,6 +227,10 @@ public final class Pump<T> implements AutoCloseable {
         if (finished) {
             return new End<>();
         }
+        if (Thread.interrupted()) {
+            // as the queue's interruptible poll did: an interrupted consumer (the client left) stops here
+            throw new InterruptedException();
+        }
         Item<T> item = queue.poll();
         if (item == null && timeoutNanos > 0) {
             item = await(System.nanoTime() + timeoutNanos);
