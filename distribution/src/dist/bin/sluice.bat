@@ -25,7 +25,10 @@ for /f "delims=.-+_ " %%m in ("%JAVA_VERSION_STRING%") do set "JAVA_MAJOR=%%m"
 if "%JAVA_MAJOR%"=="1" set "JAVA_MAJOR=8"
 if %JAVA_MAJOR% LSS 21 goto oldJava
 
-"%JAVA_EXE%" -XX:+UseSerialGC -Xmx192m -Xmn32m -XX:SurvivorRatio=4 "-Djdk.http.auth.tunneling.disabledSchemes=" %SLUICE_JAVA_OPTS% "-Dsluice.home=%SLUICE_HOME_DIR%" --enable-native-access=org.xerial.sqlitejdbc -p "%SLUICE_HOME_DIR%\lib" -m sluice.runtime/dev.sluice.runtime.Main %*
+rem compact object headers where the JVM has them (JDK 25+; docs/operator-guide.md section 14)
+set "SLUICE_COMPACT_HEADERS="
+if %JAVA_MAJOR% GEQ 25 set "SLUICE_COMPACT_HEADERS=-XX:+UseCompactObjectHeaders"
+"%JAVA_EXE%" -XX:+UseSerialGC -Xmx192m -Xmn32m -XX:SurvivorRatio=4 %SLUICE_COMPACT_HEADERS% "-Djdk.http.auth.tunneling.disabledSchemes=" %SLUICE_JAVA_OPTS% "-Dsluice.home=%SLUICE_HOME_DIR%" --enable-native-access=org.xerial.sqlitejdbc -p "%SLUICE_HOME_DIR%\lib" -m sluice.runtime/dev.sluice.runtime.Main %*
 exit /b %ERRORLEVEL%
 
 :noJava

@@ -41,6 +41,11 @@ final class SluiceProcess implements AutoCloseable {
         this.drainer = Thread.ofPlatform().daemon().name("sluice-output-" + process.pid()).start(this::drain);
     }
 
+    /** @return the server JVM's pid ({@code bin/sluice} {@code exec}s java) */
+    long pid() {
+        return process.pid();
+    }
+
     /**
      * Starts {@code bin/sluice} of {@code home} with the given environment added to this JVM's,
      * and waits until it listens.
