@@ -110,10 +110,11 @@ final class Json {
      * Sends a JSON body. Bodies past {@value #COPIED_BYTES} bytes are written through the response's
      * stream with their {@code Content-Length}, in copied slices (issue 29): Helidon's
      * {@code send(byte[])} copies a body into one buffer with the head, grown to twice the body when
-     * the head passes 256 bytes (ours always does), and that buffer waits in the connection's write
-     * queue until a slow client has read it, after the request (and its room in
-     * {@code upstream.answerBufferBytes}) ended: a heap dump of the answers flood's
-     * OutOfMemoryError held five such 24 MiB buffers for 12 MiB answers.
+     * the head passes 256 bytes (ours always does); until issue 26 made server writes direct, that
+     * buffer waited in the connection's write queue until a slow client had read it, after the
+     * request (and its room in {@code upstream.answerBufferBytes}) ended: a heap dump of the answers
+     * flood's OutOfMemoryError held five such 24 MiB buffers for 12 MiB answers. The slices still
+     * keep Helidon's copy of a large body at 64 KiB.
      */
     static void send(ServerResponse res, int status, byte[] json) {
         res.status(Status.create(status));

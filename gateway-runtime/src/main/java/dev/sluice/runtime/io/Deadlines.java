@@ -99,16 +99,19 @@ public final class Deadlines {
         while (true) {
             long now = System.nanoTime();
             long earliest = now + FAR_NANOS;
+            boolean waiting = false;
             for (Waiter w : WAITING) {
                 long d = w.deadline();
                 if (now - d >= 0) {
                     WAITING.remove(w);
                     expire(w);
-                } else if (d - earliest < 0) {
-                    earliest = d;
+                } else {
+                    waiting = true;
+                    if (d - earliest < 0) {
+                        earliest = d;
+                    }
                 }
             }
-            boolean waiting = earliest != now + FAR_NANOS;
             if (waiting) {
                 lastWaiting = now;
             } else if (now - lastWaiting < IDLE_NANOS) {
